@@ -1,0 +1,65 @@
+// gilscope: with a subcommand it runs headless on QCoreApplication; without one it
+// opens the GUI.
+#include "app/commands/command_registry.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#ifdef GILSCOPE_WITH_GUI
+#include "ui/run_gui.h"
+#endif
+
+namespace {
+
+void printUsage() {
+    std::printf("Usage: gilscope [COMMAND] [OPTIONS]\n\n"
+                "With no command, gilscope opens its window.\n\nCommands:\n");
+    auto commands = gilscope::cli::commandRegistry();
+    std::sort(commands.begin(), commands.end(),
+              [](const auto& a, const auto& b) { return std::strcmp(a.name, b.name) < 0; });
+    for (const auto& c : commands) std::printf("  %-10s %s\n", c.name, c.summary);
+    std::printf("\nRun 'gilscope COMMAND --help' for a command's options.\n");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc >= 2) {
+        const char* first = argv[1];
+        for (const auto& c : gilscope::cli::commandRegistry()) {
+            if (std::strcmp(first, c.name) != 0) continue;
+            QCoreApplication app(argc, argv);
+            QCoreApplication::setApplicationName(QStringLiteral("gilscope"));
+            QCoreApplication::setApplicationVersion(QStringLiteral(GILSCOPE_VERSION));
+            QStringList args = QCoreApplication::arguments();
+            args.removeFirst(); // program path; keep the command name as argv[0]
+            return c.run(args);
+        }
+        if (std::strcmp(first, "-h") == 0 || std::strcmp(first, "--help") == 0 ||
+            std::strcmp(first, "help") == 0) {
+            printUsage();
+            return 0;
+        }
+        if (std::strcmp(first, "--version") == 0) {
+            std::printf("gilscope %s\n", GILSCOPE_VERSION);
+            return 0;
+        }
+        if (first[0] != '-') {
+            std::fprintf(stderr, "gilscope: unknown command '%s'\n\n", first);
+            printUsage();
+            return 2;
+        }
+    }
+#ifdef GILSCOPE_WITH_GUI
+    return gilscope::ui::runGui(argc, argv);
+#else
+    std::fprintf(stderr, "gilscope: built without the GUI; give a command\n");
+    printUsage();
+    return 2;
+#endif
+}

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace gilscope {
+
+using StringId = uint32_t;
+using FrameId = uint32_t;
+
+inline constexpr int32_t kNoLocation = -1;
+inline constexpr uint8_t kNoOpcode = 255;
+
+// One Python frame, with its strings interned. Field meanings follow CPython's
+// FrameInfo/LocationInfo: -1 means "not available".
+struct FrameInfo {
+    StringId filename = 0;
+    StringId funcname = 0;
+    int32_t line = kNoLocation;
+    int32_t endLine = kNoLocation;
+    int32_t column = kNoLocation;
+    int32_t endColumn = kNoLocation;
+    uint8_t opcode = kNoOpcode;
+
+    bool operator==(const FrameInfo&) const = default;
+};
+
+// Append-only interning of strings and frames. The producer of samples (sampler or
+// .bin replay) owns one; consumers map its small integer ids to their own tables.
+// Ids are dense and stable, so a consumer can cache per-id data in a plain vector.
+// Not thread-safe: it lives on the producing thread.
+class FrameRegistry {
+public:
+    FrameRegistry();
+
+    StringId internString(std::string_view s);
+    FrameId internFrame(const FrameInfo& frame);
+
+    const std::string& string(StringId id) const { return strings_[id]; }
+    const FrameInfo& frame(FrameId id) const { return frames_[id]; }
+    size_t stringCount() const { return strings_.size(); }
+    size_t frameCount() const { return frames_.size(); }
+
+private:
+    struct FrameHash {
+        size_t operator()(const FrameInfo& f) const noexcept;
+    };
+    // deque: references stay valid as it grows, so the map can key on string_view.
+    std::deque<std::string> strings_;
+    std::unordered_map<std::string_view, StringId> stringIds_;
+    std::vector<FrameInfo> frames_;
+    std::unordered_map<FrameInfo, FrameId, FrameHash> frameIds_;
+};
+
+} // namespace gilscope

@@ -1,0 +1,17 @@
+#include "core/sample/tee_sink.h"
+
+namespace gilscope {
+
+void TeeSink::begin(const FrameRegistry& registry, const RecordingInfo& info) {
+    for (auto* s : sinks_) s->begin(registry, info);
+}
+
+void TeeSink::addBatch(const SampleBatch& batch) {
+    for (auto* s : sinks_) s->addBatch(batch);
+}
+
+void TeeSink::finish(const RecordingSummary& summary) {
+    for (auto* s : sinks_) s->finish(summary);
+}
+
+} // namespace gilscope

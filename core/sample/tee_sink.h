@@ -1,0 +1,21 @@
+#pragma once
+
+#include "core/sample/sample_sink.h"
+
+#include <vector>
+
+namespace gilscope {
+
+// Fans one sample stream out to several sinks, in order.
+class TeeSink final : public SampleSink {
+public:
+    void add(SampleSink* sink) { sinks_.push_back(sink); }
+    void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
+    void addBatch(const SampleBatch& batch) override;
+    void finish(const RecordingSummary& summary) override;
+
+private:
+    std::vector<SampleSink*> sinks_;
+};
+
+} // namespace gilscope

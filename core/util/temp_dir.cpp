@@ -1,0 +1,72 @@
+#include "core/util/temp_dir.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <signal.h>
+#include <string>
+#include <unistd.h>
+
+namespace gilscope {
+
+namespace fs = std::filesystem;
+
+fs::path systemTempDir() {
+    if (const char* t = std::getenv("TMPDIR"); t && *t) return fs::path(t);
+    return fs::path("/tmp");
+}
+
+Result<TempDir> TempDir::create(const std::string& prefix) {
+    std::string templ =
+        (systemTempDir() / (prefix + "-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+    if (::mkdtemp(templ.data()) == nullptr) {
+        return makeError(errno == ENOSPC ? ErrorKind::DiskFull : ErrorKind::Io,
+                         "cannot create temporary directory " + templ + ": " +
+                             std::strerror(errno));
+    }
+    return TempDir(fs::path(templ));
+}
+
+TempDir::TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
+
+TempDir& TempDir::operator=(TempDir&& o) noexcept {
+    if (this != &o) {
+        remove();
+        path_ = std::move(o.path_);
+        o.path_.clear();
+    }
+    return *this;
+}
+
+TempDir::~TempDir() { remove(); }
+
+void TempDir::remove() {
+    if (path_.empty()) return;
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+    path_.clear();
+}
+
+int cleanStaleTempDirs(const std::string& prefix) {
+    int removed = 0;
+    std::error_code ec;
+    const std::string head = prefix + "-";
+    for (const auto& entry : fs::directory_iterator(systemTempDir(), ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(head, 0) != 0) continue;
+        const std::string rest = name.substr(head.size());
+        const auto dash = rest.find('-');
+        if (dash == std::string::npos) continue;
+        char* end = nullptr;
+        const long pid = std::strtol(rest.c_str(), &end, 10);
+        if (end != rest.c_str() + dash || pid <= 0) continue;
+        if (pid == ::getpid()) continue;
+        // EPERM means it runs under another user: leave it alone.
+        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) continue;
+        std::error_code rmEc;
+        if (entry.is_directory(rmEc) && fs::remove_all(entry.path(), rmEc) > 0) ++removed;
+    }
+    return removed;
+}
+
+} // namespace gilscope

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Second command of README.md (and what .ci/run runs): build everything and run the
+# whole test suite: release build + CTest, ASan/UBSan build + unit tests, and a short
+# libFuzzer run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+scripts/install-deps.sh
+
+# CPython 3.14/3.15 from Debian sid, in a cached chroot outside the repo.
+if ! scripts/setup-python-chroot.sh; then
+    echo "warning: the Python 3.14/3.15 chroot could not be set up; those interpreters will not be tested" >&2
+fi
+
+cmake --preset release
+cmake --build --preset release
+ctest --preset release -j2
+
+cmake --preset asan
+cmake --build --preset asan
+ctest --preset asan -j2 -L unit
+
+if [ -x tests/fuzz/run.sh ]; then
+    cmake --preset fuzz
+    cmake --build --preset fuzz
+    tests/fuzz/run.sh build/fuzz "${GILSCOPE_FUZZ_SECONDS:-60}"
+fi
+echo "test.sh: done in $(( $(date +%s) - start )) s"
