@@ -1,0 +1,53 @@
+#pragma once
+
+#include "core/sample/frame_registry.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gilscope {
+
+// One thread's stack as read at one instant.
+struct ThreadStack {
+    uint64_t threadId = 0;        // native thread id (OS TID)
+    uint64_t pythonThreadId = 0;  // tstate->thread_id (pthread_t)
+    uint32_t interpreterId = 0;
+    uint32_t status = 0;          // ThreadStatus bits
+    std::vector<FrameId> frames;  // leaf first
+};
+
+enum class ReadOutcome {
+    Ok,
+    Error,         // torn or failed read: counted, not reported one by one
+    ProcessEnded,  // the target has exited
+};
+
+struct ReadOptions {
+    bool allThreads = false;  // false: the main thread of the main interpreter only
+    bool opcodes = false;     // fill FrameInfo::opcode
+    bool gc = true;           // synthetic <GC> frame while the collector runs
+    bool cpuState = true;     // probe ON_CPU (else the UNKNOWN bit is set, as CPython's wall mode)
+};
+
+// Something that can read a target's stacks, once per call. The sampler drives it;
+// a live process reader implements it, and tests can implement it too.
+class StackSource {
+public:
+    virtual ~StackSource() = default;
+
+    // Reads the selected threads' stacks. Fills out[0 .. count) and reuses the
+    // storage of out's elements across calls (never shrinks out).
+    virtual ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) = 0;
+
+    // Interns the frames this source produces. Lives as long as the source.
+    virtual FrameRegistry& registry() = 0;
+
+    virtual int pid() const = 0;
+    // Python version of the target, e.g. {3, 13, 0}.
+    virtual void pythonVersion(uint8_t& major, uint8_t& minor, uint8_t& micro) const = 0;
+    // Why the last read failed (for --realtime-stats and logs); empty if it did not.
+    virtual std::string lastError() const { return {}; }
+};
+
+} // namespace gilscope
