@@ -1,0 +1,59 @@
+#pragma once
+
+// Contract of the background sampler (implementation: issue "Sampler thread").
+// The GUI and the CLI both drive it through exactly this API.
+
+#include "core/sample/sample_sink.h"
+#include "core/sample/stack_source.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace gilscope {
+
+struct SamplerOptions {
+    uint64_t intervalUs = 1000;  // 1 kHz, CPython's default
+    double durationSec = 0;      // 0: until stopped or the target exits
+    ReadOptions read;
+};
+
+// A consistent snapshot of the live figures; cheap to take from any thread.
+struct SamplerStats {
+    double requestedRateHz = 0;
+    double achievedRateLastSecond = 0;
+    double achievedRateOverall = 0;
+    double minIntervalUs = 0, meanIntervalUs = 0, maxIntervalUs = 0;
+    uint64_t samples = 0;       // ticks that read successfully
+    uint64_t threadSamples = 0; // thread stacks handed to the sink
+    uint64_t errors = 0;        // ticks whose read failed or was torn
+    uint64_t missed = 0;        // ticks skipped because the sampler fell behind
+    double errorPct = 0;        // errors / attempted ticks
+    double missedPct = 0;       // missed / expected ticks
+    double elapsedSec = 0;
+    bool running = false;
+};
+
+enum class StopReason { NotStopped, Requested, Duration, TargetExited };
+
+class Sampler {
+public:
+    // source and sink must outlive the sampler. The sink is called on the sampler thread.
+    Sampler(StackSource& source, SampleSink& sink, SamplerOptions options);
+    ~Sampler(); // requests stop and joins
+
+    Sampler(const Sampler&) = delete;
+    Sampler& operator=(const Sampler&) = delete;
+
+    void start();
+    void requestStop();       // async-signal-safe: only sets an atomic flag
+    StopReason wait();        // joins; calls sink.finish() exactly once before returning
+    bool running() const;
+    SamplerStats stats() const;
+    RecordingSummary summary() const; // valid after wait()
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace gilscope
