@@ -1,0 +1,30 @@
+#pragma once
+
+#include "core/common/error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gilscope {
+
+// A Python process found on this machine, as `gilscope ps` lists it.
+struct PythonProcessInfo {
+    int pid = 0;
+    uint32_t uid = 0;
+    std::string user;
+    std::string version;  // "3.11.7"; empty if unknown
+    std::string executable;
+    std::string commandLine;  // arguments joined by spaces, valid UTF-8
+    bool canAttach = false;
+    std::string reason;  // why we cannot attach, in plain words; empty when canAttach
+};
+
+// Every Python process visible in /proc. Processes that vanish while we look are skipped.
+std::vector<PythonProcessInfo> scanPythonProcesses();
+
+// One process. Errors: ProcessNotFound, NotPython (with what the process is).
+// A Python process we cannot attach to is NOT an error: canAttach=false and reason say why.
+Result<PythonProcessInfo> inspectProcess(int pid);
+
+} // namespace gilscope
