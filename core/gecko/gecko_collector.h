@@ -1,0 +1,82 @@
+#pragma once
+
+#include "core/common/error.h"
+#include "core/sample/sample_sink.h"
+#include "core/util/cancel.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace gilscope {
+
+struct GeckoOptions {
+    // Fallback meta.interval (ms = intervalUs / 1000) when the samples cannot give one.
+    // begin() replaces it with RecordingInfo::sampleIntervalUs when that is non-zero.
+    uint64_t intervalUs = 1000;
+    // Opcode interval markers and their marker schema (CLI --opcodes).
+    bool opcodes = false;
+    // Per spilled column (8 per thread): bytes kept in memory before appending to disk.
+    size_t spillBufferBytes = 128 * 1024;
+
+    // Machine-dependent fields, overridable so golden tests can pin them.
+    std::optional<double> startTimeMs;     // meta.startTime; default CLOCK_MONOTONIC ms at construction
+    std::optional<std::string> pid;        // threads[].pid; default this process's pid
+    std::optional<std::string> abi;        // meta.abi and meta.oscpu; default uname().machine
+    std::optional<std::string> platform;   // meta.platform; default uname().sysname ("Linux")
+    std::optional<int> cpus;               // meta.physicalCPUs and logicalCPUs; default online CPUs
+
+    // Test hook: called before each chunk goes to the destination file; a failing Status
+    // aborts the export exactly like a failed write would (disk full, I/O error).
+    std::function<Status(uint64_t bytesWrittenSoFar)> beforeWrite;
+};
+
+// Turns samples into a Firefox Profiler processed profile (meta.version 32,
+// preprocessedProfileVersion 57), as CPython 3.15's GeckoCollector does, in bounded
+// memory: per-thread sample and marker columns are spilled to a private temporary
+// directory ("gilscope-gecko-<pid>-*", created on first thread, removed after export,
+// after a failed export and on destruction); the deduplicated stack/frame/func/resource
+// tables and the string array stay in memory.
+//
+// Threading: begin/addBatch/finish/exportTo on one thread; only the CancelToken may be
+// touched from another thread.
+//
+// After exportTo() (successful or not) the collector is spent: a later addBatch() is
+// ignored and recorded as an error ("cannot add samples to the Gecko collector after
+// export"), reported by lastError() and by a second exportTo(). addBatch() never throws.
+class GeckoCollector final : public SampleSink {
+public:
+    explicit GeckoCollector(GeckoOptions options = {});
+    ~GeckoCollector() override;
+    GeckoCollector(const GeckoCollector&) = delete;
+    GeckoCollector& operator=(const GeckoCollector&) = delete;
+
+    void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
+    void addBatch(const SampleBatch& batch) override;
+    void finish(const RecordingSummary& summary) override;
+
+    // Streams the profile into a temporary file beside dest, then renames it over dest.
+    // On any failure (I/O, disk full, cancel, count mismatch) dest is untouched and no
+    // temporary file remains. progress gets (items streamed, items total). Cancelling
+    // from another thread stops the export within ~200 ms with ErrorKind::Cancelled.
+    Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress = {},
+                    const CancelToken* cancel = nullptr);
+
+    // First error recorded outside exportTo (addBatch after export, spill I/O failure).
+    const std::optional<Error>& lastError() const;
+    bool exported() const;
+    uint64_t sampleCount() const;        // thread-samples recorded so far
+    size_t threadCount() const;
+    // The spill directory, empty before the first thread and after cleanup.
+    std::filesystem::path spillDirectory() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace gilscope
