@@ -5,19 +5,23 @@
 
 #include "core/sample/sample_sink.h"
 #include "core/sample/stack_source.h"
+#include "core/sampling/sampler_clock.h"
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace gilscope {
 
 struct SamplerOptions {
-    uint64_t intervalUs = 1000;  // 1 kHz, CPython's default
-    double durationSec = 0;      // 0: until stopped or the target exits
+    uint64_t intervalUs = 1000; // 1 kHz, CPython's default
+    double durationSec = 0;     // 0: until stopped or the target exits
     ReadOptions read;
 };
 
 // A consistent snapshot of the live figures; cheap to take from any thread.
+// Rates count sampling ticks (attempted reads, errors included) per second, as
+// CPython's "Sample rate" does; errorPct says how many of those ticks failed.
 struct SamplerStats {
     double requestedRateHz = 0;
     double achievedRateLastSecond = 0;
@@ -30,6 +34,7 @@ struct SamplerStats {
     double errorPct = 0;        // errors / attempted ticks
     double missedPct = 0;       // missed / expected ticks
     double elapsedSec = 0;
+    double samplerCpuSec = 0; // CPU time used by the sampler thread itself
     bool running = false;
 };
 
@@ -39,17 +44,21 @@ class Sampler {
 public:
     // source and sink must outlive the sampler. The sink is called on the sampler thread.
     Sampler(StackSource& source, SampleSink& sink, SamplerOptions options);
+    // Same, with an injected clock (tests use a fake one). clock must outlive the sampler.
+    Sampler(StackSource& source, SampleSink& sink, SamplerOptions options, SamplerClock& clock);
     ~Sampler(); // requests stop and joins
 
     Sampler(const Sampler&) = delete;
     Sampler& operator=(const Sampler&) = delete;
 
     void start();
-    void requestStop();       // async-signal-safe: only sets an atomic flag
-    StopReason wait();        // joins; calls sink.finish() exactly once before returning
+    void requestStop(); // async-signal-safe: only sets an atomic flag
+    StopReason wait();  // joins; calls sink.finish() exactly once before returning
     bool running() const;
     SamplerStats stats() const;
     RecordingSummary summary() const; // valid after wait()
+    // Set when a sink threw (the recording then stopped); empty otherwise.
+    std::string failure() const;
 
 private:
     struct Impl;

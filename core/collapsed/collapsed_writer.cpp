@@ -1,0 +1,98 @@
+#include "core/collapsed/collapsed_writer.h"
+
+#include "core/util/atomic_file.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace gilscope {
+
+namespace {
+
+void appendSafe(std::string& out, const std::string& s) {
+    for (char c : s) {
+        if (c == ';')
+            out += ',';
+        else if (c == '\n' || c == '\r')
+            out += ' ';
+        else
+            out += c;
+    }
+}
+
+std::string frameText(const FrameRegistry& registry, FrameId id) {
+    const FrameInfo& f = registry.frame(id);
+    std::string out;
+    appendSafe(out, registry.string(f.funcname));
+    out += " (";
+    appendSafe(out, registry.string(f.filename));
+    if (f.line != kNoLocation) out += ":" + std::to_string(f.line);
+    out += ')';
+    return out;
+}
+
+} // namespace
+
+size_t CollapsedWriter::StackHash::operator()(const std::vector<FrameId>& v) const noexcept {
+    size_t h = 1469598103934665603ull; // FNV-1a over the ids
+    for (FrameId id : v) {
+        h ^= id;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+void CollapsedWriter::begin(const FrameRegistry& registry, const RecordingInfo&) {
+    registry_ = &registry;
+}
+
+void CollapsedWriter::addBatch(const SampleBatch& batch) {
+    if (batch.frames.empty() || batch.timestampsUs.empty()) return;
+    scratch_.assign(batch.frames.begin(), batch.frames.end());
+    const uint64_t n = batch.timestampsUs.size();
+    auto it = counts_.find(scratch_);
+    if (it != counts_.end())
+        it->second += n;
+    else
+        counts_.emplace(scratch_, n);
+    total_ += n;
+}
+
+std::string CollapsedWriter::render() const {
+    if (!registry_) return {};
+    std::vector<std::string> frameCache(registry_->frameCount());
+    std::vector<std::pair<std::string, uint64_t>> lines;
+    lines.reserve(counts_.size());
+    for (const auto& [stack, count] : counts_) {
+        std::string line;
+        // Stored leaf-first; the format wants root-first.
+        for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+            if (*it >= frameCache.size()) frameCache.resize(registry_->frameCount());
+            std::string& text = frameCache[*it];
+            if (text.empty()) text = frameText(*registry_, *it);
+            if (!line.empty()) line += ';';
+            line += text;
+        }
+        lines.emplace_back(std::move(line), count);
+    }
+    std::sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    std::string out;
+    for (const auto& [text, count] : lines) {
+        out += text;
+        out += ' ';
+        out += std::to_string(count);
+        out += '\n';
+    }
+    return out;
+}
+
+Status CollapsedWriter::writeTo(const std::filesystem::path& path) {
+    auto file = AtomicFile::create(path);
+    if (!file) return file.error();
+    if (Status s = file->write(render()); !s) return s;
+    return file->commit();
+}
+
+} // namespace gilscope

@@ -1,0 +1,252 @@
+#include "core/sampling/sampler.h"
+
+#include "core/sample/thread_status.h"
+#include "core/sampling/sampler_stats_publisher.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <sys/prctl.h>
+#include <time.h>
+
+namespace gilscope {
+
+namespace {
+
+// Longest single sleep: bounds how long a stop request waits at low rates.
+constexpr uint64_t kMaxSleepChunkUs = 20000;
+// How often the sampler refreshes its own CPU time (a syscall, so not every tick).
+constexpr uint64_t kCpuRefreshUs = 100000;
+
+uint64_t threadCpuUs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000u + static_cast<uint64_t>(ts.tv_nsec) / 1000u;
+}
+
+} // namespace
+
+struct Sampler::Impl {
+    StackSource& source;
+    SampleSink& sink;
+    SamplerOptions options;
+    SamplerClock& clock;
+
+    std::thread thread;
+    std::atomic<bool> stopRequested{false};
+    std::atomic<bool> isRunning{false};
+    bool started = false;
+    bool finished = false;
+    StopReason reason = StopReason::NotStopped;
+    SamplerStatsPublisher publisher;
+    RawSamplerStats finalStats;      // written by the thread, read after join
+    mutable std::mutex failureMutex; // only touched when a sink throws, never per tick
+    std::string failure;
+
+    Impl(StackSource& src, SampleSink& snk, SamplerOptions opts, SamplerClock& clk)
+        : source(src), sink(snk), options(std::move(opts)), clock(clk) {
+        if (options.intervalUs == 0) options.intervalUs = 1;
+    }
+
+    // Sleeps until deadline in bounded chunks; false if a stop was requested.
+    bool sleepUntil(uint64_t deadline) {
+        for (;;) {
+            if (stopRequested.load(std::memory_order_relaxed)) return false;
+            const uint64_t now = clock.nowUs();
+            if (now >= deadline) return true;
+            clock.sleepUntilUs(std::min(deadline, now + kMaxSleepChunkUs));
+        }
+    }
+
+    void run(uint64_t startUs);
+    void recordInterval(RawSamplerStats& s, uint64_t prevTick, uint64_t t);
+    void emit(uint64_t t, const std::vector<ThreadStack>& stacks, size_t count);
+};
+
+void Sampler::Impl::recordInterval(RawSamplerStats& s, uint64_t prevTick, uint64_t t) {
+    const uint64_t d = t - prevTick;
+    s.minIntervalUs = s.intervals == 0 ? d : std::min(s.minIntervalUs, d);
+    s.maxIntervalUs = std::max(s.maxIntervalUs, d);
+    s.sumIntervalUs += d;
+    ++s.intervals;
+}
+
+void Sampler::Impl::emit(uint64_t t, const std::vector<ThreadStack>& stacks, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        const ThreadStack& st = stacks[i];
+        SampleBatch batch;
+        batch.threadId = st.threadId;
+        batch.interpreterId = st.interpreterId;
+        batch.status = st.status;
+        batch.frames = std::span<const FrameId>(st.frames.data(), st.frames.size());
+        batch.timestampsUs = std::span<const uint64_t>(&t, 1);
+        sink.addBatch(batch);
+    }
+}
+
+void Sampler::Impl::run(uint64_t startUs) {
+    // Wake as close to each deadline as the kernel allows; default slack is 50 µs,
+    // as long as a whole tick at 20 kHz.
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+
+    const uint64_t interval = options.intervalUs;
+    const uint64_t endUs = options.durationSec > 0
+                               ? startUs + static_cast<uint64_t>(options.durationSec * 1e6)
+                               : std::numeric_limits<uint64_t>::max();
+    RawSamplerStats s;
+    s.startUs = startUs;
+    s.lastTickUs = startUs;
+    s.running = 1;
+
+    RateWindow window;
+    std::vector<ThreadStack> stacks;
+    uint64_t next = startUs;
+    uint64_t prevTick = 0;
+    uint64_t nextCpuRefresh = startUs + kCpuRefreshUs;
+
+    try {
+        for (;;) {
+            if (next >= endUs) {
+                reason = sleepUntil(endUs) ? StopReason::Duration : StopReason::Requested;
+                s.lastTickUs = std::max(s.lastTickUs, std::min(clock.nowUs(), endUs));
+                break;
+            }
+            if (!sleepUntil(next)) {
+                reason = StopReason::Requested;
+                s.lastTickUs = std::max(s.lastTickUs, clock.nowUs());
+                break;
+            }
+            const uint64_t t = clock.nowUs();
+            if (t >= endUs) {
+                reason = StopReason::Duration;
+                s.lastTickUs = endUs;
+                break;
+            }
+            // Behind by whole intervals: skip those ticks and count them, never burst.
+            if (t - next >= interval) {
+                const uint64_t skipped = (t - next) / interval;
+                s.missed += skipped;
+                next += skipped * interval;
+            }
+            size_t count = 0;
+            const ReadOutcome outcome = source.read(stacks, count);
+            if (outcome == ReadOutcome::ProcessEnded) {
+                reason = StopReason::TargetExited;
+                s.lastTickUs = std::max(s.lastTickUs, t);
+                break;
+            }
+            ++s.ticks;
+            if (s.ticks > 1) recordInterval(s, prevTick, t);
+            prevTick = t;
+            window.add(t - startUs);
+            if (outcome == ReadOutcome::Ok) {
+                ++s.samples;
+                s.threadSamples += count;
+                emit(t, stacks, count);
+            } else {
+                ++s.errors;
+            }
+            next += interval;
+            s.lastTickUs = t;
+            s.windowTicks = window.ticks();
+            s.windowSpanUs = window.spanUs(t - startUs);
+            if (t >= nextCpuRefresh) {
+                s.cpuUs = threadCpuUs();
+                nextCpuRefresh = t + kCpuRefreshUs;
+            }
+            publisher.publish(s);
+        }
+    } catch (const std::exception& e) {
+        std::lock_guard lock(failureMutex);
+        failure = std::string("recording stopped: ") + e.what();
+        reason = StopReason::Requested;
+    }
+    s.cpuUs = threadCpuUs();
+    s.running = 0;
+    finalStats = s;
+    publisher.publish(s);
+    isRunning.store(false, std::memory_order_release);
+}
+
+Sampler::Sampler(StackSource& source, SampleSink& sink, SamplerOptions options)
+    : Sampler(source, sink, std::move(options), systemSamplerClock()) {
+}
+
+Sampler::Sampler(StackSource& source, SampleSink& sink, SamplerOptions options, SamplerClock& clock)
+    : impl_(std::make_unique<Impl>(source, sink, std::move(options), clock)) {
+}
+
+Sampler::~Sampler() {
+    if (!impl_->started) return;
+    requestStop();
+    wait();
+}
+
+void Sampler::start() {
+    Impl& d = *impl_;
+    if (d.started) return;
+    d.started = true;
+
+    RecordingInfo info;
+    info.pid = d.source.pid();
+    info.sampleIntervalUs = d.options.intervalUs;
+    info.startTimeUs = d.clock.nowUs();
+    info.mode =
+        static_cast<int>(d.options.read.cpuState ? ProfilingMode::All : ProfilingMode::Wall);
+    uint32_t features = 0;
+    if (d.options.read.allThreads) features |= CaptureFeature::AllThreads;
+    if (d.options.read.gc) features |= CaptureFeature::Gc;
+    if (d.options.read.opcodes) features |= CaptureFeature::Opcodes;
+    info.captureFeatures = static_cast<int>(features);
+    d.source.pythonVersion(info.pythonMajor, info.pythonMinor, info.pythonMicro);
+    d.sink.begin(d.source.registry(), info);
+
+    const uint64_t startUs = info.startTimeUs;
+    RawSamplerStats initial;
+    initial.startUs = initial.lastTickUs = startUs;
+    initial.running = 1;
+    d.publisher.publish(initial); // so stats() says "running" from the moment start() returns
+    d.isRunning.store(true, std::memory_order_release);
+    d.thread = std::thread([&d, startUs] { d.run(startUs); });
+}
+
+void Sampler::requestStop() {
+    impl_->stopRequested.store(true, std::memory_order_relaxed);
+}
+
+StopReason Sampler::wait() {
+    Impl& d = *impl_;
+    if (!d.started) return StopReason::NotStopped;
+    if (d.thread.joinable()) d.thread.join();
+    if (!d.finished) {
+        d.finished = true;
+        d.sink.finish(toRecordingSummary(d.finalStats));
+    }
+    return d.reason;
+}
+
+bool Sampler::running() const {
+    return impl_->isRunning.load(std::memory_order_acquire);
+}
+
+SamplerStats Sampler::stats() const {
+    return toSamplerStats(impl_->publisher.read(), impl_->options.intervalUs);
+}
+
+RecordingSummary Sampler::summary() const {
+    return toRecordingSummary(impl_->finalStats);
+}
+
+std::string Sampler::failure() const {
+    std::lock_guard lock(impl_->failureMutex);
+    return impl_->failure;
+}
+
+static_assert(std::atomic<bool>::is_always_lock_free, "requestStop must be async-signal-safe");
+
+} // namespace gilscope

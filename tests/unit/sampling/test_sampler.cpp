@@ -1,0 +1,225 @@
+// Scheduler tests run on a fake clock: deadlines, skipped ticks, duration and
+// target-exit stops are checked to the microsecond, in no real time. Two tests use
+// the real clock, for the cross-thread statistics and a prompt stop.
+#include "core/sampling/sampler.h"
+#include "scripted_stack_source.h"
+
+#include <QTest>
+
+#include <chrono>
+#include <thread>
+
+using namespace gilscope;
+using namespace gilscope::test;
+
+namespace {
+
+constexpr uint64_t kStart = 1000000;
+
+ReadOutcome endAfter(uint64_t n, uint64_t limit) {
+    return n >= limit ? ReadOutcome::ProcessEnded : ReadOutcome::Ok;
+}
+
+} // namespace
+
+class TestSampler : public QObject {
+    Q_OBJECT
+private slots:
+    void deadlinesDoNotDrift() {
+        FakeClock clock(kStart);
+        // Each read costs 137 µs: a relative "sleep(interval)" scheduler would drift.
+        ScriptedStackSource source(
+            &clock, [](uint64_t) { return 137; }, [](uint64_t n) { return endAfter(n, 1000); });
+        RecordingSink sink;
+        Sampler sampler(source, sink, SamplerOptions{1000, 0, {}}, clock);
+        sampler.start();
+        QCOMPARE(sampler.wait(), StopReason::TargetExited);
+        QCOMPARE(sink.timestamps.size(), size_t(1000));
+        for (size_t k = 0; k < sink.timestamps.size(); ++k)
+            QCOMPARE(sink.timestamps[k], kStart + k * 1000);
+        const SamplerStats st = sampler.stats();
+        QCOMPARE(st.missed, uint64_t(0));
+        QCOMPARE(st.minIntervalUs, 1000.0);
+        QCOMPARE(st.maxIntervalUs, 1000.0);
+        QCOMPARE(st.meanIntervalUs, 1000.0);
+        QCOMPARE(st.samples, uint64_t(1000));
+        QVERIFY(!st.running);
+        QCOMPARE(sink.begins, 1);
+        QCOMPARE(sink.finishes, 1);
+        QCOMPARE(sink.outOfOrder, 0);
+        QCOMPARE(sink.info.pid, 4242);
+        QCOMPARE(sink.info.startTimeUs, kStart);
+        QCOMPARE(int(sink.info.pythonMinor), 13);
+    }
+
+    void fallingBehindSkipsTicksInsteadOfBursting() {
+        FakeClock clock(kStart);
+        // Read 5 stalls for 3.5 ms: deadlines 6000 and 7000 pass unread.
+        ScriptedStackSource source(
+            &clock, [](uint64_t n) { return n == 5 ? 3500 : 10; },
+            [](uint64_t n) { return endAfter(n, 20); });
+        RecordingSink sink;
+        Sampler sampler(source, sink, SamplerOptions{1000, 0, {}}, clock);
+        sampler.start();
+        QCOMPARE(sampler.wait(), StopReason::TargetExited);
+        const std::vector<uint64_t> expectedHead = {0,    1000, 2000, 3000, 4000,
+                                                    5000, 8500, 9000, 10000};
+        for (size_t i = 0; i < expectedHead.size(); ++i)
+            QCOMPARE(sink.timestamps[i] - kStart, expectedHead[i]);
+        // Never two reads for one deadline: after the late read, back on the grid.
+        for (size_t i = 7; i < sink.timestamps.size(); ++i)
+            QCOMPARE((sink.timestamps[i] - kStart) % 1000, uint64_t(0));
+        const SamplerStats st = sampler.stats();
+        QCOMPARE(st.missed, uint64_t(2));
+        QCOMPARE(st.samples, uint64_t(20));
+        QCOMPARE(st.missedPct, 100.0 * 2 / 22);
+        QCOMPARE(st.maxIntervalUs, 3500.0);
+        QCOMPARE(st.minIntervalUs, 500.0);
+        QVERIFY(sink.summary.hasMissed);
+        QCOMPARE(sink.summary.missedPct, st.missedPct);
+    }
+
+    void durationStopsAtTheDeadline() {
+        FakeClock clock(kStart);
+        ScriptedStackSource source(
+            &clock, [](uint64_t) { return 50; }, nullptr);
+        RecordingSink sink;
+        Sampler sampler(source, sink, SamplerOptions{2000, 0.5, {}}, clock);
+        sampler.start();
+        QCOMPARE(sampler.wait(), StopReason::Duration);
+        QCOMPARE(sink.timestamps.size(), size_t(250)); // deadlines 0, 2000, ... 498000
+        const RecordingSummary s = sampler.summary();
+        QCOMPARE(s.durationSec, 0.5);
+        QCOMPARE(s.samples, uint64_t(250));
+        QCOMPARE(s.sampleRate, 500.0);
+        QCOMPARE(sink.finishes, 1);
+    }
+
+    void errorsAreCountedNotEmitted() {
+        FakeClock clock(kStart);
+        ScriptedStackSource source(
+            &clock, [](uint64_t) { return 5; },
+            [](uint64_t n) {
+                if (n >= 400) return ReadOutcome::ProcessEnded;
+                return n % 4 == 3 ? ReadOutcome::Error : ReadOutcome::Ok;
+            });
+        RecordingSink sink;
+        Sampler sampler(source, sink, SamplerOptions{100, 0, {}}, clock);
+        sampler.start();
+        QCOMPARE(sampler.wait(), StopReason::TargetExited);
+        const SamplerStats st = sampler.stats();
+        QCOMPARE(st.errors, uint64_t(100));
+        QCOMPARE(st.samples, uint64_t(300));
+        QCOMPARE(st.errorPct, 25.0);
+        QCOMPARE(sink.timestamps.size(), size_t(300));
+        QCOMPARE(sink.summary.samples, uint64_t(400)); // ticks, as CPython counts them
+        QCOMPARE(sink.summary.errorRatePct, 25.0);
+    }
+
+    void everyThreadBecomesABatch() {
+        FakeClock clock(kStart);
+        ScriptedStackSource source(
+            &clock, nullptr, [](uint64_t n) { return endAfter(n, 10); }, 3);
+        RecordingSink sink;
+        SamplerOptions opts{1000, 0, {}};
+        opts.read.allThreads = true;
+        Sampler sampler(source, sink, opts, clock);
+        sampler.start();
+        sampler.wait();
+        QCOMPARE(sink.threadIds.size(), size_t(30));
+        QCOMPARE(sink.threadIds[0], uint64_t(100));
+        QCOMPARE(sink.threadIds[2], uint64_t(102));
+        QCOMPARE(sink.frameCounts[0], size_t(3));
+        QCOMPARE(sampler.stats().threadSamples, uint64_t(30));
+        QVERIFY(sink.info.captureFeatures & 1); // AllThreads
+    }
+
+    void lastSecondRateFollowsARateChange() {
+        FakeClock clock(kStart);
+        // 1 kHz for 2 s, then reads become 4 ms slow: 250 Hz with 3 of 4 ticks missed.
+        ScriptedStackSource source(
+            &clock, [](uint64_t n) { return n < 2000 ? 0 : 4000; },
+            [](uint64_t n) { return endAfter(n, 2750); });
+        RecordingSink sink;
+        Sampler sampler(source, sink, SamplerOptions{1000, 0, {}}, clock);
+        sampler.start();
+        sampler.wait();
+        const SamplerStats st = sampler.stats();
+        QVERIFY2(std::abs(st.achievedRateLastSecond - 250) < 10,
+                 qPrintable(QString::number(st.achievedRateLastSecond)));
+        QVERIFY(st.achievedRateOverall > 500 && st.achievedRateOverall < 1000);
+        QCOMPARE(st.missed, uint64_t(3 * 750)); // after every slow read, and before the exit
+    }
+
+    void statsAreReadableWhileRunning() {
+        // Real clock: the sampler thread publishes, this thread reads concurrently.
+        ScriptedStackSource source(nullptr, nullptr, nullptr);
+        RecordingSink sink;
+        Sampler sampler(source, sink, SamplerOptions{200, 0, {}});
+        sampler.start();
+        uint64_t lastSamples = 0;
+        int reads = 0;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+        while (std::chrono::steady_clock::now() < until) {
+            const SamplerStats st = sampler.stats();
+            QVERIFY(st.samples >= lastSamples);
+            QVERIFY(st.samples == st.threadSamples); // one thread: a torn snapshot would differ
+            QVERIFY(st.running);
+            lastSamples = st.samples;
+            ++reads;
+        }
+        QVERIFY(sampler.running());
+        sampler.requestStop();
+        QCOMPARE(sampler.wait(), StopReason::Requested);
+        const SamplerStats st = sampler.stats();
+        QVERIFY(!st.running);
+        QVERIFY(st.samples > 500); // 5 kHz for 0.3 s, with generous slack for a busy machine
+        QVERIFY(st.samplerCpuSec > 0);
+        QCOMPARE(sink.finishes, 1);
+        QVERIFY(reads > 100);
+    }
+
+    void stopIsPromptAtLowRates() {
+        ScriptedStackSource source(nullptr, nullptr, nullptr);
+        RecordingSink sink;
+        Sampler sampler(source, sink, SamplerOptions{5000000, 0, {}}); // one tick per 5 s
+        sampler.start();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        const auto t0 = std::chrono::steady_clock::now();
+        sampler.requestStop();
+        QCOMPARE(sampler.wait(), StopReason::Requested);
+        QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(200));
+        QCOMPARE(sink.timestamps.size(), size_t(1));
+    }
+
+    void destructorStopsAndFinishesOnce() {
+        ScriptedStackSource source(nullptr, nullptr, nullptr);
+        RecordingSink sink;
+        {
+            Sampler sampler(source, sink, SamplerOptions{1000, 0, {}});
+            sampler.start();
+        }
+        QCOMPARE(sink.finishes, 1);
+    }
+
+    void throwingSinkStopsTheRecording() {
+        class Thrower final : public SampleSink {
+        public:
+            void addBatch(const SampleBatch&) override {
+                throw std::logic_error("addBatch after export");
+            }
+            void finish(const RecordingSummary&) override { ++finishes; }
+            int finishes = 0;
+        } sink;
+        FakeClock clock(kStart);
+        ScriptedStackSource source(&clock, nullptr, nullptr);
+        Sampler sampler(source, sink, SamplerOptions{1000, 0, {}}, clock);
+        sampler.start();
+        QCOMPARE(sampler.wait(), StopReason::Requested);
+        QVERIFY(sampler.failure().find("after export") != std::string::npos);
+        QCOMPARE(sink.finishes, 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSampler)
+#include "test_sampler.moc"
