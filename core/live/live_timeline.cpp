@@ -1,0 +1,118 @@
+#include "core/live/live_timeline.h"
+
+#include "core/sample/thread_status.h"
+
+#include <algorithm>
+
+namespace gilscope {
+
+void TimelineBucket::merge(const TimelineBucket& other) {
+    samples += other.samples;
+    hasGil += other.hasGil;
+    gilRequested += other.gilRequested;
+    onCpu += other.onCpu;
+    gc += other.gc;
+}
+
+LiveTimeline::LiveTimeline(LiveTimelineOptions options)
+    : options_(options), bucketUs_(std::max<uint64_t>(options.bucketUs, 1)) {
+}
+
+void LiveTimeline::begin(const FrameRegistry& registry, const RecordingInfo& info) {
+    (void)info;
+    registry_ = &registry;
+}
+
+// The remote reader marks garbage collection with a synthetic "<GC>" frame.
+bool LiveTimeline::isGcFrame(FrameId id) {
+    if (!registry_ || id >= registry_->frameCount()) return false;
+    if (id >= gcFrameCache_.size()) gcFrameCache_.resize(registry_->frameCount(), -1);
+    int8_t& cached = gcFrameCache_[id];
+    if (cached < 0) cached = registry_->string(registry_->frame(id).funcname) == "<GC>" ? 1 : 0;
+    return cached == 1;
+}
+
+void LiveTimeline::addBatch(const SampleBatch& batch) {
+    if (batch.timestampsUs.empty()) return;
+    // Classify once per batch, outside the lock: every timestamp shares the stack.
+    TimelineBucket sample;
+    sample.samples = 1;
+    sample.hasGil = (batch.status & ThreadStatus::HasGil) ? 1 : 0;
+    sample.gilRequested = (batch.status & ThreadStatus::GilRequested) ? 1 : 0;
+    sample.onCpu = (batch.status & ThreadStatus::OnCpu) ? 1 : 0;
+    sample.gc = std::any_of(batch.frames.begin(), batch.frames.end(),
+                            [this](FrameId f) { return isGcFrame(f); })
+                    ? 1
+                    : 0;
+
+    std::lock_guard lock(mutex_);
+    if (!started_) {
+        started_ = true;
+        originUs_ = batch.timestampsUs.front();
+    }
+    samples_ += batch.timestampsUs.size();
+    auto it = threads_.find(batch.threadId);
+    if (it == threads_.end()) {
+        if (threads_.size() >= options_.maxThreads) return;
+        it = threads_.emplace(batch.threadId, ThreadTimeline{}).first;
+        it->second.threadId = batch.threadId;
+    }
+    ThreadTimeline& thread = it->second;
+    if (batch.status & ThreadStatus::MainThread) thread.mainThread = true;
+    for (uint64_t ts : batch.timestampsUs)
+        addSample(thread, ts, sample);
+}
+
+void LiveTimeline::addSample(ThreadTimeline& thread, uint64_t timestampUs,
+                             const TimelineBucket& sample) {
+    // Replayed files can start slightly before the first batch's timestamp; clamp.
+    const uint64_t offset = timestampUs > originUs_ ? timestampUs - originUs_ : 0;
+    lastUs_ = std::max(lastUs_, timestampUs);
+    size_t index = offset / bucketUs_;
+    while (index >= options_.maxBuckets) {
+        halveResolution();
+        index = offset / bucketUs_;
+    }
+    if (thread.buckets.size() <= index) thread.buckets.resize(index + 1);
+    thread.buckets[index].merge(sample);
+    ++thread.samples;
+}
+
+// Merges bucket pairs in every thread so all threads keep the same bucket width.
+void LiveTimeline::halveResolution() {
+    for (auto& [id, thread] : threads_) {
+        auto& b = thread.buckets;
+        const size_t half = (b.size() + 1) / 2;
+        for (size_t i = 0; i < half; ++i) {
+            TimelineBucket merged = b[2 * i];
+            if (2 * i + 1 < b.size()) merged.merge(b[2 * i + 1]);
+            b[i] = merged;
+        }
+        b.resize(half);
+    }
+    bucketUs_ *= 2;
+}
+
+void LiveTimeline::finish(const RecordingSummary& summary) {
+    (void)summary;
+    std::lock_guard lock(mutex_);
+    finished_ = true;
+}
+
+TimelineSnapshot LiveTimeline::snapshot() const {
+    TimelineSnapshot s;
+    std::lock_guard lock(mutex_);
+    s.originUs = originUs_;
+    s.bucketUs = bucketUs_;
+    s.spanUs = started_ ? lastUs_ - originUs_ : 0;
+    s.samples = samples_;
+    s.finished = finished_;
+    s.threads.reserve(threads_.size());
+    for (const auto& [id, thread] : threads_)
+        s.threads.push_back(thread);
+    std::stable_partition(s.threads.begin(), s.threads.end(),
+                          [](const ThreadTimeline& t) { return t.mainThread; });
+    return s;
+}
+
+} // namespace gilscope

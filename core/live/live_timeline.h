@@ -1,0 +1,81 @@
+#pragma once
+
+#include "core/sample/sample_sink.h"
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace gilscope {
+
+// Per thread, per time bucket: how many samples fell in it and how many of those had
+// each state. Shares are counts / samples.
+struct TimelineBucket {
+    uint32_t samples = 0;
+    uint32_t hasGil = 0;
+    uint32_t gilRequested = 0;
+    uint32_t onCpu = 0;
+    uint32_t gc = 0; // a <GC> frame was on the stack
+
+    void merge(const TimelineBucket& other);
+};
+
+struct ThreadTimeline {
+    uint64_t threadId = 0;
+    bool mainThread = false;
+    uint64_t samples = 0;
+    // buckets[i] covers [originUs + i * bucketUs, originUs + (i + 1) * bucketUs).
+    std::vector<TimelineBucket> buckets;
+};
+
+struct TimelineSnapshot {
+    uint64_t originUs = 0; // first sample's timestamp
+    uint64_t bucketUs = 0;
+    uint64_t spanUs = 0;  // last timestamp - originUs
+    uint64_t samples = 0; // thread-samples in total
+    bool finished = false;
+    std::vector<ThreadTimeline> threads; // ordered by thread id, main thread first
+};
+
+struct LiveTimelineOptions {
+    uint64_t bucketUs = 100'000; // 100 ms at the start
+    // Per thread. When a recording outgrows it, neighbouring buckets are merged and the
+    // bucket width doubles, so memory stays bounded and the whole recording stays visible.
+    size_t maxBuckets = 3000;
+    size_t maxThreads = 256; // samples of further threads are counted but not drawn
+};
+
+// A SampleSink that aggregates GIL / CPU / GC activity for the GUI's timelines.
+// addBatch runs on the sampler thread; snapshot() may be called from any thread (the
+// GUI polls it a few times a second, never once per sample).
+class LiveTimeline final : public SampleSink {
+public:
+    explicit LiveTimeline(LiveTimelineOptions options = {});
+
+    void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
+    void addBatch(const SampleBatch& batch) override;
+    void finish(const RecordingSummary& summary) override;
+
+    TimelineSnapshot snapshot() const;
+
+private:
+    bool isGcFrame(FrameId id);
+    void addSample(ThreadTimeline& thread, uint64_t timestampUs, const TimelineBucket& sample);
+    void halveResolution();
+
+    const LiveTimelineOptions options_;
+    const FrameRegistry* registry_ = nullptr; // read on the sampler thread only
+    std::vector<int8_t> gcFrameCache_;        // per FrameId: -1 unknown, 0 no, 1 yes
+
+    mutable std::mutex mutex_; // guards everything below
+    bool started_ = false;
+    bool finished_ = false;
+    uint64_t originUs_ = 0;
+    uint64_t bucketUs_ = 0;
+    uint64_t lastUs_ = 0;
+    uint64_t samples_ = 0;
+    std::map<uint64_t, ThreadTimeline> threads_;
+};
+
+} // namespace gilscope

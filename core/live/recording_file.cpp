@@ -1,0 +1,97 @@
+#include "core/live/recording_file.h"
+
+#include "core/sample/tee_sink.h"
+#include "core/sample/thread_status.h"
+
+#include <cstdio>
+
+namespace gilscope {
+namespace {
+
+GeckoOptions geckoOptionsFor(const TachInfo& info) {
+    GeckoOptions options;
+    if (info.sampleIntervalUs) options.intervalUs = info.sampleIntervalUs;
+    return options;
+}
+
+} // namespace
+
+Result<std::unique_ptr<RecordingFile>> RecordingFile::open(const std::filesystem::path& path) {
+    auto reader = TachReader::open(path);
+    if (!reader) return reader.error();
+    return std::unique_ptr<RecordingFile>(new RecordingFile(path, std::move(reader).value()));
+}
+
+RecordingFile::RecordingFile(std::filesystem::path path, TachReader reader)
+    : path_(std::move(path)), reader_(std::move(reader)),
+      collector_(geckoOptionsFor(reader_.info())) {
+}
+
+Result<uint64_t> RecordingFile::load(const ProgressCallback& progress, const CancelToken* cancel) {
+    if (attempted_)
+        return makeError(ErrorKind::Internal, "this recording was already loaded; open it again");
+    attempted_ = true;
+    TeeSink tee;
+    tee.add(&collector_);
+    tee.add(&timeline_);
+    auto replayed = reader_.replay(tee, progress, cancel);
+    if (replayed) loaded_ = true;
+    return replayed;
+}
+
+namespace {
+
+std::string modeName(std::optional<int> mode) {
+    if (!mode) return "unknown";
+    switch (static_cast<ProfilingMode>(*mode)) {
+    case ProfilingMode::Wall:
+        return "wall";
+    case ProfilingMode::Cpu:
+        return "cpu";
+    case ProfilingMode::Gil:
+        return "gil";
+    case ProfilingMode::All:
+        return "all";
+    case ProfilingMode::Exception:
+        return "exception";
+    default:
+        return "unknown (" + std::to_string(*mode) + ")";
+    }
+}
+
+std::string fixed(double value, const char* suffix) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f%s", value, suffix);
+    return buf;
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, std::string>> describeTachInfo(const TachInfo& info) {
+    std::vector<std::pair<std::string, std::string>> rows;
+    rows.emplace_back("Python", std::to_string(info.pythonMajor) + "." +
+                                    std::to_string(info.pythonMinor) + "." +
+                                    std::to_string(info.pythonMicro));
+    rows.emplace_back("Format version", std::to_string(info.version));
+    rows.emplace_back("Samples", std::to_string(info.sampleCount));
+    rows.emplace_back("Threads", std::to_string(info.threadCount));
+    rows.emplace_back("Sample interval", std::to_string(info.sampleIntervalUs) + " µs");
+    rows.emplace_back("Mode", modeName(info.mode));
+    rows.emplace_back("Compression", info.compression == 1   ? "zstd"
+                                     : info.compression == 0 ? "none"
+                                                             : std::to_string(info.compression));
+    rows.emplace_back("Strings / frames",
+                      std::to_string(info.stringCount) + " / " + std::to_string(info.frameCount));
+    rows.emplace_back("File size", std::to_string(info.fileSize) + " bytes");
+    if (info.stats) {
+        rows.emplace_back("Duration", fixed(info.stats->durationSec, " s"));
+        rows.emplace_back("Sample rate", fixed(info.stats->sampleRate, " Hz"));
+        if (info.stats->errorRatePct)
+            rows.emplace_back("Error rate", fixed(*info.stats->errorRatePct, " %"));
+        if (info.stats->missedPct)
+            rows.emplace_back("Missed samples", fixed(*info.stats->missedPct, " %"));
+    }
+    return rows;
+}
+
+} // namespace gilscope

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/common/error.h"
+#include "core/gecko/gecko_collector.h"
+#include "core/live/live_timeline.h"
+#include "core/tach/tach_reader.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gilscope {
+
+// A CPython `.bin` (Tachyon) recording opened in the GUI: its header info, and one
+// replay into a Gecko collector (for export) and a LiveTimeline (for drawing).
+// open() and load() may run on a worker thread; afterwards the owner's thread uses it.
+class RecordingFile {
+public:
+    static Result<std::unique_ptr<RecordingFile>> open(const std::filesystem::path& path);
+
+    const std::filesystem::path& path() const { return path_; }
+    const TachInfo& info() const { return reader_.info(); }
+
+    // Replays the file; progress is (samples, samples declared in the header). A
+    // recording can be loaded once: a cancelled or failed load leaves it unusable.
+    Result<uint64_t> load(const ProgressCallback& progress = {},
+                          const CancelToken* cancel = nullptr);
+    bool loaded() const { return loaded_; }
+
+    GeckoCollector& collector() { return collector_; }
+    TimelineSnapshot timeline() const { return timeline_.snapshot(); }
+
+private:
+    RecordingFile(std::filesystem::path path, TachReader reader);
+
+    std::filesystem::path path_;
+    TachReader reader_;
+    GeckoCollector collector_;
+    LiveTimeline timeline_;
+    bool attempted_ = false;
+    bool loaded_ = false;
+};
+
+// TachReader::info() as (label, value) rows for display, e.g. ("Python", "3.15.2").
+std::vector<std::pair<std::string, std::string>> describeTachInfo(const TachInfo& info);
+
+} // namespace gilscope

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "core/common/error.h"
+#include "core/gecko/gecko_collector.h"
+#include "core/live/live_timeline.h"
+#include "core/sample/stack_source.h"
+#include "core/sample/tee_sink.h"
+#include "core/sampling/sampler.h"
+
+#include <memory>
+#include <string>
+
+namespace gilscope {
+
+struct RecordingOptions {
+    uint64_t intervalUs = 1000;
+    ReadOptions read{.allThreads = true, .opcodes = false, .gc = true, .cpuState = true};
+    LiveTimelineOptions timeline;
+};
+
+// One live recording as the GUI runs it: attach to a pid, sample on the sampler thread
+// into a Gecko collector (for export) and a LiveTimeline (for drawing), stop on request
+// or when the target exits. Everything the sampler touches lives here, in the order
+// that makes the sampler go first on destruction.
+class RecordingSession {
+public:
+    static Result<std::unique_ptr<RecordingSession>> start(int pid,
+                                                           const RecordingOptions& options);
+    ~RecordingSession();
+
+    int pid() const { return pid_; }
+    std::string pythonVersion() const; // "3.11.7"
+
+    void requestStop();
+    bool running() const; // false once stopped or the target has exited
+    // Joins the sampler (quick: it has stopped or was asked to). Idempotent; returns why
+    // the recording ended.
+    StopReason finish();
+    bool finished() const { return finished_; }
+
+    SamplerStats stats() const;
+    TimelineSnapshot timeline() const { return timeline_.snapshot(); }
+    std::string failure() const; // a sink failure, if the recording stopped because of one
+
+    // The collected samples. Only after finish(): the sampler thread has been joined,
+    // so another thread may now export (the join orders its writes before ours).
+    GeckoCollector& collector() { return collector_; }
+
+private:
+    RecordingSession(std::unique_ptr<StackSource> source, const RecordingOptions& options);
+
+    std::unique_ptr<StackSource> source_;
+    GeckoCollector collector_;
+    LiveTimeline timeline_;
+    TeeSink tee_;
+    std::unique_ptr<Sampler> sampler_;
+    int pid_ = 0;
+    bool finished_ = false;
+    StopReason stopReason_ = StopReason::NotStopped;
+};
+
+} // namespace gilscope

@@ -1,0 +1,166 @@
+// LiveTimeline fed with synthetic batches: shares per bucket, <GC> detection, bounded
+// memory by halving resolution, and snapshots taken while a producer runs.
+#include "core/live/live_timeline.h"
+#include "core/sample/thread_status.h"
+
+#include <QTest>
+
+#include <atomic>
+#include <thread>
+
+using namespace gilscope;
+
+namespace {
+
+LiveTimelineOptions opts(uint64_t bucketUs, size_t maxBuckets, size_t maxThreads = 256) {
+    LiveTimelineOptions o;
+    o.bucketUs = bucketUs;
+    o.maxBuckets = maxBuckets;
+    o.maxThreads = maxThreads;
+    return o;
+}
+
+struct Feeder {
+    FrameRegistry registry;
+    FrameId work = 0, gc = 0;
+    Feeder() {
+        work =
+            registry.internFrame({registry.internString("a.py"), registry.internString("work"), 3});
+        gc = registry.internFrame({registry.internString("~"), registry.internString("<GC>")});
+    }
+    void add(LiveTimeline& t, uint64_t tid, uint32_t status, std::vector<FrameId> frames,
+             std::vector<uint64_t> ts) {
+        SampleBatch b;
+        b.threadId = tid;
+        b.status = status;
+        b.frames = frames;
+        b.timestampsUs = ts;
+        t.addBatch(b);
+    }
+};
+
+} // namespace
+
+class TestLiveTimeline : public QObject {
+    Q_OBJECT
+private slots:
+    void countsStatesPerBucket() {
+        Feeder f;
+        LiveTimeline t(opts(1000, 100));
+        t.begin(f.registry, RecordingInfo{});
+        using namespace ThreadStatus;
+        // Bucket 0 of thread 7: 3 samples, 2 with the GIL, 1 waiting, 2 on CPU.
+        f.add(t, 7, HasGil | OnCpu | MainThread, {f.work}, {10'000});
+        f.add(t, 7, HasGil | OnCpu | MainThread, {f.work}, {10'400});
+        f.add(t, 7, GilRequested | MainThread, {f.work}, {10'900});
+        // Bucket 2 of thread 9: one GC sample, two timestamps in one batch.
+        f.add(t, 9, HasGil, {f.gc, f.work}, {12'100, 12'200});
+        t.finish({});
+
+        const TimelineSnapshot s = t.snapshot();
+        QCOMPARE(s.originUs, uint64_t(10'000));
+        QCOMPARE(s.bucketUs, uint64_t(1000));
+        QCOMPARE(s.spanUs, uint64_t(2'200));
+        QCOMPARE(s.samples, uint64_t(5));
+        QVERIFY(s.finished);
+        QCOMPARE(s.threads.size(), size_t(2));
+        const ThreadTimeline& main = s.threads[0];
+        QCOMPARE(main.threadId, uint64_t(7));
+        QVERIFY(main.mainThread);
+        QCOMPARE(main.buckets.size(), size_t(1));
+        QCOMPARE(main.buckets[0].samples, 3u);
+        QCOMPARE(main.buckets[0].hasGil, 2u);
+        QCOMPARE(main.buckets[0].gilRequested, 1u);
+        QCOMPARE(main.buckets[0].onCpu, 2u);
+        QCOMPARE(main.buckets[0].gc, 0u);
+        const ThreadTimeline& other = s.threads[1];
+        QVERIFY(!other.mainThread);
+        QCOMPARE(other.samples, uint64_t(2));
+        QCOMPARE(other.buckets.size(), size_t(3));
+        QCOMPARE(other.buckets[0].samples, 0u);
+        QCOMPARE(other.buckets[2].samples, 2u);
+        QCOMPARE(other.buckets[2].gc, 2u);
+        QCOMPARE(other.buckets[2].onCpu, 0u);
+    }
+
+    void mainThreadComesFirst() {
+        Feeder f;
+        LiveTimeline t;
+        t.begin(f.registry, {});
+        f.add(t, 1, 0, {f.work}, {1});
+        f.add(t, 50, ThreadStatus::MainThread, {f.work}, {2});
+        const auto s = t.snapshot();
+        QCOMPARE(s.threads.front().threadId, uint64_t(50));
+        QCOMPARE(s.threads.back().threadId, uint64_t(1));
+    }
+
+    void halvesResolutionInsteadOfGrowing() {
+        Feeder f;
+        LiveTimeline t(opts(100, 16));
+        t.begin(f.registry, {});
+        // 10,000 samples 10 µs apart = 100 ms: would be 1,000 buckets of 100 µs.
+        for (uint64_t i = 0; i < 10'000; ++i)
+            f.add(t, 1, i % 4 == 0 ? ThreadStatus::HasGil : 0, {f.work}, {i * 10});
+        const auto s = t.snapshot();
+        QVERIFY(s.threads[0].buckets.size() <= 16);
+        QCOMPARE(s.bucketUs, uint64_t(100 * 64)); // 1000 buckets -> halved 6 times -> 16
+        uint64_t total = 0, gil = 0;
+        for (const auto& b : s.threads[0].buckets) {
+            total += b.samples;
+            gil += b.hasGil;
+        }
+        QCOMPARE(total, uint64_t(10'000)); // nothing lost by merging
+        QCOMPARE(gil, uint64_t(2'500));
+    }
+
+    void capsThreadCount() {
+        Feeder f;
+        LiveTimeline t(opts(100'000, 3000, 3));
+        t.begin(f.registry, {});
+        for (uint64_t tid = 1; tid <= 10; ++tid)
+            f.add(t, tid, 0, {f.work}, {tid});
+        const auto s = t.snapshot();
+        QCOMPARE(s.threads.size(), size_t(3));
+        QCOMPARE(s.samples, uint64_t(10));
+    }
+
+    void emptySnapshotBeforeSamples() {
+        LiveTimeline t;
+        const auto s = t.snapshot();
+        QCOMPARE(s.samples, uint64_t(0));
+        QCOMPARE(s.spanUs, uint64_t(0));
+        QVERIFY(s.threads.empty());
+        QVERIFY(!s.finished);
+    }
+
+    // A producer thread and a polling reader: every snapshot is self-consistent.
+    void snapshotsWhileProducing() {
+        Feeder f;
+        LiveTimeline t(opts(50, 64));
+        t.begin(f.registry, {});
+        std::atomic<bool> done{false};
+        std::thread producer([&] {
+            for (uint64_t i = 0; i < 200'000; ++i)
+                f.add(t, i % 3, ThreadStatus::OnCpu, {f.work}, {i});
+            done = true;
+        });
+        int snapshots = 0;
+        while (!done) {
+            const auto s = t.snapshot();
+            uint64_t sum = 0;
+            for (const auto& th : s.threads) {
+                QVERIFY(th.buckets.size() <= 64);
+                for (const auto& b : th.buckets)
+                    sum += b.samples;
+            }
+            QCOMPARE(sum, s.samples);
+            ++snapshots;
+        }
+        producer.join();
+        QCOMPARE(t.snapshot().samples, uint64_t(200'000));
+        QVERIFY(snapshots > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLiveTimeline)
+#include "test_live_timeline.moc"
