@@ -24,11 +24,11 @@ struct GeckoOptions {
     size_t spillBufferBytes = 128 * 1024;
 
     // Machine-dependent fields, overridable so golden tests can pin them.
-    std::optional<double> startTimeMs;     // meta.startTime; default CLOCK_MONOTONIC ms at construction
-    std::optional<std::string> pid;        // threads[].pid; default this process's pid
-    std::optional<std::string> abi;        // meta.abi and meta.oscpu; default uname().machine
-    std::optional<std::string> platform;   // meta.platform; default uname().sysname ("Linux")
-    std::optional<int> cpus;               // meta.physicalCPUs and logicalCPUs; default online CPUs
+    std::optional<double> startTimeMs; // meta.startTime; default CLOCK_MONOTONIC ms at construction
+    std::optional<std::string> pid;    // threads[].pid; default this process's pid
+    std::optional<std::string> abi;    // meta.abi and meta.oscpu; default uname().machine
+    std::optional<std::string> platform; // meta.platform; default uname().sysname ("Linux")
+    std::optional<int> cpus;             // meta.physicalCPUs and logicalCPUs; default online CPUs
 
     // Test hook: called before each chunk goes to the destination file; a failing Status
     // aborts the export exactly like a failed write would (disk full, I/O error).
@@ -69,13 +69,14 @@ public:
     // First error recorded outside exportTo (addBatch after export, spill I/O failure).
     const std::optional<Error>& lastError() const;
     bool exported() const;
-    uint64_t sampleCount() const;        // thread-samples recorded so far
+    uint64_t sampleCount() const; // thread-samples recorded so far
     size_t threadCount() const;
     // The spill directory, empty before the first thread and after cleanup.
     std::filesystem::path spillDirectory() const;
 
+    struct Impl; // opaque; defined in core/gecko/gecko_collector_impl.h
+
 private:
-    struct Impl;
     std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,137 @@
+#include "core/gecko/gecko_collector.h"
+
+#include "core/gecko/gecko_collector_impl.h"
+#include "core/gecko/profile_streamer.h"
+#include "core/util/atomic_file.h"
+
+#include <cmath>
+#include <ctime>
+#include <mutex>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace gilscope {
+
+namespace {
+
+double monotonicMs() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+void cleanStaleSpillDirsOnce() {
+    // A gilscope killed mid-recording leaves its spill directory behind.
+    static std::once_flag once;
+    std::call_once(once, [] { cleanStaleTempDirs("gilscope-gecko"); });
+}
+
+} // namespace
+
+GeckoCollector::Impl::Impl(GeckoOptions o) : opt(std::move(o)) {
+    startTimeMs = opt.startTimeMs ? *opt.startTimeMs : monotonicMs();
+    if (opt.spillBufferBytes == 0) opt.spillBufferBytes = 1;
+}
+
+void GeckoCollector::Impl::cleanup() {
+    spillDir.remove();
+}
+
+Status GeckoCollector::Impl::exportTo(const std::filesystem::path& dest,
+                                      const ProgressCallback& progress, const CancelToken* cancel) {
+    if (exported) {
+        if (lastError) return *lastError;
+        return makeError(ErrorKind::Internal, "the Gecko collector has already been exported");
+    }
+    exported = true; // whatever happens next, the collector is spent (as CPython's)
+    struct Cleanup {
+        Impl* self;
+        ~Cleanup() { self->cleanup(); }
+    } cleanupGuard{this};
+
+    if (lastError) return *lastError;
+    if (threads.empty())
+        return makeError(ErrorKind::BadArguments,
+                         "no samples were collected, so there is no Gecko profile to write");
+    if (sampleCount > 0 && lastSampleTime > 0)
+        interval = lastSampleTime / static_cast<double>(sampleCount);
+    if (!(interval > 0) || !std::isfinite(interval))
+        interval = static_cast<double>(opt.intervalUs) / 1000.0;
+
+    finalizeMarkers();
+    if (lastError) return *lastError;
+    for (auto& th : threads)
+        if (Status s = th->flushAll(); !s.ok()) return s;
+
+    std::error_code ec;
+    const std::filesystem::path target = std::filesystem::absolute(dest, ec);
+    auto file = AtomicFile::create(ec ? dest : target);
+    if (!file.ok()) return file.error();
+
+    std::string pid = opt.pid ? *opt.pid : std::to_string(::getpid());
+    utsname uts{};
+    ::uname(&uts);
+    std::string abi = opt.abi ? *opt.abi : std::string(uts.machine);
+    std::string platform = opt.platform ? *opt.platform : std::string(uts.sysname);
+    int cpus =
+        opt.cpus ? *opt.cpus : static_cast<int>(std::max(0L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+
+    AtomicFile& out = file.value();
+    JsonWriter writer([&](std::string_view chunk) -> Status {
+        if (cancel && cancel->cancelled())
+            return makeError(ErrorKind::Cancelled, "Gecko export cancelled");
+        if (opt.beforeWrite) {
+            if (Status s = opt.beforeWrite(writer.bytesWritten()); !s.ok()) return s;
+        }
+        return out.write(chunk);
+    });
+    ProfileStreamer streamer(*this, writer, progress, cancel, std::move(pid), std::move(abi),
+                             std::move(platform), cpus);
+    if (Status s = streamer.run(); !s.ok()) return s;
+    return out.commit(); // on any early return, ~AtomicFile removes the temporary file
+}
+
+GeckoCollector::GeckoCollector(GeckoOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {
+    cleanStaleSpillDirsOnce();
+}
+
+GeckoCollector::~GeckoCollector() {
+    impl_->cleanup();
+}
+
+void GeckoCollector::begin(const FrameRegistry& registry, const RecordingInfo& info) {
+    impl_->registry = &registry;
+    if (info.sampleIntervalUs != 0) impl_->opt.intervalUs = info.sampleIntervalUs;
+}
+
+void GeckoCollector::addBatch(const SampleBatch& batch) {
+    impl_->addBatch(batch);
+}
+
+void GeckoCollector::finish(const RecordingSummary& summary) {
+    (void)summary;
+}
+
+Status GeckoCollector::exportTo(const std::filesystem::path& dest, const ProgressCallback& progress,
+                                const CancelToken* cancel) {
+    return impl_->exportTo(dest, progress, cancel);
+}
+
+const std::optional<Error>& GeckoCollector::lastError() const {
+    return impl_->lastError;
+}
+bool GeckoCollector::exported() const {
+    return impl_->exported;
+}
+uint64_t GeckoCollector::sampleCount() const {
+    return impl_->sampleCount;
+}
+size_t GeckoCollector::threadCount() const {
+    return impl_->threads.size();
+}
+std::filesystem::path GeckoCollector::spillDirectory() const {
+    return impl_->spillDir.valid() ? impl_->spillDir.path() : std::filesystem::path();
+}
+
+} // namespace gilscope

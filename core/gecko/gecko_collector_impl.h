@@ -1,0 +1,63 @@
+#pragma once
+
+// Private to core/gecko: the collector's state, shared by ingest and export.
+
+#include "core/gecko/gecko_collector.h"
+#include "core/gecko/gecko_strings.h"
+#include "core/gecko/gecko_thread.h"
+#include "core/util/temp_dir.h"
+
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace gilscope {
+
+struct GeckoCollector::Impl {
+    explicit Impl(GeckoOptions o);
+
+    void addBatch(const SampleBatch& batch);
+    Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress,
+                    const CancelToken* cancel);
+    void cleanup(); // removes the spill directory
+
+    // ingest helpers (gecko_ingest.cpp)
+    GeckoThread* threadFor(uint64_t tid, bool isMain);
+    void runStateMachine(GeckoThread& th, uint32_t status, bool hasGc, double t);
+    void transition(GeckoThread& th, bool cond, MarkerKind active, MarkerKind inactive, double t);
+    void closeInterval(GeckoThread& th, MarkerKind kind, double end);
+    void openInterval(GeckoThread& th, MarkerKind kind, double t, bool overwrite);
+    void scanFrames(GeckoThread& th, std::span<const FrameId> frames);
+    int32_t stackFor(GeckoThread& th, std::span<const FrameId> frames);
+    uint32_t frameFor(GeckoThread& th, FrameId id, const FrameFacts& f);
+    uint32_t funcFor(GeckoThread& th, const FrameFacts& f);
+    void trackOpcode(GeckoThread& th, double firstTime);
+    void emitOpcodeMarker(GeckoThread& th, const OpcodeState& st, double end);
+    void emitInterval(GeckoThread& th, MarkerKind kind, double start, double end);
+    void finalizeMarkers();
+    void fail(Error e);
+
+    GeckoOptions opt;
+    const FrameRegistry* registry = nullptr;
+    double startTimeMs = 0;
+    double interval = 1.0;
+
+    bool haveBase = false;
+    uint64_t baseUs = 0;
+    uint64_t sampleCount = 0;
+    double lastSampleTime = 0;
+    uint64_t seq = 0;
+
+    bool exported = false;
+    std::optional<Error> lastError;
+
+    GeckoStrings strings;
+    RegistryFacts facts;
+    std::vector<std::unique_ptr<GeckoThread>> threads; // first-seen order
+    std::unordered_map<uint64_t, uint32_t> threadIndex;
+    GeckoThread* lastThread = nullptr;
+    TempDir spillDir;
+};
+
+} // namespace gilscope

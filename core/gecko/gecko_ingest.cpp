@@ -1,0 +1,224 @@
+// Ingest: CPython GeckoCollector.collect() for one SampleBatch (one thread, one status,
+// one or more timestamps), including the §2.6 marker state machine.
+
+#include "core/gecko/gecko_collector_impl.h"
+#include "core/gecko/opcode_names.h"
+#include "core/sample/thread_status.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace gilscope {
+
+namespace {
+
+std::string_view basename(std::string_view path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+struct FrameScan {
+    bool same = false; // identical to the thread's previous stack
+    bool hasGc = false;
+    int32_t leaf = -1; // innermost unfiltered registry frame, -1 when none
+};
+
+} // namespace
+
+void GeckoCollector::Impl::fail(Error e) {
+    if (!lastError) lastError = std::move(e);
+}
+
+void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
+    if (exported) {
+        fail(makeError(ErrorKind::Internal,
+                       "cannot add samples to the Gecko collector after export"));
+        return;
+    }
+    if (!registry) {
+        fail(makeError(ErrorKind::Internal, "the Gecko collector got samples before begin()"));
+        return;
+    }
+    if (batch.timestampsUs.empty()) return;
+    if (!haveBase) {
+        haveBase = true;
+        baseUs = batch.timestampsUs.front();
+    }
+    // Python: (ts - base) / 1000, an exact integer difference then one rounding.
+    const auto toMs = [this](uint64_t ts) {
+        return static_cast<double>(static_cast<int64_t>(ts - baseUs)) / 1000.0;
+    };
+    const double firstTime = toMs(batch.timestampsUs.front());
+    const double lastTime = toMs(batch.timestampsUs.back());
+    if (sampleCount > 0 && lastSampleTime > 0)
+        interval = (lastTime - lastSampleTime) / static_cast<double>(sampleCount);
+    lastSampleTime = lastTime;
+
+    GeckoThread* th = threadFor(batch.threadId, (batch.status & ThreadStatus::MainThread) != 0);
+    if (!th) return;
+
+    // Quick look at the stack (no interning yet: string order must follow CPython's,
+    // where state-machine markers come before the stack's new functions).
+    FrameScan scan;
+    const auto frames = batch.frames;
+    if (frames.size() == th->lastFrames.size() &&
+        std::memcmp(frames.data(), th->lastFrames.data(), frames.size_bytes()) == 0) {
+        scan.same = true;
+        scan.hasGc = th->lastHasGc;
+        scan.leaf = th->lastLeaf;
+    } else {
+        for (FrameId id : frames) {
+            const FrameFacts& f = facts.frame(*registry, id);
+            if (f.filtered) continue;
+            if (scan.leaf < 0) scan.leaf = static_cast<int32_t>(id);
+            scan.hasGc |= f.isGc;
+        }
+    }
+
+    // Times never go back within one thread (see docs/gecko-differences.md).
+    const double t0 = th->hasTime ? std::max(firstTime, th->lastTime) : firstTime;
+    runStateMachine(*th, batch.status, scan.hasGc, t0);
+    th->lastTime = t0;
+    th->hasTime = true;
+
+    if (scan.leaf >= 0) {
+        int32_t stack = th->lastStack;
+        if (!scan.same) {
+            stack = stackFor(*th, frames);
+            th->lastHasGc = scan.hasGc;
+            th->lastLeaf = scan.leaf;
+        }
+        for (uint64_t ts : batch.timestampsUs) {
+            const double t = std::max(toMs(ts), th->lastTime);
+            th->lastTime = t;
+            Status s = th->appendSample(stack, t);
+            if (!s.ok()) fail(s.error());
+        }
+        if (opt.opcodes) trackOpcode(*th, t0);
+    }
+    sampleCount += batch.timestampsUs.size();
+}
+
+GeckoThread* GeckoCollector::Impl::threadFor(uint64_t tid, bool isMain) {
+    if (lastThread && lastThread->tid == tid) return lastThread;
+    auto it = threadIndex.find(tid);
+    if (it != threadIndex.end()) return lastThread = threads[it->second].get();
+    if (!spillDir.valid()) {
+        auto dir = TempDir::create("gilscope-gecko");
+        if (!dir.ok()) {
+            fail(dir.error());
+            return nullptr;
+        }
+        spillDir = std::move(dir.value());
+    }
+    threads.push_back(
+        std::make_unique<GeckoThread>(spillDir.path(), tid, isMain, opt.spillBufferBytes));
+    threadIndex.emplace(tid, static_cast<uint32_t>(threads.size() - 1));
+    return lastThread = threads.back().get();
+}
+
+int32_t GeckoCollector::Impl::stackFor(GeckoThread& th, std::span<const FrameId> frames) {
+    const size_t n = frames.size();
+    const size_t prev = th.lastFrames.size();
+    // Frames shared with the previous stack from the root up keep their stack indices.
+    size_t common = 0;
+    while (common < n && common < prev &&
+           frames[n - 1 - common] == th.lastFrames[prev - 1 - common])
+        ++common;
+    th.lastChain.resize(n);
+    int32_t prefix = common ? th.lastChain[common - 1] : -1;
+    for (size_t i = common; i < n; ++i) {
+        const FrameId id = frames[n - 1 - i];
+        const FrameFacts& f = facts.frame(*registry, id);
+        if (!f.filtered) {
+            const uint32_t frame = frameFor(th, id, f);
+            const uint64_t key =
+                (static_cast<uint64_t>(frame) << 32) | static_cast<uint32_t>(prefix + 1);
+            auto [it, inserted] =
+                th.stackIndex.try_emplace(key, static_cast<uint32_t>(th.stackFrame.size()));
+            if (inserted) {
+                th.stackFrame.push_back(frame);
+                th.stackPrefix.push_back(prefix);
+                th.stackCategory.push_back(f.isPython ? 1 : 2);
+            }
+            prefix = static_cast<int32_t>(it->second);
+        }
+        th.lastChain[i] = prefix;
+    }
+    th.lastFrames.assign(frames.begin(), frames.end());
+    th.lastStack = prefix;
+    return prefix;
+}
+
+uint32_t GeckoCollector::Impl::frameFor(GeckoThread& th, FrameId id, const FrameFacts& f) {
+    if (id < th.localFrame.size() && th.localFrame[id] != 0) return th.localFrame[id] - 1;
+    const uint32_t func = funcFor(th, f);
+    auto [it, inserted] = th.frameIndex.try_emplace(FrameKey{func, f.column, f.line},
+                                                    static_cast<uint32_t>(th.frameFunc.size()));
+    if (inserted) {
+        th.frameFunc.push_back(func);
+        th.frameCategory.push_back(th.funcIsJs[func] ? 1 : 2);
+        th.frameLine.push_back(f.line == 0 ? kNullLine : f.line); // Python: lineno or None
+        th.frameColumn.push_back(f.column);
+    }
+    if (id >= th.localFrame.size()) th.localFrame.resize(static_cast<size_t>(id) + 1, 0);
+    th.localFrame[id] = it->second + 1;
+    return it->second;
+}
+
+uint32_t GeckoCollector::Impl::funcFor(GeckoThread& th, const FrameFacts& f) {
+    const uint64_t key = (static_cast<uint64_t>(f.file) << 32) | f.func;
+    auto found = th.funcIndex.find(key);
+    if (found != th.funcIndex.end()) return found->second;
+    // Interning order as CPython: funcname, resource name, basename.
+    const uint32_t name = strings.intern(facts.text(f.func));
+    const std::string_view file = facts.text(f.file);
+    auto [res, newResource] =
+        th.resourceIndex.try_emplace(f.file, static_cast<uint32_t>(th.resourceName.size()));
+    if (newResource) th.resourceName.push_back(strings.intern(basename(file)));
+    const auto idx = static_cast<uint32_t>(th.funcName.size());
+    th.funcName.push_back(name);
+    th.funcIsJs.push_back(f.isPython);
+    th.funcResource.push_back(res->second);
+    th.funcFileName.push_back(f.isPython ? static_cast<int64_t>(strings.intern(basename(file)))
+                                         : -1);
+    th.funcLine.push_back(f.isPython ? f.line : kNullLine);
+    th.funcIndex.emplace(key, idx);
+    return idx;
+}
+
+void GeckoCollector::Impl::trackOpcode(GeckoThread& th, double firstTime) {
+    const FrameFacts& leaf = facts.frame(*registry, static_cast<FrameId>(th.lastLeaf));
+    OpcodeState& st = th.opcode;
+    const bool same = st.present && st.opcode == leaf.opcode && st.line == leaf.line &&
+                      st.column == leaf.column && st.func == leaf.func && st.file == leaf.file;
+    if (same) return;
+    if (st.present)
+        emitOpcodeMarker(th, st, firstTime);
+    else
+        st.seq = ++seq; // a Python dict keeps a key's first insertion position
+    st.present = true;
+    st.opcode = leaf.opcode;
+    st.line = leaf.line;
+    st.column = leaf.column;
+    st.func = leaf.func;
+    st.file = leaf.file;
+    st.functionName = strings.intern(facts.text(leaf.func)); // already interned by funcFor
+    st.start = firstTime;
+}
+
+void GeckoCollector::Impl::emitOpcodeMarker(GeckoThread& th, const OpcodeState& st, double end) {
+    if (st.opcode == kNoOpcode) return; // None opcodes are tracked, never shown
+    const uint32_t name = strings.intern(formatOpcode(st.opcode));
+    MarkerRecord rec;
+    rec.kind = kOpcodeMarker;
+    rec.opcode = st.opcode;
+    rec.column = st.column;
+    rec.function = st.functionName;
+    rec.line = st.line;
+    rec.duration = end - st.start;
+    Status s = th.appendMarker(name, st.start, end, 7, rec);
+    if (!s.ok()) fail(s.error());
+}
+
+} // namespace gilscope

@@ -1,0 +1,61 @@
+#include "core/gecko/python_float.h"
+
+#include <charconv>
+#include <cstdlib>
+
+namespace gilscope {
+
+void appendPythonFloat(std::string& out, double v) {
+    // std::to_chars in scientific form gives the shortest round-trip digits
+    // ("d.ddde+XX"); Python's float_repr_style 'short' then chooses the layout.
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+    const char* p = buf;
+    const char* end = res.ptr;
+    if (*p == '-') {
+        out.push_back('-');
+        ++p;
+    }
+    char digits[32];
+    int nDigits = 0;
+    const char* q = p;
+    for (; q < end && *q != 'e'; ++q)
+        if (*q != '.') digits[nDigits++] = *q;
+    const int exp10 = std::atoi(q + 1); // value = d.ddd × 10^exp10
+    // Trailing zeros can only appear for 0 itself ("0e+00").
+    while (nDigits > 1 && digits[nDigits - 1] == '0')
+        --nDigits;
+    const int decpt = exp10 + 1; // value = 0.ddd × 10^decpt, as Python's dtoa reports
+
+    if (decpt <= -4 || decpt > 16) {
+        out.push_back(digits[0]);
+        if (nDigits > 1) {
+            out.push_back('.');
+            out.append(digits + 1, static_cast<size_t>(nDigits - 1));
+        }
+        out.push_back('e');
+        const int e = decpt - 1;
+        out.push_back(e < 0 ? '-' : '+');
+        const int a = e < 0 ? -e : e;
+        if (a < 10) out.push_back('0');
+        out.append(std::to_string(a));
+        return;
+    }
+    if (decpt <= 0) {
+        out.append("0.");
+        out.append(static_cast<size_t>(-decpt), '0');
+        out.append(digits, static_cast<size_t>(nDigits));
+        return;
+    }
+    if (nDigits <= decpt) {
+        out.append(digits, static_cast<size_t>(nDigits));
+        out.append(static_cast<size_t>(decpt - nDigits), '0');
+        out.append(".0");
+        return;
+    }
+    out.append(digits, static_cast<size_t>(decpt));
+    out.push_back('.');
+    out.append(digits + decpt, static_cast<size_t>(nDigits - decpt));
+}
+
+} // namespace gilscope
