@@ -1,7 +1,6 @@
 #include "core/gecko/python_float.h"
 
 #include <charconv>
-#include <cstdlib>
 
 namespace gilscope {
 
@@ -21,7 +20,8 @@ void appendPythonFloat(std::string& out, double v) {
     const char* q = p;
     for (; q < end && *q != 'e'; ++q)
         if (*q != '.') digits[nDigits++] = *q;
-    const int exp10 = std::atoi(q + 1); // value = d.ddd × 10^exp10
+    int exp10 = 0; // value = d.ddd × 10^exp10
+    std::from_chars(q + 1 + (q[1] == '+' ? 1 : 0), end, exp10);
     // Trailing zeros can only appear for 0 itself ("0e+00").
     while (nDigits > 1 && digits[nDigits - 1] == '0')
         --nDigits;
