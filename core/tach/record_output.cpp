@@ -1,0 +1,67 @@
+#include "core/tach/record_output.h"
+
+#include "core/tach/file_io.h"
+#include "core/tach/tach_format.h"
+
+#include <zstd.h>
+
+namespace gilscope::tach {
+
+void RecordOutput::CCtxFree::operator()(ZSTD_CCtx* p) const {
+    ZSTD_freeCCtx(p);
+}
+
+RecordOutput::RecordOutput(AtomicFile file, bool zstd)
+    : file_(std::move(file)), zstd_(zstd), buffer_(kWriteBufferSize) {
+    if (zstd_) {
+        compressed_.resize(kWriteBufferSize);
+        cctx_.reset(ZSTD_createCCtx());
+        if (cctx_) ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_compressionLevel, kZstdLevel);
+    }
+}
+
+RecordOutput::RecordOutput(RecordOutput&&) noexcept = default;
+RecordOutput::~RecordOutput() = default;
+
+Result<uint8_t*> RecordOutput::reserve(size_t size) {
+    if (used_ + size > buffer_.size()) {
+        if (auto s = flush(false); !s) return s.error();
+        if (size > buffer_.size()) buffer_.resize(size); // one oversized record (never in practice)
+    }
+    return buffer_.data() + used_;
+}
+
+Status RecordOutput::writeRaw(const void* data, size_t size) {
+    if (auto s = file_.write(data, size); !s) return s;
+    position_ += size;
+    return {};
+}
+
+Status RecordOutput::flush(bool end) {
+    if (!zstd_) {
+        Status s = writeRaw(buffer_.data(), used_);
+        used_ = 0;
+        return s;
+    }
+    if (!cctx_) return makeError(ErrorKind::Internal, "cannot create a zstd compression context");
+    ZSTD_inBuffer input{buffer_.data(), used_, 0};
+    const ZSTD_EndDirective mode = end ? ZSTD_e_end : ZSTD_e_continue;
+    for (;;) {
+        ZSTD_outBuffer output{compressed_.data(), compressed_.size(), 0};
+        const size_t rc = ZSTD_compressStream2(cctx_.get(), &output, &input, mode);
+        if (ZSTD_isError(rc))
+            return makeError(ErrorKind::Internal,
+                             format("zstd compression error: %s", ZSTD_getErrorName(rc)));
+        if (auto s = writeRaw(compressed_.data(), output.pos); !s) return s;
+        const bool done = end ? rc == 0 : input.pos == input.size;
+        if (done) break;
+    }
+    used_ = 0;
+    return {};
+}
+
+Status RecordOutput::endRecords() {
+    return flush(true);
+}
+
+} // namespace gilscope::tach

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "core/common/error.h"
+#include "core/util/atomic_file.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+typedef struct ZSTD_CCtx_s ZSTD_CCtx;
+
+namespace gilscope::tach {
+
+// The writer's output file: a fixed-size record buffer that, when full, goes to disk
+// raw or through one streaming zstd frame (level 5, no other parameters, like
+// CPython's writer). Memory stays at two fixed buffers however long the recording.
+class RecordOutput {
+public:
+    RecordOutput(AtomicFile file, bool zstd);
+    RecordOutput(RecordOutput&&) noexcept;
+    ~RecordOutput();
+
+    // Reserves room for `size` record bytes, flushing the buffer first if needed;
+    // returns where to write them (valid until the next call).
+    Result<uint8_t*> reserve(size_t size);
+    void commit(size_t size) { used_ += size; }
+
+    // Flushes the buffer and ends the zstd frame. Afterwards the file position is
+    // the end of the record stream.
+    Status endRecords();
+    // Plain (never compressed) bytes after the record stream: tables, stats, footer.
+    Status writeRaw(const void* data, size_t size);
+    uint64_t position() const { return position_; }
+    AtomicFile& file() { return file_; }
+
+private:
+    Status flush(bool end);
+
+    AtomicFile file_;
+    bool zstd_;
+    std::vector<uint8_t> buffer_;
+    size_t used_ = 0;
+    std::vector<uint8_t> compressed_;
+    struct CCtxFree {
+        void operator()(ZSTD_CCtx* p) const;
+    };
+    std::unique_ptr<ZSTD_CCtx, CCtxFree> cctx_;
+    uint64_t position_ = 0; // bytes written to the file so far
+};
+
+} // namespace gilscope::tach

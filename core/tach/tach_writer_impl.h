@@ -1,0 +1,71 @@
+#pragma once
+
+// TachWriter's private state, shared by tach_writer.cpp (sample path) and
+// tach_writer_finalize.cpp (tables, footer, header).
+#include "core/tach/record_output.h"
+#include "core/tach/tach_writer.h"
+
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace gilscope {
+
+namespace tach {
+
+inline constexpr uint32_t kUnmapped = UINT32_MAX;
+
+struct ThreadEntry {
+    uint64_t threadId = 0;
+    uint32_t interpreterId = 0;
+    uint64_t prevTimestamp = 0;
+    std::vector<uint32_t> prevStack; // file frame indices, leaf first
+    std::vector<uint8_t> pending;    // deferred run-length entries: varint delta + status
+    uint32_t pendingCount = 0;
+};
+
+struct ThreadKeyHash {
+    size_t operator()(const std::pair<uint64_t, uint32_t>& k) const noexcept {
+        return std::hash<uint64_t>()(k.first * 0x9e3779b97f4a7c15ull ^ k.second);
+    }
+};
+
+} // namespace tach
+
+struct TachWriter::Impl {
+    TachWriterOptions options;
+    std::optional<tach::RecordOutput> out;
+    const FrameRegistry* registry = nullptr;
+    RecordingInfo info;
+    std::optional<RecordingSummary> summary;
+
+    // Interning in first-use order: registry id -> file index, and back.
+    std::vector<uint32_t> stringIndex, frameIndex;
+    std::vector<StringId> fileStrings;
+    std::vector<FrameId> fileFrames;
+
+    std::vector<tach::ThreadEntry> threads;
+    std::unordered_map<std::pair<uint64_t, uint32_t>, size_t, tach::ThreadKeyHash> threadIndex;
+    std::vector<uint32_t> current;
+    TachRecordStats stats;
+    std::optional<Error> error;
+    bool finalized = false;
+
+    void fail(Error e) {
+        if (!error) error = std::move(e);
+    }
+    uint32_t internString(StringId id);
+    uint32_t internFrame(FrameId id);
+    tach::ThreadEntry& thread(uint64_t threadId, uint32_t interpreterId);
+    void sample(tach::ThreadEntry& t, uint8_t status, uint64_t timestampUs, bool stackKnownSame);
+    void writeStackRecord(tach::ThreadEntry& t, uint8_t status, uint64_t delta);
+    void flushPending(tach::ThreadEntry& t);
+    uint8_t* reserve(size_t size);
+    Status finalizeFile();
+    Status writeStrings();
+    Status writeFrames();
+    Status writeStatsAndFooter();
+    Status writeHeader(uint64_t stringTableOffset, uint64_t frameTableOffset);
+};
+
+} // namespace gilscope

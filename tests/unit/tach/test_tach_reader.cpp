@@ -1,0 +1,246 @@
+// Replays CPython-written fixtures and compares with CPython's own reader: the exact
+// collect() call sequence, get_info(), get_stats(), and the error for each corrupt file.
+#include "core/tach/tach_reader.h"
+#include "tests/support/shared_dir.h"
+#include "trace_sink.h"
+
+#include <QTest>
+
+#include <filesystem>
+
+using namespace gilscope;
+using namespace gilscope::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// QCOMPARE cannot print nlohmann::json; compare and show both dumps.
+#define JCOMPARE(actual, expected)                                                                 \
+    do {                                                                                           \
+        const json a_ = (actual), e_ = (expected);                                                 \
+        QVERIFY2(a_ == e_, (#actual ": got " + a_.dump() + ", want " + e_.dump()).c_str());        \
+    } while (0)
+
+namespace {
+
+fs::path tachFixture(const std::string& name) {
+    return fixturePath(QString::fromStdString("tach/" + name)).toStdString();
+}
+
+// Counts batches and samples; used to check how far a failing replay got.
+struct CountingSink : SampleSink {
+    void addBatch(const SampleBatch& b) override {
+        ++calls;
+        samples += b.timestampsUs.size();
+    }
+    uint64_t calls = 0, samples = 0;
+};
+
+json optionalJson(const std::optional<double>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+json optionalJson(const std::optional<int>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+} // namespace
+
+class TestTachReader : public QObject {
+    Q_OBJECT
+private slots:
+    void replayMatchesCPythonCalls_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* n : {"tiny", "medium", "rle-long", "stats", "unicode", "utf8-replace"})
+            QTest::newRow(n) << n;
+    }
+    void replayMatchesCPythonCalls() {
+        GILSCOPE_REQUIRE_SHARED();
+        QFETCH(QString, name);
+        const std::string base = name.toStdString();
+        const bool hashed = base == "medium";
+        auto reader = TachReader::open(tachFixture(base + ".bin"));
+        QVERIFY2(reader.ok(), reader.ok() ? "" : reader.error().message.c_str());
+        TraceSink sink(hashed);
+        auto count = reader->replay(sink);
+        QVERIFY2(count.ok(), count.ok() ? "" : count.error().message.c_str());
+        const auto expected = readJsonLines(tachFixture(base + ".replay.jsonl"));
+        QCOMPARE(sink.calls.size(), expected.size());
+        for (size_t i = 0; i < expected.size(); ++i) {
+            if (sink.calls[i] != expected[i]) {
+                const std::string msg = "call " + std::to_string(i) + "\n got " +
+                                        sink.calls[i].dump() + "\nwant " + expected[i].dump();
+                QFAIL(msg.c_str());
+            }
+        }
+        QCOMPARE(sink.begins, 1);
+        QCOMPARE(sink.finishes, 1);
+        if (hashed) {
+            for (const auto& c : sink.calls)
+                QVERIFY(c["depth"].get<size_t>() <= 256);
+        }
+    }
+
+    void infoAndStatsMatchCPython_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* n : {"tiny", "medium", "rle-long", "stats", "unicode", "utf8-replace"})
+            QTest::newRow(n) << n;
+    }
+    void infoAndStatsMatchCPython() {
+        GILSCOPE_REQUIRE_SHARED();
+        QFETCH(QString, name);
+        const std::string base = name.toStdString();
+        const json expected = readJson(tachFixture(base + ".info.json"));
+        auto reader = TachReader::open(tachFixture(base + ".bin"));
+        QVERIFY(reader.ok());
+        const TachInfo& info = reader->info();
+        const json& gi = expected["get_info"];
+        JCOMPARE(json(info.version), gi["version"]);
+        JCOMPARE(json({info.pythonMajor, info.pythonMinor, info.pythonMicro}),
+                 gi["python_version"]);
+        JCOMPARE(json(info.startTimeUs), gi["start_time_us"]);
+        JCOMPARE(json(info.sampleIntervalUs), gi["sample_interval_us"]);
+        JCOMPARE(json(info.sampleCount), gi["sample_count"]);
+        JCOMPARE(json(info.threadCount), gi["thread_count"]);
+        JCOMPARE(json(info.stringCount), gi["string_count"]);
+        JCOMPARE(json(info.frameCount), gi["frame_count"]);
+        JCOMPARE(json(info.compression), gi["compression_type"]);
+        JCOMPARE(optionalJson(info.mode), gi["mode"]);
+        JCOMPARE(optionalJson(info.captureFeatures), gi["capture_features"]);
+        const std::optional<double> none;
+        JCOMPARE(info.stats ? json(info.stats->durationSec) : json(nullptr), gi["duration_sec"]);
+        JCOMPARE(info.stats ? json(info.stats->sampleRate) : json(nullptr), gi["sample_rate"]);
+        JCOMPARE(optionalJson(info.stats ? info.stats->errorRatePct : none), gi["error_rate"]);
+        JCOMPARE(optionalJson(info.stats ? info.stats->missedPct : none), gi["missed_samples"]);
+
+        CountingSink sink;
+        auto count = reader->replay(sink);
+        QVERIFY(count.ok());
+        JCOMPARE(json(*count), expected["replay_count"]);
+        JCOMPARE(json(sink.calls), expected["collect_calls"]);
+        const TachRecordStats& s = reader->recordStats();
+        const json& rs = expected["reader_stats_after_replay"];
+        JCOMPARE(json(s.repeatRecords), rs["repeat_records"]);
+        JCOMPARE(json(s.repeatSamples), rs["repeat_samples"]);
+        JCOMPARE(json(s.fullRecords), rs["full_records"]);
+        JCOMPARE(json(s.suffixRecords), rs["suffix_records"]);
+        JCOMPARE(json(s.popPushRecords), rs["pop_push_records"]);
+        JCOMPARE(json(s.totalRecords()), rs["total_records"]);
+        JCOMPARE(json(s.totalSamples), rs["total_samples"]);
+        JCOMPARE(json(s.stackReconstructions), rs["stack_reconstructions"]);
+    }
+
+    void realRecordingInfoMatchesCPython() {
+        GILSCOPE_REQUIRE_SHARED();
+        const json expected = readJson(tachFixture("real-315.info.json"));
+        auto reader = TachReader::open(tachFixture("real-315.bin"));
+        QVERIFY(reader.ok());
+        const TachInfo& info = reader->info();
+        JCOMPARE(json({info.pythonMajor, info.pythonMinor, info.pythonMicro}),
+                 expected["python_version"]);
+        JCOMPARE(json(info.sampleCount), expected["sample_count"]);
+        JCOMPARE(json(info.threadCount), expected["thread_count"]);
+        JCOMPARE(json(info.stringCount), expected["string_count"]);
+        JCOMPARE(json(info.frameCount), expected["frame_count"]);
+        JCOMPARE(json(info.mode.value_or(-1)), expected["mode"]);
+        QVERIFY(info.stats.has_value());
+        JCOMPARE(json(info.stats->durationSec), expected["duration_sec"]);
+        JCOMPARE(json(info.stats->sampleRate), expected["sample_rate"]);
+        JCOMPARE(optionalJson(info.stats->errorRatePct), expected["error_rate"]);
+        JCOMPARE(optionalJson(info.stats->missedPct), expected["missed_samples"]);
+        QVERIFY(info.captureFeatures.has_value());
+        QCOMPARE(*info.captureFeatures & 1,
+                 expected["capture_config"]["all_threads"].get<bool>() ? 1 : 0);
+        QCOMPARE(*info.captureFeatures & 4, expected["capture_config"]["gc"].get<bool>() ? 4 : 0);
+        CountingSink sink;
+        auto count = reader->replay(sink);
+        QVERIFY2(count.ok(), count.ok() ? "" : count.error().message.c_str());
+        JCOMPARE(json(*count), expected["sample_count"]);
+    }
+
+    void corruptFilesFailLikeCPython() {
+        GILSCOPE_REQUIRE_SHARED();
+        const json expectations = readJson(tachFixture("corrupt-expectations.json"));
+        int checked = 0;
+        for (const auto& [name, c] : expectations["cases"].items()) {
+            const std::string stage = c["stage"];
+            auto reader = TachReader::open(tachFixture(c["file"].get<std::string>()));
+            const std::string label = name + ": ";
+            if (stage == "open") {
+                QVERIFY2(!reader.ok(), (label + "opened").c_str());
+                QVERIFY2(reader.error().kind == ErrorKind::CorruptFile,
+                         (label + reader.error().message).c_str());
+                QCOMPARE(reader.error().message, c["message"].get<std::string>());
+                ++checked;
+                continue;
+            }
+            QVERIFY2(reader.ok(), (label + (reader.ok() ? "" : reader.error().message)).c_str());
+            if (c.contains("get_info_sample_count"))
+                JCOMPARE(json(reader->info().sampleCount), c["get_info_sample_count"]);
+            CountingSink sink;
+            auto count = reader->replay(sink);
+            if (stage == "ok") {
+                QVERIFY2(count.ok(), (label + (count.ok() ? "" : count.error().message)).c_str());
+                JCOMPARE(json(*count), c["replay_count"]);
+            } else {
+                QVERIFY2(!count.ok(), (label + "replayed").c_str());
+                QCOMPARE(count.error().message, c["message"].get<std::string>());
+                JCOMPARE(json(sink.calls), c["collect_calls_before_error"]);
+                JCOMPARE(json(sink.samples), c["samples_delivered_before_error"]);
+            }
+            ++checked;
+        }
+        QCOMPARE(checked, 33);
+    }
+
+    void replayTwiceGivesTheSameCalls() {
+        GILSCOPE_REQUIRE_SHARED();
+        auto reader = TachReader::open(tachFixture("stats.bin"));
+        QVERIFY(reader.ok());
+        TraceSink a, b;
+        QVERIFY(reader->replay(a).ok());
+        QVERIFY(reader->replay(b).ok());
+        JCOMPARE(a.calls, b.calls);
+        QCOMPARE(a.summary.durationSec, 0.1);
+        QVERIFY(a.summary.hasErrorRate);
+        QCOMPARE(a.summary.errorRatePct, 0.25);
+    }
+
+    void progressFollowsCPython() {
+        GILSCOPE_REQUIRE_SHARED();
+        auto reader = TachReader::open(tachFixture("medium.bin"));
+        QVERIFY(reader.ok());
+        CountingSink sink;
+        std::vector<std::pair<uint64_t, uint64_t>> calls;
+        auto count = reader->replay(
+            sink, [&](uint64_t done, uint64_t total) { calls.emplace_back(done, total); });
+        QVERIFY(count.ok());
+        QVERIFY(calls.size() > 10);
+        QCOMPARE(calls.front().first, uint64_t{0});
+        QCOMPARE(calls.back().first, uint64_t{20000});
+        for (auto& [done, total] : calls)
+            QCOMPARE(total, uint64_t{20000});
+        for (size_t i = 1; i < calls.size(); ++i)
+            QVERIFY(calls[i].first >= calls[i - 1].first);
+    }
+
+    void cancelStopsReplay() {
+        GILSCOPE_REQUIRE_SHARED();
+        auto reader = TachReader::open(tachFixture("medium.bin"));
+        QVERIFY(reader.ok());
+        CountingSink sink;
+        CancelToken cancel;
+        cancel.cancel();
+        auto count = reader->replay(sink, {}, &cancel);
+        QVERIFY(!count.ok());
+        QCOMPARE(count.error().kind, ErrorKind::Cancelled);
+        QVERIFY(sink.samples < 20000);
+    }
+
+    void missingFileIsAnIoError() {
+        auto reader = TachReader::open("/nonexistent/recording.bin");
+        QVERIFY(!reader.ok());
+        QVERIFY(reader.error().message.find("/nonexistent/recording.bin") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTachReader)
+#include "test_tach_reader.moc"
