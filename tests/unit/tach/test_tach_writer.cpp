@@ -1,0 +1,392 @@
+// The writer follows CPython's algorithm: fed CPython's own replay it reproduces the
+// fixture files byte for byte, its statistics match CPython's writer, and whatever it
+// writes our reader (and CPython's, see tests/integration/tach) reads back unchanged.
+#include "core/sample/thread_status.h"
+#include "core/tach/tach_reader.h"
+#include "core/tach/tach_writer.h"
+#include "core/util/temp_dir.h"
+#include "tests/support/shared_dir.h"
+#include "trace_sink.h"
+
+#include <QTest>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+
+using namespace gilscope;
+using namespace gilscope::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+#define JCOMPARE(actual, expected)                                                                 \
+    do {                                                                                           \
+        const json a_ = (actual), e_ = (expected);                                                 \
+        QVERIFY2(a_ == e_, (#actual ": got " + a_.dump() + ", want " + e_.dump()).c_str());        \
+    } while (0)
+
+namespace {
+
+fs::path tachFixture(const std::string& name) {
+    return fixturePath(QString::fromStdString("tach/" + name)).toStdString();
+}
+
+TachWriterOptions options(TachCompression compression) {
+    TachWriterOptions o;
+    o.compression = compression;
+    return o;
+}
+
+std::string readAll(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// Replays into a writer as well as the caller's sink, so a test can inspect the
+// writer's statistics just before finalize() as CPython's fixtures recorded them.
+struct ForwardSink : SampleSink {
+    TachWriter* writer;
+    void begin(const FrameRegistry& r, const RecordingInfo& i) override { writer->begin(r, i); }
+    void addBatch(const SampleBatch& b) override { writer->addBatch(b); }
+    void finish(const RecordingSummary& s) override { writer->finish(s); }
+};
+
+// Feeds X.replay.jsonl calls to a sink as batches, with frames interned in `registry`.
+void feedTrace(const std::vector<json>& calls, FrameRegistry& registry, const RecordingInfo& info,
+               SampleSink& sink) {
+    sink.begin(registry, info);
+    std::vector<FrameId> frames;
+    std::vector<uint64_t> timestamps;
+    for (const json& c : calls) {
+        frames.clear();
+        for (const json& f : c["frames"]) {
+            FrameInfo fi;
+            fi.filename = registry.internString(f[0].get<std::string>());
+            fi.funcname = registry.internString(f[2].get<std::string>());
+            if (!f[1].is_null()) {
+                fi.line = f[1][0];
+                fi.endLine = f[1][1];
+                fi.column = f[1][2];
+                fi.endColumn = f[1][3];
+            }
+            if (!f[3].is_null()) fi.opcode = f[3].get<uint8_t>();
+            frames.push_back(registry.internFrame(fi));
+        }
+        timestamps = c["timestamps_us"].get<std::vector<uint64_t>>();
+        SampleBatch b;
+        b.threadId = c["thread_id"];
+        b.interpreterId = c["interpreter_id"];
+        b.status = c["status"];
+        b.frames = frames;
+        b.timestampsUs = timestamps;
+        sink.addBatch(b);
+    }
+}
+
+// One thread-sample, with frames as strings, for order-insensitive-per-thread checks.
+using FlatSample =
+    std::tuple<uint64_t, uint32_t, uint64_t, uint32_t, json>; // tid, interp, ts, status, frames
+
+std::vector<FlatSample> flatten(const std::vector<json>& calls) {
+    std::vector<FlatSample> out;
+    for (const json& c : calls)
+        for (uint64_t ts : c["timestamps_us"])
+            out.emplace_back(c["thread_id"], c["interpreter_id"], ts, c["status"], c["frames"]);
+    // Per-thread order is chronological in both; file order across threads is not.
+    std::stable_sort(out.begin(), out.end(), [](const FlatSample& a, const FlatSample& b) {
+        return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+    });
+    return out;
+}
+
+} // namespace
+
+class TestTachWriter : public QObject {
+    Q_OBJECT
+private slots:
+    // CPython's writer made these uncompressed files; replaying them into ours must
+    // reproduce every byte (same interning, encodings, deferred runs, footer, header).
+    void rewritesUncompressedFixturesByteForByte_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* n : {"tiny", "rle-long", "unicode"})
+            QTest::newRow(n) << n;
+    }
+    void rewritesUncompressedFixturesByteForByte() {
+        GILSCOPE_REQUIRE_SHARED();
+        QFETCH(QString, name);
+        const std::string base = name.toStdString();
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        const fs::path out = dir->path() / "out.bin";
+        auto reader = TachReader::open(tachFixture(base + ".bin"));
+        QVERIFY(reader.ok());
+        auto writer = TachWriter::create(out, options(TachCompression::None));
+        QVERIFY(writer.ok());
+        ForwardSink forward;
+        forward.writer = writer->get();
+        QVERIFY(reader->replay(forward).ok());
+
+        const json ws = readJson(tachFixture(base + ".info.json"))["writer_stats_before_finalize"];
+        const TachRecordStats& s = (*writer)->stats();
+        JCOMPARE(s.repeatRecords, ws["repeat_records"]);
+        JCOMPARE(s.repeatSamples, ws["repeat_samples"]);
+        JCOMPARE(s.fullRecords, ws["full_records"]);
+        JCOMPARE(s.suffixRecords, ws["suffix_records"]);
+        JCOMPARE(s.popPushRecords, ws["pop_push_records"]);
+        JCOMPARE(s.totalRecords(), ws["total_records"]);
+        JCOMPARE(s.totalSamples, ws["total_samples"]);
+        JCOMPARE(s.totalFramesWritten, ws["total_frames_written"]);
+        JCOMPARE(s.framesSaved, ws["frames_saved"]);
+        JCOMPARE(s.bytesWritten, ws["bytes_written"]);
+        JCOMPARE(s.frameCompressionPct(), ws["frame_compression_pct"]);
+
+        QVERIFY(!fs::exists(out)); // nothing appears before finalize()
+        auto done = (*writer)->finalize();
+        QVERIFY2(done.ok(), done.ok() ? "" : done.error().message.c_str());
+        QVERIFY(readAll(out) == readAll(tachFixture(base + ".bin")));
+    }
+
+    // Compressed fixtures: same records, read back through zstd, same calls.
+    void zstdRoundTripKeepsCPythonCalls_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* n : {"medium", "stats", "tiny", "unicode", "rle-long", "utf8-replace"})
+            QTest::newRow(n) << n;
+    }
+    void zstdRoundTripKeepsCPythonCalls() {
+        GILSCOPE_REQUIRE_SHARED();
+        QFETCH(QString, name);
+        const std::string base = name.toStdString();
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        const fs::path out = dir->path() / "out.bin";
+        auto reader = TachReader::open(tachFixture(base + ".bin"));
+        QVERIFY(reader.ok());
+        auto writer = TachWriter::create(out);
+        QVERIFY(writer.ok());
+        ForwardSink forward;
+        forward.writer = writer->get();
+        QVERIFY(reader->replay(forward).ok());
+        QVERIFY((*writer)->finalize().ok());
+
+        auto again = TachReader::open(out);
+        QVERIFY2(again.ok(), again.ok() ? "" : again.error().message.c_str());
+        QCOMPARE(again->info().compression, 1u);
+        const TachInfo &a = reader->info(), &b = again->info();
+        QCOMPARE(b.sampleCount, a.sampleCount);
+        QCOMPARE(b.threadCount, a.threadCount);
+        QCOMPARE(b.startTimeUs, a.startTimeUs);
+        QCOMPARE(b.sampleIntervalUs, a.sampleIntervalUs);
+        QVERIFY(b.mode == a.mode);
+        QVERIFY(b.captureFeatures == a.captureFeatures);
+        QCOMPARE(b.stats.has_value(), a.stats.has_value());
+        if (a.stats) {
+            QCOMPARE(b.stats->durationSec, a.stats->durationSec);
+            QVERIFY(b.stats->errorRatePct == a.stats->errorRatePct);
+            QVERIFY(b.stats->missedPct == a.stats->missedPct);
+        }
+        TraceSink original(base == "medium"), rewritten(base == "medium");
+        QVERIFY(reader->replay(original).ok());
+        QVERIFY(again->replay(rewritten).ok());
+        QCOMPARE(rewritten.calls.size(), original.calls.size());
+        QVERIFY(rewritten.calls == original.calls);
+        JCOMPARE(again->recordStats().totalRecords(), reader->recordStats().totalRecords());
+    }
+
+    // The samples of CPython's replay trace, written by us and read back, are the same.
+    void replayTraceRoundTrips_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* n : {"tiny", "stats", "unicode", "rle-long", "utf8-replace"})
+            QTest::newRow(n) << n;
+    }
+    void replayTraceRoundTrips() {
+        GILSCOPE_REQUIRE_SHARED();
+        QFETCH(QString, name);
+        const auto calls = readJsonLines(tachFixture(name.toStdString() + ".replay.jsonl"));
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        const fs::path out = dir->path() / "trace.bin";
+        FrameRegistry registry;
+        RecordingInfo info;
+        info.startTimeUs = 5000000000;
+        auto writer = TachWriter::create(out);
+        QVERIFY(writer.ok());
+        feedTrace(calls, registry, info, **writer);
+        QVERIFY((*writer)->finalize().ok());
+        auto reader = TachReader::open(out);
+        QVERIFY(reader.ok());
+        TraceSink back;
+        QVERIFY(reader->replay(back).ok());
+        QCOMPARE(back.calls.size(), calls.size());
+        for (size_t i = 0; i < calls.size(); ++i)
+            QVERIFY2(back.calls[i] == calls[i],
+                     (back.calls[i].dump() + "\n" + calls[i].dump()).c_str());
+    }
+
+    // Live-like input: several threads and interpreters, one timestamp per batch,
+    // stacks that grow, shrink, repeat and exceed 256 frames, ids and times near limits.
+    void liveLikeSamplesRoundTrip() {
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        const fs::path out = dir->path() / "live.bin";
+        FrameRegistry registry;
+        std::vector<FrameId> pool;
+        for (int i = 0; i < 400; ++i) {
+            FrameInfo f;
+            f.filename = registry.internString("/app/mod" + std::to_string(i % 7) + ".py");
+            f.funcname = registry.internString("fn_" + std::to_string(i) +
+                                               (i % 11 == 0 ? "_\xc3\xa9\xf0\x9f\x90\x8d" : ""));
+            f.line = i % 13 == 0 ? -1 : i;
+            f.endLine = f.line == -1 ? -1 : i + 2;
+            f.column = i % 5 == 0 ? -1 : 4;
+            f.endColumn = f.column == -1 ? -1 : 20;
+            f.opcode = i % 3 == 0 ? 255 : static_cast<uint8_t>(i % 200);
+            pool.push_back(registry.internFrame(f));
+        }
+        RecordingInfo info;
+        info.startTimeUs = 1'000'000;
+        info.sampleIntervalUs = 100;
+        info.mode = 3;
+        info.captureFeatures = 13;
+        info.pythonMajor = 3;
+        info.pythonMinor = 13;
+        info.pythonMicro = 1;
+        auto writer = TachWriter::create(out);
+        QVERIFY(writer.ok());
+        (*writer)->begin(registry, info);
+
+        std::mt19937 rng(7);
+        const std::vector<std::pair<uint64_t, uint32_t>> threads = {
+            {1, 0}, {UINT64_MAX, 0}, {1, 1}, {424242, UINT32_MAX}};
+        std::map<size_t, std::vector<FrameId>> stacks;
+        std::vector<json> expected;
+        uint64_t now = info.startTimeUs;
+        for (int tick = 0; tick < 20000; ++tick) {
+            now += 1 + rng() % 300;
+            for (size_t t = 0; t < threads.size(); ++t) {
+                auto& st = stacks[t];
+                const unsigned r = rng() % 100;
+                if (r < 60) { // unchanged
+                } else if (r < 75)
+                    st.insert(st.begin(), pool[rng() % pool.size()]); // call
+                else if (r < 85 && !st.empty())
+                    st.erase(st.begin()); // return
+                else if (r < 95) {        // new leaf chain
+                    st.resize(rng() % (st.size() + 1));
+                    for (unsigned k = rng() % 5; k > 0; --k)
+                        st.insert(st.begin(), pool[rng() % pool.size()]);
+                } else { // something entirely different, sometimes very deep
+                    st.clear();
+                    for (unsigned k = rng() % (tick % 997 == 0 ? 400 : 30); k > 0; --k)
+                        st.push_back(pool[rng() % pool.size()]);
+                }
+                const uint32_t status = (rng() % 4 == 0 ? ThreadStatus::HasGil : 0) |
+                                        (t == 0 ? ThreadStatus::MainThread : 0);
+                // A thread that goes back in time once (clock skew) must survive too.
+                const uint64_t ts = (t == 3 && tick == 5000) ? now - 50000 : now;
+                SampleBatch b;
+                b.threadId = threads[t].first;
+                b.interpreterId = threads[t].second;
+                b.status = status;
+                b.frames = st;
+                b.timestampsUs = std::span<const uint64_t>(&ts, 1);
+                (*writer)->addBatch(b);
+                json frames = json::array();
+                for (size_t k = 0; k < std::min<size_t>(st.size(), 256); ++k)
+                    frames.push_back(frameJson(registry, st[k]));
+                expected.push_back({{"interpreter_id", b.interpreterId},
+                                    {"thread_id", b.threadId},
+                                    {"status", status},
+                                    {"timestamps_us", {ts}},
+                                    {"frames", frames}});
+            }
+        }
+        RecordingSummary summary;
+        summary.durationSec = 2.5;
+        summary.sampleRate = 8000;
+        summary.hasErrorRate = true;
+        summary.errorRatePct = 1.25;
+        (*writer)->finish(summary);
+        QVERIFY((*writer)->finalize().ok());
+
+        auto reader = TachReader::open(out);
+        QVERIFY2(reader.ok(), reader.ok() ? "" : reader.error().message.c_str());
+        QCOMPARE(reader->info().sampleCount, uint64_t{80000});
+        QCOMPARE(reader->info().threadCount, 4u);
+        QCOMPARE(reader->info().pythonMinor, uint8_t{13});
+        QVERIFY(reader->info().mode == 3);
+        QVERIFY(reader->info().captureFeatures == 13);
+        QVERIFY(reader->info().stats.has_value());
+        QCOMPARE(reader->info().stats->sampleRate, 8000.0);
+        QVERIFY(reader->info().stats->errorRatePct == 1.25);
+        QVERIFY(!reader->info().stats->missedPct.has_value());
+        TraceSink back;
+        QVERIFY(reader->replay(back).ok());
+        QVERIFY(back.calls.size() < expected.size()); // run-length records were used
+        const auto got = flatten(back.calls), want = flatten(expected);
+        QCOMPARE(got.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i) {
+            if (got[i] != want[i]) QFAIL(("sample " + std::to_string(i) + " differs").c_str());
+        }
+    }
+
+    void abandonedWriterLeavesNoFile() {
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        const fs::path out = dir->path() / "abandoned.bin";
+        {
+            auto writer = TachWriter::create(out);
+            QVERIFY(writer.ok());
+            FrameRegistry registry;
+            (*writer)->begin(registry, {});
+            const uint64_t ts = 5;
+            SampleBatch b;
+            b.timestampsUs = std::span<const uint64_t>(&ts, 1);
+            (*writer)->addBatch(b);
+        }
+        QVERIFY(fs::is_empty(dir->path()));
+    }
+
+    void unwritableDestinationIsReported() {
+        auto writer = TachWriter::create("/nonexistent-dir/out.bin");
+        QVERIFY(!writer.ok());
+        QVERIFY(writer.error().message.find("/nonexistent-dir") != std::string::npos);
+    }
+
+    void misuseIsAnErrorNotACrash() {
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        auto writer = TachWriter::create(dir->path() / "x.bin");
+        QVERIFY(writer.ok());
+        const uint64_t ts = 5;
+        SampleBatch b;
+        b.timestampsUs = std::span<const uint64_t>(&ts, 1);
+        (*writer)->addBatch(b); // before begin()
+        QVERIFY((*writer)->lastError().has_value());
+        QVERIFY(!(*writer)->finalize().ok());
+        QVERIFY(!(*writer)->finalize().ok());
+        QVERIFY(!fs::exists(dir->path() / "x.bin"));
+    }
+
+    void emptyRecordingIsValid() {
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        for (auto compression : {TachCompression::None, TachCompression::Zstd}) {
+            const fs::path out = dir->path() / "empty.bin";
+            auto writer = TachWriter::create(out, options(compression));
+            QVERIFY(writer.ok());
+            QVERIFY((*writer)->finalize().ok());
+            auto reader = TachReader::open(out);
+            QVERIFY2(reader.ok(), reader.ok() ? "" : reader.error().message.c_str());
+            TraceSink sink;
+            auto n = reader->replay(sink);
+            QVERIFY(n.ok());
+            QCOMPARE(*n, uint64_t{0});
+            QCOMPARE(reader->info().pythonMajor, uint8_t{3});
+            QCOMPARE(reader->info().pythonMinor, uint8_t{15});
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTachWriter)
+#include "test_tach_writer.moc"
