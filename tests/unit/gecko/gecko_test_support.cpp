@@ -1,5 +1,6 @@
 #include "gecko_test_support.h"
 
+#include "core/util/temp_dir.h"
 #include "tests/support/shared_dir.h"
 
 #include <QProcess>
@@ -103,6 +104,41 @@ std::vector<std::string> listDir(const fs::path& dir) {
         names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
+}
+
+} // namespace gilscope::test
+
+namespace gilscope::test {
+
+Exported exportAndCheck(GeckoCollector& collector) {
+    Exported e;
+    auto dir = TempDir::create("gilscope-test");
+    if (!dir.ok()) {
+        e.status = dir.error();
+        return e;
+    }
+    const fs::path out = dir->path() / "profile.json";
+    e.status = collector.exportTo(out);
+    if (!e.status.ok()) return e;
+    e.profile = readJson(out);
+    const CheckResult c = checkGecko(out);
+    e.checkOk = c.ok;
+    e.checkOutput = c.output;
+    return e;
+}
+
+bool columnsMatchLength(const nlohmann::json& table, std::string* why) {
+    const auto length = table.at("length").get<int64_t>();
+    for (const auto& [key, value] : table.items()) {
+        if (!value.is_array()) continue;
+        if (static_cast<int64_t>(value.size()) != length) {
+            if (why)
+                *why = key + " has " + std::to_string(value.size()) + " items, length " +
+                       std::to_string(length);
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace gilscope::test

@@ -1,0 +1,373 @@
+// Ports of CPython's named Gecko collector tests (cpython-profiling.md §6) and the
+// marker state machine, on synthetic samples.
+
+#include "gecko_test_support.h"
+
+#include "core/gecko/gecko_collector.h"
+#include "core/sample/thread_status.h"
+#include "core/util/temp_dir.h"
+#include "tests/support/shared_dir.h"
+
+#include <QTest>
+#include <set>
+#include <unistd.h>
+
+using namespace gilscope;
+using namespace gilscope::test;
+namespace fs = std::filesystem;
+namespace TS = gilscope::ThreadStatus;
+using nlohmann::json;
+
+namespace {
+
+// (name, start, end) of thread 0's markers, with names resolved.
+struct Marker {
+    std::string name;
+    double start, end;
+    json data;
+};
+std::vector<Marker> markersOf(const json& profile, size_t thread = 0) {
+    const auto& strings = profile["shared"]["stringArray"];
+    const auto& m = profile["threads"][thread]["markers"];
+    std::vector<Marker> out;
+    for (size_t i = 0; i < m["length"].get<size_t>(); ++i)
+        out.push_back({strings[m["name"][i].get<size_t>()].get<std::string>(),
+                       m["startTime"][i].get<double>(), m["endTime"][i].get<double>(),
+                       m["data"][i]});
+    return out;
+}
+
+std::vector<json> opcodeMarkerData(const json& profile) {
+    std::vector<json> out;
+    for (const auto& d : profile["threads"][0]["markers"]["data"])
+        if (d["type"] == "Opcode") out.push_back(d);
+    return out;
+}
+
+#define VERIFY_EXPORTED(e)                                                                         \
+    do {                                                                                           \
+        QVERIFY2((e).status.ok(), (e).status.ok() ? "" : (e).status.error().message.c_str());      \
+        QVERIFY2((e).checkOk, (e).checkOutput.c_str());                                            \
+    } while (0)
+
+} // namespace
+
+class TestGeckoCollector : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        // A spill directory left by a gilscope that no longer runs (pid beyond pid_max).
+        staleDir_ = systemTempDir() / "gilscope-gecko-2147483646-stale1";
+        fs::create_directories(staleDir_);
+    }
+
+    void staleSpillDirectoriesAreRemovedOnStart() {
+        GeckoCollector collector;
+        QVERIFY(!fs::exists(staleDir_));
+    }
+
+    void geckoCollectorExport() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        const FrameId f1 = feed.frame("file.py", 10, "func1");
+        const FrameId f2 = feed.frame("file.py", 20, "func2");
+        const FrameId other = feed.frame("other.py", 5, "other_func");
+        feed.add(1, 0, {f1, f2}, {1000});
+        feed.add(1, 0, {f1, f2}, {2000});
+        feed.add(1, 0, {other}, {3000});
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        const json& p = e.profile;
+        QVERIFY(p.contains("meta") && p.contains("threads") && p.contains("shared"));
+        QVERIFY(p["meta"].contains("categories") && p["meta"].contains("interval"));
+        std::set<std::string> strings(p["shared"]["stringArray"].begin(),
+                                      p["shared"]["stringArray"].end());
+        for (const char* s : {"func1", "func2", "other_func"})
+            QVERIFY(strings.count(s));
+        const json& samples = p["threads"][0]["samples"];
+        QCOMPARE(samples["length"].get<int>(), 3);
+        for (const char* col : {"stack", "time", "eventDelay"})
+            QCOMPARE(samples[col].size(), size_t(3));
+    }
+
+    void exportAfterSpillFlushWithOneByteBuffer() {
+        GeckoOptions opt;
+        opt.spillBufferBytes = 1;
+        GeckoCollector collector(opt);
+        SyntheticFeed feed(collector);
+        feed.add(1, TS::HasGil, {feed.frame("file.py", 10, "func1")}, {1000, 2000, 3000});
+        // Every append went straight to disk.
+        const fs::path spill = collector.spillDirectory();
+        QVERIFY(!spill.empty());
+        QCOMPARE(fs::file_size(spill / "thread-1-samples-stack.bin"),
+                 uintmax_t(3 * sizeof(int32_t)));
+        QCOMPARE(fs::file_size(spill / "thread-1-samples-time.bin"), uintmax_t(3 * sizeof(double)));
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        const json& samples = e.profile["threads"][0]["samples"];
+        QCOMPARE(samples["length"].get<int>(), 3);
+        for (const char* col : {"stack", "time", "eventDelay"})
+            QCOMPARE(samples[col].size(), size_t(3));
+        QVERIFY(samples["time"] == json::parse("[0.0,1.0,2.0]"));
+        QVERIFY(!fs::exists(spill)); // removed after export
+    }
+
+    void rejectsCollectAfterExport() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        const FrameId f = feed.frame("file.py", 10, "func");
+        feed.add(1, 0, {f}, {1000});
+        Exported first = exportAndCheck(collector);
+        VERIFY_EXPORTED(first);
+        QVERIFY(!collector.lastError());
+        feed.add(1, 0, {f}, {2000});
+        QVERIFY(collector.lastError());
+        QVERIFY(collector.lastError()->message.find("after export") != std::string::npos);
+        auto dir = TempDir::create("gilscope-test");
+        Status again = collector.exportTo(dir->path() / "again.json");
+        QVERIFY(!again.ok());
+        QVERIFY(again.error().message.find("after export") != std::string::npos);
+        QVERIFY(!fs::exists(dir->path() / "again.json"));
+    }
+
+    void spillDirectoryRemovedOnDestructionWithoutExport() {
+        fs::path spill;
+        {
+            GeckoCollector collector;
+            SyntheticFeed feed(collector);
+            feed.add(7, 0, {feed.frame("a.py", 1, "a")}, {10});
+            spill = collector.spillDirectory();
+            QVERIFY(fs::is_directory(spill));
+            QCOMPARE(spill.filename().string().rfind(
+                         "gilscope-gecko-" + std::to_string(::getpid()) + "-", 0),
+                     size_t(0));
+        }
+        QVERIFY(!fs::exists(spill));
+    }
+
+    void mainThreadFlagComesFromTheCreatingSample() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        feed.add(1, TS::MainThread, {feed.frame("main.py", 10, "main")}, {1000});
+        feed.add(2, 0, {feed.frame("worker.py", 20, "worker")}, {1000});
+        feed.add(2, TS::MainThread, {feed.frame("worker.py", 20, "worker")},
+                 {2000}); // latched: stays false
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        QCOMPARE(e.profile["threads"][0]["tid"].get<int>(), 1);
+        QCOMPARE(e.profile["threads"][0]["isMainThread"].get<bool>(), true);
+        QCOMPARE(e.profile["threads"][1]["isMainThread"].get<bool>(), false);
+    }
+
+    void filtersInternalFrames() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        feed.add(1, 0,
+                 {feed.frame("/path/to/_sync_coordinator.py", 5, "_run"),
+                  feed.frame("app.py", 3, "work"), feed.frame("<frozen runpy>", 88, "_run_code")},
+                 {1000});
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        for (const auto& s : e.profile["shared"]["stringArray"])
+            QVERIFY(s.get<std::string>().find("_sync_coordinator") == std::string::npos);
+        QVERIFY(std::find(e.profile["shared"]["stringArray"].begin(),
+                          e.profile["shared"]["stringArray"].end(),
+                          "<frozen runpy>") != e.profile["shared"]["stringArray"].end());
+        QCOMPARE(e.profile["threads"][0]["funcTable"]["length"].get<int>(), 2);
+    }
+
+    void frameFormatAndColumnLengths() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        feed.add(1, TS::HasGil | TS::OnCpu,
+                 {feed.frame("a.py", 1, "f1"), feed.frame("b.py", 2, "f2"),
+                  feed.frame("<native>", 0, "f3")},
+                 {1000, 2000});
+        feed.add(1, TS::OnCpu, {feed.frame("a.py", 4, "f1")}, {3000});
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        const json& th = e.profile["threads"][0];
+        QCOMPARE(th["funcTable"]["length"].get<int>(), 3);
+        QCOMPARE(th["frameTable"]["length"].get<int>(), 4); // f1 at two lines
+        QVERIFY(th["funcTable"]["isJS"] == json::parse("[false,true,true]"));
+        for (const char* table : {"samples", "stackTable", "frameTable", "funcTable",
+                                  "resourceTable", "nativeSymbols", "markers"}) {
+            std::string why;
+            QVERIFY2(columnsMatchLength(th[table], &why),
+                     (std::string(table) + ": " + why).c_str());
+        }
+    }
+
+    void markerStateMachine() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        const FrameId f = feed.frame("test.py", 10, "func");
+        feed.add(1, TS::HasGil | TS::OnCpu, {f}, {1000});
+        feed.add(1, TS::GilRequested, {f}, {2000});
+        feed.add(1, TS::HasGil | TS::OnCpu, {f}, {3000});
+        feed.add(1, TS::OnCpu, {f}, {4000});
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        std::set<std::string> names;
+        for (const Marker& m : markersOf(e.profile)) {
+            names.insert(m.name);
+            QVERIFY(m.start <= m.end);
+            QCOMPARE(m.data["type"].get<std::string>(),
+                     QString::fromStdString(m.name).remove(' ').toStdString());
+            QCOMPARE(m.data["tid"].get<int>(), 1);
+        }
+        for (const char* n : {"Has GIL", "No GIL", "On CPU", "Waiting for GIL"})
+            QVERIFY2(names.count(n), n);
+        const json& mk = e.profile["threads"][0]["markers"];
+        for (const auto& phase : mk["phase"])
+            QCOMPARE(phase.get<int>(), 1);
+        for (const auto& cat : mk["category"])
+            QVERIFY(cat.get<int>() >= 0);
+
+        // Exact sequence, emission order (times in ms from the first timestamp).
+        std::vector<std::tuple<std::string, double, double>> got;
+        for (const Marker& m : markersOf(e.profile))
+            got.emplace_back(m.name, m.start, m.end);
+        const std::vector<std::tuple<std::string, double, double>> want = {
+            {"Has GIL", 0, 1},      {"On CPU", 0, 1},  {"Python Code", 0, 1}, // t=1: requested, no
+                                                                              // GIL/CPU
+            {"No GIL", 1, 2},       {"Off CPU", 1, 2}, {"Waiting for GIL", 1, 2}, {"Has GIL", 2, 3},
+            {"Python Code", 2, 3},                                            // t=3: CPU only
+            {"No GIL", 3, 3},       {"On CPU", 2, 3},  {"Native Code", 3, 3}, // closed at the end
+            {"No Exception", 0, 3},
+        };
+        QCOMPARE(got.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i)
+            QVERIFY2(got[i] == want[i], std::get<0>(want[i]).c_str());
+    }
+
+    void stateMachineRunsOncePerBatchAtItsFirstTimestamp() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        const FrameId f = feed.frame("test.py", 10, "func");
+        feed.add(1, TS::HasGil, {f}, {0, 1000, 2000});
+        feed.add(1, 0, {f}, {5000, 6000});
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        const auto m = markersOf(e.profile);
+        QCOMPARE(m[0].name, std::string("Has GIL"));
+        QCOMPARE(m[0].start, 0.0);
+        QCOMPARE(m[0].end, 5.0); // the second batch's first timestamp
+        QCOMPARE(e.profile["threads"][0]["samples"]["length"].get<int>(), 5);
+        QCOMPARE(e.profile["meta"]["interval"].get<double>(), 6.0 / 5);
+    }
+
+    void gcAndExceptionMarkers() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        const FrameId f = feed.frame("app.py", 3, "work");
+        const FrameId gc = feed.frame("~", -1, "<GC>");
+        feed.add(1, TS::HasGil, {f}, {0});
+        feed.add(1, TS::HasGil | TS::HasException, {gc, f}, {1000});
+        feed.add(1, TS::HasGil, {f}, {3000});
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        bool gcSeen = false, excSeen = false;
+        for (const Marker& m : markersOf(e.profile)) {
+            if (m.name == "GC Collecting") {
+                gcSeen = true;
+                QCOMPARE(m.start, 1.0);
+                QCOMPARE(m.end, 3.0);
+                QCOMPARE(m.data["type"].get<std::string>(), std::string("GCCollecting"));
+            }
+            if (m.name == "Has Exception") {
+                excSeen = true;
+                QCOMPARE(m.start, 1.0);
+                QCOMPARE(m.end, 3.0);
+            }
+        }
+        QVERIFY(gcSeen && excSeen);
+    }
+
+    void opcodesDisabledByDefault() {
+        QCOMPARE(GeckoOptions{}.opcodes, false);
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 90)}, {1000});
+        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 100)}, {2000});
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        QVERIFY(opcodeMarkerData(e.profile).empty());
+        QVERIFY(e.profile["meta"]["markerSchema"] == json::array());
+    }
+
+    void opcodeStateChangeEmitsMarker() {
+        GeckoOptions opt;
+        opt.opcodes = true;
+        GeckoCollector collector(opt);
+        SyntheticFeed feed(collector);
+        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 90)}, {1000});
+        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 100)}, {2000});
+        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 186)}, {4000});
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        std::string why;
+        QVERIFY2(columnsMatchLength(e.profile["threads"][0]["markers"], &why), why.c_str());
+        const auto ops = opcodeMarkerData(e.profile);
+        QCOMPARE(ops.size(), size_t(3)); // two changes + the one open at the end
+        QCOMPARE(ops[0]["opcode"].get<int>(), 90);
+        QCOMPARE(ops[0]["line"].get<int>(), 10);
+        QCOMPARE(ops[0]["function"].get<std::string>(), std::string("func"));
+        QCOMPARE(ops[0]["opname"].get<std::string>(), std::string("LOAD_FAST_LOAD_CONST"));
+        QCOMPARE(ops[0]["duration"].get<double>(), 1.0);
+        QVERIFY(ops[0]["column"].is_null());
+        QCOMPARE(ops[1]["opname"].get<std::string>(), std::string("MAKE_CELL"));
+        QCOMPARE(ops[2]["opname"].get<std::string>(),
+                 std::string("LOAD_ATTR_INSTANCE_VALUE (LOAD_ATTR)"));
+        QCOMPARE(ops[2]["base_opname"].get<std::string>(), std::string("LOAD_ATTR"));
+        QCOMPARE(ops[2]["is_specialized"].get<bool>(), true);
+        const json& schema = e.profile["meta"]["markerSchema"];
+        QCOMPARE(schema.size(), size_t(1));
+        QCOMPARE(schema[0]["name"].get<std::string>(), std::string("Opcode"));
+        QCOMPARE(schema[0]["fields"].size(), size_t(7));
+        for (const Marker& m : markersOf(e.profile))
+            if (m.data["type"] == "Opcode") QCOMPARE(m.name, m.data["opname"].get<std::string>());
+    }
+
+    void opcodeNoneEmitsNoMarker() {
+        GeckoOptions opt;
+        opt.opcodes = true;
+        GeckoCollector collector(opt);
+        SyntheticFeed feed(collector);
+        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func")}, {1000});
+        feed.add(1, TS::HasGil, {feed.frame("test.py", 11, "func")}, {2000});
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        QVERIFY(opcodeMarkerData(e.profile).empty());
+    }
+
+    void timesNeverGoBackWithinAThread() {
+        // One thread id in two interpreters becomes one Gecko thread; its records
+        // interleave out of time order, which CPython would write as-is.
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        const FrameId f = feed.frame("a.py", 1, "f");
+        feed.add(5, TS::HasGil, {f}, {5000, 6000});
+        feed.add(5, 0, {f}, {1000});
+        feed.add(6, TS::HasGil, {f}, {500}); // the last call is the earliest: markers end here
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e); // check-gecko rejects backward times and inverted intervals
+        QVERIFY(e.profile["threads"][0]["samples"]["time"] == json::parse("[0.0,1.0,1.0]"));
+    }
+
+    void noSamplesIsAClearError() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        auto dir = TempDir::create("gilscope-test");
+        Status s = collector.exportTo(dir->path() / "p.json");
+        QVERIFY(!s.ok());
+        QVERIFY(s.error().message.find("no samples") != std::string::npos);
+        QVERIFY(listDir(dir->path()).empty());
+    }
+
+private:
+    fs::path staleDir_;
+};
+
+QTEST_GUILESS_MAIN(TestGeckoCollector)
+#include "test_gecko_collector.moc"
