@@ -75,6 +75,17 @@ std::string CollapsedWriter::render() const {
         }
         lines.emplace_back(std::move(line), count);
     }
+    // Frames that differ only in what the format does not show (columns, opcode)
+    // render alike: merge them into one line.
+    std::sort(lines.begin(), lines.end());
+    size_t kept = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        if (kept > 0 && lines[kept - 1].first == lines[i].first)
+            lines[kept - 1].second += lines[i].second;
+        else if (kept++ != i)
+            lines[kept - 1] = std::move(lines[i]);
+    }
+    lines.resize(kept);
     std::sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) {
         return a.second != b.second ? a.second > b.second : a.first < b.first;
     });

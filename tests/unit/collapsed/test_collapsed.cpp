@@ -66,6 +66,24 @@ private slots:
         QCOMPARE(w.render(), std::string("<lambda> (we,ird name.py) 1\n"));
     }
 
+    void framesThatRenderAlikeShareALine() {
+        FrameRegistry reg;
+        FrameInfo a;
+        a.funcname = reg.internString("f");
+        a.filename = reg.internString("m.py");
+        a.line = 4;
+        a.column = 1;
+        FrameInfo b = a;
+        b.column = 9; // another expression on the same line: another FrameId
+        const FrameId fa = reg.internFrame(a), fb = reg.internFrame(b);
+        QVERIFY(fa != fb);
+        CollapsedWriter w;
+        w.begin(reg, RecordingInfo{});
+        add(w, {fa}, {1, 2});
+        add(w, {fb}, {3});
+        QCOMPARE(w.render(), std::string("f (m.py:4) 3\n"));
+    }
+
     void equalCountsSortByText() {
         FrameRegistry reg;
         const FrameId b = frame(reg, "b", "m.py", 2);
