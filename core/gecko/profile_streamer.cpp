@@ -50,7 +50,7 @@ ProfileStreamer::ProfileStreamer(GeckoCollector::Impl& impl, JsonWriter& out,
       abi_(std::move(abi)), platform_(std::move(platform)), cpus_(cpus) {
     total_ = impl_.strings.size();
     for (auto& th : impl_.threads)
-        total_ += th->sampleCount() + th->markerCount();
+        total_ += 2 * th->sampleCount() + 6 * th->markerCount(); // values of spilled columns
 }
 
 Status ProfileStreamer::tick() {

@@ -229,11 +229,18 @@ private slots:
         for (const Marker& m : markersOf(e.profile))
             got.emplace_back(m.name, m.start, m.end);
         const std::vector<std::tuple<std::string, double, double>> want = {
-            {"Has GIL", 0, 1},      {"On CPU", 0, 1},  {"Python Code", 0, 1}, // t=1: requested, no
-                                                                              // GIL/CPU
-            {"No GIL", 1, 2},       {"Off CPU", 1, 2}, {"Waiting for GIL", 1, 2}, {"Has GIL", 2, 3},
-            {"Python Code", 2, 3},                                            // t=3: CPU only
-            {"No GIL", 3, 3},       {"On CPU", 2, 3},  {"Native Code", 3, 3}, // closed at the end
+            {"Has GIL", 0, 1},
+            {"On CPU", 0, 1},
+            {"Python Code", 0, 1}, // t=1: requested, no
+                                   // GIL/CPU
+            {"No GIL", 1, 2},
+            {"Off CPU", 1, 2},
+            {"Waiting for GIL", 1, 2},
+            {"Has GIL", 2, 3},
+            {"Python Code", 2, 3}, // t=3: CPU only
+            {"No GIL", 3, 3},
+            {"On CPU", 2, 3},
+            {"Native Code", 3, 3}, // closed at the end
             {"No Exception", 0, 3},
         };
         QCOMPARE(got.size(), want.size());
