@@ -13,11 +13,11 @@ struct PythonProcessInfo {
     int pid = 0;
     uint32_t uid = 0;
     std::string user;
-    std::string version;  // "3.11.7"; empty if unknown
+    std::string version; // "3.11.7"; empty if unknown
     std::string executable;
-    std::string commandLine;  // arguments joined by spaces, valid UTF-8
+    std::string commandLine; // arguments joined by spaces, valid UTF-8
     bool canAttach = false;
-    std::string reason;  // why we cannot attach, in plain words; empty when canAttach
+    std::string reason; // why we cannot attach, in plain words; empty when canAttach
 };
 
 // Every Python process visible in /proc. Processes that vanish while we look are skipped.

@@ -1,0 +1,161 @@
+// gilscope dump PID [-a] [--json]: prints each thread's current Python stack once,
+// as `py-spy dump` does. Without -a only the main thread, as CPython does.
+#include "app/commands/cli_output.h"
+#include "app/commands/command_registry.h"
+#include "core/remote/live_stack_source.h"
+#include "core/remote/process_scanner.h"
+#include "core/sample/thread_status.h"
+#include "core/util/utf8.h"
+
+#include <QCommandLineParser>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace gilscope::cli {
+
+namespace {
+
+constexpr int kAttempts = 50; // the target runs on: a torn read is retried
+
+std::vector<std::string> statusNames(uint32_t s) {
+    std::vector<std::string> names;
+    if (s & ThreadStatus::MainThread) names.push_back("main_thread");
+    if (s & ThreadStatus::HasGil) names.push_back("has_gil");
+    if (s & ThreadStatus::GilRequested) names.push_back("gil_requested");
+    if (s & ThreadStatus::OnCpu) names.push_back("on_cpu");
+    if (s & ThreadStatus::Unknown) names.push_back("cpu_unknown");
+    if (s & ThreadStatus::HasException) names.push_back("has_exception");
+    if (!(s & (ThreadStatus::OnCpu | ThreadStatus::Unknown))) names.push_back("idle");
+    return names;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v)
+        out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
+                      const std::vector<ThreadStack>& stacks, size_t count,
+                      const PythonProcessInfo* info) {
+    uint8_t major, minor, micro;
+    src.pythonVersion(major, minor, micro);
+    nlohmann::json j;
+    j["pid"] = src.pid();
+    j["python_version"] =
+        std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(micro);
+    if (info) {
+        j["executable"] = info->executable;
+        j["command_line"] = info->commandLine;
+    }
+    j["threads"] = nlohmann::json::array();
+    for (size_t i = 0; i < count; ++i) {
+        const ThreadStack& t = stacks[i];
+        nlohmann::json frames = nlohmann::json::array();
+        for (FrameId id : t.frames) {
+            const FrameInfo& f = reg.frame(id);
+            nlohmann::json jf{{"function", sanitizeUtf8(reg.string(f.funcname))},
+                              {"filename", sanitizeUtf8(reg.string(f.filename))},
+                              {"line", f.line},
+                              {"end_line", f.endLine},
+                              {"column", f.column},
+                              {"end_column", f.endColumn}};
+            if (f.opcode != kNoOpcode) jf["opcode"] = f.opcode;
+            frames.push_back(std::move(jf));
+        }
+        j["threads"].push_back({{"thread_id", t.threadId},
+                                {"python_thread_id", t.pythonThreadId},
+                                {"interpreter_id", t.interpreterId},
+                                {"status", t.status},
+                                {"flags", statusNames(t.status)},
+                                {"frames", std::move(frames)}});
+    }
+    return j;
+}
+
+void printText(const StackSource& src, const FrameRegistry& reg,
+               const std::vector<ThreadStack>& stacks, size_t count,
+               const PythonProcessInfo* info) {
+    uint8_t major, minor, micro;
+    src.pythonVersion(major, minor, micro);
+    std::printf("Process %d: %s\n", src.pid(), info ? info->commandLine.c_str() : "");
+    std::printf("Python v%u.%u.%u (%s)\n\n", major, minor, micro,
+                info ? info->executable.c_str() : "");
+    for (size_t i = 0; i < count; ++i) {
+        const ThreadStack& t = stacks[i];
+        std::printf("Thread %llu (%s)%s\n", static_cast<unsigned long long>(t.threadId),
+                    joined(statusNames(t.status)).c_str(),
+                    t.interpreterId ? (" interpreter " + std::to_string(t.interpreterId)).c_str()
+                                    : "");
+        for (FrameId id : t.frames) {
+            const FrameInfo& f = reg.frame(id);
+            std::printf("    %s (%s:%d)\n", sanitizeUtf8(reg.string(f.funcname)).c_str(),
+                        sanitizeUtf8(reg.string(f.filename)).c_str(), f.line);
+        }
+        std::printf("\n");
+    }
+}
+
+int runDump(const QStringList& args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Print the current Python stack of a running process once.");
+    parser.addHelpOption();
+    const QCommandLineOption all({"a", "all-threads"}, "Show every thread (default: main thread).");
+    const QCommandLineOption json("json", "Print JSON instead of text.");
+    const QCommandLineOption opcodes("opcodes", "Include the current opcode of each frame.");
+    parser.addOptions({all, json, opcodes});
+    parser.addPositionalArgument("pid", "Process ID to read.");
+    if (!parser.parse(args))
+        return failUsage("dump: " + parser.errorText() + " (see gilscope dump --help)");
+    if (parser.isSet("help")) {
+        std::printf("%s", parser.helpText().toLocal8Bit().constData());
+        return 0;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1)
+        return failUsage("dump: expected exactly one PID (see gilscope dump --help)");
+    bool ok = false;
+    const int pid = positional[0].toInt(&ok);
+    if (!ok || pid <= 0)
+        return failUsage("dump: argument pid: invalid int value: '" + positional[0] + "'");
+
+    ReadOptions options;
+    options.allThreads = parser.isSet(all);
+    options.opcodes = parser.isSet(opcodes);
+    auto source = openLiveProcess(pid, options);
+    if (!source) return fail(source.error());
+    StackSource& src = **source;
+    auto info = inspectProcess(pid);
+
+    std::vector<ThreadStack> stacks;
+    size_t count = 0;
+    ReadOutcome outcome = ReadOutcome::Error;
+    for (int attempt = 0; attempt < kAttempts && outcome == ReadOutcome::Error; ++attempt)
+        outcome = src.read(stacks, count);
+    if (outcome == ReadOutcome::ProcessEnded)
+        return fail(makeError(ErrorKind::ProcessEnded,
+                              "process " + std::to_string(pid) + " exited while being read"));
+    if (outcome == ReadOutcome::Error)
+        return fail(makeError(ErrorKind::Internal, "could not get a consistent stack of process " +
+                                                       std::to_string(pid) + " in " +
+                                                       std::to_string(kAttempts) + " tries (" +
+                                                       src.lastError() + "); try again"));
+    const PythonProcessInfo* pinfo = info ? &info.value() : nullptr;
+    if (parser.isSet(json))
+        std::printf("%s\n", toJson(src, src.registry(), stacks, count, pinfo).dump(2).c_str());
+    else
+        printText(src, src.registry(), stacks, count, pinfo);
+    return 0;
+}
+
+} // namespace
+
+GILSCOPE_REGISTER_COMMAND(dump, "dump", "Print the Python stacks of a running process once",
+                          runDump);
+
+} // namespace gilscope::cli

@@ -1,0 +1,60 @@
+// gilscope ps [--json]: lists the Python processes on this machine.
+#include "app/commands/cli_output.h"
+#include "app/commands/command_registry.h"
+#include "core/remote/process_scanner.h"
+
+#include <QCommandLineParser>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+namespace gilscope::cli {
+
+namespace {
+
+int runPs(const QStringList& args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription("List running Python processes.");
+    parser.addHelpOption();
+    const QCommandLineOption json("json", "Print JSON instead of a table.");
+    parser.addOption(json);
+    if (!parser.parse(args))
+        return failUsage("ps: " + parser.errorText() + " (see gilscope ps --help)");
+    if (parser.isSet("help")) {
+        std::printf("%s", parser.helpText().toLocal8Bit().constData());
+        return 0;
+    }
+    if (!parser.positionalArguments().isEmpty())
+        return failUsage("ps: takes no arguments (see gilscope ps --help)");
+
+    const auto processes = scanPythonProcesses();
+    if (parser.isSet(json)) {
+        nlohmann::json j = nlohmann::json::array();
+        for (const auto& p : processes)
+            j.push_back({{"pid", p.pid},
+                         {"uid", p.uid},
+                         {"user", p.user},
+                         {"version", p.version},
+                         {"executable", p.executable},
+                         {"command_line", p.commandLine},
+                         {"can_attach", p.canAttach},
+                         {"reason", p.reason}});
+        std::printf("%s\n", j.dump(2).c_str());
+        return 0;
+    }
+    std::printf("%-8s %-10s %-9s %-6s %s\n", "PID", "USER", "PYTHON", "ATTACH", "COMMAND");
+    for (const auto& p : processes) {
+        std::printf("%-8d %-10s %-9s %-6s %s\n", p.pid, p.user.c_str(),
+                    p.version.empty() ? "?" : p.version.c_str(), p.canAttach ? "yes" : "no",
+                    p.commandLine.c_str());
+        if (!p.canAttach) std::printf("%8s why not: %s\n", "", p.reason.c_str());
+    }
+    return 0;
+}
+
+} // namespace
+
+GILSCOPE_REGISTER_COMMAND(ps, "ps", "List running Python processes", runPs);
+
+} // namespace gilscope::cli

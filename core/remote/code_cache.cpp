@@ -1,0 +1,105 @@
+#include "core/remote/code_cache.h"
+
+#include <cstring>
+
+namespace gilscope::remote {
+
+namespace {
+
+constexpr size_t kMaxNameChars = 1024; // CPython's cap for names
+constexpr size_t kMaxPathChars = 4096;
+constexpr size_t kMaxLineTable = 1 << 20;
+constexpr size_t kMaxBytecode = 1 << 22;
+
+template <typename T>
+T field(const std::vector<uint8_t>& buf, uint64_t off) {
+    T v{};
+    if (off != kAbsent && off + sizeof(T) <= buf.size())
+        std::memcpy(&v, buf.data() + off, sizeof v);
+    return v;
+}
+
+} // namespace
+
+CodeCache::CodeCache(RemoteMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
+                     uint64_t codeTypeAddr, bool wantBytecode)
+    : mem_(mem), layout_(layout), registry_(registry), objects_(mem, layout),
+      codeTypeAddr_(codeTypeAddr), wantBytecode_(wantBytecode), format_(lineTableFormat(layout)) {
+}
+
+std::optional<StringId> CodeCache::string(uint64_t addr) {
+    // Strings are only cached for the duration of one fill: a string's address may be
+    // reused after it is freed, but the code object keeps its own strings alive.
+    if (auto it = strings_.find(addr); it != strings_.end()) return it->second;
+    auto s = objects_.readString(addr, kMaxPathChars);
+    if (!s) return std::nullopt;
+    const StringId id = registry_.internString(*s);
+    strings_.emplace(addr, id);
+    return id;
+}
+
+bool CodeCache::fill(uint64_t codeAddr, CodeInfo& out) {
+    std::vector<uint8_t> code(layout_.coSize);
+    if (!mem_.read(codeAddr, code.data(), code.size())) return false;
+    if (codeTypeAddr_ && field<uint64_t>(code, layout_.obType) != codeTypeAddr_) return false;
+    strings_.clear();
+    auto filename = string(field<uint64_t>(code, layout_.coFilename));
+    const uint64_t nameAddr = layout_.coQualname != kAbsent
+                                  ? field<uint64_t>(code, layout_.coQualname)
+                                  : field<uint64_t>(code, layout_.coName);
+    auto name = string(nameAddr);
+    if (!filename || !name || registry_.string(*name).size() > kMaxNameChars * 4) return false;
+    auto table = objects_.readBytes(field<uint64_t>(code, layout_.coLinetable), kMaxLineTable);
+    if (!table) return false;
+    out.filename = *filename;
+    out.funcname = *name;
+    out.firstLine = field<int32_t>(code, layout_.coFirstlineno);
+    out.lineTable = std::move(*table);
+    if (layout_.coCodeAdaptive != kAbsent) {
+        const int64_t units = field<int64_t>(code, layout_.varSize); // Py_SIZE = code units
+        if (units <= 0 || static_cast<uint64_t>(units) * 2 > kMaxBytecode) return false;
+        out.bytecodeAddr = codeAddr + layout_.coCodeAdaptive;
+        out.bytecodeSize = static_cast<uint64_t>(units) * 2;
+    } else {
+        // <= 3.10: co_code is a bytes object; only its size and data address matter.
+        const uint64_t bytesAddr = field<uint64_t>(code, layout_.coCode);
+        int64_t size = 0;
+        if (!mem_.readValue(bytesAddr + layout_.bytesSize, size) || size <= 0 ||
+            static_cast<uint64_t>(size) > kMaxBytecode)
+            return false;
+        out.bytecodeAddr = bytesAddr + layout_.bytesData;
+        out.bytecodeSize = static_cast<uint64_t>(size);
+    }
+    if (wantBytecode_) {
+        out.bytecode.resize(out.bytecodeSize);
+        if (!mem_.read(out.bytecodeAddr, out.bytecode.data(), out.bytecode.size())) return false;
+    }
+    return true;
+}
+
+const CodeInfo* CodeCache::lookup(uint64_t codeAddr, uint64_t instrAddr) {
+    if (!plausibleAddress(codeAddr)) return nullptr;
+    auto it = codes_.find(codeAddr);
+    if (it != codes_.end()) {
+        CodeInfo& c = it->second;
+        const bool inside = instrAddr == 0 || (instrAddr >= c.bytecodeAddr - 2 &&
+                                               instrAddr < c.bytecodeAddr + c.bytecodeSize);
+        if (inside && ++c.uses < kRevalidateEvery) return &c;
+        codes_.erase(it);
+    }
+    if (codes_.size() > 100000) codes_.clear(); // bound memory on pathological targets
+    CodeInfo info;
+    if (!fill(codeAddr, info)) return nullptr;
+    return &codes_.insert_or_assign(codeAddr, std::move(info)).first->second;
+}
+
+SourceLocation CodeCache::location(const CodeInfo& info, int64_t byteOffset) {
+    auto& c = const_cast<CodeInfo&>(info);
+    if (c.lastOffset != byteOffset) {
+        c.lastLocation = lookupLocation(format_, c.lineTable, c.firstLine, byteOffset);
+        c.lastOffset = byteOffset;
+    }
+    return c.lastLocation;
+}
+
+} // namespace gilscope::remote

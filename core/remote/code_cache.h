@@ -1,0 +1,67 @@
+#pragma once
+
+#include "core/remote/line_table.h"
+#include "core/remote/python_layout.h"
+#include "core/remote/remote_objects.h"
+#include "core/sample/frame_registry.h"
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace gilscope::remote {
+
+// What we keep per code object, keyed by its address in the target.
+struct CodeInfo {
+    StringId filename = 0;
+    StringId funcname = 0;
+    int32_t firstLine = 0;
+    uint64_t bytecodeAddr = 0; // co_code_adaptive (3.11+) or the co_code bytes data
+    uint64_t bytecodeSize = 0; // bytes
+    std::vector<uint8_t> lineTable;
+    std::vector<uint8_t> bytecode; // only when opcodes are wanted
+    // CPython memoises the last lookup per code object; frames usually sit still.
+    int64_t lastOffset = INT64_MIN;
+    SourceLocation lastLocation;
+    uint32_t uses = 0;
+};
+
+// Resolves code objects to interned names and line tables, reading each one once.
+// A cached entry can go stale when its code object is freed and the address reused,
+// so a hit is checked against the frame's instruction pointer (it must fall inside the
+// bytecode) and entries are re-read every kRevalidateEvery uses.
+class CodeCache {
+public:
+    CodeCache(RemoteMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
+              uint64_t codeTypeAddr, bool wantBytecode);
+
+    // nullptr when the object cannot be read or is not a code object.
+    const CodeInfo* lookup(uint64_t codeAddr, uint64_t instrAddr);
+
+    // Location of a byte offset into the bytecode, memoised per code object.
+    SourceLocation location(const CodeInfo& info, int64_t byteOffset);
+
+    void clear() {
+        codes_.clear();
+        strings_.clear();
+    }
+    size_t size() const { return codes_.size(); }
+
+    static constexpr uint32_t kRevalidateEvery = 4096;
+
+private:
+    bool fill(uint64_t codeAddr, CodeInfo& out);
+    std::optional<StringId> string(uint64_t addr);
+
+    RemoteMemory& mem_;
+    const PythonLayout& layout_;
+    FrameRegistry& registry_;
+    RemoteObjects objects_;
+    uint64_t codeTypeAddr_;
+    bool wantBytecode_;
+    LineTableFormat format_;
+    std::unordered_map<uint64_t, CodeInfo> codes_;
+    std::unordered_map<uint64_t, StringId> strings_; // only while filling one code object
+};
+
+} // namespace gilscope::remote

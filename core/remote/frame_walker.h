@@ -1,0 +1,58 @@
+#pragma once
+
+#include "core/remote/code_cache.h"
+#include "core/remote/python_layout.h"
+#include "core/remote/remote_memory.h"
+#include "core/sample/frame_registry.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gilscope::remote {
+
+// Walks one thread's Python frames, leaf first, out of the target's memory.
+// 3.11+: the thread's datastack chunk is copied in one read and frames are parsed from
+// the copy; frames elsewhere (generators, older chunks) are read one by one.
+// <= 3.10: PyFrameObjects are read one by one.
+class FrameWalker {
+public:
+    // CPython's bound on frame-chain walks (MAX_FRAME_CHAIN_DEPTH = 1024 + 512).
+    static constexpr size_t kMaxDepth = 1024 + 512;
+
+    FrameWalker(RemoteMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
+                CodeCache& codes, bool opcodes);
+
+    // `tstate` is a local copy of the PyThreadState at `tstateAddr`. Appends frames to
+    // `out`. Returns false on a torn/invalid read, with the reason in error().
+    bool walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out);
+
+    const std::string& error() const { return error_; }
+
+private:
+    struct Chunk {
+        uint64_t addr = 0;
+        std::vector<uint8_t> bytes;
+    };
+
+    bool walkModern(std::span<const uint8_t> tstate, std::vector<FrameId>& out);
+    bool walkLegacy(std::span<const uint8_t> tstate, std::vector<FrameId>& out);
+    // Local bytes of the frame at addr, from a copied chunk or a fresh read.
+    const uint8_t* frameBytes(uint64_t addr);
+    bool loadOlderChunk();
+    bool fail(std::string why);
+
+    RemoteMemory& mem_;
+    const PythonLayout& layout_;
+    FrameRegistry& registry_;
+    CodeCache& codes_;
+    bool opcodes_;
+    std::vector<Chunk> chunks_; // [0] is the current chunk; more are loaded on demand
+    size_t chunksUsed_ = 0;
+    uint64_t olderChunk_ = 0; // next older chunk to load, 0 if none
+    std::vector<uint8_t> single_;
+    std::string error_;
+};
+
+} // namespace gilscope::remote

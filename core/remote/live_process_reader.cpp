@@ -1,0 +1,336 @@
+#include "core/remote/live_process_reader.h"
+
+#include "core/remote/proc_files.h"
+#include "core/sample/thread_status.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace gilscope::remote {
+
+namespace {
+
+constexpr size_t kMaxThreads = 8192; // CPython's per-interpreter bound
+constexpr size_t kMaxInterpreters = 256;
+constexpr uint64_t kMaxWindow = 64 << 10;
+
+template <typename T>
+T load(const std::vector<uint8_t>& b, uint64_t off) {
+    T v{};
+    if (off != kAbsent && off + sizeof(T) <= b.size()) std::memcpy(&v, b.data() + off, sizeof v);
+    return v;
+}
+
+} // namespace
+
+void LiveProcessReader::Window::include(uint64_t off, uint64_t width) {
+    if (off == kAbsent) return;
+    const uint64_t newLo = empty() ? off : std::min(lo, off);
+    const uint64_t newHi = empty() ? off + width : std::max(hi, off + width);
+    if (newHi - newLo > kMaxWindow) return; // a far-away optional field is not worth it
+    lo = newLo;
+    hi = newHi;
+    bytes.resize(hi - lo);
+}
+
+uint64_t LiveProcessReader::Window::u64(uint64_t off) const {
+    if (off == kAbsent || off < lo || off + 8 > hi) return 0;
+    uint64_t v;
+    std::memcpy(&v, bytes.data() + (off - lo), 8);
+    return v;
+}
+
+int32_t LiveProcessReader::Window::i32(uint64_t off) const {
+    if (off == kAbsent || off < lo || off + 4 > hi) return 0;
+    int32_t v;
+    std::memcpy(&v, bytes.data() + (off - lo), 4);
+    return v;
+}
+
+LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, RuntimeLocation location,
+                                     PythonLayout layout)
+    : pid_(pid), options_(options), loc_(std::move(location)), layout_(layout), mem_(pid),
+      codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
+      walker_(mem_, layout_, registry_, codes_, options.opcodes), cpu_(pid) {
+    if (options_.allThreads) runtimeWin_.include(layout_.rtInterpretersHead, 8);
+    runtimeWin_.include(layout_.rtGilHolder, 8);
+    runtimeWin_.include(layout_.rtGilLocked, 4);
+    runtimeWin_.include(layout_.rtGcCollecting, 4);
+    for (uint64_t off : {layout_.inNext, layout_.inId, layout_.inThreadsHead, layout_.inThreadsMain,
+                         layout_.inGilPointer, layout_.inGilHolder})
+        interpWin_.include(off, 8);
+    interpWin_.include(layout_.inGcCollecting, 4);
+    interpWin_.include(layout_.inGilLocked, 4);
+    interpWin_.include(layout_.inCodeGeneration, 8);
+    tstate_.resize(layout_.tsSize);
+    gcFile_ = registry_.internString("~");
+    gcName_ = registry_.internString("<GC>");
+}
+
+void LiveProcessReader::pythonVersion(uint8_t& major, uint8_t& minor, uint8_t& micro) const {
+    major = layout_.major;
+    minor = layout_.minor;
+    micro = layout_.micro;
+}
+
+Status LiveProcessReader::init() {
+    const uint64_t rt = loc_.runtimeAddr;
+    if (layout_.rtMainThread != kAbsent &&
+        !mem_.readValue(rt + layout_.rtMainThread, mainThreadId_))
+        return makeError(ErrorKind::Internal, "cannot read _PyRuntime.main_thread");
+    uint64_t interp = 0;
+    if (!mem_.readValue(rt + layout_.rtInterpretersHead, interp) || !plausibleAddress(interp))
+        return makeError(ErrorKind::UnsupportedVersion,
+                         "the Python runtime of process " + std::to_string(pid_) +
+                             " has no interpreter yet (still starting, or finalizing); retry");
+    // The main interpreter is the one with id 0 (the oldest, last in the list).
+    for (size_t i = 0; interp && i < kMaxInterpreters; ++i) {
+        InterpState s;
+        if (!decodeInterp(interp, s)) break;
+        mainInterp_ = interp;
+        if (s.id == 0) break;
+        interp = s.next;
+    }
+    if (!mainInterp_)
+        return makeError(ErrorKind::UnsupportedVersion,
+                         "cannot read the interpreter state of process " + std::to_string(pid_));
+    if (layout_.tsNativeThreadId == kAbsent && plausibleAddress(mainThreadId_)) {
+        // <= 3.10 stores only pthread_t; find the kernel tid inside glibc's struct pthread
+        // by looking for the pid (= the main thread's tid) near the usual place.
+        std::vector<int32_t> words(512);
+        const size_t got = mem_.readPartial(mainThreadId_, words.data(), words.size() * 4);
+        if (got >= 724 && words[720 / 4] == pid_)
+            pthreadTidOffset_ = 720;
+        else
+            for (size_t i = 0; i < got / 4; ++i)
+                if (words[i] == pid_) {
+                    pthreadTidOffset_ = i * 4;
+                    break;
+                }
+    }
+    return {};
+}
+
+ReadOutcome LiveProcessReader::fail(std::string why) {
+    if (mem_.processGone() || !processExists(pid_)) {
+        lastError_ = "process " + std::to_string(pid_) + " has exited";
+        return ReadOutcome::ProcessEnded;
+    }
+    lastError_ = std::move(why);
+    return ReadOutcome::Error;
+}
+
+bool LiveProcessReader::decodeInterp(uint64_t addr, InterpState& s) {
+    if (!mem_.read(addr + interpWin_.lo, interpWin_.bytes.data(), interpWin_.bytes.size()))
+        return false;
+    s.addr = addr;
+    s.id = static_cast<uint32_t>(interpWin_.u64(layout_.inId));
+    s.next = interpWin_.u64(layout_.inNext);
+    s.threadsHead = interpWin_.u64(layout_.inThreadsHead);
+    s.threadsMain = interpWin_.u64(layout_.inThreadsMain);
+    return true;
+}
+
+uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId) {
+    if (auto it = tidByPthread_.find(pthreadId); it != tidByPthread_.end()) return it->second;
+    int32_t tid = 0;
+    if (!plausibleAddress(pthreadId) || !mem_.readValue(pthreadId + pthreadTidOffset_, tid) ||
+        tid <= 0)
+        return 0;
+    if (tidByPthread_.size() > 4 * kMaxThreads) tidByPthread_.clear();
+    tidByPthread_.emplace(pthreadId, static_cast<uint64_t>(tid));
+    return static_cast<uint64_t>(tid);
+}
+
+ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count) {
+    count = 0;
+    lastError_.clear();
+    // One syscall for the main interpreter's hot fields, the runtime's GIL/GC fields and
+    // the thread state we expect to need first (the one we needed last time).
+    iovec local[3], remote[3];
+    size_t n = 0;
+    local[n] = {interpWin_.bytes.data(), interpWin_.bytes.size()};
+    remote[n++] = {reinterpret_cast<void*>(mainInterp_ + interpWin_.lo), interpWin_.bytes.size()};
+    if (!runtimeWin_.empty()) {
+        local[n] = {runtimeWin_.bytes.data(), runtimeWin_.bytes.size()};
+        remote[n++] = {reinterpret_cast<void*>(loc_.runtimeAddr + runtimeWin_.lo),
+                       runtimeWin_.bytes.size()};
+    }
+    const size_t fixed = n;
+    if (predictedTstate_) {
+        local[n] = {tstate_.data(), tstate_.size()};
+        remote[n++] = {reinterpret_cast<void*>(predictedTstate_), tstate_.size()};
+    }
+    const size_t done = mem_.readMany({local, n}, {remote, n});
+    if (done < fixed) return fail("cannot read the interpreter state");
+    tstateValid_ = done == n && predictedTstate_ != 0;
+    tstateAddr_ = tstateValid_ ? predictedTstate_ : 0;
+
+    if (layout_.inCodeGeneration != kAbsent) {
+        const uint64_t gen = interpWin_.u64(layout_.inCodeGeneration);
+        if (gen != codeGeneration_) codes_.clear(); // code objects were freed: cache is stale
+        codeGeneration_ = gen;
+    }
+    ReadOutcome outcome = ReadOutcome::Ok;
+    if (!options_.allThreads) {
+        outcome = readInterpreter(mainInterp_, true, out, count);
+    } else {
+        uint64_t interp = runtimeWin_.u64(layout_.rtInterpretersHead);
+        for (size_t i = 0; interp && i < kMaxInterpreters && outcome == ReadOutcome::Ok; ++i) {
+            if (interp != mainInterp_) {
+                InterpState probe;
+                if (!decodeInterp(interp, probe)) return fail("cannot read an interpreter");
+            } else if (i > 0) {
+                // The window holds another interpreter now; re-read the main one.
+                InterpState probe;
+                if (!decodeInterp(interp, probe)) return fail("cannot read an interpreter");
+            }
+            const uint64_t next = interpWin_.u64(layout_.inNext);
+            outcome = readInterpreter(interp, interp == mainInterp_, out, count);
+            interp = next;
+        }
+    }
+    cpu_.endSample();
+    return outcome;
+}
+
+uint64_t LiveProcessReader::findMainTstate(const InterpState& s) {
+    if (layout_.inThreadsMain != kAbsent) return s.threadsMain;
+    // <= 3.12: the main thread is the one whose pthread id is _PyRuntime.main_thread.
+    // Check last time's answer first (it is in the batch read), then walk the list.
+    if (tstateValid_ && load<uint64_t>(tstate_, layout_.tsThreadId) == mainThreadId_ &&
+        load<uint64_t>(tstate_, layout_.tsInterp) == s.addr)
+        return tstateAddr_;
+    uint64_t t = s.threadsHead;
+    for (size_t i = 0; t && i < kMaxThreads; ++i) {
+        if (!plausibleAddress(t) || !mem_.read(t, tstate_.data(), tstate_.size())) return 0;
+        tstateValid_ = true;
+        tstateAddr_ = t;
+        if (load<uint64_t>(tstate_, layout_.tsThreadId) == mainThreadId_) return t;
+        t = load<uint64_t>(tstate_, layout_.tsNext);
+    }
+    return 0;
+}
+
+ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
+                                               std::vector<ThreadStack>& out, size_t& count) {
+    InterpState s;
+    s.addr = interpAddr;
+    s.id = static_cast<uint32_t>(interpWin_.u64(layout_.inId));
+    s.threadsHead = interpWin_.u64(layout_.inThreadsHead);
+    s.threadsMain = interpWin_.u64(layout_.inThreadsMain);
+    // Who holds the GIL: <= 3.11 one GIL in the runtime; 3.12 the interpreter's ceval.gil
+    // pointer (usually its own _gil); 3.13/3.14 the interpreter's _gil.
+    if (layout_.rtGilLocked != kAbsent) {
+        s.gilLocked = runtimeWin_.i32(layout_.rtGilLocked) == 1;
+        s.gilHolder = runtimeWin_.u64(layout_.rtGilHolder);
+    } else if (layout_.inGilPointer != kAbsent) {
+        const uint64_t gil = interpWin_.u64(layout_.inGilPointer);
+        if (gil == interpAddr + layout_.inOwnGil) {
+            s.gilLocked = interpWin_.i32(layout_.inGilLocked) == 1;
+            s.gilHolder = interpWin_.u64(layout_.inGilHolder);
+        } else if (plausibleAddress(gil)) {
+            uint64_t g[3] = {};
+            if (mem_.read(gil, g, sizeof g)) {
+                s.gilHolder = g[1];
+                s.gilLocked = static_cast<int32_t>(g[2]) == 1;
+            }
+        }
+    } else if (layout_.inGilLocked != kAbsent) {
+        s.gilLocked = interpWin_.i32(layout_.inGilLocked) == 1;
+        s.gilHolder = interpWin_.u64(layout_.inGilHolder);
+    }
+    s.gcRunning = layout_.rtGcCollecting != kAbsent ? runtimeWin_.i32(layout_.rtGcCollecting) != 0
+                                                    : interpWin_.i32(layout_.inGcCollecting) != 0;
+
+    auto nextSlot = [&]() -> ThreadStack& {
+        if (count == out.size()) out.emplace_back();
+        return out[count];
+    };
+    if (!options_.allThreads) {
+        const uint64_t t = findMainTstate(s);
+        if (!t) return fail("cannot find the main thread");
+        predictedTstate_ = t;
+        if (!readThread(s, t, true, nextSlot())) return fail(lastError_);
+        ++count;
+        return ReadOutcome::Ok;
+    }
+    uint64_t t = s.threadsHead;
+    if (isMain) predictedTstate_ = t;
+    for (size_t i = 0; t && i < kMaxThreads; ++i) {
+        ThreadStack& stack = nextSlot();
+        if (!readThread(s, t, isMain, stack)) return fail(lastError_);
+        ++count;
+        t = load<uint64_t>(tstate_, layout_.tsNext);
+    }
+    return ReadOutcome::Ok;
+}
+
+bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, bool isMainInterp,
+                                   ThreadStack& stack) {
+    if (!(tstateValid_ && tstateAddr_ == addr)) {
+        if (!plausibleAddress(addr) || !mem_.read(addr, tstate_.data(), tstate_.size())) {
+            lastError_ = "cannot read a thread state";
+            return false;
+        }
+        tstateValid_ = true;
+        tstateAddr_ = addr;
+    }
+    if (load<uint64_t>(tstate_, layout_.tsInterp) != interp.addr) {
+        lastError_ = "thread state changed while reading";
+        return false;
+    }
+    stack.interpreterId = interp.id;
+    stack.pythonThreadId = load<uint64_t>(tstate_, layout_.tsThreadId);
+    stack.threadId = layout_.tsNativeThreadId != kAbsent
+                         ? load<uint64_t>(tstate_, layout_.tsNativeThreadId)
+                         : nativeTid(stack.pythonThreadId);
+    uint32_t status = 0;
+    if (layout_.tsHoldsGil != kAbsent) {
+        if (load<int32_t>(tstate_, layout_.tsHoldsGil) != 0)
+            status |= ThreadStatus::HasGil;
+        else if (layout_.tsGilRequested != kAbsent &&
+                 load<int32_t>(tstate_, layout_.tsGilRequested))
+            status |= ThreadStatus::GilRequested;
+    } else if (interp.gilLocked && interp.gilHolder == addr) {
+        status |= ThreadStatus::HasGil;
+    }
+    const uint64_t excValue = load<uint64_t>(tstate_, layout_.tsExcStateValue);
+    if (load<uint64_t>(tstate_, layout_.tsCurrentException) != 0 ||
+        (excValue != 0 && excValue != loc_.noneAddr))
+        status |= ThreadStatus::HasException;
+    const bool isMainThread = layout_.inThreadsMain != kAbsent
+                                  ? addr == interp.threadsMain
+                                  : isMainInterp && stack.pythonThreadId == mainThreadId_;
+    if (isMainThread) status |= ThreadStatus::MainThread;
+    if (!options_.cpuState) {
+        status |= ThreadStatus::Unknown;
+    } else {
+        switch (cpu_.state(stack.threadId)) {
+        case ThreadCpuProbe::State::OnCpu:
+            status |= ThreadStatus::OnCpu;
+            break;
+        case ThreadCpuProbe::State::Unknown:
+            status |= ThreadStatus::Unknown;
+            break;
+        case ThreadCpuProbe::State::Idle:
+            break;
+        }
+    }
+    stack.status = status;
+    stack.frames.clear();
+    // The collector runs on the thread that holds the GIL.
+    if (options_.gc && interp.gcRunning && (status & ThreadStatus::HasGil)) {
+        FrameInfo gc{gcFile_, gcName_};
+        gc.line = gc.endLine = 0;
+        stack.frames.push_back(registry_.internFrame(gc));
+    }
+    // The walker may overwrite nothing of tstate_, but keep a copy of `next` semantics intact.
+    if (!walker_.walk(tstate_, stack.frames)) {
+        lastError_ = walker_.error();
+        return false;
+    }
+    return true;
+}
+
+} // namespace gilscope::remote

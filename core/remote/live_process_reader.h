@@ -1,0 +1,87 @@
+#pragma once
+
+#include "core/remote/code_cache.h"
+#include "core/remote/frame_walker.h"
+#include "core/remote/python_layout.h"
+#include "core/remote/remote_memory.h"
+#include "core/remote/runtime_locator.h"
+#include "core/remote/thread_cpu_probe.h"
+#include "core/sample/stack_source.h"
+
+#include <unordered_map>
+
+namespace gilscope::remote {
+
+// StackSource over a live CPython process. One read() = one consistent-as-possible
+// pass over the selected threads, in as few process_vm_readv calls as we can manage:
+// the interpreter's hot fields, the GIL state and the (predicted) thread state share
+// one call; each thread's frames come in one more.
+class LiveProcessReader final : public StackSource {
+public:
+    LiveProcessReader(int pid, const ReadOptions& options, RuntimeLocation location,
+                      PythonLayout layout);
+
+    // Finds the main interpreter and checks one read works. Errors are final.
+    Status init();
+
+    ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override;
+    FrameRegistry& registry() override { return registry_; }
+    int pid() const override { return pid_; }
+    void pythonVersion(uint8_t& major, uint8_t& minor, uint8_t& micro) const override;
+    std::string lastError() const override { return lastError_; }
+
+    uint64_t syscalls() const { return mem_.syscalls(); }
+
+private:
+    // A byte window over a structure, read in one piece.
+    struct Window {
+        uint64_t lo = 0, hi = 0;
+        std::vector<uint8_t> bytes;
+        void include(uint64_t off, uint64_t width);
+        uint64_t u64(uint64_t off) const;
+        int32_t i32(uint64_t off) const;
+        bool empty() const { return hi <= lo; }
+    };
+    struct InterpState {
+        uint64_t addr = 0;
+        uint32_t id = 0;
+        uint64_t threadsHead = 0, threadsMain = 0, next = 0;
+        uint64_t gilHolder = 0; // valid when gilLocked
+        bool gilLocked = false;
+        bool gcRunning = false;
+    };
+
+    ReadOutcome fail(std::string why);
+    ReadOutcome readInterpreter(uint64_t interpAddr, bool isMain, std::vector<ThreadStack>& out,
+                                size_t& count);
+    bool decodeInterp(uint64_t addr, InterpState& s);
+    bool readThread(const InterpState& interp, uint64_t tstateAddr, bool isMain,
+                    ThreadStack& stack);
+    uint64_t nativeTid(uint64_t pthreadId);
+    uint64_t findMainTstate(const InterpState& interp);
+
+    int pid_;
+    ReadOptions options_;
+    RuntimeLocation loc_;
+    PythonLayout layout_;
+    RemoteMemory mem_;
+    FrameRegistry registry_;
+    CodeCache codes_;
+    FrameWalker walker_;
+    ThreadCpuProbe cpu_;
+    std::string lastError_;
+
+    Window runtimeWin_, interpWin_;
+    uint64_t mainInterp_ = 0;
+    uint64_t mainThreadId_ = 0;    // <= 3.12: _PyRuntime.main_thread
+    uint64_t predictedTstate_ = 0; // tstate read speculatively with the interpreter window
+    std::vector<uint8_t> tstate_;
+    bool tstateValid_ = false;
+    uint64_t tstateAddr_ = 0;
+    uint64_t codeGeneration_ = 0;
+    uint64_t pthreadTidOffset_ = 720; // glibc x86_64: struct pthread.tid (<= 3.10)
+    std::unordered_map<uint64_t, uint64_t> tidByPthread_;
+    StringId gcFile_ = 0, gcName_ = 0;
+};
+
+} // namespace gilscope::remote

@@ -1,0 +1,35 @@
+#include "core/remote/live_stack_source.h"
+
+#include "core/remote/attach_permission.h"
+#include "core/remote/live_process_reader.h"
+#include "core/remote/runtime_locator.h"
+
+#include <cerrno>
+
+namespace gilscope {
+
+Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions& options) {
+    using namespace remote;
+    auto loc = locateRuntime(pid);
+    if (!loc) return loc.error();
+    RemoteMemory probe(pid);
+    uint64_t word = 0;
+    if (!probe.readValue(loc->runtimeAddr, word)) {
+        const int err = probe.lastErrno();
+        if (err == ESRCH)
+            return makeError(ErrorKind::ProcessNotFound,
+                             "process " + std::to_string(pid) + " exited before it could be read");
+        return makeError(ErrorKind::PermissionDenied, "cannot read the memory of process " +
+                                                          std::to_string(pid) + ": " +
+                                                          explainAccessFailure(pid, err));
+    }
+    refineVersionFromMemory(*loc, probe);
+    auto layout = resolveLayout(*loc, probe);
+    if (!layout) return layout.error();
+    if (loc->versionHex & 0xff00) layout->micro = static_cast<uint8_t>(loc->versionHex >> 8);
+    auto reader = std::make_unique<LiveProcessReader>(pid, options, std::move(*loc), *layout);
+    if (Status s = reader->init(); !s) return s.error();
+    return std::unique_ptr<StackSource>(std::move(reader));
+}
+
+} // namespace gilscope

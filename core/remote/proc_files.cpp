@@ -1,0 +1,133 @@
+#include "core/remote/proc_files.h"
+
+#include "core/util/unique_fd.h"
+#include "core/util/utf8.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <string_view>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace gilscope::remote {
+
+std::optional<std::string> readProcFile(const std::string& path, size_t limit) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) return std::nullopt;
+    std::string out;
+    char buf[16384];
+    while (out.size() < limit) {
+        const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return std::nullopt;
+        }
+        if (n == 0) break;
+        out.append(buf, static_cast<size_t>(n));
+    }
+    return out;
+}
+
+namespace {
+
+uint64_t parseHex(std::string_view s) {
+    uint64_t v = 0;
+    std::from_chars(s.data(), s.data() + s.size(), v, 16);
+    return v;
+}
+
+std::string_view nextField(std::string_view& line) {
+    while (!line.empty() && line.front() == ' ')
+        line.remove_prefix(1);
+    const size_t sp = line.find(' ');
+    std::string_view field = line.substr(0, sp);
+    line = sp == std::string_view::npos ? std::string_view{} : line.substr(sp);
+    return field;
+}
+
+} // namespace
+
+std::optional<std::vector<MapEntry>> readMaps(int pid) {
+    auto text = readProcFile("/proc/" + std::to_string(pid) + "/maps");
+    if (!text) return std::nullopt;
+    std::vector<MapEntry> maps;
+    std::string_view all(*text);
+    while (!all.empty()) {
+        const size_t nl = all.find('\n');
+        std::string_view line = all.substr(0, nl);
+        all = nl == std::string_view::npos ? std::string_view{} : all.substr(nl + 1);
+        const std::string_view range = nextField(line);
+        const size_t dash = range.find('-');
+        if (dash == std::string_view::npos) continue;
+        MapEntry e;
+        e.start = parseHex(range.substr(0, dash));
+        e.end = parseHex(range.substr(dash + 1));
+        e.perms = std::string(nextField(line));
+        e.offset = parseHex(nextField(line));
+        nextField(line); // dev
+        const std::string_view inode = nextField(line);
+        std::from_chars(inode.data(), inode.data() + inode.size(), e.inode);
+        while (!line.empty() && line.front() == ' ')
+            line.remove_prefix(1);
+        e.path = std::string(line);
+        maps.push_back(std::move(e));
+    }
+    return maps;
+}
+
+std::string readCommandLine(int pid) {
+    auto raw = readProcFile("/proc/" + std::to_string(pid) + "/cmdline", 1 << 16);
+    if (!raw) return {};
+    while (!raw->empty() && raw->back() == '\0')
+        raw->pop_back();
+    for (char& c : *raw)
+        if (c == '\0') c = ' ';
+    return sanitizeUtf8(*raw);
+}
+
+std::optional<uint32_t> readUid(int pid) {
+    auto text = readProcFile("/proc/" + std::to_string(pid) + "/status", 1 << 16);
+    if (!text) return std::nullopt;
+    const size_t at = text->find("\nUid:");
+    if (at == std::string::npos) return std::nullopt;
+    std::string_view rest = std::string_view(*text).substr(at + 5);
+    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t'))
+        rest.remove_prefix(1);
+    uint32_t uid = 0;
+    if (std::from_chars(rest.data(), rest.data() + rest.size(), uid).ec != std::errc{})
+        return std::nullopt;
+    return uid;
+}
+
+std::string userName(uint32_t uid) {
+    struct passwd pw {};
+    struct passwd* result = nullptr;
+    char buf[4096];
+    if (::getpwuid_r(uid, &pw, buf, sizeof buf, &result) == 0 && result)
+        return sanitizeUtf8(result->pw_name);
+    return std::to_string(uid);
+}
+
+bool processExists(int pid) {
+    struct stat st {};
+    return pid > 0 && ::stat(("/proc/" + std::to_string(pid)).c_str(), &st) == 0;
+}
+
+std::vector<int> listTasks(int pid) {
+    std::vector<int> tids;
+    DIR* dir = ::opendir(("/proc/" + std::to_string(pid) + "/task").c_str());
+    if (!dir) return tids;
+    while (dirent* e = ::readdir(dir)) {
+        int tid = 0;
+        const char* end = e->d_name + std::char_traits<char>::length(e->d_name);
+        if (std::from_chars(e->d_name, end, tid).ptr == end && tid > 0) tids.push_back(tid);
+    }
+    ::closedir(dir);
+    return tids;
+}
+
+} // namespace gilscope::remote

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gilscope::remote {
+
+// Small, robust readers for /proc. Every reader tolerates a process that vanishes
+// (returns nullopt / empty) and bytes that are not UTF-8.
+
+std::optional<std::string> readProcFile(const std::string& path, size_t limit = 1 << 24);
+
+struct MapEntry {
+    uint64_t start = 0, end = 0, offset = 0;
+    uint64_t inode = 0;
+    std::string perms; // "r-xp"
+    std::string path;  // may be empty, "[heap]", or end in " (deleted)"
+};
+
+// Parses /proc/PID/maps; nullopt when the process is gone or unreadable.
+std::optional<std::vector<MapEntry>> readMaps(int pid);
+
+// Arguments of /proc/PID/cmdline joined by spaces, as valid UTF-8.
+std::string readCommandLine(int pid);
+
+// Real uid from /proc/PID/status ("Uid:" first field).
+std::optional<uint32_t> readUid(int pid);
+
+std::string userName(uint32_t uid);
+
+bool processExists(int pid);
+
+// Thread ids from /proc/PID/task.
+std::vector<int> listTasks(int pid);
+
+} // namespace gilscope::remote

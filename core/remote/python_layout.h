@@ -1,0 +1,85 @@
+#pragma once
+
+#include "core/common/error.h"
+
+#include <cstdint>
+#include <span>
+
+namespace gilscope::remote {
+
+// Where each field the stack walker needs lives, for one CPython build. Filled from a
+// built-in table (3.8-3.12) or from the target's own _Py_DebugOffsets (3.13+).
+// An offset of kAbsent means "this version has no such field".
+inline constexpr uint64_t kAbsent = ~uint64_t{0};
+
+struct PythonLayout {
+    uint8_t major = 3, minor = 0, micro = 0;
+    uint32_t versionHex = 0;
+    bool freeThreaded = false;
+
+    // _PyRuntimeState
+    uint64_t rtInterpretersHead = kAbsent;
+    uint64_t rtMainThread = kAbsent;   // pthread_t of the main thread (<= 3.12)
+    uint64_t rtGilHolder = kAbsent;    // ceval.gil.last_holder (<= 3.11)
+    uint64_t rtGilLocked = kAbsent;    // ceval.gil.locked (<= 3.11)
+    uint64_t rtGcCollecting = kAbsent; // 3.8 keeps the GC state in the runtime
+
+    // PyInterpreterState
+    uint64_t inNext = kAbsent, inId = kAbsent, inThreadsHead = kAbsent;
+    uint64_t inThreadsMain = kAbsent; // 3.13+
+    uint64_t inGcCollecting = kAbsent;
+    uint64_t inGilPointer = kAbsent; // 3.12: interp->ceval.gil (struct _gil_runtime_state*)
+    uint64_t inGilHolder = kAbsent;  // interp->_gil.last_holder (3.12 own GIL, 3.13+)
+    uint64_t inGilLocked = kAbsent;  // interp->_gil.locked
+    uint64_t inOwnGil = kAbsent;     // offset of interp->_gil (3.12), to recognise the common case
+    uint64_t inCodeGeneration = kAbsent; // 3.14+: bumps when code objects are freed
+    static constexpr uint64_t kGilHolderInStruct = 8, kGilLockedInStruct = 16;
+
+    // PyThreadState
+    uint64_t tsSize = 0, tsNext = kAbsent, tsInterp = kAbsent;
+    uint64_t tsFrame = kAbsent;        // <= 3.10: PyFrameObject*
+    uint64_t tsCframe = kAbsent;       // 3.11/3.12: _PyCFrame*
+    uint64_t cfCurrentFrame = kAbsent; //   ... and its current_frame
+    uint64_t tsCurrentFrame = kAbsent; // 3.13+
+    uint64_t tsThreadId = kAbsent, tsNativeThreadId = kAbsent;
+    uint64_t tsDatastackChunk = kAbsent, tsDatastackTop = kAbsent;
+    uint64_t tsHoldsGil = kAbsent, tsGilRequested = kAbsent; // 3.15 ints
+    uint64_t tsCurrentException = kAbsent; // curexc_type (<= 3.11) / current_exception
+    uint64_t tsExcStateValue = kAbsent;    // tstate->exc_state.exc_value (embedded item)
+
+    // Frames: PyFrameObject (<= 3.10) or _PyInterpreterFrame (3.11+)
+    bool legacyFrames = false;
+    uint64_t frSize = 0, frPrevious = kAbsent, frCode = kAbsent, frInstr = kAbsent;
+    uint64_t frLasti = kAbsent;           // <= 3.10, int
+    uint64_t frOwner = kAbsent;           // 3.11+, char
+    int firstSkippedOwner = 99;           // owners >= this are interpreter shims, not Python frames
+    uint64_t frameTagMask = ~uint64_t{0}; // 3.14+: f_executable is a tagged _PyStackRef
+
+    // PyCodeObject
+    uint64_t coSize = 0, coFilename = kAbsent, coName = kAbsent, coQualname = kAbsent;
+    uint64_t coLinetable = kAbsent, coFirstlineno = kAbsent;
+    uint64_t coCodeAdaptive = kAbsent; // 3.11+: inline bytecode
+    uint64_t coCode = kAbsent;         // <= 3.10: bytes object
+
+    // Objects
+    uint64_t obType = 8, varSize = 16;
+    uint64_t bytesSize = 16, bytesData = 32;
+    uint64_t strLength = 16, strState = 32, strAsciiSize = 0, strCompactSize = 0;
+};
+
+enum class LineTableFormat { Lnotab, Linetable310, Locations311 };
+LineTableFormat lineTableFormat(const PythonLayout& l);
+
+// Built-in tables, measured on this machine's interpreters (3.8 - 3.12).
+Result<PythonLayout> builtinLayout(uint32_t versionHex);
+
+// Parses the target's _Py_DebugOffsets (3.13, 3.14, 3.15), validating cookie,
+// version and every size/offset it uses.
+Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint32_t versionHex);
+
+// Largest _Py_DebugOffsets we know, to size the read.
+inline constexpr size_t kMaxDebugOffsetsSize = 1024;
+
+std::string versionString(uint32_t versionHex);
+
+} // namespace gilscope::remote

@@ -1,0 +1,90 @@
+#include "core/remote/remote_objects.h"
+
+#include <cstring>
+
+namespace gilscope::remote {
+
+namespace {
+
+void appendUtf8(std::string& out, uint32_t cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD; // lone surrogates (e.g. surrogateescape)
+    if (cp > 0x10FFFF) cp = 0xFFFD;
+    if (cp < 0x80) {
+        out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+        out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+        out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+        out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+}
+
+template <typename T>
+T load(const uint8_t* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+} // namespace
+
+std::string decodeUnicodeData(const uint8_t* data, size_t count, unsigned kind) {
+    std::string out;
+    out.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+        uint32_t cp = 0;
+        if (kind == 1)
+            cp = data[i];
+        else if (kind == 2)
+            cp = load<uint16_t>(data + 2 * i);
+        else
+            cp = load<uint32_t>(data + 4 * i);
+        appendUtf8(out, cp);
+    }
+    return out;
+}
+
+std::optional<std::string> RemoteObjects::readString(uint64_t addr, size_t maxChars) {
+    if (!plausibleAddress(addr)) return std::nullopt;
+    // One read usually covers header and text: names and paths are short.
+    uint8_t buf[512];
+    const size_t got = mem_.readPartial(addr, buf, sizeof buf);
+    if (got < layout_.strCompactSize) return std::nullopt;
+    const int64_t length = load<int64_t>(buf + layout_.strLength);
+    const uint32_t state = load<uint32_t>(buf + layout_.strState);
+    const unsigned kind = (state >> 2) & 7;
+    const bool compact = state & 0x20, ascii = state & 0x40;
+    if (length < 0 || static_cast<size_t>(length) > maxChars || !compact ||
+        (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1))
+        return std::nullopt;
+    const size_t dataOffset = ascii ? layout_.strAsciiSize : layout_.strCompactSize;
+    const size_t bytes = static_cast<size_t>(length) * kind;
+    if (dataOffset + bytes <= got) return decodeUnicodeData(buf + dataOffset, length, kind);
+    std::vector<uint8_t> data(bytes);
+    if (!mem_.read(addr + dataOffset, data.data(), bytes)) return std::nullopt;
+    return decodeUnicodeData(data.data(), static_cast<size_t>(length), kind);
+}
+
+std::optional<std::vector<uint8_t>> RemoteObjects::readBytes(uint64_t addr, size_t maxSize) {
+    if (!plausibleAddress(addr)) return std::nullopt;
+    uint8_t buf[512];
+    const size_t got = mem_.readPartial(addr, buf, sizeof buf);
+    if (got < layout_.bytesData) return std::nullopt;
+    const int64_t size = load<int64_t>(buf + layout_.bytesSize);
+    if (size < 0 || static_cast<uint64_t>(size) > maxSize) return std::nullopt;
+    const size_t n = static_cast<size_t>(size);
+    if (layout_.bytesData + n <= got)
+        return std::vector<uint8_t>(buf + layout_.bytesData, buf + layout_.bytesData + n);
+    std::vector<uint8_t> data(n);
+    if (!mem_.read(addr + layout_.bytesData, data.data(), n)) return std::nullopt;
+    return data;
+}
+
+} // namespace gilscope::remote

@@ -1,0 +1,219 @@
+#include "core/remote/runtime_locator.h"
+
+#include "core/remote/attach_permission.h"
+#include "core/remote/elf_image.h"
+#include "core/remote/proc_files.h"
+
+#include <cerrno>
+#include <cstring>
+#include <regex>
+#include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+namespace gilscope::remote {
+
+namespace {
+
+constexpr std::string_view kDeleted = " (deleted)";
+
+std::string basenameOf(const std::string& p) {
+    const size_t slash = p.rfind('/');
+    return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+int minorFromPath(const std::string& path) {
+    static const std::regex re(R"(python3\.(\d+))");
+    std::smatch m;
+    const std::string base = basenameOf(path);
+    if (std::regex_search(base, m, re)) return std::stoi(m[1]);
+    return -1;
+}
+
+// Paths worth checking, most likely first: a mapped libpython, then the executable,
+// then any other mapped file whose name mentions python (embedders).
+std::vector<std::string> candidatePaths(const std::vector<MapEntry>& maps, const std::string& exe) {
+    std::vector<std::string> libs, others;
+    for (const MapEntry& m : maps) {
+        if (m.path.empty() || m.path.front() != '/') continue;
+        const std::string base = basenameOf(m.path);
+        auto add = [&](std::vector<std::string>& v) {
+            for (const auto& p : v)
+                if (p == m.path) return;
+            v.push_back(m.path);
+        };
+        if (base.rfind("libpython3", 0) == 0)
+            add(libs);
+        else if (base.find("python") != std::string::npos)
+            add(others);
+    }
+    std::vector<std::string> out = libs;
+    if (!exe.empty()) out.push_back(exe);
+    for (const auto& o : others)
+        if (o != exe) out.push_back(o);
+    return out;
+}
+
+// The load bias of `path`: a mapping of the file that contains a PT_LOAD's file offset.
+std::optional<uint64_t> loadBias(const ElfImage& elf, const std::vector<MapEntry>& maps,
+                                 const std::string& path) {
+    for (const ElfImage::Load& load : elf.loads()) {
+        for (const MapEntry& m : maps) {
+            if (m.path != path) continue;
+            const uint64_t len = m.end - m.start;
+            if (load.offset >= m.offset && load.offset < m.offset + len)
+                return m.start + (load.offset - m.offset) - load.vaddr;
+        }
+    }
+    return std::nullopt;
+}
+
+// A path we can open for a file the target maps. maps shows paths as seen from OUR
+// root: a chrooted target's files appear under its root directory, a container's as
+// its own paths. Candidates are checked against the inode in maps, so a same-named
+// file on the host is never mistaken for the target's.
+std::string openablePath(int pid, const std::string& mapPath, const std::vector<MapEntry>& maps,
+                         const std::string& exePath) {
+    const std::string proc = "/proc/" + std::to_string(pid);
+    uint64_t inode = 0;
+    for (const MapEntry& m : maps)
+        if (m.path == mapPath) inode = m.inode;
+    std::vector<std::string> candidates;
+    const bool deleted = mapPath.size() > kDeleted.size() &&
+                         mapPath.compare(mapPath.size() - kDeleted.size(), kDeleted.size(),
+                                         kDeleted) == 0;
+    if (!deleted) {
+        char root[4096];
+        const ssize_t n = ::readlink((proc + "/root").c_str(), root, sizeof root - 1);
+        if (n > 1) {
+            const std::string rootPath(root, static_cast<size_t>(n));
+            if (mapPath.rfind(rootPath + "/", 0) == 0)
+                candidates.push_back(proc + "/root" + mapPath.substr(rootPath.size()));
+        }
+        candidates.push_back(proc + "/root" + mapPath);
+        candidates.push_back(mapPath);
+    }
+    if (mapPath == exePath) candidates.push_back(proc + "/exe");
+    for (const MapEntry& m : maps)
+        if (m.path == mapPath) {
+            char range[64];
+            std::snprintf(range, sizeof range, "/map_files/%llx-%llx",
+                          static_cast<unsigned long long>(m.start),
+                          static_cast<unsigned long long>(m.end));
+            candidates.push_back(proc + range);
+            break;
+        }
+    for (const std::string& c : candidates) {
+        struct stat st{};
+        if (::stat(c.c_str(), &st) == 0 && (inode == 0 || st.st_ino == inode)) return c;
+    }
+    return {};
+}
+
+} // namespace
+
+Result<RuntimeLocation> locateRuntime(int pid) {
+    const std::string proc = "/proc/" + std::to_string(pid);
+    if (pid <= 0 || !processExists(pid))
+        return makeError(ErrorKind::ProcessNotFound,
+                         "no process with pid " + std::to_string(pid) +
+                             " exists (it may have exited); check the pid with 'gilscope ps'");
+    auto maps = readMaps(pid);
+    if (!maps) {
+        const int err = errno;
+        if (!processExists(pid))
+            return makeError(ErrorKind::ProcessNotFound,
+                             "process " + std::to_string(pid) + " exited before it could be read");
+        return makeError(ErrorKind::PermissionDenied,
+                         "cannot read process " + std::to_string(pid) + ": " +
+                             explainAccessFailure(pid, err == 0 ? EACCES : err));
+    }
+    RuntimeLocation loc;
+    char exeBuf[4096];
+    const ssize_t n = ::readlink((proc + "/exe").c_str(), exeBuf, sizeof exeBuf - 1);
+    if (n > 0) loc.executable.assign(exeBuf, static_cast<size_t>(n));
+    std::string exeMapPath = loc.executable;
+
+    for (const std::string& mapPath : candidatePaths(*maps, exeMapPath)) {
+        const std::string filePath = openablePath(pid, mapPath, *maps, exeMapPath);
+        if (filePath.empty()) continue;
+        auto elf = ElfImage::open(filePath);
+        if (!elf) continue;
+        auto runtimeSym = elf->findSymbol("_PyRuntime");
+        auto runtimeSec = elf->findSection(".PyRuntime");
+        if (!runtimeSym && !runtimeSec) continue;
+        auto bias = loadBias(*elf, *maps, mapPath);
+        if (!bias) continue;
+        loc.elfPath = mapPath;
+        loc.bias = *bias;
+        const uint64_t runtimeVaddr = runtimeSym ? runtimeSym->value : runtimeSec->addr;
+        loc.runtimeAddr = *bias + runtimeVaddr;
+        if (auto s = elf->findSymbol("PyCode_Type")) loc.codeTypeAddr = *bias + s->value;
+        if (auto s = elf->findSymbol("_Py_NoneStruct")) loc.noneAddr = *bias + s->value;
+        if (auto s = elf->findSymbol("Py_Version")) {
+            auto bytes = elf->bytesAtVaddr(s->value, 4);
+            if (bytes.size() == 4) std::memcpy(&loc.versionHex, bytes.data(), 4);
+        }
+        if (auto bss = elf->findSection(".bss")) {
+            loc.bssAddr = *bias + bss->addr;
+            loc.bssSize = bss->size;
+        }
+        loc.minorFromName = minorFromPath(mapPath);
+        if (loc.minorFromName < 0) loc.minorFromName = minorFromPath(loc.executable);
+        if (loc.versionHex == 0 && loc.minorFromName >= 0)
+            loc.versionHex = 0x03000000u | (uint32_t(loc.minorFromName) << 16); // micro unknown
+        return loc;
+    }
+    return makeError(
+        ErrorKind::NotPython,
+        "process " + std::to_string(pid) + " (" +
+            (loc.executable.empty() ? std::string("unknown executable") : loc.executable) +
+            ") is not a CPython process: no _PyRuntime in its executable or "
+            "libraries; pick a Python pid from 'gilscope ps'");
+}
+
+void refineVersionFromMemory(RuntimeLocation& loc, RemoteMemory& mem) {
+    if (loc.minorFromName < 0 || loc.bssAddr == 0 || loc.bssSize == 0) return;
+    if ((loc.versionHex & 0xff00) != 0) return; // micro already known
+    // Py_GetVersion() fills a static buffer at start-up: "3.9.18 (main, ...".
+    std::vector<char> bss(std::min<uint64_t>(loc.bssSize, 8u << 20));
+    const size_t got = mem.readPartial(loc.bssAddr, bss.data(), bss.size());
+    const std::string prefix = "3." + std::to_string(loc.minorFromName) + ".";
+    const std::string_view hay(bss.data(), got);
+    for (size_t at = hay.find(prefix); at != std::string_view::npos;
+         at = hay.find(prefix, at + 1)) {
+        size_t i = at + prefix.size();
+        int micro = 0, digits = 0;
+        while (i < hay.size() && digits < 3 && hay[i] >= '0' && hay[i] <= '9') {
+            micro = micro * 10 + (hay[i++] - '0');
+            ++digits;
+        }
+        if (digits == 0 || i + 1 >= hay.size()) continue;
+        if (hay[i] == '+') ++i;
+        if (hay[i] != ' ' || hay[i + 1] != '(') continue;
+        loc.versionHex = 0x030000f0u | (uint32_t(loc.minorFromName) << 16) | (uint32_t(micro) << 8);
+        return;
+    }
+}
+
+Result<PythonLayout> resolveLayout(const RuntimeLocation& loc, RemoteMemory& mem) {
+    const int minor = static_cast<int>((loc.versionHex >> 16) & 0xff);
+    if (loc.versionHex == 0)
+        return makeError(ErrorKind::UnsupportedVersion,
+                         "cannot tell which Python version " + loc.elfPath +
+                             " is (no Py_Version symbol and no version in its name)");
+    if (minor < 13) return builtinLayout(loc.versionHex);
+    std::vector<uint8_t> table(kMaxDebugOffsetsSize);
+    const size_t got = mem.readPartial(loc.runtimeAddr, table.data(), table.size());
+    if (got < 24) {
+        const int err = mem.lastErrno();
+        return makeError(err == ESRCH ? ErrorKind::ProcessEnded : ErrorKind::PermissionDenied,
+                         "cannot read the Python runtime of process " + std::to_string(mem.pid()) +
+                             ": " + explainAccessFailure(mem.pid(), err));
+    }
+    table.resize(got);
+    return layoutFromDebugOffsets(table, loc.versionHex);
+}
+
+} // namespace gilscope::remote
