@@ -1,0 +1,48 @@
+// gilscope attach PID: records a running Python process, as
+// `python -m profiling.sampling attach PID` does.
+#include "app/commands/cli_output.h"
+#include "app/commands/command_registry.h"
+#include "app/commands/record_options.h"
+#include "app/commands/record_session.h"
+#include "core/remote/live_stack_source.h"
+
+#include <QCommandLineParser>
+
+namespace gilscope::cli {
+
+namespace {
+
+int runAttach(const QStringList& args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Attach to a running Python process and record it until it exits, "
+        "-d SECONDS pass, or Ctrl-C.");
+    parser.addHelpOption();
+    addRecordOptions(parser);
+    parser.addPositionalArgument("pid", "Process ID to attach to.");
+    parser.process(args);
+
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1)
+        return failUsage("attach: expected exactly one PID (see gilscope attach --help)");
+    bool ok = false;
+    const int pid = positional[0].toInt(&ok);
+    if (!ok || pid <= 0)
+        return failUsage("attach: argument pid: invalid int value: '" + positional[0] + "'");
+
+    auto options = readRecordOptions(parser);
+    if (!options) return fail(options.error());
+
+    auto source = openLiveProcess(pid, options->readOptions());
+    if (!source) return fail(source.error());
+
+    const SessionResult r = recordSession(**source, *options);
+    return r.exitCode;
+}
+
+} // namespace
+
+GILSCOPE_REGISTER_COMMAND(attach, "attach", "Attach to a running Python process and record it",
+                          runAttach);
+
+} // namespace gilscope::cli

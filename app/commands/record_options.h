@@ -1,0 +1,47 @@
+#pragma once
+
+// Options shared by `gilscope attach` and `gilscope run`, spelled as CPython's
+// `python -m profiling.sampling` spells them.
+
+#include "core/common/error.h"
+#include "core/sample/stack_source.h"
+
+#include <QCommandLineParser>
+#include <QStringList>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace gilscope::cli {
+
+enum class OutputFormat { Collapsed, Gecko, Binary };
+
+struct RecordOptions {
+    uint64_t intervalUs = 1000;
+    double durationSec = 0; // 0: until the target exits or Ctrl-C
+    bool allThreads = false;
+    bool opcodes = false;
+    bool realtimeStats = false;
+    OutputFormat format = OutputFormat::Collapsed;
+    std::string compression = "auto"; // --binary only
+    std::string output;               // empty: {format}_{pid}.{ext}
+
+    ReadOptions readOptions() const;
+};
+
+// Adds -r, -d, -a, --opcodes, --realtime-stats, -o and the format flags.
+void addRecordOptions(QCommandLineParser& parser);
+// Reads and validates them after parser.process(); errors carry CPython's wording
+// where CPython has one.
+Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser);
+
+const char* formatName(OutputFormat f); // "collapsed", "gecko", "binary"
+// CPython's default: {format}_{pid}.{ext}; inside `output` when that is a directory.
+std::filesystem::path outputPath(const RecordOptions& options, int pid);
+
+// Whether option `name` (without dashes) of a record command takes a value; used to
+// find where `run`'s target starts in the raw arguments.
+bool recordOptionTakesValue(const QString& name);
+
+} // namespace gilscope::cli

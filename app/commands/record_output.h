@@ -1,0 +1,31 @@
+#pragma once
+
+// The one place that turns an output format into a sink and, at the end, a file.
+// Each format is a few lines in record_output.cpp.
+
+#include "app/commands/record_options.h"
+#include "core/common/error.h"
+#include "core/sample/sample_sink.h"
+#include "core/util/cancel.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace gilscope::cli {
+
+class RecordingOutput {
+public:
+    virtual ~RecordingOutput() = default;
+    virtual SampleSink& sink() = 0;
+    // Writes the destination whole, or leaves nothing (and any old file untouched)
+    // when it fails or `cancel` fires.
+    virtual Status write(const CancelToken& cancel) = 0;
+    // The line printed after a successful write, as CPython words it.
+    virtual std::string writtenMessage() const = 0;
+};
+
+Result<std::unique_ptr<RecordingOutput>>
+createRecordingOutput(const RecordOptions& options, const std::filesystem::path& destination);
+
+} // namespace gilscope::cli

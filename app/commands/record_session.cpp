@@ -1,0 +1,112 @@
+#include "app/commands/record_session.h"
+
+#include "app/commands/cli_output.h"
+#include "app/commands/record_interrupts.h"
+#include "app/commands/record_output.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <unistd.h>
+
+namespace gilscope::cli {
+
+namespace {
+
+void sleepMs(int ms) {
+    timespec ts{ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, nullptr); // a signal cuts it short, which is what we want
+}
+
+void printRealtimeStats(const SamplerStats& s, bool tty) {
+    const auto hz = [](double us) { return us > 0 ? 1e6 / us : 0.0; };
+    std::printf(
+        "Real-time sampling stats: Mean: %.1fHz (%.2f\u00b5s) Min: %.1fHz (%.2f\u00b5s) "
+        "Max: %.1fHz (%.2f\u00b5s) Last 1s: %.1fHz Samples: %llu Errors: %.2f%% Missed: %.2f%%%s",
+        hz(s.meanIntervalUs), s.meanIntervalUs, hz(s.maxIntervalUs), s.maxIntervalUs,
+        hz(s.minIntervalUs), s.minIntervalUs, s.achievedRateLastSecond,
+        static_cast<unsigned long long>(s.samples + s.errors), s.errorPct, s.missedPct,
+        tty ? "\x1b[K\r" : "\n");
+    std::fflush(stdout);
+}
+
+void printSummary(const RecordingSummary& s, uint64_t missed) {
+    std::printf("Captured %llu samples in %.2f seconds\n",
+                static_cast<unsigned long long>(s.samples), s.durationSec);
+    std::printf("Sample rate: %.2f samples/sec\n", s.sampleRate);
+    std::printf("Error rate: %.2f%%\n", s.errorRatePct);
+    if (missed > 0) {
+        const unsigned long long expected = s.samples + missed;
+        std::printf("Warning: missed %llu samples from the expected total of %llu (%.2f%%)\n",
+                    static_cast<unsigned long long>(missed), expected, s.missedPct);
+    }
+}
+
+} // namespace
+
+SessionResult recordSession(StackSource& source, const RecordOptions& options,
+                            const SessionHooks& hooks) {
+    SessionResult result;
+    const auto destination = outputPath(options, source.pid());
+    auto output = createRecordingOutput(options, destination);
+    if (!output) {
+        if (hooks.afterStart) hooks.afterStart(); // never leave a gated target hanging
+        result.exitCode = fail(output.error());
+        return result;
+    }
+
+    InterruptGuard interrupts;
+    SamplerOptions samplerOptions;
+    samplerOptions.intervalUs = options.intervalUs;
+    samplerOptions.durationSec = options.durationSec;
+    samplerOptions.read = options.readOptions();
+    Sampler sampler(source, (*output)->sink(), samplerOptions);
+    sampler.start();
+    if (hooks.afterStart) hooks.afterStart();
+
+    const bool tty = isatty(STDOUT_FILENO);
+    bool targetGone = false;
+    int ticksSincePrint = 0;
+    while (sampler.running()) {
+        sleepMs(50);
+        if (interrupts.count() > 0) sampler.requestStop();
+        if (!targetGone && hooks.targetGone && hooks.targetGone()) {
+            targetGone = true;
+            sampler.requestStop();
+        }
+        if (options.realtimeStats && ++ticksSincePrint >= 20) {
+            ticksSincePrint = 0;
+            printRealtimeStats(sampler.stats(), tty);
+        }
+    }
+    result.reason = sampler.wait();
+    if (targetGone) result.reason = StopReason::TargetExited;
+    result.interrupted = interrupts.count() > 0;
+    if (options.realtimeStats && tty) std::printf("\n");
+    if (!sampler.failure().empty())
+        std::fprintf(stderr, "gilscope: %s\n", sampler.failure().c_str());
+    if (result.reason == StopReason::TargetExited)
+        std::fprintf(stderr, "gilscope: the target process exited; recording stopped\n");
+
+    const RecordingSummary summary = sampler.summary();
+    printSummary(summary, sampler.stats().missed);
+
+    // Test hook: widens the window between stop and write so the "second Ctrl-C
+    // aborts" path can be tested deterministically (collapsed writes take ~1 ms).
+    if (const char* slow = std::getenv("GILSCOPE_TEST_SLOW_WRITE_MS"))
+        for (int ms = std::atoi(slow); ms > 0 && !interrupts.abortToken().cancelled(); ms -= 10)
+            sleepMs(10);
+    const Status written = (*output)->write(interrupts.abortToken());
+    if (!written) {
+        result.aborted = written.error().kind == ErrorKind::Cancelled;
+        result.exitCode = result.aborted ? 130 : fail(written.error());
+        if (result.aborted)
+            std::fprintf(stderr, "gilscope: aborted; %s was not written\n", destination.c_str());
+        return result;
+    }
+    std::printf("%s\n", (*output)->writtenMessage().c_str());
+    std::fflush(stdout);
+    return result;
+}
+
+} // namespace gilscope::cli

@@ -1,0 +1,30 @@
+#pragma once
+
+// Records one target from an opened StackSource to the chosen output: runs the
+// sampler, handles Ctrl-C and --realtime-stats, writes the file and prints CPython's
+// summary. Shared by `attach` and `run`.
+
+#include "app/commands/record_options.h"
+#include "core/sample/stack_source.h"
+#include "core/sampling/sampler.h"
+
+#include <functional>
+
+namespace gilscope::cli {
+
+struct SessionHooks {
+    std::function<void()> afterStart; // run: release the gated target
+    std::function<bool()> targetGone; // run: polled ~20 times a second; true once the child exited
+};
+
+struct SessionResult {
+    StopReason reason = StopReason::NotStopped;
+    bool interrupted = false; // Ctrl-C
+    bool aborted = false;     // second Ctrl-C: nothing written
+    int exitCode = 0;         // 0, or the error's exit code when the output failed
+};
+
+SessionResult recordSession(StackSource& source, const RecordOptions& options,
+                            const SessionHooks& hooks = {});
+
+} // namespace gilscope::cli

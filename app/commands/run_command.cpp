@@ -1,0 +1,112 @@
+// gilscope run [-m] TARGET [ARGS...] / gilscope run [options] -- COMMAND [ARGS...]:
+// starts the target held before its first line of Python, records it from there,
+// and exits with the target's exit code, as `python -m profiling.sampling run` does.
+#include "app/commands/cli_output.h"
+#include "app/commands/command_registry.h"
+#include "app/commands/record_launcher.h"
+#include "app/commands/record_options.h"
+#include "app/commands/record_session.h"
+
+#include <QCommandLineParser>
+
+#include <csignal>
+
+namespace gilscope::cli {
+
+namespace {
+
+// True when the arguments put "--" before any positional argument (COMMAND form).
+bool commandForm(const QStringList& args) {
+    for (qsizetype i = 1; i < args.size(); ++i) {
+        const QString& a = args[i];
+        if (a == "--") return true;
+        if (!a.startsWith('-') || a == "-") return false;
+        QString name = a.mid(a.startsWith("--") ? 2 : 1);
+        if (name.contains('=')) continue;
+        if (recordOptionTakesValue(name)) ++i; // skip its value
+    }
+    return false;
+}
+
+std::vector<std::string> toStd(const QStringList& list) {
+    std::vector<std::string> out;
+    for (const QString& s : list)
+        out.push_back(s.toLocal8Bit().toStdString());
+    return out;
+}
+
+int runRun(const QStringList& args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Run a Python script or module (or, after --, any command that starts Python) and record "
+        "it from its first line. Exits with the target's exit code.");
+    parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsPositionalArguments);
+    parser.addHelpOption();
+    parser.addOption({{"m", "module"}, "Run TARGET as a module (like python -m)."});
+    parser.addOption(
+        {"python", "Interpreter for TARGET (default: python3 on PATH).", "PATH", "python3"});
+    addRecordOptions(parser);
+    parser.addPositionalArgument("target", "Script file or module name; or, after --, a command.",
+                                 "[-m] TARGET [ARGS...] | -- COMMAND [ARGS...]");
+    parser.process(args);
+
+    auto options = readRecordOptions(parser);
+    if (!options) return fail(options.error());
+
+    const QStringList positional = parser.positionalArguments();
+    std::vector<std::string> argv;
+    if (commandForm(args)) {
+        if (parser.isSet("module") || parser.isSet("python"))
+            return failUsage(
+                "run: -m and --python do not apply to '-- COMMAND'; put them in the command");
+        if (positional.isEmpty()) return failUsage("run: expected a command after --");
+        argv = toStd(positional);
+    } else {
+        if (positional.isEmpty())
+            return failUsage("run: the following arguments are required: target");
+        QStringList cmd{parser.value("python")};
+        if (parser.isSet("module")) cmd << "-m";
+        cmd << positional;
+        argv = toStd(cmd);
+    }
+
+    auto child = GatedChild::launch(argv);
+    if (!child) return fail(child.error());
+    GatedChild& target = **child;
+
+    auto source = target.attach(options->readOptions());
+    if (!source) {
+        if (target.exitCode()) {
+            std::fprintf(stderr, "gilscope: %s\n", source.error().message.c_str());
+            return *target.exitCode();
+        }
+        target.terminate();
+        return fail(source.error());
+    }
+    const int pythonPid = (*source)->pid();
+
+    SessionHooks hooks;
+    hooks.afterStart = [&] { target.release(); };
+    hooks.targetGone = [&] { return target.exited(); };
+    const SessionResult r = recordSession(**source, *options, hooks);
+
+    bool terminatedByUs = false;
+    if (r.reason == StopReason::TargetExited) {
+        target.waitForExit(); // a wrapper may outlive the interpreter we recorded
+    } else if (!target.exited()) {
+        terminatedByUs = true;
+        if (pythonPid != target.pid()) kill(pythonPid, SIGTERM);
+        target.terminate();
+    }
+    if (r.aborted) return 130;
+    if (r.exitCode != 0) return r.exitCode;
+    if (terminatedByUs) return r.interrupted ? 130 : 0;
+    return target.exitCode().value_or(0);
+}
+
+} // namespace
+
+GILSCOPE_REGISTER_COMMAND(run, "run", "Run a Python script, module or command and record it",
+                          runRun);
+
+} // namespace gilscope::cli
