@@ -1,0 +1,143 @@
+// gilscope replay FILE.bin --gecko|--collapsed [-o OUT]: converts a Tachyon .bin
+// recording, as `python -m profiling.sampling replay` does, with its progress on stderr.
+#include "app/commands/cli_output.h"
+#include "app/commands/command_registry.h"
+#include "core/collapsed/collapsed_writer.h"
+#include "core/gecko/gecko_collector.h"
+#include "core/tach/tach_reader.h"
+
+#include <QCommandLineParser>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+namespace gilscope::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+CancelToken g_cancel; // set by SIGINT so outputs are discarded cleanly
+extern "C" void onInterrupt(int) {
+    g_cancel.cancel();
+}
+
+std::string withThousands(uint64_t v) {
+    std::string digits = std::to_string(v), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+// CPython's replay bar: "\r  [████░░░░] 12.5% (1,000/8,000)", redrawn per 0.1 %.
+class ProgressBar {
+public:
+    void operator()(uint64_t done, uint64_t total) {
+        const uint64_t permille = total ? std::min<uint64_t>(1000, done * 1000 / total) : 1000;
+        if (permille == lastPermille_ && (done != total || done == lastDone_)) return;
+        lastPermille_ = permille;
+        lastDone_ = done;
+        const int filled = static_cast<int>(permille * 40 / 1000);
+        std::string bar;
+        for (int i = 0; i < 40; ++i)
+            bar += i < filled ? "\u2588" : "\u2591";
+        std::fprintf(stderr, "\r  [%s] %5.1f%% (%s/%s)", bar.c_str(), permille / 10.0,
+                     withThousands(done).c_str(), withThousands(total).c_str());
+        std::fflush(stderr);
+    }
+
+private:
+    uint64_t lastPermille_ = UINT64_MAX;
+    uint64_t lastDone_ = UINT64_MAX;
+};
+
+// -o may name a directory; without -o the name is CPython's "{format}_{pid}.{ext}".
+fs::path outputPath(const QString& option, const char* format, const char* ext) {
+    const std::string name = std::string(format) + "_" + std::to_string(::getpid()) + "." + ext;
+    if (option.isEmpty()) return name;
+    fs::path p = option.toStdString();
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) return p / name;
+    return p;
+}
+
+int runReplay(const QStringList& args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Convert a binary (.bin) recording to another format.");
+    parser.addHelpOption();
+    parser.addPositionalArgument("input",
+                                 "The .bin file written by `--binary` (gilscope or CPython 3.15).");
+    const QCommandLineOption gecko("gecko", "Write a Firefox Profiler (Gecko) JSON profile.");
+    const QCommandLineOption collapsed("collapsed",
+                                       "Write collapsed stacks (for flamegraph.pl, speedscope).");
+    const QCommandLineOption output(QStringList{"o", "output"}, "Output file or directory.",
+                                    "path");
+    parser.addOptions({gecko, collapsed, output});
+    if (!parser.parse(args))
+        return failUsage("replay: " + parser.errorText() + " (see gilscope replay --help)");
+    if (parser.isSet("help")) {
+        std::printf("%s", parser.helpText().toLocal8Bit().constData());
+        return 0;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1)
+        return failUsage("replay: expected one input file (see gilscope replay --help)");
+    if (parser.isSet(gecko) == parser.isSet(collapsed))
+        return failUsage("replay: choose exactly one output format: --gecko or --collapsed");
+
+    const fs::path input = positional[0].toStdString();
+    std::error_code ec;
+    if (!fs::exists(input, ec))
+        return fail(makeError(ErrorKind::Io, "Input file not found: " + input.string()));
+    auto reader = TachReader::open(input);
+    if (!reader) return fail(reader.error());
+    const TachInfo& info = reader->info();
+
+    const bool toGecko = parser.isSet(gecko);
+    const fs::path dest = toGecko ? outputPath(parser.value(output), "gecko", "json")
+                                  : outputPath(parser.value(output), "collapsed", "txt");
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+
+    std::fprintf(stderr, "Replaying %llu samples from %s\n",
+                 static_cast<unsigned long long>(info.sampleCount), input.string().c_str());
+    std::fprintf(stderr, "  Sample interval: %llu us\n",
+                 static_cast<unsigned long long>(info.sampleIntervalUs));
+    std::fprintf(stderr, "  Compression: %s\n", info.compression == 1 ? "zstd" : "none");
+
+    GeckoOptions geckoOptions;
+    geckoOptions.intervalUs = info.sampleIntervalUs;
+    GeckoCollector geckoSink(geckoOptions);
+    CollapsedWriter collapsedSink;
+    SampleSink& sink = toGecko ? static_cast<SampleSink&>(geckoSink) : collapsedSink;
+
+    ProgressBar bar;
+    auto replayed = reader->replay(sink, std::ref(bar), &g_cancel);
+    std::fprintf(stderr, "\n");
+    if (!replayed) return fail(replayed.error());
+    std::fprintf(stderr, "Replayed %llu samples\n", static_cast<unsigned long long>(*replayed));
+
+    Status written =
+        toGecko ? geckoSink.exportTo(dest, {}, &g_cancel) : collapsedSink.writeTo(dest);
+    if (!written) return fail(written.error());
+    if (toGecko) {
+        std::printf("Gecko profile written to %s\n", dest.string().c_str());
+        std::printf("Open in Firefox Profiler: https://profiler.firefox.com/\n");
+    } else {
+        std::printf("Collapsed stack output written to %s\n", dest.string().c_str());
+    }
+    return 0;
+}
+
+} // namespace
+
+GILSCOPE_REGISTER_COMMAND(replay, "replay",
+                          "Convert a binary (.bin) recording to Gecko JSON or collapsed stacks",
+                          runReplay);
+
+} // namespace gilscope::cli
