@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <csignal>
+#include <ctime>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,6 +145,23 @@ int main(int argc, char** argv) {
     std::printf("target: %s %s (Python %d.%d.%d)%s, %.0f s per run, median of %d runs\n",
                 python.c_str(), script.c_str(), ma, mi, mc, allThreads ? ", all threads (-a)" : "",
                 duration, repeat);
+    {
+        // The reader's own cost: back-to-back reads, no scheduling at all.
+        std::vector<ThreadStack> stacks;
+        size_t count = 0;
+        uint64_t reads = 0, errors = 0;
+        timespec c0{}, c1{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+        const uint64_t t0 = monotonicNowUs();
+        while (monotonicNowUs() - t0 < 1000000) {
+            if ((*source)->read(stacks, count) != ReadOutcome::Ok) ++errors;
+            ++reads;
+        }
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+        const double cpuUs = (c1.tv_sec - c0.tv_sec) * 1e6 + (c1.tv_nsec - c0.tv_nsec) / 1e3;
+        std::printf("back-to-back reads: %llu/s, %.1f us CPU per read, %.2f%% errors\n",
+                    static_cast<unsigned long long>(reads), cpuUs / reads, 100.0 * errors / reads);
+    }
     std::printf("%-10s %14s %16s %9s %9s %22s\n", "requested", "achieved/s", "thread-stacks/s",
                 "errors%", "missed%", "sampler CPU % of core");
     double best = 0;
