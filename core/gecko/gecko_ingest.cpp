@@ -57,22 +57,32 @@ void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
     GeckoThread* th = threadFor(batch.threadId, (batch.status & ThreadStatus::MainThread) != 0);
     if (!th) return;
 
-    // Quick look at the stack (no interning yet: string order must follow CPython's,
-    // where state-machine markers come before the stack's new functions).
-    FrameScan scan;
+    // Frames shared with the previous stack from the root up need no new lookups.
     const auto frames = batch.frames;
-    if (frames.size() == th->lastFrames.size() &&
-        std::memcmp(frames.data(), th->lastFrames.data(), frames.size_bytes()) == 0) {
-        scan.same = true;
+    const size_t n = frames.size();
+    const size_t prev = th->lastFrames.size();
+    size_t common = 0;
+    while (common < n && common < prev &&
+           frames[n - 1 - common] == th->lastFrames[prev - 1 - common])
+        ++common;
+
+    // A look at the changed part of the stack (no interning yet: string order must follow
+    // CPython's, where state-machine markers come before the stack's new functions).
+    FrameScan scan;
+    scan.same = common == n && n == prev;
+    if (scan.same) {
         scan.hasGc = th->lastHasGc;
         scan.leaf = th->lastLeaf;
     } else {
-        for (FrameId id : frames) {
-            const FrameFacts& f = facts.frame(*registry, id);
+        scan.hasGc = common ? th->chainGc[common - 1] : false;
+        int32_t leaf = -1;
+        for (size_t i = 0; i + common < n; ++i) {
+            const FrameFacts& f = facts.frame(*registry, frames[i]);
             if (f.filtered) continue;
-            if (scan.leaf < 0) scan.leaf = static_cast<int32_t>(id);
+            if (leaf < 0) leaf = static_cast<int32_t>(frames[i]);
             scan.hasGc |= f.isGc;
         }
+        scan.leaf = leaf >= 0 ? leaf : (common ? th->chainLeaf[common - 1] : -1);
     }
 
     // Times never go back within one thread (see docs/gecko-differences.md).
@@ -84,7 +94,7 @@ void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
     if (scan.leaf >= 0) {
         int32_t stack = th->lastStack;
         if (!scan.same) {
-            stack = stackFor(*th, frames);
+            stack = stackFor(*th, frames, common);
             th->lastHasGc = scan.hasGc;
             th->lastLeaf = scan.leaf;
         }
@@ -101,6 +111,10 @@ void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
 
 GeckoThread* GeckoCollector::Impl::threadFor(uint64_t tid, bool isMain) {
     if (lastThread && lastThread->tid == tid) return lastThread;
+    if (threads.size() <= 8) { // a linear scan beats hashing for a few threads
+        for (auto& t : threads)
+            if (t->tid == tid) return lastThread = t.get();
+    }
     auto it = threadIndex.find(tid);
     if (it != threadIndex.end()) return lastThread = threads[it->second].get();
     if (!spillDir.valid()) {
@@ -117,16 +131,17 @@ GeckoThread* GeckoCollector::Impl::threadFor(uint64_t tid, bool isMain) {
     return lastThread = threads.back().get();
 }
 
-int32_t GeckoCollector::Impl::stackFor(GeckoThread& th, std::span<const FrameId> frames) {
+int32_t GeckoCollector::Impl::stackFor(GeckoThread& th, std::span<const FrameId> frames,
+                                       size_t common) {
+    // Depths below `common` (from the root) are unchanged since the previous stack and
+    // keep their stack indices; only the rest is looked up.
     const size_t n = frames.size();
-    const size_t prev = th.lastFrames.size();
-    // Frames shared with the previous stack from the root up keep their stack indices.
-    size_t common = 0;
-    while (common < n && common < prev &&
-           frames[n - 1 - common] == th.lastFrames[prev - 1 - common])
-        ++common;
     th.lastChain.resize(n);
+    th.chainGc.resize(n);
+    th.chainLeaf.resize(n);
     int32_t prefix = common ? th.lastChain[common - 1] : -1;
+    bool gc = common ? th.chainGc[common - 1] : false;
+    int32_t leaf = common ? th.chainLeaf[common - 1] : -1;
     for (size_t i = common; i < n; ++i) {
         const FrameId id = frames[n - 1 - i];
         const FrameFacts& f = facts.frame(*registry, id);
@@ -142,8 +157,12 @@ int32_t GeckoCollector::Impl::stackFor(GeckoThread& th, std::span<const FrameId>
                 th.stackCategory.push_back(f.isPython ? 1 : 2);
             }
             prefix = static_cast<int32_t>(it->second);
+            gc |= f.isGc;
+            leaf = static_cast<int32_t>(id);
         }
         th.lastChain[i] = prefix;
+        th.chainGc[i] = gc;
+        th.chainLeaf[i] = leaf;
     }
     th.lastFrames.assign(frames.begin(), frames.end());
     th.lastStack = prefix;

@@ -123,6 +123,8 @@ struct GeckoThread {
     // index after that frame, so a stack that shares its root part reuses the walk.
     std::vector<FrameId> lastFrames;
     std::vector<int32_t> lastChain;
+    std::vector<uint8_t> chainGc;   // per depth: a <GC> frame at or above it
+    std::vector<int32_t> chainLeaf; // per depth: innermost unfiltered FrameId so far, -1 none
     int32_t lastStack = -1;
     bool lastHasGc = false;
     int32_t lastLeaf = -1; // registry FrameId of the innermost unfiltered frame, -1 none

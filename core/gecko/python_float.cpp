@@ -1,10 +1,45 @@
 #include "core/gecko/python_float.h"
 
 #include <charconv>
+#include <cmath>
 
 namespace gilscope {
 
+namespace {
+
+// Times in a profile are whole microseconds in ms: v == k / 1000.0. For those, and
+// while a double's spacing is far below 0.0005 (|v| < 1e12), the exact decimal of
+// k / 1000 is the shortest string that reads back as v, which is what repr() prints.
+bool appendMilliFast(std::string& out, double v) {
+    if (!(v > -1e12 && v < 1e12) || v == 0) return false; // 0: keep -0.0 exact
+    const double scaled = v * 1000.0;
+    const long long k = std::llround(scaled);
+    if (static_cast<double>(k) / 1000.0 != v) return false;
+    unsigned long long a =
+        k < 0 ? static_cast<unsigned long long>(-k) : static_cast<unsigned long long>(k);
+    if (k < 0) out.push_back('-');
+    char buf[32];
+    auto res = std::to_chars(buf, buf + sizeof buf, a / 1000);
+    out.append(buf, res.ptr);
+    out.push_back('.');
+    unsigned frac = static_cast<unsigned>(a % 1000);
+    if (frac == 0) {
+        out.push_back('0');
+        return true;
+    }
+    char digits[3] = {static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
+                      static_cast<char>('0' + frac % 10)};
+    size_t len = 3;
+    while (digits[len - 1] == '0')
+        --len;
+    out.append(digits, len);
+    return true;
+}
+
+} // namespace
+
 void appendPythonFloat(std::string& out, double v) {
+    if (appendMilliFast(out, v)) return;
     // std::to_chars in scientific form gives the shortest round-trip digits
     // ("d.ddde+XX"); Python's float_repr_style 'short' then chooses the layout.
     char buf[64];

@@ -3,6 +3,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/unique_fd.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,13 +15,24 @@ namespace {
 constexpr size_t kReadChunk = 256 * 1024;
 }
 
+void SpillColumn::grow(size_t need) {
+    // Grows geometrically up to the flush limit (plus one record), never beyond.
+    size_t cap = std::max<size_t>(capacity_ * 2, 256);
+    cap = std::min(cap, limit_ + need);
+    cap = std::max(cap, used_ + need);
+    auto bigger = std::make_unique<char[]>(cap);
+    if (used_) std::memcpy(bigger.get(), buf_.get(), used_);
+    buf_ = std::move(bigger);
+    capacity_ = cap;
+}
+
 Status SpillColumn::flush() {
     // Opened per flush, as CPython does: thousands of threads must not hold
     // thousands of descriptors, and flushes are rare at the default buffer size.
     UniqueFd fd(::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
     if (!fd) return ioError(errno, "cannot write the profile spill file", path_);
-    const char* p = buf_.data();
-    size_t left = buf_.size();
+    const char* p = buf_.get();
+    size_t left = used_;
     while (left > 0) {
         const ssize_t n = ::write(fd.get(), p, left);
         if (n < 0) {
@@ -30,7 +42,7 @@ Status SpillColumn::flush() {
         p += n;
         left -= static_cast<size_t>(n);
     }
-    buf_.clear();
+    used_ = 0;
     return {};
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 namespace gilscope {
@@ -21,11 +22,11 @@ public:
     template <typename T>
     Status append(const T& record) {
         static_assert(std::is_trivially_copyable_v<T>);
-        const size_t at = buf_.size();
-        buf_.resize(at + sizeof(T));
-        std::memcpy(buf_.data() + at, &record, sizeof(T));
+        if (used_ + sizeof(T) > capacity_) grow(sizeof(T));
+        std::memcpy(buf_.get() + used_, &record, sizeof(T));
+        used_ += sizeof(T);
         ++count_;
-        if (buf_.size() >= limit_) return flush();
+        if (used_ >= limit_) return flush();
         return {};
     }
 
@@ -40,7 +41,12 @@ private:
     std::filesystem::path path_;
     size_t recordSize_;
     size_t limit_;
-    std::vector<char> buf_;
+    void grow(size_t need);
+
+    // Raw storage: a std::vector would zero-fill on every resize in the hot path.
+    std::unique_ptr<char[]> buf_;
+    size_t used_ = 0;
+    size_t capacity_ = 0;
     uint64_t count_ = 0;
 };
 

@@ -9,8 +9,12 @@
 #include "core/util/temp_dir.h"
 
 #include <QTest>
+#include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sys/mount.h>
 #include <thread>
@@ -248,6 +252,38 @@ private slots:
             std::string got;
             appendPythonFloat(got, v);
             QCOMPARE(got, std::string(want));
+        }
+        // Millisecond times (the fast path) and arbitrary values: every output reads back
+        // as the same double and has exactly the shortest round-trip digit count.
+        uint64_t rng = 42;
+        for (int i = 0; i < 200000; ++i) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            double v;
+            if (i % 2)
+                v = static_cast<double>(static_cast<int64_t>(rng >> 20) - (1ll << 43)) / 1000.0;
+            else {
+                const uint64_t bits = rng;
+                std::memcpy(&v, &bits, sizeof v);
+                if (!std::isfinite(v)) continue;
+            }
+            std::string got;
+            appendPythonFloat(got, v);
+            QCOMPARE(std::strtod(got.c_str(), nullptr), v);
+            char sci[64];
+            auto res = std::to_chars(sci, sci + sizeof sci, v, std::chars_format::scientific);
+            const std::string s(sci, res.ptr);
+            size_t want = 0;
+            for (char c : s.substr(0, s.find('e')))
+                want += c >= '0' && c <= '9';
+            std::string mant = got.substr(0, got.find('e'));
+            mant.erase(
+                std::remove_if(mant.begin(), mant.end(), [](char c) { return c < '0' || c > '9'; }),
+                mant.end());
+            mant.erase(
+                0, std::min(mant.find_first_not_of('0'), mant.size())); // leading zeros of 0.00x
+            while (mant.size() > 1 && mant.back() == '0')
+                mant.pop_back(); // the ".0" of whole numbers
+            if (v != 0) QVERIFY2(mant.size() == want, (got + " vs " + s).c_str());
         }
     }
 };
