@@ -100,10 +100,12 @@ def measure_gilscope(gilscope, pid, rate, duration, cpu):
 
 
 def measure_cpython(chroot, pid, rate, duration, cpu):
-    inner = ("mount -t proc proc %s/proc && exec chroot %s python3.15 -m profiling.sampling attach "
-             "-r %s -d %d --collapsed -o /tmp/cpython_bench.txt %d") % (chroot, chroot, rate, duration, pid)
+    # Inside the target's own mount namespace (where the chroot has /proc): from another
+    # one, CPython's profiler cannot find the target's PyRuntime section.
+    cmd = ["nsenter", "-t", str(pid), "-m", "--", "chroot", chroot, "python3.15", "-m", "profiling.sampling",
+           "attach", "-r", rate, "-d", str(duration), "--collapsed", "-o", "/tmp/cpython_bench.txt", str(pid)]
     cpu.take()
-    out, err, wall = run_measured(["unshare", "--mount", "sh", "-c", inner])
+    out, err, wall = run_measured(cmd)
     used = cpu.take()
     parsed = parse_cpython_style(out)
     if not parsed:
