@@ -4,6 +4,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace gilscope::tach {
@@ -13,7 +14,12 @@ void ByteWindow::DCtxFree::operator()(ZSTD_DCtx* p) const {
 }
 
 ByteWindow::ByteWindow(int fd, uint64_t begin, uint64_t end, Kind kind, size_t capacity)
-    : fd_(fd), begin_(begin), end_offset_(end), fileOffset_(begin), kind_(kind), buf_(capacity) {
+    : fd_(fd), begin_(begin), end_offset_(end), fileOffset_(begin), kind_(kind) {
+    // A raw window never needs more than its range (small files, tables).
+    if (kind_ == Kind::Raw)
+        capacity =
+            static_cast<size_t>(std::min<uint64_t>(capacity, std::max<uint64_t>(end - begin, 64)));
+    buf_.resize(capacity);
     if (kind_ == Kind::Zstd) inBuf_.resize(ZSTD_DStreamInSize());
 }
 
