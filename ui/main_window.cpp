@@ -1,15 +1,349 @@
 #include "ui/main_window.h"
 
+#include "core/live/recording_file.h"
+#include "core/live/recording_session.h"
+#include "ui/live_figures.h"
+#include "ui/process_picker.h"
+#include "ui/progress_job.h"
+#include "ui/timeline_widget.h"
+
+#include <QAbstractItemView>
+#include <QAction>
+#include <QCloseEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGroupBox>
 #include <QLabel>
+#include <QLocale>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
 
 namespace gilscope::ui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), picker_(new ProcessPicker(this)), figures_(new LiveFigures(this)),
+      timeline_(new TimelineWidget(this)), status_(new QLabel(this)), fileInfo_(new QLabel(this)),
+      liveTimer_(new QTimer(this)), job_(new ProgressJob(this)) {
     setWindowTitle(QStringLiteral("gilscope"));
-    auto* label = new QLabel(tr("gilscope: pick a Python process to profile."), this);
-    label->setAlignment(Qt::AlignCenter);
-    setCentralWidget(label);
-    resize(1100, 700);
+    askSavePath = [this] {
+        return QFileDialog::getSaveFileName(this, tr("Export to Firefox Profiler"),
+                                            QStringLiteral("profile.json"),
+                                            tr("Firefox Profiler JSON (*.json)"));
+    };
+    askOpenPath = [this] {
+        return QFileDialog::getOpenFileName(
+            this, tr("Open recording"), {},
+            tr("CPython sampling recordings (*.bin);;All files (*)"));
+    };
+    showMessage = [this](MessageKind kind, const QString& title, const QString& text) {
+        if (kind == MessageKind::Error)
+            QMessageBox::warning(this, title, text);
+        else
+            QMessageBox::information(this, title, text);
+    };
+
+    buildActions();
+    auto* processes = new QGroupBox(tr("Python processes"), this);
+    auto* processLayout = new QVBoxLayout(processes);
+    processLayout->addWidget(picker_);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(processes);
+    splitter->addWidget(buildRecordingPanel());
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 5);
+    setCentralWidget(splitter);
+
+    connect(picker_, &ProcessPicker::currentProcessChanged, this, &MainWindow::updateActions);
+    connect(picker_->view(), &QAbstractItemView::doubleClicked, this, &MainWindow::record);
+    connect(job_, &ProgressJob::finished, this, &MainWindow::onJobFinished);
+    liveTimer_->setInterval(200); // 5 Hz: figures and timelines, never per sample
+    connect(liveTimer_, &QTimer::timeout, this, &MainWindow::tick);
+    setStatus(tr("Pick a Python process and press Record, or open a .bin recording."));
+    updateActions();
+    resize(1300, 850);
+}
+
+MainWindow::~MainWindow() {
+    if (session_) session_->finish();
+}
+
+void MainWindow::buildActions() {
+    recordAction_ = new QAction(tr("Record"), this);
+    recordAction_->setObjectName(QStringLiteral("recordAction"));
+    recordAction_->setShortcut(Qt::CTRL | Qt::Key_R);
+    recordAction_->setToolTip(tr("Sample the selected process at 1 kHz, all threads"));
+    stopAction_ = new QAction(tr("Stop"), this);
+    stopAction_->setObjectName(QStringLiteral("stopAction"));
+    stopAction_->setShortcut(Qt::CTRL | Qt::Key_Period);
+    openAction_ = new QAction(tr("Open recording…"), this);
+    openAction_->setObjectName(QStringLiteral("openAction"));
+    openAction_->setShortcut(QKeySequence::Open);
+    exportAction_ = new QAction(tr("Export to Firefox Profiler…"), this);
+    exportAction_->setObjectName(QStringLiteral("exportAction"));
+    exportAction_->setShortcut(QKeySequence::Save);
+    connect(recordAction_, &QAction::triggered, this, &MainWindow::record);
+    connect(stopAction_, &QAction::triggered, this, &MainWindow::stop);
+    connect(openAction_, &QAction::triggered, this, &MainWindow::openRecording);
+    connect(exportAction_, &QAction::triggered, this, &MainWindow::exportProfile);
+
+    auto* toolbar = addToolBar(tr("Recording"));
+    toolbar->setObjectName(QStringLiteral("recordingToolbar"));
+    toolbar->setMovable(false);
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    toolbar->addAction(recordAction_);
+    toolbar->addAction(stopAction_);
+    toolbar->addSeparator();
+    toolbar->addAction(openAction_);
+    toolbar->addAction(exportAction_);
+
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(openAction_);
+    file->addAction(exportAction_);
+    file->addSeparator();
+    file->addAction(tr("Quit"), QKeySequence::Quit, this, &QWidget::close);
+    auto* rec = menuBar()->addMenu(tr("&Recording"));
+    rec->addAction(recordAction_);
+    rec->addAction(stopAction_);
+}
+
+QWidget* MainWindow::buildRecordingPanel() {
+    auto* panel = new QGroupBox(tr("Recording"), this);
+    auto* layout = new QVBoxLayout(panel);
+    status_->setObjectName(QStringLiteral("recordingStatus"));
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    fileInfo_->setObjectName(QStringLiteral("fileInfo"));
+    fileInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    fileInfo_->hide();
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(timeline_);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::StyledPanel);
+    layout->addWidget(status_);
+    layout->addWidget(figures_);
+    layout->addWidget(fileInfo_);
+    layout->addWidget(scroll, 1);
+    return panel;
+}
+
+bool MainWindow::recording() const {
+    return session_ && !session_->finished();
+}
+
+QString MainWindow::statusText() const {
+    return status_->text();
+}
+
+void MainWindow::setStatus(const QString& text) {
+    status_->setText(text);
+    statusBar()->showMessage(text);
+}
+
+void MainWindow::updateActions() {
+    const bool busy = job_->running();
+    const auto process = picker_->currentProcess();
+    recordAction_->setEnabled(!recording() && !busy && process && process->canAttach);
+    recordAction_->setToolTip(
+        process && !process->canAttach
+            ? tr("Cannot attach: %1").arg(QString::fromStdString(process->reason))
+            : tr("Sample the selected process at 1 kHz, all threads"));
+    stopAction_->setEnabled(recording());
+    openAction_->setEnabled(!recording() && !busy);
+    const bool haveSession = session_ && session_->finished() && !sessionExported_;
+    const bool haveFile = file_ && file_->loaded();
+    exportAction_->setEnabled(!recording() && !busy && (haveSession || haveFile));
+}
+
+void MainWindow::record() {
+    const auto process = picker_->currentProcess();
+    if (recording() || job_->running() || !process) return;
+    if (!process->canAttach) {
+        showMessage(MessageKind::Error, tr("Cannot record"),
+                    tr("gilscope cannot attach to process %1: %2")
+                        .arg(process->pid)
+                        .arg(QString::fromStdString(process->reason)));
+        return;
+    }
+    auto started = RecordingSession::start(process->pid, RecordingOptions{});
+    if (!started) {
+        showMessage(MessageKind::Error, tr("Cannot record"),
+                    QString::fromStdString(started.error().message));
+        return;
+    }
+    session_ = std::shared_ptr<RecordingSession>(std::move(started).value());
+    file_.reset();
+    sessionExported_ = false;
+    fileInfo_->hide();
+    figures_->clear();
+    timeline_->clear();
+    setWindowTitle(tr("gilscope — recording pid %1").arg(process->pid));
+    setStatus(tr("Recording pid %1 · Python %2 · %3")
+                  .arg(process->pid)
+                  .arg(QString::fromStdString(session_->pythonVersion()))
+                  .arg(QString::fromStdString(process->commandLine)));
+    liveTimer_->start();
+    updateActions();
+}
+
+void MainWindow::stop() {
+    if (!recording()) return;
+    session_->finish();
+    onRecordingEnded();
+}
+
+void MainWindow::tick() {
+    if (!session_) return;
+    figures_->setStats(session_->stats());
+    timeline_->setSnapshot(session_->timeline());
+    if (!session_->finished() && !session_->running()) {
+        session_->finish(); // the target exited, or a sink failed
+        onRecordingEnded();
+    }
+}
+
+void MainWindow::onRecordingEnded() {
+    liveTimer_->stop();
+    const SamplerStats stats = session_->stats();
+    figures_->setStats(stats);
+    timeline_->setSnapshot(session_->timeline());
+    const QString kept = tr("%1 samples over %2 s are kept; export them with “Export to Firefox "
+                            "Profiler…”.")
+                             .arg(QLocale().toString(qulonglong(stats.samples)))
+                             .arg(stats.elapsedSec, 0, 'f', 1);
+    const std::string failure = session_->failure();
+    if (!failure.empty()) {
+        setStatus(tr("Recording of pid %1 stopped: %2. %3")
+                      .arg(session_->pid())
+                      .arg(QString::fromStdString(failure), kept));
+    } else if (session_->finish() == StopReason::TargetExited) {
+        setStatus(tr("Process %1 exited during the recording. %2").arg(session_->pid()).arg(kept));
+    } else {
+        setStatus(tr("Recording of pid %1 stopped. %2").arg(session_->pid()).arg(kept));
+    }
+    setWindowTitle(tr("gilscope — pid %1 (stopped)").arg(session_->pid()));
+    updateActions();
+    emit recordingEnded();
+}
+
+void MainWindow::exportProfile() {
+    if (!exportAction_->isEnabled()) return;
+    QString path = askSavePath();
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
+    const std::filesystem::path dest = path.toStdString();
+    ProgressJob::Work work;
+    if (session_ && session_->finished() && !sessionExported_) {
+        sessionExported_ = true; // the collector is spent by any export attempt
+        work = [session = session_, dest](const ProgressCallback& p, const CancelToken* c) {
+            return session->collector().exportTo(dest, p, c);
+        };
+    } else if (file_) {
+        // A file can be exported again: replay it into a fresh collector if needed.
+        work = [file = file_, dest](const ProgressCallback& p, const CancelToken* c) -> Status {
+            if (!file->collector().exported()) return file->collector().exportTo(dest, p, c);
+            auto again = RecordingFile::open(file->path());
+            if (!again) return again.error();
+            auto loaded = (*again)->load({}, c);
+            if (!loaded) return loaded.error();
+            return (*again)->collector().exportTo(dest, p, c);
+        };
+    } else {
+        return;
+    }
+    exportPath_ = path;
+    jobKind_ = Job::Export;
+    job_->start(tr("Exporting to %1…").arg(QFileInfo(path).fileName()), std::move(work));
+    updateActions();
+}
+
+void MainWindow::openRecording() {
+    if (recording() || job_->running()) return;
+    const QString path = askOpenPath();
+    if (path.isEmpty()) return;
+    auto holder = std::make_shared<std::shared_ptr<RecordingFile>>();
+    pendingFile_ = holder;
+    const std::filesystem::path source = path.toStdString();
+    jobKind_ = Job::Load;
+    job_->start(tr("Reading %1…").arg(QFileInfo(path).fileName()),
+                [holder, source](const ProgressCallback& p, const CancelToken* c) -> Status {
+                    auto file = RecordingFile::open(source);
+                    if (!file) return file.error();
+                    auto loaded = (*file)->load(p, c);
+                    if (!loaded) return loaded.error();
+                    *holder = std::shared_ptr<RecordingFile>(std::move(file).value());
+                    return {};
+                });
+    updateActions();
+}
+
+void MainWindow::onJobFinished(bool ok, ErrorKind kind, const QString& message) {
+    const Job finished = std::exchange(jobKind_, Job::None);
+    if (finished == Job::Export) {
+        if (ok) {
+            const QString text =
+                tr("Saved %1.\n\nTo view it, open https://profiler.firefox.com and drop the file "
+                   "on the page (or choose “Load a profile from file”).")
+                    .arg(exportPath_);
+            setStatus(tr("Exported to %1").arg(exportPath_));
+            showMessage(MessageKind::Info, tr("Export finished"), text);
+        } else {
+            // GeckoCollector is spent by any export attempt; a file can be replayed again.
+            const QString again = session_ ? tr(" This recording cannot be exported again; "
+                                                "record the process anew.")
+                                           : QString();
+            if (kind == ErrorKind::Cancelled) {
+                setStatus(tr("Export cancelled; %1 was not written.").arg(exportPath_) + again);
+            } else {
+                setStatus(tr("Export failed: %1").arg(message) + again);
+                showMessage(MessageKind::Error, tr("Export failed"), message + again);
+            }
+        }
+        updateActions();
+        emit exportFinished(ok, ok ? exportPath_ : message);
+        return;
+    }
+    if (finished == Job::Load) {
+        if (ok && pendingFile_ && *pendingFile_) {
+            session_.reset();
+            file_ = *pendingFile_;
+            figures_->clear();
+            timeline_->setSnapshot(file_->timeline());
+            showFileInfo();
+            setWindowTitle(tr("gilscope — %1").arg(QString::fromStdString(file_->path().string())));
+            setStatus(tr("Opened %1").arg(QString::fromStdString(file_->path().string())));
+        } else if (kind == ErrorKind::Cancelled) {
+            setStatus(tr("Opening the recording was cancelled."));
+        } else {
+            showMessage(MessageKind::Error, tr("Cannot open recording"), message);
+            setStatus(tr("Cannot open recording: %1").arg(message));
+        }
+        pendingFile_.reset();
+        updateActions();
+        emit recordingLoaded(ok);
+    }
+}
+
+void MainWindow::showFileInfo() {
+    QString html = QStringLiteral("<table cellspacing=0 cellpadding=1>");
+    for (const auto& [label, value] : describeTachInfo(file_->info()))
+        html += QStringLiteral("<tr><td><i>%1</i>&nbsp;&nbsp;</td><td>%2</td></tr>")
+                    .arg(QString::fromStdString(label).toHtmlEscaped(),
+                         QString::fromStdString(value).toHtmlEscaped());
+    fileInfo_->setText(html + QStringLiteral("</table>"));
+    fileInfo_->show();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (session_) session_->finish();
+    job_->cancel();
+    event->accept();
 }
 
 } // namespace gilscope::ui

@@ -1,13 +1,98 @@
 #pragma once
 
+#include "core/common/error.h"
+
 #include <QMainWindow>
+
+#include <functional>
+#include <memory>
+
+class QAction;
+class QLabel;
+class QTimer;
+
+namespace gilscope {
+class RecordingSession;
+class RecordingFile;
+} // namespace gilscope
 
 namespace gilscope::ui {
 
+class LiveFigures;
+class ProcessPicker;
+class ProgressJob;
+class TimelineWidget;
+
+// The gilscope window: pick a Python process, record it (live figures and per-thread
+// GIL/CPU/GC timelines while it runs), export to the Firefox Profiler, or open a
+// CPython `.bin` recording and export that.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    enum class MessageKind { Info, Error };
+    // Replaceable so tests can drive the window without modal dialogs.
+    std::function<QString()> askSavePath;
+    std::function<QString()> askOpenPath;
+    std::function<void(MessageKind, const QString& title, const QString& text)> showMessage;
+
+    ProcessPicker* picker() const { return picker_; }
+    LiveFigures* figures() const { return figures_; }
+    TimelineWidget* timeline() const { return timeline_; }
+    QAction* recordAction() const { return recordAction_; }
+    QAction* stopAction() const { return stopAction_; }
+    QAction* exportAction() const { return exportAction_; }
+    QAction* openAction() const { return openAction_; }
+    QString statusText() const;
+    bool recording() const;
+
+public slots:
+    void record();
+    void stop();
+    void exportProfile();
+    void openRecording();
+
+signals:
+    void recordingEnded();
+    void exportFinished(bool ok, const QString& message);
+    void recordingLoaded(bool ok);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    enum class Job { None, Export, Load };
+
+    void buildActions();
+    QWidget* buildRecordingPanel();
+    void tick();
+    void onRecordingEnded();
+    void onJobFinished(bool ok, ErrorKind kind, const QString& message);
+    void showFileInfo();
+    void setStatus(const QString& text);
+    void updateActions();
+
+    ProcessPicker* picker_;
+    LiveFigures* figures_;
+    TimelineWidget* timeline_;
+    QLabel* status_;
+    QLabel* fileInfo_;
+    QTimer* liveTimer_;
+    ProgressJob* job_;
+    QAction* recordAction_ = nullptr;
+    QAction* stopAction_ = nullptr;
+    QAction* exportAction_ = nullptr;
+    QAction* openAction_ = nullptr;
+
+    // Shared with worker jobs, which keep them alive until they are done.
+    std::shared_ptr<RecordingSession> session_;
+    std::shared_ptr<RecordingFile> file_;
+    std::shared_ptr<std::shared_ptr<RecordingFile>> pendingFile_;
+    bool sessionExported_ = false; // a Gecko collector can be exported once
+    Job jobKind_ = Job::None;
+    QString exportPath_;
 };
 
 } // namespace gilscope::ui

@@ -1,0 +1,252 @@
+// Drives the real window against real Python targets: the process table lists the
+// target, Record samples it with live figures and timelines, Stop, Export writes a
+// valid Firefox Profiler file; a target exiting mid-recording keeps the samples;
+// .bin recordings open, show their info and export.
+#include "core/live/live_timeline.h"
+#include "tests/gui/gui_test_helpers.h"
+#include "tests/support/python_interpreters.h"
+#include "tests/support/shared_dir.h"
+#include "ui/live_figures.h"
+#include "ui/main_window.h"
+#include "ui/process_picker.h"
+#include "ui/process_table_model.h"
+#include "ui/timeline_widget.h"
+
+#include <QAction>
+#include <QFile>
+#include <QJsonArray>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using gilscope::test::Interpreter;
+using gilscope::test::TargetOptions;
+using gilscope::test::TargetProcess;
+using gilscope::ui::MainWindow;
+
+namespace {
+
+struct Message {
+    MainWindow::MessageKind kind;
+    QString title, text;
+};
+
+// A window whose dialogs are answered by the test.
+struct Harness {
+    MainWindow window;
+    QList<Message> messages;
+    QString savePath, openPath;
+    Harness() {
+        window.showMessage = [this](MainWindow::MessageKind k, const QString& t, const QString& m) {
+            messages.append({k, t, m});
+        };
+        window.askSavePath = [this] { return savePath; };
+        window.askOpenPath = [this] { return openPath; };
+        window.show();
+    }
+    bool select(qint64 pid) {
+        window.picker()->refreshNow();
+        return window.picker()->selectPid(int(pid));
+    }
+};
+
+uint64_t totalTimelineSamples(const gilscope::TimelineSnapshot& s) {
+    uint64_t n = 0;
+    for (const auto& t : s.threads)
+        for (const auto& b : t.buckets)
+            n += b.samples;
+    return n;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private:
+    // Exports through the Export button into dir/name and checks the file.
+    void exportAndCheck(Harness& h, const QString& path, qint64* samplesOut = nullptr) {
+        h.savePath = path;
+        QSignalSpy done(&h.window, &MainWindow::exportFinished);
+        QVERIFY(h.window.exportAction()->isEnabled());
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.exportAction()));
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+        QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+        QJsonObject profile;
+        qint64 samples = 0;
+        QString error;
+        QVERIFY2(gilscope::test::readGeckoProfile(path, &profile, &samples, &error),
+                 qPrintable(error));
+        QVERIFY(samples > 0);
+        const QString problems = gilscope::test::checkGeckoProblems(path);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems));
+        QVERIFY(!h.messages.isEmpty());
+        QVERIFY(h.messages.last().text.contains(QStringLiteral("profiler.firefox.com")));
+        if (samplesOut) *samplesOut = samples;
+    }
+
+private slots:
+    void initTestCase() {
+        const auto all = gilscope::test::findInterpreters();
+        gilscope::test::printTestedInterpreters(all);
+        GILSCOPE_REQUIRE_INTERPRETERS(all);
+    }
+
+    void recordStopExport_data() {
+        gilscope::test::addInterpreterRows(gilscope::test::findInterpreters());
+    }
+    void recordStopExport() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, QStringLiteral("gil_contention.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        QVERIFY(!h.window.recordAction()->isEnabled()); // nothing selected yet
+
+        // The table lists the target with its version; selecting it enables Record.
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        const auto process = h.window.picker()->currentProcess();
+        QVERIFY(process);
+        QCOMPARE(process->pid, int(target.pid()));
+        QVERIFY2(QString::fromStdString(process->version)
+                     .startsWith(QStringLiteral("3.%1").arg(interpreter.minor)),
+                 process->version.c_str());
+        QVERIFY2(process->canAttach, process->reason.c_str());
+        QTRY_VERIFY(h.window.recordAction()->isEnabled());
+
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        QVERIFY2(h.window.recording(),
+                 qPrintable(h.messages.isEmpty() ? h.window.statusText() : h.messages.last().text));
+        QVERIFY(h.window.stopAction()->isEnabled());
+        QVERIFY(!h.window.exportAction()->isEnabled());
+
+        // Live figures and timelines, refreshed by the window's timer.
+        auto* samplesLabel = h.window.findChild<QLabel*>(QStringLiteral("sampleCount"));
+        QVERIFY(samplesLabel);
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples > 200, 20000);
+        QVERIFY(samplesLabel->text() != QStringLiteral("–"));
+        QCOMPARE(h.window.figures()->stats().requestedRateHz, 1000.0);
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.timeline()->snapshot().threads.size() >= 3, 10000);
+        const auto snapshot = h.window.timeline()->snapshot();
+        QVERIFY(snapshot.threads.front().mainThread);
+        uint64_t gilHeld = 0;
+        for (const auto& t : snapshot.threads)
+            for (const auto& b : t.buckets)
+                gilHeld += b.hasGil;
+        QVERIFY(gilHeld > 0); // two spinning workers take turns holding it
+
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+        QVERIFY(!h.window.recording());
+        QVERIFY(h.window.statusText().contains(QStringLiteral("stopped")));
+        QVERIFY(target.isRunning()); // recording never disturbs the target
+
+        QTemporaryDir dir;
+        qint64 exported = 0;
+        exportAndCheck(h, dir.filePath(QStringLiteral("profile.json")), &exported);
+        if (QTest::currentTestFailed()) return;
+        QVERIFY(uint64_t(exported) >= totalTimelineSamples(h.window.timeline()->snapshot()) / 2);
+        QVERIFY(!h.window.exportAction()->isEnabled()); // a recording's collector exports once
+    }
+
+    void targetExitKeepsTheRecording() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.last(), QStringLiteral("exits_soon.py"),
+                             TargetOptions{{QStringLiteral("2"), QStringLiteral("0")}, {}});
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        QVERIFY(h.window.recording());
+        QSignalSpy ended(&h.window, &MainWindow::recordingEnded);
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 15000);
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("exited")),
+                 qPrintable(h.window.statusText()));
+        QVERIFY(h.window.figures()->stats().samples > 0);
+        QVERIFY(totalTimelineSamples(h.window.timeline()->snapshot()) > 0);
+        QTemporaryDir dir;
+        exportAndCheck(h, dir.filePath(QStringLiteral("exited.json")));
+        if (QTest::currentTestFailed()) return;
+    }
+
+    void filterNarrowsTheTable() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        auto* filter = h.window.findChild<QLineEdit*>(QStringLiteral("processFilter"));
+        QVERIFY(filter);
+        QTest::keyClicks(filter, QStringLiteral("three_deep"));
+        auto* view = h.window.picker()->view();
+        QVERIFY(view->model()->rowCount() >= 1);
+        for (int r = 0; r < view->model()->rowCount(); ++r)
+            QVERIFY(view->model()
+                        ->index(r, gilscope::ui::ProcessTableModel::CommandLine)
+                        .data()
+                        .toString()
+                        .contains(QStringLiteral("three_deep")));
+        filter->setText(QStringLiteral("no-such-process-anywhere"));
+        QCOMPARE(view->model()->rowCount(), 0);
+        filter->clear();
+        // The selection survives background rescans.
+        QVERIFY(h.window.picker()->selectPid(int(target.pid())));
+        QSignalSpy scans(h.window.picker(), &gilscope::ui::ProcessPicker::scanFinished);
+        h.window.picker()->refreshNow();
+        QTRY_VERIFY_WITH_TIMEOUT(scans.count() >= 1, 20000);
+        QVERIFY(h.window.picker()->currentProcess());
+        QCOMPARE(h.window.picker()->currentProcess()->pid, int(target.pid()));
+    }
+
+    void openRecordingShowsInfoAndExports() {
+        GILSCOPE_REQUIRE_SHARED();
+        Harness h;
+        h.openPath = gilscope::test::fixturePath(QStringLiteral("tach/real-315.bin"));
+        QSignalSpy loaded(&h.window, &MainWindow::recordingLoaded);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.openAction()));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QVERIFY2(loaded.at(0).at(0).toBool(),
+                 qPrintable(h.messages.isEmpty() ? QString() : h.messages.last().text));
+        auto* info = h.window.findChild<QLabel*>(QStringLiteral("fileInfo"));
+        QVERIFY(info && info->isVisible());
+        QVERIFY2(info->text().contains(QStringLiteral("3.15")), qPrintable(info->text()));
+        QVERIFY(totalTimelineSamples(h.window.timeline()->snapshot()) > 0);
+
+        // Same sample count as CPython's own export of this file.
+        QJsonObject reference;
+        qint64 referenceSamples = 0;
+        QString error;
+        QVERIFY(gilscope::test::readGeckoProfile(
+            gilscope::test::fixturePath(QStringLiteral("tach/real-315.gecko.json")), &reference,
+            &referenceSamples, &error));
+        QTemporaryDir dir;
+        qint64 samples = 0;
+        exportAndCheck(h, dir.filePath(QStringLiteral("first.json")), &samples);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(samples, referenceSamples);
+        // A file can be exported again (it is replayed afresh).
+        exportAndCheck(h, dir.filePath(QStringLiteral("second.json")), &samples);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(samples, referenceSamples);
+    }
+
+    void corruptRecordingIsExplained() {
+        GILSCOPE_REQUIRE_SHARED();
+        Harness h;
+        h.openPath = gilscope::test::fixturePath(QStringLiteral("tach/corrupt/bad-magic.bin"));
+        QSignalSpy loaded(&h.window, &MainWindow::recordingLoaded);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.openAction()));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+        QVERIFY(!loaded.at(0).at(0).toBool());
+        QCOMPARE(h.messages.size(), 1);
+        QCOMPARE(h.messages[0].kind, MainWindow::MessageKind::Error);
+        QVERIFY(!h.messages[0].text.isEmpty());
+        QVERIFY(!h.window.exportAction()->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

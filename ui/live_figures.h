@@ -1,0 +1,33 @@
+#pragma once
+
+#include "core/sampling/sampler.h"
+
+#include <QWidget>
+
+class QLabel;
+
+namespace gilscope::ui {
+
+// The sampler's live figures: requested and achieved rate, missed and error shares,
+// samples, elapsed time. Fed from Sampler::stats() by the window's 5 Hz timer.
+class LiveFigures : public QWidget {
+    Q_OBJECT
+public:
+    explicit LiveFigures(QWidget* parent = nullptr);
+    void setStats(const SamplerStats& stats);
+    void clear();
+    const SamplerStats& stats() const { return stats_; }
+
+private:
+    QLabel* addFigure(const QString& name, const QString& objectName, int column);
+
+    SamplerStats stats_;
+    QLabel* requested_;
+    QLabel* achieved_;
+    QLabel* missed_;
+    QLabel* errors_;
+    QLabel* samples_;
+    QLabel* elapsed_;
+};
+
+} // namespace gilscope::ui
