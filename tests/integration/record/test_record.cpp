@@ -6,6 +6,9 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -90,14 +93,25 @@ private slots:
         TargetProcess target(interpreter, targetScript("heavy_light.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
-        const auto r =
-            runGilscope({"attach", "-d", "1.5", QString::number(target.pid())}, dir.path());
+        // Gecko output carries each sample's time: the samples must span the duration.
+        const auto r = runGilscope(
+            {"attach", "-d", "1.5", "--gecko", QString::number(target.pid())}, dir.path());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const double seconds = capturedSeconds(r.out);
         QVERIFY2(seconds >= 1.35 && seconds <= 1.65, qPrintable(r.out));
         QVERIFY2(r.wallSec < 1.65 + 2.0,
                  qPrintable(QString::number(r.wallSec))); // + attach and write
-        QVERIFY(QFile::exists(dir.filePath(QString("collapsed_%1.txt").arg(target.pid()))));
+        QFile f(dir.filePath(QString("gecko_%1.json").arg(target.pid())));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray times = QJsonDocument::fromJson(f.readAll())
+                                     .object()["threads"]
+                                     .toArray()[0]
+                                     .toObject()["samples"]
+                                     .toObject()["time"]
+                                     .toArray();
+        QVERIFY(times.size() > 100);
+        const double spanMs = times.last().toDouble() - times.first().toDouble();
+        QVERIFY2(spanMs >= 1350 && spanMs <= 1650, qPrintable(QString::number(spanMs)));
     }
 
     void targetExitingMidRecordingKeepsEverything_data() { addInterpreterRows(all_); }
