@@ -53,6 +53,7 @@ Status GeckoCollector::Impl::exportTo(const std::filesystem::path& dest,
     if (threads.empty())
         return makeError(ErrorKind::BadArguments,
                          "no samples were collected, so there is no Gecko profile to write");
+    if (intervalCount > 0) interval = intervalSpan / static_cast<double>(intervalCount);
     if (sampleCount > 0 && lastSampleTime > 0)
         interval = lastSampleTime / static_cast<double>(sampleCount);
     if (!(interval > 0) || !std::isfinite(interval))

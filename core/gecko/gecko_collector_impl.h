@@ -42,6 +42,8 @@ struct GeckoCollector::Impl {
     const FrameRegistry* registry = nullptr;
     double startTimeMs = 0;
     double interval = 1.0;
+    double intervalSpan = 0;    // operands of CPython's last in-collect interval update
+    uint64_t intervalCount = 0; // 0: no update happened
 
     bool haveBase = false;
     uint64_t baseUs = 0;

@@ -49,9 +49,14 @@ void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
         return static_cast<double>(static_cast<int64_t>(ts - baseUs)) / 1000.0;
     };
     const double firstTime = toMs(batch.timestampsUs.front());
-    const double lastTime = toMs(batch.timestampsUs.back());
-    if (sampleCount > 0 && lastSampleTime > 0)
-        interval = (lastTime - lastSampleTime) / static_cast<double>(sampleCount);
+    const double lastTime =
+        batch.timestampsUs.size() == 1 ? firstTime : toMs(batch.timestampsUs.back());
+    // CPython recomputes interval = (last - previous last) / count on every call; only
+    // the last such value can survive, so keep its operands and divide at export.
+    if (sampleCount > 0 && lastSampleTime > 0) {
+        intervalSpan = lastTime - lastSampleTime;
+        intervalCount = sampleCount;
+    }
     lastSampleTime = lastTime;
 
     GeckoThread* th = threadFor(batch.threadId, (batch.status & ThreadStatus::MainThread) != 0);
@@ -98,8 +103,9 @@ void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
             th->lastHasGc = scan.hasGc;
             th->lastLeaf = scan.leaf;
         }
+        const bool single = batch.timestampsUs.size() == 1;
         for (uint64_t ts : batch.timestampsUs) {
-            const double t = std::max(toMs(ts), th->lastTime);
+            const double t = std::max(single ? firstTime : toMs(ts), th->lastTime);
             th->lastTime = t;
             Status s = th->appendSample(stack, t);
             if (!s.ok()) fail(s.error());
@@ -149,14 +155,14 @@ int32_t GeckoCollector::Impl::stackFor(GeckoThread& th, std::span<const FrameId>
             const uint32_t frame = frameFor(th, id, f);
             const uint64_t key =
                 (static_cast<uint64_t>(frame) << 32) | static_cast<uint32_t>(prefix + 1);
-            auto [it, inserted] =
-                th.stackIndex.try_emplace(key, static_cast<uint32_t>(th.stackFrame.size()));
+            auto [index, inserted] =
+                th.stackIndex.tryEmplace(key, static_cast<uint32_t>(th.stackFrame.size()));
             if (inserted) {
                 th.stackFrame.push_back(frame);
                 th.stackPrefix.push_back(prefix);
                 th.stackCategory.push_back(f.isPython ? 1 : 2);
             }
-            prefix = static_cast<int32_t>(it->second);
+            prefix = static_cast<int32_t>(index);
             gc |= f.isGc;
             leaf = static_cast<int32_t>(id);
         }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/gecko/flat_map.h"
 #include "core/gecko/gecko_strings.h"
 #include "core/gecko/spill_column.h"
 
@@ -99,7 +100,7 @@ struct GeckoThread {
     std::vector<uint32_t> stackFrame;
     std::vector<int32_t> stackPrefix; // -1 = null
     std::vector<uint8_t> stackCategory;
-    std::unordered_map<uint64_t, uint32_t> stackIndex; // frame << 32 | (prefix + 1)
+    FlatMap64 stackIndex; // frame << 32 | (prefix + 1)
     // frameTable
     std::vector<uint32_t> frameFunc;
     std::vector<uint8_t> frameCategory;

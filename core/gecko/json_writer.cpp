@@ -2,6 +2,7 @@
 
 #include "core/gecko/python_float.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -9,20 +10,28 @@
 namespace gilscope {
 
 JsonWriter::JsonWriter(Sink sink, size_t bufferBytes)
-    : sink_(std::move(sink)), limit_(bufferBytes) {
-    buf_.reserve(bufferBytes + 4096);
+    : sink_(std::move(sink)), limit_(std::max<size_t>(bufferBytes, 1)),
+      buf_(new char[limit_ + kSlack]) {
+}
+
+void JsonWriter::rawLarge(std::string_view text) {
+    while (!text.empty()) {
+        const size_t n = std::min(text.size(), kSlack);
+        raw(text.substr(0, n));
+        text.remove_prefix(n);
+    }
 }
 
 void JsonWriter::integer(int64_t v) {
-    char tmp[24];
-    auto res = std::to_chars(tmp, tmp + sizeof tmp, v);
-    raw(std::string_view(tmp, static_cast<size_t>(res.ptr - tmp)));
+    pos_ = static_cast<size_t>(std::to_chars(buf_.get() + pos_, buf_.get() + pos_ + 24, v).ptr -
+                               buf_.get());
+    maybeFlush();
 }
 
 void JsonWriter::unsignedInteger(uint64_t v) {
-    char tmp[24];
-    auto res = std::to_chars(tmp, tmp + sizeof tmp, v);
-    raw(std::string_view(tmp, static_cast<size_t>(res.ptr - tmp)));
+    pos_ = static_cast<size_t>(std::to_chars(buf_.get() + pos_, buf_.get() + pos_ + 24, v).ptr -
+                               buf_.get());
+    maybeFlush();
 }
 
 void JsonWriter::number(double v) {
@@ -33,7 +42,7 @@ void JsonWriter::number(double v) {
                           "a profile value is not a finite number; refusing to write invalid JSON");
         return;
     }
-    appendPythonFloat(buf_, v);
+    pos_ = static_cast<size_t>(writePythonFloat(buf_.get() + pos_, v) - buf_.get());
     maybeFlush();
 }
 
@@ -47,28 +56,24 @@ void JsonWriter::string(std::string_view text) {
         }
     }
     if (plain) {
-        buf_.push_back('"');
-        buf_.append(text);
-        buf_.push_back('"');
+        raw('"');
+        raw(text);
+        raw('"');
     } else {
         // nlohmann escapes exactly as Python's ensure_ascii encoder does: \" \\ \b \f \n
         // \r \t, other controls and everything from 0x7F up as lowercase \uXXXX (astral
         // characters as surrogate pairs). "replace" turns invalid UTF-8 into U+FFFD.
-        buf_.append(nlohmann::json(std::string(text))
-                        .dump(-1, ' ', true, nlohmann::json::error_handler_t::replace));
+        raw(nlohmann::json(std::string(text))
+                .dump(-1, ' ', true, nlohmann::json::error_handler_t::replace));
     }
-    maybeFlush();
 }
 
 Status JsonWriter::flush() {
-    if (!status_.ok()) {
-        buf_.clear();
-        return status_;
-    }
-    if (buf_.empty()) return status_;
-    status_ = sink_(buf_);
-    written_ += buf_.size();
-    buf_.clear();
+    const size_t n = pos_;
+    pos_ = 0;
+    if (!status_.ok() || n == 0) return status_;
+    status_ = sink_(std::string_view(buf_.get(), n));
+    written_ += n;
     return status_;
 }
 

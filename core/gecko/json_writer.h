@@ -3,7 +3,9 @@
 #include "core/common/error.h"
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -20,11 +22,13 @@ public:
     explicit JsonWriter(Sink sink, size_t bufferBytes = 1 << 20);
 
     void raw(std::string_view text) {
-        buf_.append(text);
+        if (text.size() > kSlack) return rawLarge(text);
+        std::memcpy(buf_.get() + pos_, text.data(), text.size());
+        pos_ += text.size();
         maybeFlush();
     }
     void raw(char c) {
-        buf_.push_back(c);
+        buf_[pos_++] = c;
         maybeFlush();
     }
     void null() { raw(std::string_view("null")); }
@@ -41,13 +45,17 @@ public:
     uint64_t bytesWritten() const { return written_; }
 
 private:
+    // After every write pos_ < limit_, so kSlack bytes always fit without a check.
+    static constexpr size_t kSlack = 4096;
     void maybeFlush() {
-        if (buf_.size() >= limit_) flush();
+        if (pos_ >= limit_) flush();
     }
+    void rawLarge(std::string_view text);
 
     Sink sink_;
-    std::string buf_;
     size_t limit_;
+    std::unique_ptr<char[]> buf_;
+    size_t pos_ = 0;
     uint64_t written_ = 0;
     Status status_;
 };

@@ -1,7 +1,9 @@
 #include "core/gecko/python_float.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace gilscope {
 
@@ -10,36 +12,34 @@ namespace {
 // Times in a profile are whole microseconds in ms: v == k / 1000.0. For those, and
 // while a double's spacing is far below 0.0005 (|v| < 1e12), the exact decimal of
 // k / 1000 is the shortest string that reads back as v, which is what repr() prints.
-bool appendMilliFast(std::string& out, double v) {
-    if (!(v > -1e12 && v < 1e12) || v == 0) return false; // 0: keep -0.0 exact
+char* writeMilliFast(char* out, double v) {
+    if (!(v > -1e12 && v < 1e12) || v == 0) return nullptr; // 0: keep -0.0 exact
     const double scaled = v * 1000.0;
     const long long k = std::llround(scaled);
-    if (static_cast<double>(k) / 1000.0 != v) return false;
+    if (static_cast<double>(k) / 1000.0 != v) return nullptr;
     unsigned long long a =
         k < 0 ? static_cast<unsigned long long>(-k) : static_cast<unsigned long long>(k);
-    if (k < 0) out.push_back('-');
-    char buf[32];
-    auto res = std::to_chars(buf, buf + sizeof buf, a / 1000);
-    out.append(buf, res.ptr);
-    out.push_back('.');
+    if (k < 0) *out++ = '-';
+    out = std::to_chars(out, out + 24, a / 1000).ptr;
+    *out++ = '.';
     unsigned frac = static_cast<unsigned>(a % 1000);
     if (frac == 0) {
-        out.push_back('0');
-        return true;
+        *out++ = '0';
+        return out;
     }
     char digits[3] = {static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
                       static_cast<char>('0' + frac % 10)};
     size_t len = 3;
     while (digits[len - 1] == '0')
         --len;
-    out.append(digits, len);
-    return true;
+    std::memcpy(out, digits, len);
+    return out + len;
 }
 
 } // namespace
 
-void appendPythonFloat(std::string& out, double v) {
-    if (appendMilliFast(out, v)) return;
+char* writePythonFloat(char* out, double v) {
+    if (char* end = writeMilliFast(out, v)) return end;
     // std::to_chars in scientific form gives the shortest round-trip digits
     // ("d.ddde+XX"); Python's float_repr_style 'short' then chooses the layout.
     char buf[64];
@@ -47,7 +47,7 @@ void appendPythonFloat(std::string& out, double v) {
     const char* p = buf;
     const char* end = res.ptr;
     if (*p == '-') {
-        out.push_back('-');
+        *out++ = '-';
         ++p;
     }
     char digits[32];
@@ -63,34 +63,39 @@ void appendPythonFloat(std::string& out, double v) {
     const int decpt = exp10 + 1; // value = 0.ddd × 10^decpt, as Python's dtoa reports
 
     if (decpt <= -4 || decpt > 16) {
-        out.push_back(digits[0]);
+        *out++ = digits[0];
         if (nDigits > 1) {
-            out.push_back('.');
-            out.append(digits + 1, static_cast<size_t>(nDigits - 1));
+            *out++ = '.';
+            out = std::copy(digits + 1, digits + nDigits, out);
         }
-        out.push_back('e');
+        *out++ = 'e';
         const int e = decpt - 1;
-        out.push_back(e < 0 ? '-' : '+');
+        *out++ = e < 0 ? '-' : '+';
         const int a = e < 0 ? -e : e;
-        if (a < 10) out.push_back('0');
-        out.append(std::to_string(a));
-        return;
+        if (a < 10) *out++ = '0';
+        return std::to_chars(out, out + 8, a).ptr;
     }
     if (decpt <= 0) {
-        out.append("0.");
-        out.append(static_cast<size_t>(-decpt), '0');
-        out.append(digits, static_cast<size_t>(nDigits));
-        return;
+        *out++ = '0';
+        *out++ = '.';
+        out = std::fill_n(out, -decpt, '0');
+        return std::copy(digits, digits + nDigits, out);
     }
     if (nDigits <= decpt) {
-        out.append(digits, static_cast<size_t>(nDigits));
-        out.append(static_cast<size_t>(decpt - nDigits), '0');
-        out.append(".0");
-        return;
+        out = std::copy(digits, digits + nDigits, out);
+        out = std::fill_n(out, decpt - nDigits, '0');
+        *out++ = '.';
+        *out++ = '0';
+        return out;
     }
-    out.append(digits, static_cast<size_t>(decpt));
-    out.push_back('.');
-    out.append(digits + decpt, static_cast<size_t>(nDigits - decpt));
+    out = std::copy(digits, digits + decpt, out);
+    *out++ = '.';
+    return std::copy(digits + decpt, digits + nDigits, out);
+}
+
+void appendPythonFloat(std::string& out, double v) {
+    char buf[kMaxPythonFloatChars];
+    out.append(buf, writePythonFloat(buf, v));
 }
 
 } // namespace gilscope
