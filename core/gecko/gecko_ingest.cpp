@@ -17,6 +17,23 @@ std::string_view basename(std::string_view path) {
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// How many frames, counted from the root (the end of both leaf-first lists), two
+// stacks share. Compared four ids at a time: stacks are deep and mostly differ near
+// the leaf only.
+size_t commonRootDepth(std::span<const FrameId> a, const std::vector<FrameId>& b) {
+    const size_t limit = std::min(a.size(), b.size());
+    const FrameId* ea = a.data() + a.size();
+    const FrameId* eb = b.data() + b.size();
+    size_t common = 0;
+    while (common + 4 <= limit &&
+           std::memcmp(ea - common - 4, eb - common - 4, 4 * sizeof(FrameId)) == 0)
+        common += 4;
+    while (common < limit &&
+           ea[-1 - static_cast<ptrdiff_t>(common)] == eb[-1 - static_cast<ptrdiff_t>(common)])
+        ++common;
+    return common;
+}
+
 struct FrameScan {
     bool same = false; // identical to the thread's previous stack
     bool hasGc = false;
@@ -66,10 +83,7 @@ void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
     const auto frames = batch.frames;
     const size_t n = frames.size();
     const size_t prev = th->lastFrames.size();
-    size_t common = 0;
-    while (common < n && common < prev &&
-           frames[n - 1 - common] == th->lastFrames[prev - 1 - common])
-        ++common;
+    const size_t common = commonRootDepth(frames, th->lastFrames);
 
     // A look at the changed part of the stack (no interning yet: string order must follow
     // CPython's, where state-machine markers come before the stack's new functions).

@@ -362,6 +362,67 @@ private slots:
         QVERIFY(e.profile["threads"][0]["samples"]["time"] == json::parse("[0.0,1.0,1.0]"));
     }
 
+    void randomStacksRoundTripThroughTheTables() {
+        // The incremental stack walk (shared root frames reused) must give exactly the
+        // stacks that were fed in, minus the filtered frames.
+        GeckoOptions opt;
+        opt.spillBufferBytes = 64;
+        GeckoCollector collector(opt);
+        SyntheticFeed feed(collector);
+        std::vector<FrameId> pool;
+        std::vector<std::string> label; // "func:line" of each pool frame, "" if filtered
+        for (int i = 0; i < 12; ++i) {
+            pool.push_back(
+                feed.frame("mod" + std::to_string(i % 5) + ".py", 10 + i, "f" + std::to_string(i)));
+            label.push_back("f" + std::to_string(i) + ":" + std::to_string(10 + i));
+        }
+        pool.push_back(feed.frame("/x/_sync_coordinator.py", 1, "boot"));
+        label.push_back("");
+        std::vector<std::vector<std::vector<std::string>>> expected(
+            3); // thread -> samples -> root-first labels
+        uint64_t rng = 7;
+        std::vector<std::vector<FrameId>> current(3);
+        for (int i = 0; i < 6000; ++i) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            const int t = static_cast<int>((rng >> 33) % 3);
+            auto& st = current[t];
+            const int op = static_cast<int>((rng >> 40) % 4);
+            if (op == 0 && !st.empty())
+                st.erase(st.begin()); // pop leaf
+            else if (op == 1 && st.size() < 14)
+                st.insert(st.begin(), pool[(rng >> 45) % pool.size()]); // push
+            else if (op == 2 && !st.empty())
+                st[(rng >> 50) % st.size()] = pool[(rng >> 20) % pool.size()];
+            feed.add(100 + t, 0, st, {static_cast<uint64_t>(1000 + i)});
+            std::vector<std::string> labels;
+            for (auto it = st.rbegin(); it != st.rend(); ++it)
+                if (!label[*it - pool.front()].empty()) labels.push_back(label[*it - pool.front()]);
+            if (!labels.empty()) expected[t].push_back(labels);
+        }
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        const json& strings = e.profile["shared"]["stringArray"];
+        for (const json& th : e.profile["threads"]) {
+            const int t = th["tid"].get<int>() - 100;
+            const json& samples = th["samples"];
+            QCOMPARE(samples["length"].get<size_t>(), expected[t].size());
+            for (size_t i = 0; i < expected[t].size(); ++i) {
+                std::vector<std::string> got;
+                for (json s = samples["stack"][i]; !s.is_null();
+                     s = th["stackTable"]["prefix"][s.get<size_t>()]) {
+                    const size_t frame = th["stackTable"]["frame"][s.get<size_t>()].get<size_t>();
+                    const size_t func = th["frameTable"]["func"][frame].get<size_t>();
+                    got.push_back(
+                        strings[th["funcTable"]["name"][func].get<size_t>()].get<std::string>() +
+                        ":" + std::to_string(th["frameTable"]["line"][frame].get<int>()));
+                }
+                std::reverse(got.begin(), got.end());
+                QVERIFY2(got == expected[t][i],
+                         ("thread " + std::to_string(t) + " sample " + std::to_string(i)).c_str());
+            }
+        }
+    }
+
     void noSamplesIsAClearError() {
         GeckoCollector collector;
         SyntheticFeed feed(collector);
