@@ -36,6 +36,10 @@ void addRecordOptions(QCommandLineParser& parser) {
         {"collapsed", "Write collapsed stacks for flamegraph.pl / speedscope (default)."},
         {"gecko", "Write a Firefox Profiler (Gecko) profile."},
         {"binary", "Write CPython's binary .bin format (replayable with `gilscope replay`)."},
+        {"rt-priority",
+         "Run the sampler thread SCHED_FIFO at priority N (1-99; needs root or CAP_SYS_NICE) so it "
+         "wakes on time on a busy machine (default 0: off).",
+         "N", "0"},
         {"compression", "Compression of --binary output: auto, zstd or none (default auto).",
          "MODE", "auto"},
     });
@@ -63,6 +67,12 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     o.allThreads = parser.isSet("all-threads");
     o.opcodes = parser.isSet("opcodes");
     o.realtimeStats = parser.isSet("realtime-stats");
+    bool prioOk = false;
+    o.realtimePriority = parser.value("rt-priority").toInt(&prioOk);
+    if (!prioOk || o.realtimePriority < 0 || o.realtimePriority > 99)
+        return makeError(ErrorKind::BadArguments, "argument --rt-priority: expected 0-99, got '" +
+                                                      parser.value("rt-priority").toStdString() +
+                                                      "'");
     o.output = parser.value("output").toStdString();
 
     int formats = 0;
@@ -123,8 +133,8 @@ std::filesystem::path outputPath(const RecordOptions& options, int pid) {
 }
 
 bool recordOptionTakesValue(const QString& name) {
-    static const QStringList withValue = {"r", "sampling-rate", "d",           "duration",
-                                          "o", "output",        "compression", "python"};
+    static const QStringList withValue = {"r",      "sampling-rate", "d",      "duration",   "o",
+                                          "output", "compression",   "python", "rt-priority"};
     return withValue.contains(name);
 }
 

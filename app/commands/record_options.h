@@ -26,6 +26,7 @@ struct RecordOptions {
     OutputFormat format = OutputFormat::Collapsed;
     std::string compression = "auto"; // --binary only
     std::string output;               // empty: {format}_{pid}.{ext}
+    int realtimePriority = 0;         // --rt-priority: SCHED_FIFO sampler thread
 
     ReadOptions readOptions() const;
 };

@@ -60,6 +60,7 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     samplerOptions.intervalUs = options.intervalUs;
     samplerOptions.durationSec = options.durationSec;
     samplerOptions.read = options.readOptions();
+    samplerOptions.realtimePriority = options.realtimePriority;
     Sampler sampler(source, (*output)->sink(), samplerOptions);
     sampler.start();
     if (hooks.afterStart) hooks.afterStart();

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -95,6 +97,11 @@ void Sampler::Impl::run(uint64_t startUs) {
     // without forcing a precise (costly, on a VM) timer for every slow tick.
     const unsigned long slackNs = std::clamp<uint64_t>(options.intervalUs * 100, 1000, 50000);
     prctl(PR_SET_TIMERSLACK, slackNs, 0, 0, 0);
+    if (options.realtimePriority > 0) {
+        sched_param param{};
+        param.sched_priority = options.realtimePriority;
+        pthread_setschedparam(pthread_self(), SCHED_FIFO, &param); // best effort
+    }
 
     const uint64_t interval = options.intervalUs;
     const uint64_t endUs = options.durationSec > 0

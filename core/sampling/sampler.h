@@ -17,6 +17,10 @@ struct SamplerOptions {
     uint64_t intervalUs = 1000; // 1 kHz, CPython's default
     double durationSec = 0;     // 0: until stopped or the target exits
     ReadOptions read;
+    // >0: run the sampler thread SCHED_FIFO at this priority (needs CAP_SYS_NICE), so
+    // it wakes on time on a loaded machine. It sleeps between ticks, so it costs
+    // others little at moderate rates. Ignored when the system refuses.
+    int realtimePriority = 0;
 };
 
 // A consistent snapshot of the live figures; cheap to take from any thread.

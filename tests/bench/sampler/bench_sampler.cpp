@@ -80,11 +80,12 @@ struct Run {
     double achieved, errorPct, missedPct, cpuPct, threadSamplesPerSec;
 };
 
-Run measure(StackSource& source, uint64_t intervalUs, double seconds) {
+Run measure(StackSource& source, uint64_t intervalUs, double seconds, int rtPriority) {
     CountingSink sink;
     SamplerOptions o;
     o.intervalUs = intervalUs;
     o.durationSec = seconds;
+    o.realtimePriority = rtPriority;
     Sampler s(source, sink, o);
     s.start();
     s.wait();
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
     double duration = 3;
     int repeat = 3;
     bool allThreads = false;
+    int rtPriority = 0;
     std::vector<std::string> scriptArgs;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -117,6 +119,8 @@ int main(int argc, char** argv) {
             repeat = std::atoi(next().c_str());
         else if (a == "-a")
             allThreads = true;
+        else if (a == "--rt")
+            rtPriority = std::atoi(next().c_str());
         else if (a == "--") {
             for (++i; i < argc; ++i)
                 scriptArgs.push_back(argv[i]);
@@ -142,9 +146,9 @@ int main(int argc, char** argv) {
     }
     uint8_t ma, mi, mc;
     (*source)->pythonVersion(ma, mi, mc);
-    std::printf("target: %s %s (Python %d.%d.%d)%s, %.0f s per run, median of %d runs\n",
+    std::printf("target: %s %s (Python %d.%d.%d)%s%s, %.0f s per run, median of %d runs\n",
                 python.c_str(), script.c_str(), ma, mi, mc, allThreads ? ", all threads (-a)" : "",
-                duration, repeat);
+                rtPriority > 0 ? ", sampler thread SCHED_FIFO" : "", duration, repeat);
     {
         // The reader's own cost: back-to-back reads, no scheduling at all.
         std::vector<ThreadStack> stacks;
@@ -178,7 +182,7 @@ int main(int argc, char** argv) {
         }
         std::vector<double> ach, err, mis, cpu, tss;
         for (int r = 0; r < repeat; ++r) {
-            const Run m = measure(**source, interval.value(), duration);
+            const Run m = measure(**source, interval.value(), duration, rtPriority);
             ach.push_back(m.achieved);
             err.push_back(m.errorPct);
             mis.push_back(m.missedPct);

@@ -85,10 +85,11 @@ def parse_cpython_style(out):
             float(cap.group(1)) if cap else None)
 
 
-def measure_gilscope(gilscope, pid, rate, duration, cpu):
+def measure_gilscope(gilscope, pid, rate, duration, cpu, rt=0):
     outfile = tempfile.mktemp(suffix=".txt")
     cpu.take()
-    out, err, wall = run_measured([gilscope, "attach", "-r", rate, "-d", str(duration), "-o", outfile, str(pid)])
+    out, err, wall = run_measured([gilscope, "attach", "-r", rate, "-d", str(duration), "-o", outfile,
+                                   "--rt-priority", str(rt), str(pid)])
     used = cpu.take()
     if os.path.exists(outfile):
         os.unlink(outfile)
@@ -171,6 +172,8 @@ def part_a(args, cpu):
             rows.append(("CPython 3.15 profiling.sampling " + rate, runs, note))
             runs, note = repeat_measure(args.repeat, lambda: measure_gilscope(args.gilscope, pid, rate, args.duration, cpu))
             rows.append(("gilscope " + rate, runs, note))
+            runs, note = repeat_measure(args.repeat, lambda: measure_gilscope(args.gilscope, pid, rate, args.duration, cpu, 1))
+            rows.append(("gilscope " + rate + " --rt-priority 1", runs, note))
         table("A. 30-deep Python 3.15 target, %d s per run" % args.duration, rows, args.repeat)
     finally:
         stop(target)
@@ -189,6 +192,8 @@ def part_b(args, cpu):
         for rate in ("10khz", "50khz"):
             runs, note = repeat_measure(args.repeat, lambda: measure_gilscope(args.gilscope, pid, rate, args.duration, cpu))
             rows.append(("gilscope -r " + rate, runs, note))
+            runs, note = repeat_measure(args.repeat, lambda: measure_gilscope(args.gilscope, pid, rate, args.duration, cpu, 1))
+            rows.append(("gilscope -r %s --rt-priority 1" % rate, runs, note))
         table("B. 30-deep Python 3.9 target, %d s per run" % args.duration, rows, args.repeat)
     finally:
         stop(target)

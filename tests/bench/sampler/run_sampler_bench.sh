@@ -21,16 +21,21 @@ NICE=(nice -n -15)
 DURATION="${BENCH_DURATION:-3}"
 REPEAT="${BENCH_REPEAT:-3}"
 
+# RT=1 (default): also measure with the sampler thread SCHED_FIFO (--rt-priority 1),
+# which is what keeps ticks on time on a busy machine.
+RT="${RT:-1}"
 uptime
-for py in "$PYENV"/3.11.*/bin/python3.11 "$PYENV"/3.13.*/bin/python3.13; do
-    [ -x "$py" ] || { echo "skipped: $py not found"; continue; }
-    "${NICE[@]}" "$BENCH" --python "$py" --script tests/targets/deep30.py \
-        --rates 1k,10k,20k,50k,100k,200k,1000k --duration "$DURATION" --repeat "$REPEAT"
+for rt in 0 $([ "$RT" = 1 ] && echo 1); do
+    for py in "$PYENV"/3.11.*/bin/python3.11 "$PYENV"/3.13.*/bin/python3.13; do
+        [ -x "$py" ] || { echo "skipped: $py not found"; continue; }
+        "${NICE[@]}" "$BENCH" --python "$py" --script tests/targets/deep30.py --rt "$rt" \
+            --rates 1k,10k,20k,50k,100k,200k,1000k --duration "$DURATION" --repeat "$REPEAT"
+        echo
+    done
+    py=$(ls "$PYENV"/3.11.*/bin/python3.11 | head -1)
+    "${NICE[@]}" "$BENCH" --python "$py" --script tests/targets/eight_threads.py -a --rt "$rt" \
+        --rates 1k,10k,50k --duration "$DURATION" --repeat "$REPEAT"
     echo
 done
-py=$(ls "$PYENV"/3.11.*/bin/python3.11 | head -1)
-"${NICE[@]}" "$BENCH" --python "$py" --script tests/targets/eight_threads.py -a \
-    --rates 1k,10k,50k --duration "$DURATION" --repeat "$REPEAT"
-echo
 "${NICE[@]}" python3 tests/bench/sampler/compare_profilers.py --gilscope "$GILSCOPE" \
     --duration 5 --repeat "$REPEAT"
