@@ -4,6 +4,7 @@
 #include "gecko_test_support.h"
 
 #include "core/gecko/gecko_collector.h"
+#include "core/tach/tach_reader.h"
 #include "core/util/temp_dir.h"
 #include "tests/support/shared_dir.h"
 
@@ -69,6 +70,35 @@ private slots:
         const CheckResult check = checkGecko(out);
         QVERIFY2(check.ok, check.output.c_str());
         QVERIFY(collector.spillDirectory().empty());
+    }
+
+    // A real recording by the released CPython 3.15.2, read by our .bin reader: with
+    // the host fields pinned to what that machine wrote, the output is byte-identical.
+    void realRecordingMatchesCpython315() {
+        GILSCOPE_REQUIRE_SHARED();
+        const fs::path base = fixturePath("tach/real-315").toStdString();
+        const auto want = readJson(base.string() + ".gecko.json");
+        auto reader = TachReader::open(base.string() + ".bin");
+        QVERIFY2(reader.ok(), reader.ok() ? "" : reader.error().message.c_str());
+        GeckoOptions opt;
+        opt.startTimeMs = want["meta"]["startTime"].get<double>();
+        opt.pid = want["threads"][0]["pid"].get<std::string>();
+        opt.abi = want["meta"]["abi"].get<std::string>();
+        opt.platform = want["meta"]["platform"].get<std::string>();
+        opt.cpus = want["meta"]["logicalCPUs"].get<int>();
+        opt.spillBufferBytes = 4096;
+        GeckoCollector collector(opt);
+        auto n = reader->replay(collector);
+        QVERIFY2(n.ok(), n.ok() ? "" : n.error().message.c_str());
+        auto dir = TempDir::create("gilscope-test");
+        const fs::path out = dir->path() / "out.json";
+        Status s = collector.exportTo(out);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
+        const std::string got = readFile(out);
+        const std::string expected = readFile(base.string() + ".gecko.json");
+        QVERIFY2(got == expected, firstDifference(got, expected).c_str());
+        const CheckResult check = checkGecko(out);
+        QVERIFY2(check.ok, check.output.c_str());
     }
 };
 
