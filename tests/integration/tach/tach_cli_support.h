@@ -1,0 +1,34 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+namespace gilscope::test {
+
+struct ProcessResult {
+    int exitCode = -1;
+    bool finished = false;
+    QString out, err;
+};
+
+// Runs a program to completion (killed after timeoutMs).
+ProcessResult runProgram(const QString& program, const QStringList& args, int timeoutMs = 120000);
+ProcessResult runGilscope(const QStringList& args, int timeoutMs = 120000);
+
+// Parses a Gecko profile and drops what depends on the exporting machine: meta
+// startTime/abi/oscpu/platform/CPU counts and the threads' pid.
+nlohmann::json normalizedGecko(const std::filesystem::path& path);
+
+// CPython closes intervals still open at export at the last collect() time even when
+// that is before their start (see docs/gecko-differences.md); gilscope closes them at
+// their start. Applies gilscope's rule to a CPython profile so contents can be compared.
+void clampBackwardIntervals(nlohmann::json& profile);
+
+// ../shared/tools/check-gecko on a file: empty when it passes, else its report.
+QString checkGecko(const std::filesystem::path& path);
+
+} // namespace gilscope::test

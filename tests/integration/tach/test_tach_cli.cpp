@@ -1,0 +1,152 @@
+// `gilscope replay` and `gilscope info` as a user runs them, on CPython-written fixtures.
+#include "core/util/temp_dir.h"
+#include "tach_cli_support.h"
+#include "tests/support/shared_dir.h"
+
+#include <QTest>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace gilscope;
+using namespace gilscope::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+QString tachFixture(const QString& name) {
+    return fixturePath("tach/" + name);
+}
+
+json readJson(const QString& path) {
+    std::ifstream in(path.toStdString());
+    return json::parse(in);
+}
+
+} // namespace
+
+class TestTachCli : public QObject {
+    Q_OBJECT
+private slots:
+    void replayToGeckoMatchesCPython_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* n :
+             {"tiny", "medium", "rle-long", "stats", "unicode", "utf8-replace", "real-315"})
+            QTest::newRow(n) << n;
+    }
+    void replayToGeckoMatchesCPython() {
+        GILSCOPE_REQUIRE_SHARED();
+        QFETCH(QString, name);
+        auto dir = TempDir::create("gilscope-tach-cli");
+        QVERIFY(dir.ok());
+        const fs::path out = dir->path() / "out.json";
+        auto r = runGilscope(
+            {"replay", tachFixture(name + ".bin"), "--gecko", "-o", QString::fromStdString(out)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const json info =
+            readJson(tachFixture(name + (name == "real-315" ? ".info.json" : ".info.json")));
+        const uint64_t samples = name == "real-315"
+                                     ? info["sample_count"].get<uint64_t>()
+                                     : info["get_info"]["sample_count"].get<uint64_t>();
+        QVERIFY2(r.err.startsWith(QString("Replaying %1 samples from ").arg(samples)),
+                 qPrintable(r.err));
+        QVERIFY(r.err.contains("  Sample interval: "));
+        QVERIFY(r.err.contains("] 100.0% ("));
+        QVERIFY2(r.err.contains(QString("Replayed %1 samples").arg(samples)), qPrintable(r.err));
+        QVERIFY(r.out.contains("Gecko profile written to "));
+        QVERIFY(normalizedGecko(out) ==
+                normalizedGecko(tachFixture(name + ".gecko.json").toStdString()));
+        const QString check = checkGecko(out);
+        QVERIFY2(check.isEmpty(), qPrintable(check));
+    }
+
+    void replayToCollapsed() {
+        GILSCOPE_REQUIRE_SHARED();
+        auto dir = TempDir::create("gilscope-tach-cli");
+        QVERIFY(dir.ok());
+        // -o naming a directory: CPython's default name goes inside it.
+        auto r = runGilscope({"replay", tachFixture("tiny.bin"), "--collapsed", "-o",
+                              QString::fromStdString(dir->path())});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        std::vector<fs::path> files;
+        for (auto& e : fs::directory_iterator(dir->path()))
+            files.push_back(e.path());
+        QCOMPARE(files.size(), size_t{1});
+        QVERIFY(files[0].filename().string().starts_with("collapsed_"));
+        std::ifstream in(files[0]);
+        std::string text((std::istreambuf_iterator<char>(in)), {});
+        uint64_t total = 0;
+        size_t pos = 0;
+        while ((pos = text.find('\n', pos)) != std::string::npos) {
+            const size_t space = text.rfind(' ', pos);
+            total += std::stoull(text.substr(space + 1, pos - space - 1));
+            ++pos;
+        }
+        QCOMPARE(total, uint64_t{10});
+        QVERIFY(text.find("_run_code (<frozen runpy>:88);main (/home/user/app/main.py:42)") !=
+                std::string::npos);
+    }
+
+    void infoJsonMatchesCPythonGetInfo_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* n : {"tiny", "medium", "stats", "unicode"})
+            QTest::newRow(n) << n;
+    }
+    void infoJsonMatchesCPythonGetInfo() {
+        GILSCOPE_REQUIRE_SHARED();
+        QFETCH(QString, name);
+        auto r = runGilscope({"info", "--json", tachFixture(name + ".bin")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        json got = json::parse(r.out.toStdString());
+        const json expected = readJson(tachFixture(name + ".info.json"));
+        QVERIFY(got["reader_stats"] == expected["reader_stats_after_replay"]);
+        got.erase("reader_stats");
+        QVERIFY2(got == expected["get_info"],
+                 (got.dump() + "\n" + expected["get_info"].dump()).c_str());
+
+        auto text = runGilscope({"info", tachFixture(name + ".bin")});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(text.out.contains(
+            QString("Samples:           %1").arg(expected["replay_count"].get<qulonglong>())));
+    }
+
+    void corruptFileFailsWithCPythonsMessage() {
+        GILSCOPE_REQUIRE_SHARED();
+        auto dir = TempDir::create("gilscope-tach-cli");
+        QVERIFY(dir.ok());
+        const fs::path out = dir->path() / "out.json";
+        auto open = runGilscope({"replay", tachFixture("corrupt/bad-magic.bin"), "--gecko", "-o",
+                                 QString::fromStdString(out)});
+        QCOMPARE(open.exitCode, 8);
+        QVERIFY2(open.err.contains("gilscope: Invalid magic number: 0x12345678"),
+                 qPrintable(open.err));
+        auto replay = runGilscope({"replay", tachFixture("corrupt/rle-count-too-big.bin"),
+                                   "--gecko", "-o", QString::fromStdString(out)});
+        QCOMPARE(replay.exitCode, 8);
+        QVERIFY2(replay.err.contains("gilscope: Invalid RLE count 100 exceeds maximum possible 1"),
+                 qPrintable(replay.err));
+        QVERIFY(!fs::exists(out));
+        QVERIFY(fs::is_empty(dir->path())); // no partial output, no temporary file
+        auto info = runGilscope({"info", tachFixture("corrupt/count-mismatch-more.bin")});
+        QCOMPARE(info.exitCode, 8);
+        QVERIFY(info.err.contains(
+            "Sample count mismatch: header declares 13 samples but replay decoded 12"));
+    }
+
+    void usageErrors() {
+        GILSCOPE_REQUIRE_SHARED();
+        auto missing = runGilscope({"replay", "/nonexistent/x.bin", "--gecko"});
+        QVERIFY(missing.exitCode != 0);
+        QVERIFY2(missing.err.contains("Input file not found: /nonexistent/x.bin"),
+                 qPrintable(missing.err));
+        auto noFormat = runGilscope({"replay", tachFixture("tiny.bin")});
+        QCOMPARE(noFormat.exitCode, 2);
+        QVERIFY(noFormat.err.contains("--gecko or --collapsed"));
+        auto both = runGilscope({"replay", tachFixture("tiny.bin"), "--gecko", "--collapsed"});
+        QCOMPARE(both.exitCode, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTachCli)
+#include "test_tach_cli.moc"

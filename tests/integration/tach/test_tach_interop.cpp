@@ -1,0 +1,167 @@
+// Interop with the released CPython 3.15.2 (Debian sid's python3.15 in the chroot made by
+// scripts/setup-python-chroot.sh), both ways:
+//  - a recording by `python3.15 -m profiling.sampling run --binary` replays in gilscope to
+//    the same Gecko content as `python3.15 -m profiling.sampling replay --gecko` gives;
+//  - a .bin that gilscope writes from a live recording is accepted by CPython's replay and
+//    gives the same content as gilscope's own replay.
+#include "core/tach/tach_reader.h"
+#include "core/tach/tach_writer.h"
+#include "tach_cli_support.h"
+#include "tests/support/python_interpreters.h"
+#include "tests/support/shared_dir.h"
+
+#include <QTest>
+
+#include <cstdlib>
+#include <filesystem>
+
+using namespace gilscope;
+using namespace gilscope::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kWorkload = GILSCOPE_SOURCE_DIR "/tests/integration/tach/tach_workload.py";
+
+// A scratch directory inside the chroot (so chrooted Python sees it as /tmp/NAME),
+// removed on destruction.
+class ChrootScratch {
+public:
+    ChrootScratch() {
+        std::string tmpl = chrootDir().toStdString() + "/tmp/gilscope-tach-XXXXXX";
+        if (::mkdtemp(tmpl.data())) host_ = tmpl;
+    }
+    ~ChrootScratch() {
+        std::error_code ec;
+        if (!host_.empty()) fs::remove_all(host_, ec);
+    }
+    bool ok() const { return !host_.empty(); }
+    fs::path host(const std::string& name) const { return host_ / name; }
+    QString inside(const std::string& name) const {
+        return QString::fromStdString("/tmp/" + host_.filename().string() + "/" + name);
+    }
+
+private:
+    fs::path host_;
+};
+
+// Replays into a TachWriter.
+struct ForwardSink : SampleSink {
+    TachWriter* writer = nullptr;
+    void begin(const FrameRegistry& r, const RecordingInfo& i) override { writer->begin(r, i); }
+    void addBatch(const SampleBatch& b) override { writer->addBatch(b); }
+    void finish(const RecordingSummary& s) override { writer->finish(s); }
+};
+
+QString shellQuote(const QString& s) {
+    return "'" + QString(s).replace("'", "'\\''") + "'";
+}
+
+// python3.15 in the chroot, in a private mount namespace with /proc mounted (the
+// profiler reads the target's memory through it).
+ProcessResult chrootPython(const QStringList& args, int timeoutMs = 120000) {
+    QString cmd = "set -e; mount -t proc proc " + shellQuote(chrootDir() + "/proc") +
+                  "; exec chroot " + shellQuote(chrootDir()) + " python3.15";
+    for (const QString& a : args)
+        cmd += " " + shellQuote(a);
+    return runProgram("unshare", {"--mount", "--propagation", "private", "sh", "-c", cmd},
+                      timeoutMs);
+}
+
+} // namespace
+
+class TestTachInterop : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        if (!chrootReady())
+            QSKIP("the sid chroot with python3.15 is absent: run scripts/setup-python-chroot.sh "
+                  "(as root)");
+    }
+
+    void cpythonRecordingReplaysLikeCPython() {
+        ChrootScratch scratch;
+        QVERIFY(scratch.ok());
+        fs::copy_file(kWorkload, scratch.host("workload.py"));
+        auto rec = chrootPython({"-m", "profiling.sampling", "run", "-a", "-r", "2khz", "--binary",
+                                 "-o", scratch.inside("rec.bin"), scratch.inside("workload.py")});
+        QVERIFY2(rec.exitCode == 0, qPrintable(rec.out + rec.err));
+        QVERIFY(fs::exists(scratch.host("rec.bin")));
+        auto cpy = chrootPython({"-m", "profiling.sampling", "replay", "--gecko", "-o",
+                                 scratch.inside("cpython.json"), scratch.inside("rec.bin")});
+        QVERIFY2(cpy.exitCode == 0, qPrintable(cpy.out + cpy.err));
+
+        const fs::path ours = scratch.host("gilscope.json");
+        auto r = runGilscope({"replay", QString::fromStdString(scratch.host("rec.bin")), "--gecko",
+                              "-o", QString::fromStdString(ours)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        auto expected = normalizedGecko(scratch.host("cpython.json"));
+        clampBackwardIntervals(expected);
+        const auto got = normalizedGecko(ours);
+        QVERIFY(got["threads"].size() >= 4); // main + three workers
+        QVERIFY2(got == expected,
+                 "gilscope's replay of CPython's recording differs from CPython's replay");
+        const QString check = checkGecko(ours);
+        QVERIFY2(check.isEmpty(), qPrintable(check));
+
+        // The same recording rewritten by TachWriter (zstd): CPython's replay of our file
+        // must give what it gave for its own.
+        auto reader = TachReader::open(scratch.host("rec.bin"));
+        QVERIFY(reader.ok());
+        auto writer = TachWriter::create(scratch.host("rewritten.bin"));
+        QVERIFY(writer.ok());
+        ForwardSink forward;
+        forward.writer = writer->get();
+        QVERIFY(reader->replay(forward).ok());
+        QVERIFY((*writer)->finalize().ok());
+        auto again =
+            chrootPython({"-m", "profiling.sampling", "replay", "--gecko", "-o",
+                          scratch.inside("cpython-of-ours.json"), scratch.inside("rewritten.bin")});
+        QVERIFY2(again.exitCode == 0, qPrintable(again.out + again.err));
+        QVERIFY2(normalizedGecko(scratch.host("cpython-of-ours.json")) ==
+                     normalizedGecko(scratch.host("cpython.json")),
+                 "CPython replays gilscope's rewrite of its recording differently");
+    }
+
+    void gilscopeRecordingIsAcceptedByCPython() {
+        QList<Interpreter> hosts;
+        for (const Interpreter& i : findInterpreters(8)) {
+            if (!i.inChroot) hosts.push_back(i);
+        }
+        if (hosts.isEmpty())
+            QSKIP("no host Python interpreter to record (pyenv or Debian python3)");
+        const Interpreter& python = hosts.last();
+        qInfo("recording %s", qPrintable(python.label));
+        ChrootScratch scratch;
+        QVERIFY(scratch.ok());
+        const fs::path bin = scratch.host("ours.bin");
+        auto rec =
+            runGilscope({"run", "-a", "-r", "2khz", "--binary", "-o", QString::fromStdString(bin),
+                         "--python", python.executable, kWorkload});
+        QVERIFY2(fs::exists(bin), qPrintable(rec.out + rec.err));
+
+        auto cpy = chrootPython({"-m", "profiling.sampling", "replay", "--gecko", "-o",
+                                 scratch.inside("cpython.json"), scratch.inside("ours.bin")});
+        QVERIFY2(cpy.exitCode == 0, qPrintable(cpy.out + cpy.err));
+        QVERIFY2(cpy.out.contains("Replayed ") || cpy.err.contains("Replayed "),
+                 qPrintable(cpy.out + cpy.err));
+
+        const fs::path ours = scratch.host("gilscope.json");
+        auto r = runGilscope(
+            {"replay", QString::fromStdString(bin), "--gecko", "-o", QString::fromStdString(ours)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        auto expected = normalizedGecko(scratch.host("cpython.json"));
+        clampBackwardIntervals(expected);
+        const auto got = normalizedGecko(ours);
+        QVERIFY(got["threads"].size() >= 4);
+        uint64_t samples = 0;
+        for (const auto& t : got["threads"])
+            samples += t["samples"]["length"].get<uint64_t>();
+        QVERIFY(samples > 100);
+        QVERIFY2(got == expected,
+                 "CPython's replay of gilscope's recording differs from gilscope's replay");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTachInterop)
+#include "test_tach_interop.moc"
