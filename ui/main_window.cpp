@@ -156,7 +156,7 @@ void MainWindow::updateActions() {
             : tr("Sample the selected process at 1 kHz, all threads"));
     stopAction_->setEnabled(recording());
     openAction_->setEnabled(!recording() && !busy);
-    const bool haveSession = session_ && session_->finished() && !sessionExported_;
+    const bool haveSession = session_ && session_->finished() && session_->canExport();
     const bool haveFile = file_ && file_->loaded();
     exportAction_->setEnabled(!recording() && !busy && (haveSession || haveFile));
 }
@@ -179,7 +179,6 @@ void MainWindow::record() {
     }
     session_ = std::shared_ptr<RecordingSession>(std::move(started).value());
     file_.reset();
-    sessionExported_ = false;
     fileInfo_->hide();
     figures_->clear();
     timeline_->clear();
@@ -239,20 +238,13 @@ void MainWindow::exportProfile() {
     if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
     const std::filesystem::path dest = path.toStdString();
     ProgressJob::Work work;
-    if (session_ && session_->finished() && !sessionExported_) {
-        sessionExported_ = true; // the collector is spent by any export attempt
+    if (session_ && session_->canExport()) {
         work = [session = session_, dest](const ProgressCallback& p, const CancelToken* c) {
-            return session->collector().exportTo(dest, p, c);
+            return session->exportTo(dest, p, c);
         };
-    } else if (file_) {
-        // A file can be exported again: replay it into a fresh collector if needed.
-        work = [file = file_, dest](const ProgressCallback& p, const CancelToken* c) -> Status {
-            if (!file->collector().exported()) return file->collector().exportTo(dest, p, c);
-            auto again = RecordingFile::open(file->path());
-            if (!again) return again.error();
-            auto loaded = (*again)->load({}, c);
-            if (!loaded) return loaded.error();
-            return (*again)->collector().exportTo(dest, p, c);
+    } else if (file_ && file_->loaded()) {
+        work = [file = file_, dest](const ProgressCallback& p, const CancelToken* c) {
+            return file->exportTo(dest, p, c);
         };
     } else {
         return;
@@ -294,10 +286,10 @@ void MainWindow::onJobFinished(bool ok, ErrorKind kind, const QString& message) 
             setStatus(tr("Exported to %1").arg(exportPath_));
             showMessage(MessageKind::Info, tr("Export finished"), text);
         } else {
-            // GeckoCollector is spent by any export attempt; a file can be replayed again.
-            const QString again = session_ ? tr(" This recording cannot be exported again; "
-                                                "record the process anew.")
-                                           : QString();
+            const QString again = session_ && !session_->canExport()
+                                      ? tr(" This recording cannot be exported again; "
+                                           "record the process anew.")
+                                      : QString();
             if (kind == ErrorKind::Cancelled) {
                 setStatus(tr("Export cancelled; %1 was not written.").arg(exportPath_) + again);
             } else {

@@ -90,7 +90,6 @@ private:
     std::shared_ptr<RecordingSession> session_;
     std::shared_ptr<RecordingFile> file_;
     std::shared_ptr<std::shared_ptr<RecordingFile>> pendingFile_;
-    bool sessionExported_ = false; // a Gecko collector can be exported once
     Job jobKind_ = Job::None;
     QString exportPath_;
 };

@@ -39,6 +39,17 @@ Result<uint64_t> RecordingFile::load(const ProgressCallback& progress, const Can
     return replayed;
 }
 
+Status RecordingFile::exportTo(const std::filesystem::path& dest, const ProgressCallback& progress,
+                               const CancelToken* cancel) {
+    if (!loaded_) return makeError(ErrorKind::Internal, "load the recording before exporting it");
+    if (!collector_.exported()) return collector_.exportTo(dest, progress, cancel);
+    auto again = RecordingFile::open(path_);
+    if (!again) return again.error();
+    auto replayed = (*again)->load({}, cancel);
+    if (!replayed) return replayed.error();
+    return (*again)->collector().exportTo(dest, progress, cancel);
+}
+
 namespace {
 
 std::string modeName(std::optional<int> mode) {

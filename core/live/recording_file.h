@@ -30,6 +30,10 @@ public:
     bool loaded() const { return loaded_; }
 
     GeckoCollector& collector() { return collector_; }
+    // Writes a Firefox Profiler file; after load(). Can be repeated: once the collector
+    // is spent, the file is replayed again into a fresh one.
+    Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress = {},
+                    const CancelToken* cancel = nullptr);
     TimelineSnapshot timeline() const { return timeline_.snapshot(); }
 
 private:

@@ -1,5 +1,6 @@
 #include "core/live/recording_session.h"
 
+#include "core/live/recording_file.h"
 #include "core/remote/live_stack_source.h"
 
 namespace gilscope {
@@ -29,6 +30,8 @@ RecordingSession::RecordingSession(std::unique_ptr<StackSource> source,
       timeline_(options.timeline), pid_(source_->pid()) {
     tee_.add(&collector_);
     tee_.add(&timeline_);
+    openBackup();
+    if (backup_) tee_.add(backup_.get());
     SamplerOptions samplerOptions;
     samplerOptions.intervalUs = options.intervalUs;
     samplerOptions.read = options.read;
@@ -38,6 +41,21 @@ RecordingSession::RecordingSession(std::unique_ptr<StackSource> source,
 RecordingSession::~RecordingSession() {
     // The sampler's destructor stops and joins before the sinks and source go away.
     sampler_.reset();
+}
+
+void RecordingSession::openBackup() {
+    auto dir = TempDir::create("gilscope-live");
+    if (!dir) {
+        backupProblem_ = dir.error().message;
+        return;
+    }
+    backupDir_ = std::move(dir).value();
+    auto writer = TachWriter::create(backupDir_.path() / "recording.bin");
+    if (!writer) {
+        backupProblem_ = writer.error().message;
+        return;
+    }
+    backup_ = std::move(writer).value();
 }
 
 std::string RecordingSession::pythonVersion() const {
@@ -59,7 +77,33 @@ StopReason RecordingSession::finish() {
     sampler_->requestStop();
     stopReason_ = sampler_->wait();
     finished_ = true;
+    if (backup_) {
+        const Status saved = backup_->finalize();
+        if (saved)
+            backupPath_ = backupDir_.path() / "recording.bin";
+        else
+            backupProblem_ = saved.error().message;
+    }
     return stopReason_;
+}
+
+bool RecordingSession::canExport() const {
+    return finished_ && (!collector_.exported() || !backupPath_.empty());
+}
+
+Status RecordingSession::exportTo(const std::filesystem::path& dest,
+                                  const ProgressCallback& progress, const CancelToken* cancel) {
+    if (!finished_) return makeError(ErrorKind::Internal, "stop the recording before exporting it");
+    if (!collector_.exported()) return collector_.exportTo(dest, progress, cancel);
+    if (backupPath_.empty())
+        return makeError(ErrorKind::Io, "this recording was already exported and its copy is "
+                                        "missing (" +
+                                            backupProblem_ + "); record again");
+    auto copy = RecordingFile::open(backupPath_);
+    if (!copy) return copy.error();
+    auto loaded = (*copy)->load({}, cancel);
+    if (!loaded) return loaded.error();
+    return (*copy)->exportTo(dest, progress, cancel);
 }
 
 SamplerStats RecordingSession::stats() const {

@@ -6,6 +6,8 @@
 #include "core/sample/stack_source.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/sampler.h"
+#include "core/tach/tach_writer.h"
+#include "core/util/temp_dir.h"
 
 #include <memory>
 #include <string>
@@ -20,8 +22,10 @@ struct RecordingOptions {
 
 // One live recording as the GUI runs it: attach to a pid, sample on the sampler thread
 // into a Gecko collector (for export) and a LiveTimeline (for drawing), stop on request
-// or when the target exits. Everything the sampler touches lives here, in the order
-// that makes the sampler go first on destruction.
+// or when the target exits. The samples also go to a private `.bin` copy (TachWriter in
+// a TempDir), so the recording can be exported again after an export was cancelled or
+// failed (a GeckoCollector can export only once). Everything the sampler touches lives
+// here, in the order that makes the sampler go first on destruction.
 class RecordingSession {
 public:
     static Result<std::unique_ptr<RecordingSession>> start(int pid,
@@ -42,15 +46,28 @@ public:
     TimelineSnapshot timeline() const { return timeline_.snapshot(); }
     std::string failure() const; // a sink failure, if the recording stopped because of one
 
-    // The collected samples. Only after finish(): the sampler thread has been joined,
-    // so another thread may now export (the join orders its writes before ours).
-    GeckoCollector& collector() { return collector_; }
+    // After finish(): true while an export can still be made.
+    bool canExport() const;
+    // Writes a Firefox Profiler file. Only after finish(), and one export at a time; may
+    // run on a worker thread (the sampler thread was joined, which orders its writes
+    // before ours). The first export streams the live collector; later ones replay the
+    // private `.bin` copy into a fresh collector.
+    Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress = {},
+                    const CancelToken* cancel = nullptr);
+    // Why there is no `.bin` copy (re-export impossible), or empty.
+    const std::string& backupProblem() const { return backupProblem_; }
 
 private:
     RecordingSession(std::unique_ptr<StackSource> source, const RecordingOptions& options);
 
+    void openBackup();
+
     std::unique_ptr<StackSource> source_;
     GeckoCollector collector_;
+    TempDir backupDir_;
+    std::unique_ptr<TachWriter> backup_;
+    std::filesystem::path backupPath_; // set once the copy is finalized
+    std::string backupProblem_;
     LiveTimeline timeline_;
     TeeSink tee_;
     std::unique_ptr<Sampler> sampler_;
