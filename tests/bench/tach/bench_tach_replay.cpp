@@ -82,7 +82,8 @@ StepResult replayOnly(const fs::path& bin) {
 }
 
 // Live-like synthetic recording: 8 threads sampled every 1 ms, stacks 10-60 deep over
-// a pool of 2000 frames, a thread's stack changing on ~15 % of its samples.
+// a pool of 2000 frames and 3000 call paths, a thread's stack changing on ~15 % of its
+// samples and its GIL state on ~5 %.
 StepResult writeRecording(const fs::path& path, uint64_t samples) {
     StepResult r;
     FrameRegistry registry;
@@ -110,30 +111,35 @@ StepResult writeRecording(const fs::path& path, uint64_t samples) {
     (*writer)->begin(registry, info);
     constexpr int kThreads = 8;
     std::mt19937 rng(12345);
-    std::vector<std::vector<FrameId>> stacks(kThreads);
+    // A program has a bounded set of call paths: 3000 stacks, each derived from an
+    // earlier one by returning from and calling a few functions (10-60 frames deep).
+    std::vector<std::vector<FrameId>> paths(3000);
+    for (int k = 0; k < 30; ++k)
+        paths[0].push_back(pool[rng() % pool.size()]);
+    for (size_t i = 1; i < paths.size(); ++i) {
+        paths[i] = paths[rng() % i];
+        for (unsigned pop = rng() % 4; pop > 0 && paths[i].size() > 10; --pop)
+            paths[i].erase(paths[i].begin());
+        for (unsigned push = rng() % 4; push > 0 && paths[i].size() < 60; --push)
+            paths[i].insert(paths[i].begin(), pool[rng() % pool.size()]);
+    }
+    std::vector<size_t> at(kThreads);
+    for (int t = 0; t < kThreads; ++t)
+        at[t] = rng() % paths.size();
     std::vector<bool> gil(kThreads, false);
-    for (auto& s : stacks)
-        for (int k = 0; k < 20; ++k)
-            s.push_back(pool[rng() % pool.size()]);
     const double t0 = now();
     uint64_t written = 0, ts = info.startTimeUs;
     while (written < samples) {
         ts += 1000;
         for (int t = 0; t < kThreads && written < samples; ++t, ++written) {
-            auto& st = stacks[t];
-            const unsigned roll = rng() % 100;
-            if (roll < 6 && st.size() < 60)
-                st.insert(st.begin(), pool[rng() % pool.size()]);
-            else if (roll < 12 && st.size() > 10)
-                st.erase(st.begin());
-            else if (roll < 15)
-                st[0] = pool[rng() % pool.size()];
+            // A thread's stack changes on ~15 % of its samples, to a nearby call path.
+            if (rng() % 100 < 15) at[t] = (at[t] + paths.size() + rng() % 7 - 3) % paths.size();
+            if (rng() % 100 < 5) gil[t] = !gil[t]; // GIL/CPU state changes now and then
             const uint64_t stamp = ts;
             SampleBatch b;
             b.threadId = 1000 + t;
-            if (rng() % 100 < 5) gil[t] = !gil[t]; // GIL/CPU state changes now and then
             b.status = (t == 0 ? 32u : 0u) | (gil[t] ? 3u : 2u);
-            b.frames = st;
+            b.frames = paths[at[t]];
             b.timestampsUs = std::span<const uint64_t>(&stamp, 1);
             (*writer)->addBatch(b);
         }
