@@ -42,8 +42,9 @@ struct GeckoOptions {
 // after a failed export and on destruction); the deduplicated stack/frame/func/resource
 // tables and the string array stay in memory.
 //
-// Threading: begin/addBatch/finish/exportTo on one thread; only the CancelToken may be
-// touched from another thread.
+// Threading: begin/addBatch/finish and exportTo must not run concurrently (exportTo may
+// run on another thread once recording has stopped); only the CancelToken may be
+// touched from another thread during export.
 //
 // After exportTo() (successful or not) the collector is spent: a later addBatch() is
 // ignored and recorded as an error ("cannot add samples to the Gecko collector after
@@ -61,7 +62,8 @@ public:
 
     // Streams the profile into a temporary file beside dest, then renames it over dest.
     // On any failure (I/O, disk full, cancel, count mismatch) dest is untouched and no
-    // temporary file remains. progress gets (items streamed, items total). Cancelling
+    // temporary file remains. progress gets (items streamed, items total), where items
+    // are the values of the spilled columns plus the strings. Cancelling
     // from another thread stops the export within ~200 ms with ErrorKind::Cancelled.
     Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress = {},
                     const CancelToken* cancel = nullptr);
