@@ -6,7 +6,12 @@
 
 #include <QTest>
 
+#include "core/util/temp_dir.h"
+
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 
 using namespace gilscope;
 using namespace gilscope::test;
@@ -34,6 +39,62 @@ struct CountingSink : SampleSink {
     }
     uint64_t calls = 0, samples = 0;
 };
+
+// Rewrites an uncompressed little-endian file as a big-endian writer would have
+// written it: header fields, footer counts and each record's thread/interpreter ids.
+std::string byteSwapped(std::string f) {
+    auto swapAt = [&f](size_t off, size_t n) {
+        std::reverse(f.begin() + off, f.begin() + off + n);
+    };
+    auto u64At = [&f](size_t off) {
+        uint64_t v;
+        std::memcpy(&v, f.data() + off, 8);
+        return v;
+    };
+    const uint64_t strOff = u64At(40);
+    for (auto [off, n] : std::vector<std::pair<size_t, size_t>>{{0, 4},
+                                                                {4, 4},
+                                                                {12, 8},
+                                                                {20, 8},
+                                                                {28, 8},
+                                                                {36, 4},
+                                                                {40, 8},
+                                                                {48, 8},
+                                                                {56, 4},
+                                                                {60, 4}})
+        swapAt(off, n);
+    swapAt(f.size() - 32, 4);
+    swapAt(f.size() - 28, 4);
+    size_t p = 64;
+    auto varint = [&f, &p]() {
+        uint64_t v = 0;
+        for (int shift = 0;; shift += 7) {
+            const auto b = static_cast<uint8_t>(f[p++]);
+            v |= uint64_t(b & 0x7f) << shift;
+            if (!(b & 0x80)) return v;
+        }
+    };
+    while (p < strOff) {
+        swapAt(p, 8);
+        swapAt(p + 8, 4);
+        const auto encoding = static_cast<uint8_t>(f[p + 12]);
+        p += 13;
+        if (encoding == 0) {
+            for (uint64_t n = varint(); n > 0; --n) {
+                varint();
+                ++p;
+            }
+            continue;
+        }
+        varint();
+        ++p;
+        uint64_t frames = varint();
+        if (encoding != 1) frames = varint();
+        while (frames-- > 0)
+            varint();
+    }
+    return f;
+}
 
 json optionalJson(const std::optional<double>& v) {
     return v ? json(*v) : json(nullptr);
@@ -233,6 +294,26 @@ private slots:
         QVERIFY(!count.ok());
         QCOMPARE(count.error().kind, ErrorKind::Cancelled);
         QVERIFY(sink.samples < 20000);
+    }
+
+    void readsFilesOfTheOtherByteOrder() {
+        GILSCOPE_REQUIRE_SHARED();
+        std::ifstream in(tachFixture("tiny.bin"), std::ios::binary);
+        const std::string original((std::istreambuf_iterator<char>(in)), {});
+        const std::string swapped = byteSwapped(original);
+        QVERIFY(swapped != original);
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        const fs::path path = dir->path() / "big-endian.bin";
+        std::ofstream(path, std::ios::binary) << swapped;
+        auto reader = TachReader::open(path);
+        QVERIFY2(reader.ok(), reader.ok() ? "" : reader.error().message.c_str());
+        QVERIFY(reader->info().byteSwapped);
+        QCOMPARE(reader->info().sampleCount, uint64_t{10});
+        QCOMPARE(reader->info().startTimeUs, uint64_t{5000000000});
+        TraceSink sink;
+        QVERIFY(reader->replay(sink).ok());
+        QVERIFY(sink.calls == readJsonLines(tachFixture("tiny.replay.jsonl")));
     }
 
     void missingFileIsAnIoError() {

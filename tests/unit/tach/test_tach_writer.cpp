@@ -330,6 +330,42 @@ private slots:
         }
     }
 
+    // A header that declares fewer threads than the records hold: CPython's message.
+    void moreThreadsThanDeclaredIsAnError() {
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        const fs::path out = dir->path() / "threads.bin";
+        FrameRegistry registry;
+        FrameInfo f;
+        f.filename = registry.internString("a.py");
+        f.funcname = registry.internString("f");
+        const FrameId id = registry.internFrame(f);
+        auto writer = TachWriter::create(out, options(TachCompression::None));
+        QVERIFY(writer.ok());
+        (*writer)->begin(registry, {});
+        for (uint64_t tid : {7, 8}) {
+            const uint64_t ts = 100;
+            SampleBatch b;
+            b.threadId = tid;
+            b.frames = std::span<const FrameId>(&id, 1);
+            b.timestampsUs = std::span<const uint64_t>(&ts, 1);
+            (*writer)->addBatch(b);
+        }
+        QVERIFY((*writer)->finalize().ok());
+        std::string bytes = readAll(out);
+        bytes[36] = 1; // thread_count u32 at offset 36
+        std::ofstream(out, std::ios::binary | std::ios::trunc) << bytes;
+        auto reader = TachReader::open(out);
+        QVERIFY(reader.ok());
+        TraceSink sink;
+        auto n = reader->replay(sink);
+        QVERIFY(!n.ok());
+        QCOMPARE(n.error().message,
+                 std::string("Invalid thread count: sample data contains more unique threads than "
+                             "declared in header (declared 1, found at least 2)"));
+        QCOMPARE(sink.calls.size(), size_t{1});
+    }
+
     void abandonedWriterLeavesNoFile() {
         auto dir = TempDir::create("gilscope-tach-test");
         QVERIFY(dir.ok());
