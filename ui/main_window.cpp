@@ -2,6 +2,7 @@
 
 #include "core/live/recording_file.h"
 #include "core/live/recording_session.h"
+#include "core/util/temp_dir.h"
 #include "ui/live_figures.h"
 #include "ui/process_picker.h"
 #include "ui/progress_job.h"
@@ -32,6 +33,8 @@ MainWindow::MainWindow(QWidget* parent)
       timeline_(new TimelineWidget(this)), status_(new QLabel(this)), fileInfo_(new QLabel(this)),
       liveTimer_(new QTimer(this)), job_(new ProgressJob(this)) {
     setWindowTitle(QStringLiteral("gilscope"));
+    // Private .bin copies of recordings left behind by a gilscope that was killed.
+    cleanStaleTempDirs("gilscope-live");
     askSavePath = [this] {
         return QFileDialog::getSaveFileName(this, tr("Export to Firefox Profiler"),
                                             QStringLiteral("profile.json"),
