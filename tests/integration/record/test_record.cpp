@@ -14,6 +14,7 @@
 #include <QTest>
 #include <QThread>
 
+#include <cmath>
 #include <csignal>
 #include <sys/resource.h>
 
@@ -29,6 +30,30 @@ const char* kFirstThing = "import time\n"
                           "    while time.perf_counter() < end:\n"
                           "        pass\n"
                           "first_thing()\n";
+
+// heavy_light.py's workload, timing itself: runs SECONDS, then prints "SHARE <heavy %>".
+const char* kHeavyLightTimed =
+    "import os, sys, time\n"
+    "def busy(seconds):\n"
+    "    end = time.perf_counter() + seconds\n"
+    "    while time.perf_counter() < end:\n"
+    "        pass\n"
+    "def heavy():\n"
+    "    busy(0.003)\n"
+    "def light():\n"
+    "    busy(0.001)\n"
+    "print('READY %d {}' % os.getpid(), flush=True)\n"
+    "t_heavy = t_light = 0.0\n"
+    "deadline = time.perf_counter() + float(sys.argv[1])\n"
+    "while time.perf_counter() < deadline:\n"
+    "    a = time.perf_counter()\n"
+    "    heavy()\n"
+    "    b = time.perf_counter()\n"
+    "    light()\n"
+    "    c = time.perf_counter()\n"
+    "    t_heavy += b - a\n"
+    "    t_light += c - b\n"
+    "print('SHARE %.2f' % (100 * t_heavy / (t_heavy + t_light)), flush=True)\n";
 
 QString writeFile(const QTemporaryDir& dir, const QString& name, const char* text) {
     QFile f(dir.filePath(name));
@@ -66,25 +91,39 @@ private slots:
         printTestedInterpreters(all_);
     }
 
+    // heavy() is 75% of the work. On a loaded machine preemption shifts the real split, so
+    // the target also measures its own wall-clock split and the profile must agree with it
+    // to within 10 points; when the target did get its 75/25, so must the profile. The
+    // sampler runs SCHED_FIFO (--rt-priority 1): a starved sampler skips ticks, and which
+    // ticks it skips correlates with what the target is doing (seen: 61% vs 74%).
     void heavyLightShares_data() { addInterpreterRows(all_); }
     void heavyLightShares() {
         QFETCH(Interpreter, interpreter);
-        TargetProcess target(interpreter, targetScript("heavy_light.py"));
-        QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
+        const QString script = writeFile(dir, "heavy_light_timed.py", kHeavyLightTimed);
+        TargetOptions options;
+        options.args = {"3"};
+        options.bindDirs = {dir.path()};
+        TargetProcess target(interpreter, script, options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString out = dir.filePath("out.txt");
         const auto r = runGilscope(
-            {"attach", "-d", "2", "-o", dir.filePath("out.txt"), QString::number(target.pid())},
-            dir.path());
+            {"attach", "--rt-priority", "1", "-o", out, QString::number(target.pid())}, dir.path());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const auto shareLine = target.readLine();
+        QVERIFY(shareLine && shareLine->startsWith("SHARE "));
+        const double truth = shareLine->mid(6).toDouble();
         bool ok = false;
-        const auto stacks = readCollapsed(dir.filePath("out.txt"), &ok);
+        const auto stacks = readCollapsed(out, &ok);
         QVERIFY(ok);
         const qint64 heavy = samplesIn(stacks, "heavy"), light = samplesIn(stacks, "light");
         QVERIFY2(heavy + light > 400, qPrintable(r.out));
         const double share = 100.0 * heavy / (heavy + light);
-        qInfo("%s: heavy %.1f%% of %lld samples", qPrintable(interpreter.label), share,
-              heavy + light);
-        QVERIFY2(share >= 65 && share <= 85, qPrintable(QString::number(share)));
+        qInfo("%s: heavy %.1f%% of %lld samples; the target measured %.1f%%",
+              qPrintable(interpreter.label), share, heavy + light, truth);
+        QVERIFY2(std::abs(share - truth) <= 10, qPrintable(QString::number(share)));
+        if (std::abs(truth - 75) <= 5)
+            QVERIFY2(std::abs(share - 75) <= 10, qPrintable(QString::number(share)));
     }
 
     void durationIsHonoured_data() { addInterpreterRows(all_); }
@@ -133,13 +172,15 @@ private slots:
         QVERIFY2(samplesIn(stacks, "work") > 300, qPrintable(r.out));
     }
 
+    // The run tests use --rt-priority 1 too: on a busy machine a starved sampler skips
+    // most of a 60 ms window, and these tests are about the gate, not the machine.
     void runForwardsExitCode_data() { addInterpreterRows(host_); }
     void runForwardsExitCode() {
         QFETCH(Interpreter, interpreter);
         QTemporaryDir dir;
         const auto r =
-            runGilscope({"run", "--python", interpreter.executable, "-o", dir.filePath("out.txt"),
-                         targetScript("exits_soon.py"), "0.5", "7"},
+            runGilscope({"run", "--rt-priority", "1", "--python", interpreter.executable, "-o",
+                         dir.filePath("out.txt"), targetScript("exits_soon.py"), "0.5", "7"},
                         dir.path());
         QCOMPARE(r.exitCode, 7);
         bool ok = false;
@@ -153,8 +194,8 @@ private slots:
         QFETCH(Interpreter, interpreter);
         QTemporaryDir dir;
         const QString script = writeFile(dir, "first.py", kFirstThing);
-        const auto r = runGilscope({"run", "-r", "2khz", "--python", interpreter.executable, "-o",
-                                    dir.filePath("out.txt"), script},
+        const auto r = runGilscope({"run", "--rt-priority", "1", "-r", "2khz", "--python",
+                                    interpreter.executable, "-o", dir.filePath("out.txt"), script},
                                    dir.path());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         bool ok = false;
@@ -186,9 +227,10 @@ private slots:
         QVERIFY(!host_.isEmpty());
         QTemporaryDir dir;
         writeFile(dir, "spinmod.py", kFirstThing);
-        const auto r = runGilscope({"run", "--python", host_.first().executable, "-o",
-                                    dir.filePath("out.txt"), "-m", "spinmod"},
-                                   dir.path());
+        const auto r =
+            runGilscope({"run", "--rt-priority", "1", "--python", host_.first().executable, "-o",
+                         dir.filePath("out.txt"), "-m", "spinmod"},
+                        dir.path());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         bool ok = false;
         const auto stacks = readCollapsed(dir.filePath("out.txt"), &ok);
