@@ -163,10 +163,12 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     l.strAsciiSize = r.at(p->strAsciiSize);
     l.strCompactSize = p->strCompactSize != N ? r.at(p->strCompactSize) : l.strAsciiSize + 16;
 
-    // Sanity anchors: a GIL build's object header is 16 bytes with ob_type at 8, tuples keep
-    // items at 24, bytes data at 32. A wrong layout guess fails these before any walk.
+    // Sanity anchors: a GIL build's object header is 16 bytes with ob_type at 8, bytes data
+    // at 32, tuple items at 24 (32 from 3.14, which caches the tuple hash before them).
+    // A wrong layout guess fails these before any walk.
     const uint64_t obSize = r.at(p->obSize);
-    if (obSize != 16 || l.obType != 8 || r.at(p->tupleItem) != 24 || l.bytesData != 32 ||
+    const uint64_t tupleItem = minor >= 14 ? 32 : 24;
+    if (obSize != 16 || l.obType != 8 || r.at(p->tupleItem) != tupleItem || l.bytesData != 32 ||
         l.bytesSize != 16)
         return badTable(ver, "object header offsets are not the GIL-build values");
     auto within = [](uint64_t off, uint64_t size, uint64_t width) {

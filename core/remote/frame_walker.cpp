@@ -117,8 +117,10 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     }
 
     const uint8_t skipOwner = static_cast<uint8_t>(layout_.firstSkippedOwner);
-    for (size_t depth = 0; frame != 0; ++depth) {
-        if (depth >= kMaxDepth) return true; // capped, as CPython does
+    const size_t first = out.size();
+    for (size_t steps = 0; frame != 0; ++steps) {
+        if (out.size() - first >= kMaxDepth) return true; // capped, as CPython does
+        if (steps >= 2 * kMaxDepth) return fail("frame chain too long (torn read?)");
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
         const uint8_t* f = frameBytes(frame);
         if (!f) return fail("cannot read a frame");
@@ -158,8 +160,9 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
 bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& out) {
     uint64_t frame = at<uint64_t>(ts.data(), layout_.tsFrame);
     single_.resize(layout_.frSize);
-    for (size_t depth = 0; frame != 0; ++depth) {
-        if (depth >= kMaxDepth) return true;
+    const size_t first = out.size();
+    while (frame != 0) {
+        if (out.size() - first >= kMaxDepth) return true; // capped, as CPython does
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
         if (!mem_.read(frame, single_.data(), single_.size())) return fail("cannot read a frame");
         const uint8_t* f = single_.data();

@@ -5,9 +5,9 @@
 #include "core/remote/proc_files.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <regex>
-#include <cstdio>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -80,9 +80,9 @@ std::string openablePath(int pid, const std::string& mapPath, const std::vector<
     for (const MapEntry& m : maps)
         if (m.path == mapPath) inode = m.inode;
     std::vector<std::string> candidates;
-    const bool deleted = mapPath.size() > kDeleted.size() &&
-                         mapPath.compare(mapPath.size() - kDeleted.size(), kDeleted.size(),
-                                         kDeleted) == 0;
+    const bool deleted =
+        mapPath.size() > kDeleted.size() &&
+        mapPath.compare(mapPath.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0;
     if (!deleted) {
         char root[4096];
         const ssize_t n = ::readlink((proc + "/root").c_str(), root, sizeof root - 1);
@@ -105,7 +105,7 @@ std::string openablePath(int pid, const std::string& mapPath, const std::vector<
             break;
         }
     for (const std::string& c : candidates) {
-        struct stat st{};
+        struct stat st {};
         if (::stat(c.c_str(), &st) == 0 && (inode == 0 || st.st_ino == inode)) return c;
     }
     return {};
@@ -121,13 +121,11 @@ Result<RuntimeLocation> locateRuntime(int pid) {
                              " exists (it may have exited); check the pid with 'gilscope ps'");
     auto maps = readMaps(pid);
     if (!maps) {
-        const int err = errno;
         if (!processExists(pid))
             return makeError(ErrorKind::ProcessNotFound,
                              "process " + std::to_string(pid) + " exited before it could be read");
-        return makeError(ErrorKind::PermissionDenied,
-                         "cannot read process " + std::to_string(pid) + ": " +
-                             explainAccessFailure(pid, err == 0 ? EACCES : err));
+        return makeError(ErrorKind::PermissionDenied, "cannot read process " + std::to_string(pid) +
+                                                          ": " + explainAccessFailure(pid, EACCES));
     }
     RuntimeLocation loc;
     char exeBuf[4096];
