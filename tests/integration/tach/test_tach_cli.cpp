@@ -1,9 +1,13 @@
 // `gilscope replay` and `gilscope info` as a user runs them, on CPython-written fixtures.
+#include "core/tach/tach_writer.h"
 #include "core/util/temp_dir.h"
 #include "tach_cli_support.h"
 #include "tests/support/shared_dir.h"
 
+#include <QProcess>
 #include <QTest>
+
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -132,6 +136,57 @@ private slots:
         QCOMPARE(info.exitCode, 8);
         QVERIFY(info.err.contains(
             "Sample count mismatch: header declares 13 samples but replay decoded 12"));
+    }
+
+    // Ctrl-C during a long replay: exit 130, and neither the output nor a temporary file
+    // is left behind.
+    void interruptLeavesNoOutput() {
+        auto dir = TempDir::create("gilscope-tach-cli");
+        QVERIFY(dir.ok());
+        const fs::path bin = dir->path() / "long.bin", out = dir->path() / "out.json";
+        {
+            FrameRegistry registry;
+            std::vector<FrameId> frames;
+            for (int i = 0; i < 40; ++i) {
+                FrameInfo f;
+                f.filename = registry.internString("/app/m.py");
+                f.funcname = registry.internString("f" + std::to_string(i));
+                f.line = i;
+                frames.push_back(registry.internFrame(f));
+            }
+            auto writer = TachWriter::create(bin);
+            QVERIFY(writer.ok());
+            (*writer)->begin(registry, {});
+            for (uint64_t i = 0; i < 3'000'000; ++i) {
+                const uint64_t ts = 1000 + i;
+                SampleBatch b;
+                b.threadId = 1 + i % 4;
+                b.status = (i / 7) % 2;
+                b.frames = std::span<const FrameId>(frames).subspan(i % 13);
+                b.timestampsUs = std::span<const uint64_t>(&ts, 1);
+                (*writer)->addBatch(b);
+            }
+            QVERIFY((*writer)->finalize().ok());
+        }
+        QProcess p;
+        p.start(gilscopeBinary(), {"replay", QString::fromStdString(bin), "--gecko", "-o",
+                                   QString::fromStdString(out)});
+        QVERIFY(p.waitForStarted());
+        QByteArray err;
+        while (!err.contains("0.0%") && p.state() == QProcess::Running) {
+            p.waitForReadyRead(100);
+            err += p.readAllStandardError();
+        }
+        if (p.state() != QProcess::Running)
+            QSKIP("the replay finished before it could be interrupted");
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 130);
+        QVERIFY(!fs::exists(out));
+        int entries = 0;
+        for ([[maybe_unused]] auto& e : fs::directory_iterator(dir->path()))
+            ++entries;
+        QCOMPARE(entries, 1); // only the input
     }
 
     void usageErrors() {
