@@ -26,6 +26,8 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace gilscope::ui {
 
 MainWindow::MainWindow(QWidget* parent)
@@ -183,6 +185,7 @@ void MainWindow::record() {
     session_ = std::shared_ptr<RecordingSession>(std::move(started).value());
     file_.reset();
     fileInfo_->hide();
+    figures_->show();
     figures_->clear();
     timeline_->clear();
     setWindowTitle(tr("gilscope — recording pid %1").arg(process->pid));
@@ -309,6 +312,7 @@ void MainWindow::onJobFinished(bool ok, ErrorKind kind, const QString& message) 
             session_.reset();
             file_ = *pendingFile_;
             figures_->clear();
+            figures_->hide(); // live figures mean nothing for a file; its info says more
             timeline_->setSnapshot(file_->timeline());
             showFileInfo();
             setWindowTitle(tr("gilscope — %1").arg(QString::fromStdString(file_->path().string())));
@@ -326,11 +330,19 @@ void MainWindow::onJobFinished(bool ok, ErrorKind kind, const QString& message) 
 }
 
 void MainWindow::showFileInfo() {
-    QString html = QStringLiteral("<table cellspacing=0 cellpadding=1>");
-    for (const auto& [label, value] : describeTachInfo(file_->info()))
-        html += QStringLiteral("<tr><td><i>%1</i>&nbsp;&nbsp;</td><td>%2</td></tr>")
-                    .arg(QString::fromStdString(label).toHtmlEscaped(),
-                         QString::fromStdString(value).toHtmlEscaped());
+    // Label/value pairs in three column pairs, so the timelines keep the room.
+    const auto rows = describeTachInfo(file_->info());
+    constexpr size_t kPairsPerRow = 3;
+    QString html = QStringLiteral("<table cellspacing=0 cellpadding=2>");
+    for (size_t i = 0; i < rows.size(); i += kPairsPerRow) {
+        html += QStringLiteral("<tr>");
+        for (size_t j = i; j < std::min(rows.size(), i + kPairsPerRow); ++j)
+            html += QStringLiteral("<td><i>%1</i>&nbsp;&nbsp;</td><td>%2&nbsp;&nbsp;&nbsp;&nbsp;"
+                                   "&nbsp;&nbsp;</td>")
+                        .arg(QString::fromStdString(rows[j].first).toHtmlEscaped(),
+                             QString::fromStdString(rows[j].second).toHtmlEscaped());
+        html += QStringLiteral("</tr>");
+    }
     fileInfo_->setText(html + QStringLiteral("</table>"));
     fileInfo_->show();
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace gilscope::ui {
 namespace {
@@ -130,21 +131,40 @@ void TimelineWidget::paintEvent(QPaintEvent* event) {
         p.drawText(kMargin, y, kLabelWidth + plotWidth, kThreadHeaderHeight,
                    Qt::AlignLeft | Qt::AlignVCenter, title + summary);
         p.setFont(font());
+        // One aggregate per pixel column: many narrow buckets merge into one column,
+        // a wide bucket spans several, and nothing is drawn twice.
+        std::vector<TimelineBucket> columns(static_cast<size_t>(plotWidth));
+        for (size_t i = 0; i < thread.buckets.size(); ++i) {
+            const TimelineBucket& b = thread.buckets[i];
+            if (b.samples == 0) continue;
+            const int x0 = int(std::floor(double(i) * snapshot_.bucketUs * pxPerUs));
+            const int x1 = int(std::ceil(double(i + 1) * snapshot_.bucketUs * pxPerUs));
+            for (int x = std::max(0, x0); x < std::min(plotWidth, std::max(x1, x0 + 1)); ++x)
+                columns[size_t(x)].merge(b);
+        }
         int laneY = y + kThreadHeaderHeight;
         for (const Lane& lane : kLanes) {
             p.setPen(faint);
             p.drawText(kMargin + 12, laneY, kLabelWidth - 16, kLaneHeight,
                        Qt::AlignLeft | Qt::AlignVCenter, tr(lane.name));
             p.fillRect(plotLeft, laneY, plotWidth, kLaneHeight, palette().alternateBase());
-            for (size_t i = 0; i < thread.buckets.size(); ++i) {
-                const TimelineBucket& b = thread.buckets[i];
-                if (b.samples == 0 || b.*lane.count == 0) continue;
-                const double share = double(b.*lane.count) / b.samples;
-                const int x0 = plotLeft + int(std::floor(i * snapshot_.bucketUs * pxPerUs));
-                const int x1 = plotLeft + int(std::ceil((i + 1) * snapshot_.bucketUs * pxPerUs));
-                QColor c = lane.color;
-                c.setAlphaF(0.15 + 0.85 * share);
-                p.fillRect(x0, laneY, std::max(1, x1 - x0), kLaneHeight, c);
+            // Runs of equal shade become one rectangle.
+            auto shade = [&](int x) {
+                const TimelineBucket& c = columns[size_t(x)];
+                if (c.samples == 0 || c.*lane.count == 0) return -1;
+                return int(std::lround(255.0 * (0.15 + 0.85 * c.*lane.count / c.samples)));
+            };
+            for (int x = 0; x < plotWidth;) {
+                const int alpha = shade(x);
+                int end = x + 1;
+                while (end < plotWidth && shade(end) == alpha)
+                    ++end;
+                if (alpha >= 0) {
+                    QColor c = lane.color;
+                    c.setAlpha(alpha);
+                    p.fillRect(plotLeft + x, laneY, end - x, kLaneHeight, c);
+                }
+                x = end;
             }
             laneY += kLaneHeight + kLaneGap;
         }

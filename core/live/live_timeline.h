@@ -39,10 +39,10 @@ struct TimelineSnapshot {
 };
 
 struct LiveTimelineOptions {
-    uint64_t bucketUs = 100'000; // 100 ms at the start
+    uint64_t bucketUs = 10'000; // 10 ms at the start: detail for short recordings
     // Per thread. When a recording outgrows it, neighbouring buckets are merged and the
     // bucket width doubles, so memory stays bounded and the whole recording stays visible.
-    size_t maxBuckets = 3000;
+    size_t maxBuckets = 4000;
     size_t maxThreads = 256; // samples of further threads are counted but not drawn
 };
 

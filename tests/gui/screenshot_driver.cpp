@@ -1,6 +1,7 @@
 // Not a test: opens the real window, selects PID, records it for SECONDS and saves a
-// screenshot of the window to OUT.png (also leaves it on screen for `import`).
-//   xvfb-run -s "-screen 0 1400x900x24" gui_screenshot_driver PID SECONDS OUT.png
+// screenshot of the window to OUT.png (also leaves it on screen for `import`). Given a
+// .bin file instead of a pid, it opens that recording.
+//   xvfb-run -s "-screen 0 1400x900x24" gui_screenshot_driver PID|FILE.bin SECONDS OUT.png
 #include "ui/main_window.h"
 #include "ui/process_picker.h"
 
@@ -18,12 +19,22 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: %s PID SECONDS OUT.png\n", argv[0]);
         return 2;
     }
-    const int pid = QString::fromLocal8Bit(argv[1]).toInt();
+    const QString what = QString::fromLocal8Bit(argv[1]);
+    const int pid = what.toInt();
     const int seconds = QString::fromLocal8Bit(argv[2]).toInt();
     const QString out = QString::fromLocal8Bit(argv[3]);
     gilscope::ui::MainWindow window;
     window.setGeometry(QApplication::primaryScreen()->availableGeometry());
     window.show();
+    if (what.endsWith(QStringLiteral(".bin"))) {
+        window.askOpenPath = [what] { return what; };
+        window.openRecording();
+        QTest::qWait(seconds * 1000);
+        const bool saved = window.grab().save(out);
+        std::printf("%s %s\n", saved ? "saved" : "could not save", qPrintable(out));
+        QTest::qWait(3000);
+        return saved ? 0 : 1;
+    }
     for (int i = 0; i < 100 && !window.picker()->selectPid(pid); ++i) {
         window.picker()->refreshNow();
         QTest::qWait(200);
