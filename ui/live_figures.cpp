@@ -40,7 +40,10 @@ QLabel* LiveFigures::addFigure(const QString& name, const QString& objectName, i
 void LiveFigures::setStats(const SamplerStats& s) {
     stats_ = s;
     requested_->setText(tr("%1 Hz").arg(s.requestedRateHz, 0, 'f', 0));
-    achieved_->setText(tr("%1 Hz").arg(s.achievedRateLastSecond, 0, 'f', 0));
+    // Last second (what is happening now) and the whole recording's average.
+    achieved_->setText(tr("%1 Hz <span style='font-weight:normal; font-size:small'>(avg %2)</span>")
+                           .arg(s.achievedRateLastSecond, 0, 'f', 0)
+                           .arg(s.achievedRateOverall, 0, 'f', 0));
     achieved_->setToolTip(tr("Last second: %1 Hz\nWhole recording: %2 Hz\nInterval min/mean/max: "
                              "%3 / %4 / %5 µs")
                               .arg(s.achievedRateLastSecond, 0, 'f', 1)
