@@ -22,7 +22,8 @@ void printUsage() {
     auto commands = gilscope::cli::commandRegistry();
     std::sort(commands.begin(), commands.end(),
               [](const auto& a, const auto& b) { return std::strcmp(a.name, b.name) < 0; });
-    for (const auto& c : commands) std::printf("  %-10s %s\n", c.name, c.summary);
+    for (const auto& c : commands)
+        std::printf("  %-10s %s\n", c.name, c.summary);
     std::printf("\nRun 'gilscope COMMAND --help' for a command's options.\n");
 }
 

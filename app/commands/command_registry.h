@@ -24,5 +24,7 @@ struct CommandRegistration {
 
 #define GILSCOPE_REGISTER_COMMAND(ident, name, summary, fn)                                        \
     static const ::gilscope::cli::CommandRegistration ident##_registration {                       \
-        ::gilscope::cli::Command { name, summary, fn }                                             \
+        ::gilscope::cli::Command {                                                                 \
+            name, summary, fn                                                                      \
+        }                                                                                          \
     }

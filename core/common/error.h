@@ -27,7 +27,9 @@ struct Error {
     std::string message;
 };
 
-inline Error makeError(ErrorKind kind, std::string message) { return Error{kind, std::move(message)}; }
+inline Error makeError(ErrorKind kind, std::string message) {
+    return Error{kind, std::move(message)};
+}
 
 const char* errorKindName(ErrorKind kind);
 

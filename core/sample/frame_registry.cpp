@@ -24,9 +24,7 @@ FrameId FrameRegistry::internFrame(const FrameInfo& frame) {
 
 size_t FrameRegistry::FrameHash::operator()(const FrameInfo& f) const noexcept {
     uint64_t h = 1469598103934665603ull;
-    auto mix = [&h](uint64_t v) {
-        h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    };
+    auto mix = [&h](uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
     mix(f.filename);
     mix(f.funcname);
     mix(static_cast<uint32_t>(f.line));

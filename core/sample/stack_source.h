@@ -10,24 +10,24 @@ namespace gilscope {
 
 // One thread's stack as read at one instant.
 struct ThreadStack {
-    uint64_t threadId = 0;        // native thread id (OS TID)
-    uint64_t pythonThreadId = 0;  // tstate->thread_id (pthread_t)
+    uint64_t threadId = 0;       // native thread id (OS TID)
+    uint64_t pythonThreadId = 0; // tstate->thread_id (pthread_t)
     uint32_t interpreterId = 0;
-    uint32_t status = 0;          // ThreadStatus bits
-    std::vector<FrameId> frames;  // leaf first
+    uint32_t status = 0;         // ThreadStatus bits
+    std::vector<FrameId> frames; // leaf first
 };
 
 enum class ReadOutcome {
     Ok,
-    Error,         // torn or failed read: counted, not reported one by one
-    ProcessEnded,  // the target has exited
+    Error,        // torn or failed read: counted, not reported one by one
+    ProcessEnded, // the target has exited
 };
 
 struct ReadOptions {
-    bool allThreads = false;  // false: the main thread of the main interpreter only
-    bool opcodes = false;     // fill FrameInfo::opcode
-    bool gc = true;           // synthetic <GC> frame while the collector runs
-    bool cpuState = true;     // probe ON_CPU (else the UNKNOWN bit is set, as CPython's wall mode)
+    bool allThreads = false; // false: the main thread of the main interpreter only
+    bool opcodes = false;    // fill FrameInfo::opcode
+    bool gc = true;          // synthetic <GC> frame while the collector runs
+    bool cpuState = true;    // probe ON_CPU (else the UNKNOWN bit is set, as CPython's wall mode)
 };
 
 // Something that can read a target's stacks, once per call. The sampler drives it;

@@ -3,15 +3,18 @@
 namespace gilscope {
 
 void TeeSink::begin(const FrameRegistry& registry, const RecordingInfo& info) {
-    for (auto* s : sinks_) s->begin(registry, info);
+    for (auto* s : sinks_)
+        s->begin(registry, info);
 }
 
 void TeeSink::addBatch(const SampleBatch& batch) {
-    for (auto* s : sinks_) s->addBatch(batch);
+    for (auto* s : sinks_)
+        s->addBatch(batch);
 }
 
 void TeeSink::finish(const RecordingSummary& summary) {
-    for (auto* s : sinks_) s->finish(summary);
+    for (auto* s : sinks_)
+        s->finish(summary);
 }
 
 } // namespace gilscope

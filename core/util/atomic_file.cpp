@@ -56,7 +56,9 @@ AtomicFile& AtomicFile::operator=(AtomicFile&& o) noexcept {
     return *this;
 }
 
-AtomicFile::~AtomicFile() { discard(); }
+AtomicFile::~AtomicFile() {
+    discard();
+}
 
 Status AtomicFile::write(const void* data, size_t size) {
     const auto* p = static_cast<const char*>(data);

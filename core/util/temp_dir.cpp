@@ -27,7 +27,9 @@ Result<TempDir> TempDir::create(const std::string& prefix) {
     return TempDir(fs::path(templ));
 }
 
-TempDir::TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
+TempDir::TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) {
+    o.path_.clear();
+}
 
 TempDir& TempDir::operator=(TempDir&& o) noexcept {
     if (this != &o) {
@@ -38,7 +40,9 @@ TempDir& TempDir::operator=(TempDir&& o) noexcept {
     return *this;
 }
 
-TempDir::~TempDir() { remove(); }
+TempDir::~TempDir() {
+    remove();
+}
 
 void TempDir::remove() {
     if (path_.empty()) return;

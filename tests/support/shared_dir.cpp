@@ -11,12 +11,16 @@ QString sharedDir() {
     return QDir::cleanPath(QStringLiteral(GILSCOPE_SHARED_DIR));
 }
 
-bool haveSharedDir() { return QFileInfo(sharedDir() + QStringLiteral("/fixtures")).isDir(); }
+bool haveSharedDir() {
+    return QFileInfo(sharedDir() + QStringLiteral("/fixtures")).isDir();
+}
 
 QString fixturePath(const QString& relative) {
     return sharedDir() + QStringLiteral("/fixtures/") + relative;
 }
 
-QString gilscopeBinary() { return QString::fromLocal8Bit(qgetenv("GILSCOPE_BIN")); }
+QString gilscopeBinary() {
+    return QString::fromLocal8Bit(qgetenv("GILSCOPE_BIN"));
+}
 
 } // namespace gilscope::test

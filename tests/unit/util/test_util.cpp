@@ -16,8 +16,14 @@ class TestUtil : public QObject {
 private slots:
     void sanitizeUtf8MatchesPythonReplace() {
         QCOMPARE(sanitizeUtf8("plain"), std::string("plain"));
-        QCOMPARE(sanitizeUtf8("\xC3" "func"), std::string("\xEF\xBF\xBD" "func"));
-        QCOMPARE(sanitizeUtf8("/srv/\xFF" "bad.py"), std::string("/srv/\xEF\xBF\xBD" "bad.py"));
+        QCOMPARE(sanitizeUtf8("\xC3"
+                              "func"),
+                 std::string("\xEF\xBF\xBD"
+                             "func"));
+        QCOMPARE(sanitizeUtf8("/srv/\xFF"
+                              "bad.py"),
+                 std::string("/srv/\xEF\xBF\xBD"
+                             "bad.py"));
         // A truncated 3-byte sequence is one maximal subpart: one replacement.
         QCOMPARE(sanitizeUtf8("a\xE2\x82"), std::string("a\xEF\xBF\xBD"));
         // Surrogates encoded in UTF-8 are invalid, byte by byte.
@@ -41,7 +47,8 @@ private slots:
         std::string text((std::istreambuf_iterator<char>(in)), {});
         QCOMPARE(text, std::string("existing"));
         int entries = 0;
-        for ([[maybe_unused]] auto& e : fs::directory_iterator(dir->path())) ++entries;
+        for ([[maybe_unused]] auto& e : fs::directory_iterator(dir->path()))
+            ++entries;
         QCOMPARE(entries, 1);
     }
 
