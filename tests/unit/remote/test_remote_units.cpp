@@ -1,0 +1,155 @@
+// Pieces of the remote reader checked against real interpreters and their files:
+// line-table decoders against CPython's own co_positions()/co_lines(), and the
+// _Py_DebugOffsets parser against the tables inside the real 3.13/3.14/3.15 binaries.
+#include "core/remote/elf_image.h"
+#include "core/remote/line_table.h"
+#include "core/remote/python_layout.h"
+#include "core/remote/remote_objects.h"
+#include "tests/support/python_interpreters.h"
+
+#include <QDirIterator>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTest>
+
+#include <cstring>
+
+using namespace gilscope;
+using namespace gilscope::remote;
+using gilscope::test::Interpreter;
+
+namespace {
+
+// The ELF file holding _PyRuntime for an interpreter: libpython beside a pyenv
+// install, else the executable itself.
+QString runtimeElf(const Interpreter& in) {
+    const QFileInfo exe(in.hostExecutable);
+    const QString lib =
+        exe.dir().absoluteFilePath(QStringLiteral("../lib/libpython3.%1.so.1.0").arg(in.minor));
+    if (QFileInfo::exists(lib)) return QFileInfo(lib).canonicalFilePath();
+    return exe.canonicalFilePath();
+}
+
+std::vector<uint8_t> debugTableFromFile(const QString& path, uint32_t* versionHex) {
+    auto elf = ElfImage::open(path.toStdString());
+    if (!elf) return {};
+    auto sym = elf->findSymbol("_PyRuntime");
+    if (!sym) return {};
+    auto bytes = elf->bytesAtVaddr(sym->value, 584);
+    const size_t size = elf->bytesAtVaddr(sym->value, 888).empty() ? 584 : 888;
+    bytes = elf->bytesAtVaddr(sym->value, size);
+    if (auto v = elf->findSymbol("Py_Version")) {
+        auto vb = elf->bytesAtVaddr(v->value, 4);
+        if (vb.size() == 4) std::memcpy(versionHex, vb.data(), 4);
+    }
+    return {bytes.begin(), bytes.end()};
+}
+
+} // namespace
+
+class TestRemoteUnits : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { test::printTestedInterpreters(test::findInterpreters()); }
+
+    void lineTablesMatchCpython_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void lineTablesMatchCpython() {
+        QFETCH(Interpreter, interpreter);
+        const QString here = QStringLiteral(GILSCOPE_SOURCE_DIR "/tests/unit/remote");
+        test::TargetOptions options;
+        options.bindDirs = QStringList{here};
+        test::TargetProcess p(interpreter, here + "/dump_positions.py", options);
+        QVERIFY2(p.start(), qPrintable(p.error()));
+        const QJsonObject info = p.readyInfo();
+        const QByteArray table = QByteArray::fromHex(info["table"].toString().toLatin1());
+        const std::span<const uint8_t> span(reinterpret_cast<const uint8_t*>(table.data()),
+                                            size_t(table.size()));
+        PythonLayout layout;
+        layout.minor = uint8_t(interpreter.minor);
+        const LineTableFormat format = lineTableFormat(layout);
+        const int first = info["firstlineno"].toInt();
+        const QJsonArray positions = info["positions"].toArray();
+        QVERIFY(positions.size() > 10);
+        for (const QJsonValue v : positions) {
+            const QJsonArray e = v.toArray();
+            const SourceLocation loc = lookupLocation(format, span, first, e[0].toInt());
+            QCOMPARE(loc.line, e[1].toInt());
+            if (interpreter.minor >= 11) {
+                QCOMPARE(loc.endLine, e[2].toInt());
+                QCOMPARE(loc.column, e[3].toInt());
+                QCOMPARE(loc.endColumn, e[4].toInt());
+            }
+        }
+        // A torn table never reads out of bounds and never throws.
+        for (int cut = 0; cut < table.size(); ++cut)
+            (void)lookupLocation(format, span.first(size_t(cut)), first, 1 << 20);
+    }
+
+    void debugOffsetsFromRealBinaries_data() {
+        test::addInterpreterRows(test::findInterpreters(13));
+    }
+    void debugOffsetsFromRealBinaries() {
+        QFETCH(Interpreter, interpreter);
+        uint32_t version = 0;
+        std::vector<uint8_t> table = debugTableFromFile(runtimeElf(interpreter), &version);
+        QVERIFY2(table.size() >= 584, qPrintable(runtimeElf(interpreter)));
+        QCOMPARE(int((version >> 16) & 0xff), interpreter.minor);
+        auto layout = layoutFromDebugOffsets(table, version);
+        QVERIFY2(layout, layout ? "" : layout.error().message.c_str());
+        QCOMPARE(int(layout->minor), interpreter.minor);
+        QCOMPARE(layout->strAsciiSize, uint64_t(40));
+        QCOMPARE(layout->frPrevious, uint64_t(8));
+        if (interpreter.minor == 13) { // measured with offsetof() (remote-reading.md §4)
+            QCOMPARE(layout->tsCurrentFrame, uint64_t(72));
+            QCOMPARE(layout->tsNativeThreadId, uint64_t(160));
+            QCOMPARE(layout->inThreadsMain, uint64_t(7352));
+            QCOMPARE(layout->inGcCollecting, uint64_t(7600));
+            QCOMPARE(layout->coCodeAdaptive, uint64_t(200));
+        }
+        // Damage is refused, never trusted.
+        auto broken = table;
+        broken[0] = 'X';
+        QCOMPARE(layoutFromDebugOffsets(broken, version).error().kind,
+                 ErrorKind::UnsupportedVersion);
+        QVERIFY(!layoutFromDebugOffsets(table, version + 0x10000)); // minor mismatch
+        broken = table;
+        broken[0x10] = 1; // free-threaded
+        QVERIFY(QString::fromStdString(layoutFromDebugOffsets(broken, version).error().message)
+                    .contains("free-threaded"));
+        broken = table;
+        const uint64_t huge = uint64_t(1) << 40;
+        std::memcpy(broken.data() + 0x48, &huge, 8); // interpreter_state.threads_head
+        QVERIFY(!layoutFromDebugOffsets(broken, version));
+        QVERIFY(!layoutFromDebugOffsets(std::span(table).first(100), version));
+    }
+
+    void builtinTablesRefuseOthers() {
+        QVERIFY(builtinLayout(0x030800f0));
+        QVERIFY(builtinLayout(0x030c01f0));
+        QCOMPARE(builtinLayout(0x030700f0).error().kind, ErrorKind::UnsupportedVersion);
+        QCOMPARE(builtinLayout(0x020700f0).error().kind, ErrorKind::UnsupportedVersion);
+        QCOMPARE(versionString(0x030e00a2), std::string("3.14.0a2"));
+    }
+
+    void unicodeDecoding() {
+        const uint8_t latin1[] = {'l', 0xe9};
+        QCOMPARE(decodeUnicodeData(latin1, 2, 1), std::string("l\xc3\xa9"));
+        const uint16_t ucs2[] = {0x6771, 0xD800}; // 東 and a lone surrogate
+        QCOMPARE(decodeUnicodeData(reinterpret_cast<const uint8_t*>(ucs2), 2, 2),
+                 std::string("\xe6\x9d\xb1\xef\xbf\xbd"));
+        const uint32_t ucs4[] = {0x1F600};
+        QCOMPARE(decodeUnicodeData(reinterpret_cast<const uint8_t*>(ucs4), 1, 4),
+                 std::string("\xf0\x9f\x98\x80"));
+    }
+
+    void elfRejectsNonElf() {
+        QVERIFY(!ElfImage::open("/proc/self/status"));
+        QVERIFY(!ElfImage::open("/nonexistent"));
+        auto self = ElfImage::open("/proc/self/exe");
+        QVERIFY(self);
+        QVERIFY(!self->findSymbol("_PyRuntime"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRemoteUnits)
+#include "test_remote_units.moc"
