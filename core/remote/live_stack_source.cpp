@@ -26,7 +26,7 @@ Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions&
     refineVersionFromMemory(*loc, probe);
     auto layout = resolveLayout(*loc, probe);
     if (!layout) return layout.error();
-    if (loc->versionHex & 0xff00) layout->micro = static_cast<uint8_t>(loc->versionHex >> 8);
+    if (loc->microKnown) layout->micro = static_cast<uint8_t>(loc->versionHex >> 8);
     auto reader = std::make_unique<LiveProcessReader>(pid, options, std::move(*loc), *layout);
     if (Status s = reader->init(); !s) return s.error();
     return std::unique_ptr<StackSource>(std::move(reader));

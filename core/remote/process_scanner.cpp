@@ -98,7 +98,7 @@ Result<PythonProcessInfo> inspect(int pid, bool requirePythonName) {
     } else {
         refineVersionFromMemory(*loc, mem);
     }
-    if (loc->versionHex & 0xff00)
+    if (loc->microKnown)
         info.version = versionString(loc->versionHex);
     else if (loc->versionHex)
         info.version = "3." + std::to_string((loc->versionHex >> 16) & 0xff);

@@ -151,7 +151,10 @@ Result<RuntimeLocation> locateRuntime(int pid) {
         if (auto s = elf->findSymbol("_Py_NoneStruct")) loc.noneAddr = *bias + s->value;
         if (auto s = elf->findSymbol("Py_Version")) {
             auto bytes = elf->bytesAtVaddr(s->value, 4);
-            if (bytes.size() == 4) std::memcpy(&loc.versionHex, bytes.data(), 4);
+            if (bytes.size() == 4) {
+                std::memcpy(&loc.versionHex, bytes.data(), 4);
+                loc.microKnown = true;
+            }
         }
         if (auto bss = elf->findSection(".bss")) {
             loc.bssAddr = *bias + bss->addr;
@@ -173,7 +176,7 @@ Result<RuntimeLocation> locateRuntime(int pid) {
 
 void refineVersionFromMemory(RuntimeLocation& loc, RemoteMemory& mem) {
     if (loc.minorFromName < 0 || loc.bssAddr == 0 || loc.bssSize == 0) return;
-    if ((loc.versionHex & 0xff00) != 0) return; // micro already known
+    if (loc.microKnown) return;
     // Py_GetVersion() fills a static buffer at start-up: "3.9.18 (main, ...".
     std::vector<char> bss(std::min<uint64_t>(loc.bssSize, 8u << 20));
     const size_t got = mem.readPartial(loc.bssAddr, bss.data(), bss.size());
@@ -191,6 +194,7 @@ void refineVersionFromMemory(RuntimeLocation& loc, RemoteMemory& mem) {
         if (hay[i] == '+') ++i;
         if (hay[i] != ' ' || hay[i + 1] != '(') continue;
         loc.versionHex = 0x030000f0u | (uint32_t(loc.minorFromName) << 16) | (uint32_t(micro) << 8);
+        loc.microKnown = true;
         return;
     }
 }

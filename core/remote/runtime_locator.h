@@ -20,6 +20,7 @@ struct RuntimeLocation {
     uint64_t codeTypeAddr = 0; // PyCode_Type, 0 if unknown
     uint64_t noneAddr = 0;     // _Py_NoneStruct, 0 if unknown
     uint32_t versionHex = 0;   // from Py_Version (3.11+) or the file; 0 if not known yet
+    bool microKnown = false;   // versionHex holds the real micro (3.13.0 has micro 0)
     int minorFromName = -1;    // "libpython3.9.so" -> 9
     uint64_t bssAddr = 0, bssSize = 0;
 };
