@@ -16,8 +16,9 @@ cmake --preset release
 cmake --build --preset release
 ctest --preset release -j2
 
+# ASan/UBSan over the unit tests (core logic, formats, collectors, sampler).
 cmake --preset asan
-cmake --build --preset asan
+cmake --build --preset asan --target unit_tests
 ctest --preset asan -j2 -L unit
 
 if [ -x tests/fuzz/run.sh ]; then

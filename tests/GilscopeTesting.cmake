@@ -11,4 +11,7 @@ function(gilscope_add_test name)
     endif()
     set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${T_LABELS}"
         ENVIRONMENT "QT_QPA_PLATFORM=offscreen;GILSCOPE_BIN=$<TARGET_FILE:gilscope>")
+    if("unit" IN_LIST T_LABELS)
+        add_dependencies(unit_tests ${name})
+    endif()
 endfunction()
