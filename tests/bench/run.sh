@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every benchmark and prints its figures (medians). Not pass/fail.
+#   tests/bench/run.sh [BUILD_DIR]      (default build/release)
+# Builds the release preset's benchmark targets first. On a shared or busy machine the
+# wall-clock figures move a lot: run it on an idle machine and compare side by side.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD="${1:-build/release}"
+if [ "$BUILD" = build/release ]; then
+    cmake --preset release >/dev/null
+    cmake --build --preset release --target gilscope bench_remote_read bench_sampler \
+        gecko_bench bench_tach_replay bench_live_timeline
+fi
+uptime
+echo "== issue 2: one full read of a 30-frame stack (µs, median)"
+"$BUILD/tests/bench/remote/bench_remote_read" 20000
+echo "== issue 4: Gecko collector ingest, export, RSS, cancel"
+"$BUILD/tests/bench/gecko/gecko_bench"
+echo "== issue 5: .bin replay to Gecko JSON"
+"$BUILD/tests/bench/tach/bench_tach_replay" --runs 3
+echo "== GUI live model"
+"$BUILD/tests/bench/live/bench_live_timeline"
+echo "== issue 3: sampler, CPython 3.15 and Austin side by side"
+tests/bench/sampler/run_sampler_bench.sh "$BUILD"
