@@ -1,5 +1,6 @@
 #include "core/remote/code_cache.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace gilscope::remote {
@@ -38,9 +39,21 @@ std::optional<StringId> CodeCache::string(uint64_t addr) {
     return id;
 }
 
+void CodeCache::identify(const std::vector<uint8_t>& code, uint64_t (&id)[4]) const {
+    id[0] = field<uint64_t>(code, layout_.coFilename);
+    id[1] = field<uint64_t>(code, layout_.coName);
+    id[2] = field<uint64_t>(code, layout_.coCode != kAbsent ? layout_.coCode : layout_.coLinetable);
+    id[3] = static_cast<uint64_t>(field<int32_t>(code, layout_.coFirstlineno));
+}
+
 bool CodeCache::fill(uint64_t codeAddr, CodeInfo& out) {
     std::vector<uint8_t> code(layout_.coSize);
     if (!mem_.read(codeAddr, code.data(), code.size())) return false;
+    return fillFrom(codeAddr, code, out);
+}
+
+bool CodeCache::fillFrom(uint64_t codeAddr, const std::vector<uint8_t>& code, CodeInfo& out) {
+    identify(code, out.identity);
     if (codeTypeAddr_ && field<uint64_t>(code, layout_.obType) != codeTypeAddr_) return false;
     strings_.clear();
     auto filename = string(field<uint64_t>(code, layout_.coFilename));
@@ -87,10 +100,30 @@ const CodeInfo* CodeCache::lookup(uint64_t codeAddr, uint64_t instrAddr) {
         if (inside && ++c.uses < kRevalidateEvery) return &c;
         codes_.erase(it);
     }
-    if (codes_.size() > 100000) codes_.clear(); // bound memory on pathological targets
     CodeInfo info;
     if (!fill(codeAddr, info)) return nullptr;
+    return insert(codeAddr, std::move(info));
+}
+
+const CodeInfo* CodeCache::insert(uint64_t codeAddr, CodeInfo&& info) {
+    if (codes_.size() > 100000) codes_.clear(); // bound memory on pathological targets
     return &codes_.insert_or_assign(codeAddr, std::move(info)).first->second;
+}
+
+const CodeInfo* CodeCache::lookupChecked(uint64_t codeAddr, std::span<const uint8_t> object) {
+    if (!plausibleAddress(codeAddr) || object.size() < layout_.coSize) return nullptr;
+    scratch_.assign(object.begin(), object.begin() + static_cast<ptrdiff_t>(layout_.coSize));
+    if (auto it = codes_.find(codeAddr); it != codes_.end()) {
+        uint64_t id[4];
+        identify(scratch_, id);
+        if (std::equal(std::begin(id), std::end(id), std::begin(it->second.identity)) &&
+            (!codeTypeAddr_ || field<uint64_t>(scratch_, layout_.obType) == codeTypeAddr_))
+            return &it->second;
+        codes_.erase(it); // the address now holds another code object
+    }
+    CodeInfo info;
+    if (!fillFrom(codeAddr, scratch_, info)) return nullptr;
+    return insert(codeAddr, std::move(info));
 }
 
 SourceLocation CodeCache::location(const CodeInfo& info, int64_t byteOffset) {

@@ -6,6 +6,7 @@
 #include "core/sample/frame_registry.h"
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct CodeInfo {
     int64_t lastOffset = INT64_MIN;
     SourceLocation lastLocation;
     uint32_t uses = 0;
+    // Fields of the code object that identify it (filename, name, co_code/linetable
+    // pointers and first line): a freed code object whose address was reused by another
+    // one almost never matches all of them, so a hit is checked against a fresh copy.
+    uint64_t identity[4] = {};
 };
 
 // Resolves code objects to interned names and line tables, reading each one once.
@@ -38,6 +43,10 @@ public:
     // nullptr when the object cannot be read or is not a code object.
     const CodeInfo* lookup(uint64_t codeAddr, uint64_t instrAddr);
 
+    // Same, validating a cached entry against `object`, a fresh copy of the code object's
+    // first coSize bytes (<= 3.10 frames carry no instruction pointer to check against).
+    const CodeInfo* lookupChecked(uint64_t codeAddr, std::span<const uint8_t> object);
+
     // Location of a byte offset into the bytecode, memoised per code object.
     SourceLocation location(const CodeInfo& info, int64_t byteOffset);
 
@@ -51,6 +60,9 @@ public:
 
 private:
     bool fill(uint64_t codeAddr, CodeInfo& out);
+    bool fillFrom(uint64_t codeAddr, const std::vector<uint8_t>& code, CodeInfo& out);
+    void identify(const std::vector<uint8_t>& code, uint64_t (&id)[4]) const;
+    const CodeInfo* insert(uint64_t codeAddr, CodeInfo&& info);
     std::optional<StringId> string(uint64_t addr);
 
     RemoteMemory& mem_;
@@ -62,6 +74,7 @@ private:
     LineTableFormat format_;
     std::unordered_map<uint64_t, CodeInfo> codes_;
     std::unordered_map<uint64_t, StringId> strings_; // only while filling one code object
+    std::vector<uint8_t> scratch_;
 };
 
 } // namespace gilscope::remote

@@ -1,5 +1,6 @@
 #include "core/remote/frame_walker.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace gilscope::remote {
@@ -158,20 +159,49 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
 }
 
 bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& out) {
+    // Pass 1: follow the PyFrameObject chain (each frame needs the previous pointer).
     uint64_t frame = at<uint64_t>(ts.data(), layout_.tsFrame);
     single_.resize(layout_.frSize);
-    const size_t first = out.size();
-    while (frame != 0) {
-        if (out.size() - first >= kMaxDepth) return true; // capped, as CPython does
+    legacy_.clear();
+    while (frame != 0 && legacy_.size() < kMaxDepth) { // capped, as CPython does
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
         if (!mem_.read(frame, single_.data(), single_.size())) return fail("cannot read a frame");
         const uint8_t* f = single_.data();
         const uint64_t previous = at<uint64_t>(f, layout_.frPrevious);
-        const uint64_t code = at<uint64_t>(f, layout_.frCode);
-        const int32_t lasti = at<int32_t>(f, layout_.frLasti);
-        const CodeInfo* info = codes_.lookup(code, 0);
+        legacy_.push_back({at<uint64_t>(f, layout_.frCode), at<int32_t>(f, layout_.frLasti)});
+        if (previous == frame) return fail("frame chain loops");
+        frame = previous;
+    }
+    // Pass 2: fresh copies of all their code objects in one call, so that a cache hit can
+    // be checked against the object now at that address (addresses get reused).
+    const size_t coSize = layout_.coSize;
+    codeCopies_.resize(legacy_.size() * coSize);
+    local_.resize(legacy_.size());
+    remote_.resize(legacy_.size());
+    for (size_t i = 0; i < legacy_.size(); ++i) {
+        local_[i] = {codeCopies_.data() + i * coSize, coSize};
+        remote_[i] = {reinterpret_cast<void*>(legacy_[i].code), coSize};
+    }
+    constexpr size_t kIovMax = 1024;
+    for (size_t i = 0; i < legacy_.size();) {
+        const size_t n = std::min(kIovMax, legacy_.size() - i);
+        const size_t done = mem_.readMany({local_.data() + i, n}, {remote_.data() + i, n});
+        if (done == n) {
+            i += n;
+            continue;
+        }
+        i += done; // the one that failed: read it alone (it may be unmapped: torn read)
+        if (!plausibleAddress(legacy_[i].code) ||
+            !mem_.read(legacy_[i].code, codeCopies_.data() + i * coSize, coSize))
+            return fail("cannot read a code object");
+        ++i;
+    }
+    for (size_t i = 0; i < legacy_.size(); ++i) {
+        const CodeInfo* info =
+            codes_.lookupChecked(legacy_[i].code, {codeCopies_.data() + i * coSize, coSize});
         if (!info) return fail("cannot read a code object");
         // f_lasti counts bytes in 3.8/3.9 and code units in 3.10.
+        const int32_t lasti = legacy_[i].lasti;
         const int64_t offset = layout_.minor >= 10 ? int64_t{lasti} * 2 : lasti;
         if (offset >= static_cast<int64_t>(info->bytecodeSize))
             return fail("instruction offset outside its code object");
@@ -185,8 +215,6 @@ bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& 
                 fi.opcode = info->bytecode[static_cast<size_t>(offset)];
         }
         out.push_back(registry_.internFrame(fi));
-        if (previous == frame) return fail("frame chain loops");
-        frame = previous;
     }
     return true;
 }

@@ -52,6 +52,13 @@ private:
     size_t chunksUsed_ = 0;
     uint64_t olderChunk_ = 0; // next older chunk to load, 0 if none
     std::vector<uint8_t> single_;
+    struct LegacyFrame {
+        uint64_t code;
+        int32_t lasti;
+    };
+    std::vector<LegacyFrame> legacy_; // <= 3.10: the chain, then its code objects in one read
+    std::vector<uint8_t> codeCopies_;
+    std::vector<iovec> local_, remote_;
     std::string error_;
 };
 
