@@ -51,7 +51,7 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
                                      PythonLayout layout)
     : pid_(pid), options_(options), loc_(std::move(location)), layout_(layout), mem_(pid),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
-      walker_(mem_, layout_, registry_, codes_, options.opcodes), cpu_(pid) {
+      walker_(mem_, layout_, registry_, codes_, options.opcodes), cpu_(pid), gilWait_(pid) {
     if (options_.allThreads) runtimeWin_.include(layout_.rtInterpretersHead, 8);
     runtimeWin_.include(layout_.rtGilHolder, 8);
     runtimeWin_.include(layout_.rtGilLocked, 4);
@@ -191,6 +191,7 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
         }
     }
     cpu_.endSample();
+    gilWait_.endSample();
     return outcome;
 }
 
@@ -224,8 +225,10 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
     if (layout_.rtGilLocked != kAbsent) {
         s.gilLocked = runtimeWin_.i32(layout_.rtGilLocked) == 1;
         s.gilHolder = runtimeWin_.u64(layout_.rtGilHolder);
+        s.gilStruct = loc_.runtimeAddr + layout_.rtGilHolder - PythonLayout::kGilHolderInStruct;
     } else if (layout_.inGilPointer != kAbsent) {
         const uint64_t gil = interpWin_.u64(layout_.inGilPointer);
+        if (plausibleAddress(gil)) s.gilStruct = gil;
         if (gil == interpAddr + layout_.inOwnGil) {
             s.gilLocked = interpWin_.i32(layout_.inGilLocked) == 1;
             s.gilHolder = interpWin_.u64(layout_.inGilHolder);
@@ -239,6 +242,7 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
     } else if (layout_.inGilLocked != kAbsent) {
         s.gilLocked = interpWin_.i32(layout_.inGilLocked) == 1;
         s.gilHolder = interpWin_.u64(layout_.inGilHolder);
+        s.gilStruct = interpAddr + layout_.inGilHolder - PythonLayout::kGilHolderInStruct;
     }
     s.gcRunning = layout_.rtGcCollecting != kAbsent ? runtimeWin_.i32(layout_.rtGcCollecting) != 0
                                                     : interpWin_.i32(layout_.inGcCollecting) != 0;
@@ -316,6 +320,12 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         case ThreadCpuProbe::State::Idle:
             break;
         }
+        // <= 3.14 keep no per-thread "requested" flag: a thread that does not hold the GIL
+        // and sleeps in a futex inside the GIL struct (its cond/mutex) is waiting for it.
+        if (layout_.tsGilRequested == kAbsent && !(status & ThreadStatus::HasGil) &&
+            gilWait_.waitingIn(stack.threadId, interp.gilStruct,
+                               interp.gilStruct + PythonLayout::kGilStructSize))
+            status |= ThreadStatus::GilRequested;
     }
     stack.status = status;
     stack.frames.clear();

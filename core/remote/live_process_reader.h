@@ -2,6 +2,7 @@
 
 #include "core/remote/code_cache.h"
 #include "core/remote/frame_walker.h"
+#include "core/remote/gil_wait_probe.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/remote_memory.h"
 #include "core/remote/runtime_locator.h"
@@ -48,6 +49,7 @@ private:
         uint64_t threadsHead = 0, threadsMain = 0, next = 0;
         uint64_t gilHolder = 0; // valid when gilLocked
         bool gilLocked = false;
+        uint64_t gilStruct = 0; // address of the _gil_runtime_state in use (0: unknown)
         bool gcRunning = false;
     };
 
@@ -69,6 +71,7 @@ private:
     CodeCache codes_;
     FrameWalker walker_;
     ThreadCpuProbe cpu_;
+    GilWaitProbe gilWait_;
     std::string lastError_;
 
     Window runtimeWin_, interpWin_;

@@ -34,6 +34,7 @@ struct PythonLayout {
     uint64_t inOwnGil = kAbsent;     // offset of interp->_gil (3.12), to recognise the common case
     uint64_t inCodeGeneration = kAbsent; // 3.14+: bumps when code objects are freed
     static constexpr uint64_t kGilHolderInStruct = 8, kGilLockedInStruct = 16;
+    static constexpr uint64_t kGilStructSize = 208; // sizeof(struct _gil_runtime_state)
 
     // PyThreadState
     uint64_t tsSize = 0, tsNext = kAbsent, tsInterp = kAbsent;

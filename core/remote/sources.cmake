@@ -5,6 +5,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/debug_offsets_layout.cpp
     ${CMAKE_CURRENT_LIST_DIR}/elf_image.cpp
     ${CMAKE_CURRENT_LIST_DIR}/frame_walker.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/gil_wait_probe.cpp
     ${CMAKE_CURRENT_LIST_DIR}/line_table.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_process_reader.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_stack_source.cpp

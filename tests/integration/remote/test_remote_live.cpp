@@ -11,6 +11,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 #include <map>
 
@@ -144,6 +145,46 @@ private slots:
                  qPrintable(QString("the spinning GIL holder was ON_CPU in %1 of %2 samples")
                                 .arg(holderOnCpu)
                                 .arg(exactlyOneHolder)));
+    }
+
+    void gilRequested_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void gilRequested() {
+        // Two spinning workers contend for the GIL while the main thread sleeps in
+        // Event.wait(): the worker without the GIL waits for it, the main thread never does.
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "gil_contention.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        OPEN_OR_FAIL(src, target.pid(), true);
+        const QJsonObject threads = target.readyInfo()["threads"].toObject();
+        const uint64_t mainTid = uint64_t(threads["main"].toInteger());
+        // Right after READY the main thread may still wait for the GIL to come back from
+        // its print(); once in Event.wait() it sleeps on a lock outside the GIL for good.
+        QThread::msleep(300);
+        constexpr int kSamples = 200;
+        int workerWithoutGil = 0, workerRequesting = 0;
+        for (int s = 0; s < kSamples; ++s) {
+            READ_OR_FAIL(src, snap);
+            for (size_t i = 0; i < snap.count; ++i) {
+                const ThreadStack& t = snap.threads[i];
+                const bool requested = t.status & ThreadStatus::GilRequested;
+                if (t.threadId == mainTid) {
+                    QVERIFY2(!requested, "the sleeping main thread is flagged GIL_REQUESTED");
+                    continue;
+                }
+                if (t.status & ThreadStatus::HasGil) {
+                    QVERIFY2(!requested, "the GIL holder is flagged GIL_REQUESTED");
+                    continue;
+                }
+                ++workerWithoutGil;
+                if (requested) ++workerRequesting;
+            }
+            QThread::usleep(500);
+        }
+        qInfo("%s: a worker without the GIL was GIL_REQUESTED in %d of %d cases",
+              qPrintable(interpreter.label), workerRequesting, workerWithoutGil);
+        QVERIFY(workerWithoutGil >= kSamples / 2);
+        QVERIFY2(workerRequesting * 2 >= workerWithoutGil,
+                 qPrintable(QString("%1 of %2").arg(workerRequesting).arg(workerWithoutGil)));
     }
 
     void recursion_data() {
