@@ -1,9 +1,8 @@
 #pragma once
 
-#include "core/util/unique_fd.h"
+#include "core/remote/task_file_cache.h"
 
 #include <cstdint>
-#include <unordered_map>
 
 namespace gilscope::remote {
 
@@ -13,21 +12,14 @@ namespace gilscope::remote {
 // its arguments ("202 0x<uaddr> ..." for futex on x86_64). Files stay open between samples.
 class GilWaitProbe {
 public:
-    explicit GilWaitProbe(int pid) : pid_(pid) {}
+    explicit GilWaitProbe(int pid) : files_(pid, "syscall") {}
 
     // True when thread `tid` is blocked in a futex whose address is in [lo, hi).
     bool waitingIn(uint64_t tid, uint64_t lo, uint64_t hi);
-    // Drops fds of threads not seen for a while (threads come and go).
-    void endSample();
+    void endSample() { files_.endSample(); }
 
 private:
-    struct Entry {
-        UniqueFd fd;
-        uint64_t lastSeen = 0;
-    };
-    int pid_;
-    uint64_t generation_ = 1;
-    std::unordered_map<uint64_t, Entry> fds_;
+    TaskFileCache files_;
 };
 
 } // namespace gilscope::remote

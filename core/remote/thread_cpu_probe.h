@@ -1,9 +1,8 @@
 #pragma once
 
-#include "core/util/unique_fd.h"
+#include "core/remote/task_file_cache.h"
 
 #include <cstdint>
-#include <unordered_map>
 
 namespace gilscope::remote {
 
@@ -14,19 +13,12 @@ class ThreadCpuProbe {
 public:
     enum class State { OnCpu, Idle, Unknown };
 
-    explicit ThreadCpuProbe(int pid) : pid_(pid) {}
+    explicit ThreadCpuProbe(int pid) : files_(pid, "stat") {}
     State state(uint64_t tid);
-    // Drops fds of threads not seen since the previous call (threads come and go).
-    void endSample();
+    void endSample() { files_.endSample(); }
 
 private:
-    struct Entry {
-        UniqueFd fd;
-        uint64_t lastSeen = 0;
-    };
-    int pid_;
-    uint64_t generation_ = 1;
-    std::unordered_map<uint64_t, Entry> fds_;
+    TaskFileCache files_;
 };
 
 } // namespace gilscope::remote
