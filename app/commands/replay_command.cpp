@@ -112,6 +112,7 @@ int runReplay(const QStringList& args) {
 
     GeckoOptions geckoOptions;
     geckoOptions.intervalUs = info.sampleIntervalUs;
+    geckoOptions.startTimeMs = static_cast<double>(info.startTimeUs) / 1000.0;
     GeckoCollector geckoSink(geckoOptions);
     CollapsedWriter collapsedSink;
     SampleSink& sink = toGecko ? static_cast<SampleSink&>(geckoSink) : collapsedSink;

@@ -11,6 +11,8 @@ namespace {
 GeckoOptions geckoOptionsFor(const TachInfo& info) {
     GeckoOptions options;
     if (info.sampleIntervalUs) options.intervalUs = info.sampleIntervalUs;
+    // The recording's own start, so exporting the same file twice gives the same bytes.
+    options.startTimeMs = static_cast<double>(info.startTimeUs) / 1000.0;
     return options;
 }
 
