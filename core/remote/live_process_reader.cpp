@@ -51,7 +51,7 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
                                      PythonLayout layout)
     : pid_(pid), options_(options), loc_(std::move(location)), layout_(layout), mem_(pid),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
-      walker_(mem_, layout_, registry_, codes_, options.opcodes), cpu_(pid), gilWait_(pid) {
+      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid) {
     if (options_.allThreads) runtimeWin_.include(layout_.rtInterpretersHead, 8);
     runtimeWin_.include(layout_.rtGilHolder, 8);
     runtimeWin_.include(layout_.rtGilLocked, 4);
@@ -190,8 +190,7 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
             interp = next;
         }
     }
-    cpu_.endSample();
-    gilWait_.endSample();
+    threadState_.endSample();
     return outcome;
 }
 
@@ -310,21 +309,22 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     if (!options_.cpuState) {
         status |= ThreadStatus::Unknown;
     } else {
-        switch (cpu_.state(stack.threadId)) {
-        case ThreadCpuProbe::State::OnCpu:
+        const ThreadStateProbe::State kernel = threadState_.read(stack.threadId);
+        switch (kernel.cpu) {
+        case ThreadStateProbe::Cpu::OnCpu:
             status |= ThreadStatus::OnCpu;
             break;
-        case ThreadCpuProbe::State::Unknown:
+        case ThreadStateProbe::Cpu::Unknown:
             status |= ThreadStatus::Unknown;
             break;
-        case ThreadCpuProbe::State::Idle:
+        case ThreadStateProbe::Cpu::Idle:
             break;
         }
         // <= 3.14 keep no per-thread "requested" flag: a thread that does not hold the GIL
         // and sleeps in a futex inside the GIL struct (its cond/mutex) is waiting for it.
         if (layout_.tsGilRequested == kAbsent && !(status & ThreadStatus::HasGil) &&
-            gilWait_.waitingIn(stack.threadId, interp.gilStruct,
-                               interp.gilStruct + PythonLayout::kGilStructSize))
+            interp.gilStruct != 0 && kernel.futexAddr >= interp.gilStruct &&
+            kernel.futexAddr < interp.gilStruct + PythonLayout::kGilStructSize)
             status |= ThreadStatus::GilRequested;
     }
     stack.status = status;

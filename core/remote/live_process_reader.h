@@ -2,11 +2,10 @@
 
 #include "core/remote/code_cache.h"
 #include "core/remote/frame_walker.h"
-#include "core/remote/gil_wait_probe.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/remote_memory.h"
 #include "core/remote/runtime_locator.h"
-#include "core/remote/thread_cpu_probe.h"
+#include "core/remote/thread_state_probe.h"
 #include "core/sample/stack_source.h"
 
 #include <unordered_map>
@@ -70,8 +69,7 @@ private:
     FrameRegistry registry_;
     CodeCache codes_;
     FrameWalker walker_;
-    ThreadCpuProbe cpu_;
-    GilWaitProbe gilWait_;
+    ThreadStateProbe threadState_;
     std::string lastError_;
 
     Window runtimeWin_, interpWin_;

@@ -5,7 +5,6 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/debug_offsets_layout.cpp
     ${CMAKE_CURRENT_LIST_DIR}/elf_image.cpp
     ${CMAKE_CURRENT_LIST_DIR}/frame_walker.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/gil_wait_probe.cpp
     ${CMAKE_CURRENT_LIST_DIR}/line_table.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_process_reader.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_stack_source.cpp
@@ -15,5 +14,5 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/remote_objects.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime_locator.cpp
     ${CMAKE_CURRENT_LIST_DIR}/task_file_cache.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/thread_cpu_probe.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/thread_state_probe.cpp
 )

@@ -5,6 +5,7 @@
 #include "core/remote/line_table.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/remote_objects.h"
+#include "core/remote/thread_state_probe.h"
 #include "tests/support/python_interpreters.h"
 
 #include <QDirIterator>
@@ -140,6 +141,25 @@ private slots:
         const uint32_t ucs4[] = {0x1F600};
         QCOMPARE(decodeUnicodeData(reinterpret_cast<const uint8_t*>(ucs4), 1, 4),
                  std::string("\xf0\x9f\x98\x80"));
+    }
+
+    void threadStateFromSyscallFile() {
+        using P = remote::ThreadStateProbe;
+        QCOMPARE(P::parse("running\n").cpu, P::Cpu::OnCpu);
+        // Blocked in futex(uaddr, ...) on x86_64: idle, with the futex word.
+        const P::State futex = P::parse("202 0x7f1e2c0a5b28 0x189 0x0 0x0 0x0 0xffffffff "
+                                        "0x7ffd5a0c1e50 0x7f1e2c2d0d61\n");
+        QCOMPARE(futex.cpu, P::Cpu::Idle);
+#if defined(__x86_64__)
+        QCOMPARE(futex.futexAddr, uint64_t{0x7f1e2c0a5b28});
+#endif
+        const P::State sleeping =
+            P::parse("230 0x1 0x1 0x7fff45cc0280 0x0 0x0 0x0 0x7fff45 0x7f1e\n");
+        QCOMPARE(sleeping.cpu, P::Cpu::Idle);
+        QCOMPARE(sleeping.futexAddr, uint64_t{0});
+        QCOMPARE(P::parse("-1 0x7ffd5a0c1e50 0x401000\n").cpu, P::Cpu::Idle);
+        QCOMPARE(P::parse("").cpu, P::Cpu::Unknown);
+        QCOMPARE(P::parse("garbage").cpu, P::Cpu::Unknown);
     }
 
     void elfRejectsNonElf() {
