@@ -2,6 +2,7 @@
 
 #include "core/sample/thread_status.h"
 #include "core/sampling/sampler_stats_publisher.h"
+#include "core/sampling/tick_waiter.h"
 
 #include <algorithm>
 #include <atomic>
@@ -20,8 +21,6 @@ namespace gilscope {
 
 namespace {
 
-// Longest single sleep: bounds how long a stop request waits at low rates.
-constexpr uint64_t kMaxSleepChunkUs = 20000;
 // How often the sampler refreshes its own CPU time (a syscall, so not every tick).
 constexpr uint64_t kCpuRefreshUs = 100000;
 
@@ -55,15 +54,9 @@ struct Sampler::Impl {
         if (options.intervalUs == 0) options.intervalUs = 1;
     }
 
-    // Sleeps until deadline in bounded chunks; false if a stop was requested.
-    bool sleepUntil(uint64_t deadline) {
-        for (;;) {
-            if (stopRequested.load(std::memory_order_relaxed)) return false;
-            const uint64_t now = clock.nowUs();
-            if (now >= deadline) return true;
-            clock.sleepUntilUs(std::min(deadline, now + kMaxSleepChunkUs));
-        }
-    }
+    TickWaiter waiter{clock};
+
+    bool sleepUntil(uint64_t deadline) { return waiter.waitUntil(deadline, stopRequested); }
 
     void run(uint64_t startUs);
     void recordInterval(RawSamplerStats& s, uint64_t prevTick, uint64_t t);

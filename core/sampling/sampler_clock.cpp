@@ -24,6 +24,13 @@ public:
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
         }
     }
+    void spinUntilUs(uint64_t deadlineUs) override {
+        while (monotonicNowUs() < deadlineUs) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause(); // be kind to the sibling hyperthread
+#endif
+        }
+    }
 };
 
 } // namespace

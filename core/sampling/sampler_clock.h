@@ -12,7 +12,10 @@ public:
     virtual ~SamplerClock() = default;
     virtual uint64_t nowUs() = 0;
     // Sleeps until the monotonic time deadlineUs (returns at once if it has passed).
+    // The kernel may wake us later than asked; callers measure by how much.
     virtual void sleepUntilUs(uint64_t deadlineUs) = 0;
+    // Busy-waits until deadlineUs: on time, at the price of the CPU it burns.
+    virtual void spinUntilUs(uint64_t deadlineUs) = 0;
 };
 
 // CLOCK_MONOTONIC in µs, the timestamp every sample carries.

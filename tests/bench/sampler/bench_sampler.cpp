@@ -33,6 +33,22 @@ struct CountingSink final : SampleSink {
     }
 };
 
+// Reads nothing: the sampler's scheduling cost alone (its sleeps and wake-ups) at a
+// rate, measured side by side with the real runs, shows what part of the CPU use is
+// the platform's wake-up cost rather than reading.
+struct NullSource final : StackSource {
+    FrameRegistry reg;
+    ReadOutcome read(std::vector<ThreadStack>&, size_t& count) override {
+        count = 0;
+        return ReadOutcome::Ok;
+    }
+    FrameRegistry& registry() override { return reg; }
+    int pid() const override { return 0; }
+    void pythonVersion(uint8_t& major, uint8_t& minor, uint8_t& micro) const override {
+        major = minor = micro = 0;
+    }
+};
+
 struct Target {
     pid_t pid = -1;
     ~Target() {
@@ -166,8 +182,9 @@ int main(int argc, char** argv) {
         std::printf("back-to-back reads: %llu/s, %.1f us CPU per read, %.2f%% errors\n",
                     static_cast<unsigned long long>(reads), cpuUs / reads, 100.0 * errors / reads);
     }
-    std::printf("%-10s %14s %16s %9s %9s %22s\n", "requested", "achieved/s", "thread-stacks/s",
-                "errors%", "missed%", "sampler CPU % of core");
+    std::printf("%-10s %14s %16s %9s %9s %22s %20s\n", "requested", "achieved/s", "thread-stacks/s",
+                "errors%", "missed%", "sampler CPU % of core", "no-read floor CPU %");
+    NullSource nothing;
     double best = 0;
     size_t start = 0;
     while (start <= rates.size()) {
@@ -180,8 +197,9 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "bench_sampler: %s\n", interval.error().message.c_str());
             return 2;
         }
-        std::vector<double> ach, err, mis, cpu, tss;
+        std::vector<double> ach, err, mis, cpu, tss, floor;
         for (int r = 0; r < repeat; ++r) {
+            floor.push_back(measure(nothing, interval.value(), duration, rtPriority).cpuPct);
             const Run m = measure(**source, interval.value(), duration, rtPriority);
             ach.push_back(m.achieved);
             err.push_back(m.errorPct);
@@ -189,8 +207,8 @@ int main(int argc, char** argv) {
             cpu.push_back(m.cpuPct);
             tss.push_back(m.threadSamplesPerSec);
         }
-        std::printf("%-10s %14.0f %16.0f %9.2f %9.2f %22.1f\n", rate.c_str(), median(ach),
-                    median(tss), median(err), median(mis), median(cpu));
+        std::printf("%-10s %14.0f %16.0f %9.2f %9.2f %22.1f %20.1f\n", rate.c_str(), median(ach),
+                    median(tss), median(err), median(mis), median(cpu), median(floor));
         std::fflush(stdout);
         if (median(err) < 1.0) best = std::max(best, median(ach));
     }

@@ -8,6 +8,7 @@
 #include "core/sample/stack_source.h"
 #include "core/sampling/sampler_clock.h"
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <vector>
@@ -16,18 +17,31 @@ namespace gilscope::test {
 
 class FakeClock final : public SamplerClock {
 public:
-    explicit FakeClock(uint64_t startUs = 1000000) : now_(startUs) {}
+    // wakeLatencyUs: how late every sleep wakes up, as a real kernel does.
+    explicit FakeClock(uint64_t startUs = 1000000, uint64_t wakeLatencyUs = 0)
+        : now_(startUs), wakeLatencyUs_(wakeLatencyUs) {}
     uint64_t nowUs() override { return now_.load(); }
     void sleepUntilUs(uint64_t deadlineUs) override {
         ++sleeps_;
-        if (deadlineUs > now_.load()) now_.store(deadlineUs);
+        if (deadlineUs > now_.load()) now_.store(deadlineUs + wakeLatencyUs_);
+    }
+    void spinUntilUs(uint64_t deadlineUs) override {
+        ++spins_;
+        const uint64_t now = now_.load();
+        if (deadlineUs > now) {
+            maxSpinUs_ = std::max(maxSpinUs_.load(), deadlineUs - now);
+            now_.store(deadlineUs);
+        }
     }
     void advance(uint64_t us) { now_ += us; }
     uint64_t sleeps() const { return sleeps_.load(); }
+    uint64_t spins() const { return spins_.load(); }
+    uint64_t maxSpinUs() const { return maxSpinUs_.load(); }
 
 private:
     std::atomic<uint64_t> now_;
-    std::atomic<uint64_t> sleeps_{0};
+    uint64_t wakeLatencyUs_;
+    std::atomic<uint64_t> sleeps_{0}, spins_{0}, maxSpinUs_{0};
 };
 
 class ScriptedStackSource final : public StackSource {

@@ -2,6 +2,7 @@
 // target-exit stops are checked to the microsecond, in no real time. Two tests use
 // the real clock, for the cross-thread statistics and a prompt stop.
 #include "core/sampling/sampler.h"
+#include "core/sampling/tick_waiter.h"
 #include "scripted_stack_source.h"
 
 #include <QTest>
@@ -77,6 +78,55 @@ private slots:
         QCOMPARE(st.minIntervalUs, 500.0);
         QVERIFY(sink.summary.hasMissed);
         QCOMPARE(sink.summary.missedPct, st.missedPct);
+    }
+
+    void slowWakeUpsAtHighRatesSpinInsteadOfMissing() {
+        // Sleeps wake 40 µs late; at 50 kHz (20 µs ticks) sleeping would miss every
+        // other tick, so after the first late wake-ups the sampler spins to each deadline.
+        FakeClock clock(kStart, 40);
+        ScriptedStackSource source(
+            &clock, [](uint64_t) { return 5; }, [](uint64_t n) { return endAfter(n, 5000); });
+        RecordingSink sink;
+        Sampler sampler(source, sink, SamplerOptions{20, 0, {}}, clock);
+        sampler.start();
+        QCOMPARE(sampler.wait(), StopReason::TargetExited);
+        const SamplerStats st = sampler.stats();
+        QVERIFY2(st.missedPct < 1.0, QByteArray::number(st.missedPct));
+        QVERIFY(clock.spins() > 4900);
+        QVERIFY(clock.sleeps() < 100); // it re-checks by sleeping, rarely
+        // Once spinning, ticks land exactly on the grid.
+        QCOMPARE((sink.timestamps.back() - kStart) % 20, uint64_t(0));
+    }
+
+    void slowWakeUpsAtLowRatesStillSleep() {
+        // The same 40 µs latency at 1 kHz: sleeping is cheap and in time, never spin.
+        FakeClock clock(kStart, 40);
+        ScriptedStackSource source(
+            &clock, [](uint64_t) { return 5; }, [](uint64_t n) { return endAfter(n, 500); });
+        RecordingSink sink;
+        Sampler sampler(source, sink, SamplerOptions{1000, 0, {}}, clock);
+        sampler.start();
+        QCOMPARE(sampler.wait(), StopReason::TargetExited);
+        QCOMPARE(clock.spins(), uint64_t(0));
+        QCOMPARE(sampler.stats().missed, uint64_t(0));
+        for (size_t k = 1; k < sink.timestamps.size(); ++k)
+            QCOMPARE(sink.timestamps[k], kStart + k * 1000 + 40);
+    }
+
+    void spinningIsBoundedWhenWakeUpsAreVeryLate() {
+        // 5 ms wake-ups (an overloaded machine) at 10 kHz: the learned latency is capped,
+        // so the sampler never spins more than TickWaiter::kMaxSpinUs per tick; it
+        // falls behind and counts missed ticks instead of burning a core for nothing.
+        FakeClock clock(kStart, 5000);
+        ScriptedStackSource source(
+            &clock, [](uint64_t) { return 5; }, [](uint64_t n) { return endAfter(n, 200); });
+        RecordingSink sink;
+        Sampler sampler(source, sink, SamplerOptions{300, 0, {}}, clock);
+        sampler.start();
+        QCOMPARE(sampler.wait(), StopReason::TargetExited);
+        QVERIFY(clock.maxSpinUs() <= TickWaiter::kMaxSpinUs);
+        QVERIFY(clock.sleeps() > clock.spins());
+        QVERIFY(sampler.stats().missed > 0);
     }
 
     void durationStopsAtTheDeadline() {
