@@ -105,6 +105,12 @@ const CodeInfo* CodeCache::lookup(uint64_t codeAddr, uint64_t instrAddr) {
     return insert(codeAddr, std::move(info));
 }
 
+const CodeInfo* CodeCache::lookupKnown(uint64_t codeAddr) {
+    auto it = codes_.find(codeAddr);
+    if (it == codes_.end() || ++it->second.uses >= kRevalidateEvery) return nullptr;
+    return &it->second;
+}
+
 const CodeInfo* CodeCache::insert(uint64_t codeAddr, CodeInfo&& info) {
     if (codes_.size() > 100000) codes_.clear(); // bound memory on pathological targets
     return &codes_.insert_or_assign(codeAddr, std::move(info)).first->second;
@@ -117,8 +123,10 @@ const CodeInfo* CodeCache::lookupChecked(uint64_t codeAddr, std::span<const uint
         uint64_t id[4];
         identify(scratch_, id);
         if (std::equal(std::begin(id), std::end(id), std::begin(it->second.identity)) &&
-            (!codeTypeAddr_ || field<uint64_t>(scratch_, layout_.obType) == codeTypeAddr_))
+            (!codeTypeAddr_ || field<uint64_t>(scratch_, layout_.obType) == codeTypeAddr_)) {
+            it->second.uses = 0; // checked just now
             return &it->second;
+        }
         codes_.erase(it); // the address now holds another code object
     }
     CodeInfo info;

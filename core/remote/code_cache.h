@@ -47,6 +47,11 @@ public:
     // first coSize bytes (<= 3.10 frames carry no instruction pointer to check against).
     const CodeInfo* lookupChecked(uint64_t codeAddr, std::span<const uint8_t> object);
 
+    // A cached entry for a code object we have reason to believe unchanged (a frame that
+    // still holds it and has not changed since the last sample); nullptr when there is
+    // none or it is due for revalidation, and the caller then uses lookupChecked.
+    const CodeInfo* lookupKnown(uint64_t codeAddr);
+
     // Location of a byte offset into the bytecode, memoised per code object.
     SourceLocation location(const CodeInfo& info, int64_t byteOffset);
 
@@ -55,6 +60,7 @@ public:
         strings_.clear();
     }
     size_t size() const { return codes_.size(); }
+    bool contains(uint64_t codeAddr) const { return codes_.count(codeAddr) != 0; }
 
     static constexpr uint32_t kRevalidateEvery = 4096;
 

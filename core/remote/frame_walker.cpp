@@ -158,47 +158,128 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     return true;
 }
 
-bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& out) {
-    // Pass 1: follow the PyFrameObject chain (each frame needs the previous pointer).
-    uint64_t frame = at<uint64_t>(ts.data(), layout_.tsFrame);
-    single_.resize(layout_.frSize);
+bool FrameWalker::addLegacyFrame(uint64_t addr, const uint8_t* f, uint64_t& previous, bool seen) {
+    previous = at<uint64_t>(f, layout_.frPrevious);
+    if (previous == addr) return fail("frame chain loops");
+    const uint64_t code = at<uint64_t>(f, layout_.frCode);
+    legacy_.push_back({code, at<int32_t>(f, layout_.frLasti), seen});
+    chain_.push_back(addr);
+    chainCodes_.push_back(code);
+    return true;
+}
+
+bool FrameWalker::readLegacyChain(uint64_t frame) {
+    const size_t frSize = layout_.frSize;
+    constexpr size_t kIovMax = 1024;
+    // A chain that is all new would cost a search per frame; give up searching soon.
+    constexpr int kMaxMisses = 8;
     legacy_.clear();
+    chain_.clear();
+    chainCodes_.clear();
+    size_t hint = 0; // where in lastChain_ the next frame is expected
+    int misses = 0;
     while (frame != 0 && legacy_.size() < kMaxDepth) { // capped, as CPython does
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
-        if (!mem_.read(frame, single_.data(), single_.size())) return fail("cannot read a frame");
-        const uint8_t* f = single_.data();
-        const uint64_t previous = at<uint64_t>(f, layout_.frPrevious);
-        legacy_.push_back({at<uint64_t>(f, layout_.frCode), at<int32_t>(f, layout_.frLasti)});
-        if (previous == frame) return fail("frame chain loops");
-        frame = previous;
-    }
-    // Pass 2: fresh copies of all their code objects in one call, so that a cache hit can
-    // be checked against the object now at that address (addresses get reused).
-    const size_t coSize = layout_.coSize;
-    codeCopies_.resize(legacy_.size() * coSize);
-    local_.resize(legacy_.size());
-    remote_.resize(legacy_.size());
-    for (size_t i = 0; i < legacy_.size(); ++i) {
-        local_[i] = {codeCopies_.data() + i * coSize, coSize};
-        remote_[i] = {reinterpret_cast<void*>(legacy_[i].code), coSize};
-    }
-    constexpr size_t kIovMax = 1024;
-    for (size_t i = 0; i < legacy_.size();) {
-        const size_t n = std::min(kIovMax, legacy_.size() - i);
-        const size_t done = mem_.readMany({local_.data() + i, n}, {remote_.data() + i, n});
-        if (done == n) {
-            i += n;
+        // Usually the chain below this frame is the one we saw last sample: read that
+        // stretch in one call and keep its frames while each one's f_back still leads to
+        // the next (a link that no longer holds ends the stretch, as a torn read would).
+        size_t k = hint;
+        if (k >= lastChain_.size() || lastChain_[k] != frame) {
+            k = misses < kMaxMisses
+                    ? static_cast<size_t>(std::find(lastChain_.begin(), lastChain_.end(), frame) -
+                                          lastChain_.begin())
+                    : lastChain_.size();
+            if (k == lastChain_.size()) ++misses;
+        }
+        const size_t n =
+            k < lastChain_.size()
+                ? std::min({kIovMax, lastChain_.size() - k, kMaxDepth - legacy_.size()})
+                : 0;
+        size_t added = 0;
+        if (n >= 2) {
+            chainCopies_.resize(n * frSize);
+            local_.resize(n);
+            remote_.resize(n);
+            for (size_t j = 0; j < n; ++j) {
+                local_[j] = {chainCopies_.data() + j * frSize, frSize};
+                remote_[j] = {reinterpret_cast<void*>(lastChain_[k + j]), frSize};
+            }
+            const size_t done = mem_.readMany({local_.data(), n}, {remote_.data(), n});
+            while (added < done) {
+                uint64_t previous = 0;
+                const uint8_t* f = chainCopies_.data() + added * frSize;
+                const bool seen = at<uint64_t>(f, layout_.frCode) == lastChainCodes_[k + added];
+                if (!addLegacyFrame(frame, f, previous, seen)) return false;
+                frame = previous;
+                ++added;
+                if (added < n && frame != lastChain_[k + added]) break; // the chain changed
+            }
+        }
+        if (added > 0) {
+            hint = k + added;
             continue;
         }
-        i += done; // the one that failed: read it alone (it may be unmapped: torn read)
-        if (!plausibleAddress(legacy_[i].code) ||
-            !mem_.read(legacy_[i].code, codeCopies_.data() + i * coSize, coSize))
+        single_.resize(frSize);
+        if (!mem_.read(frame, single_.data(), frSize)) return fail("cannot read a frame");
+        uint64_t previous = 0;
+        if (!addLegacyFrame(frame, single_.data(), previous, false)) return false;
+        frame = previous;
+        hint = k < lastChain_.size() ? k + 1 : hint;
+    }
+    return true;
+}
+
+bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& out) {
+    // Pass 1: follow the PyFrameObject chain (each frame needs the previous pointer).
+    const bool ok = readLegacyChain(at<uint64_t>(ts.data(), layout_.tsFrame));
+    lastChain_.swap(chain_);
+    lastChainCodes_.swap(chainCodes_);
+    if (!ok) return false;
+    // Pass 2: fresh copies of their code objects in one call, so that a cache hit can be
+    // checked against the object now at that address (addresses get reused). Frames
+    // unchanged since the last sample keep their code object alive: no copy needed.
+    const size_t coSize = layout_.coSize;
+    copySlot_.assign(legacy_.size(), kNoSlot);
+    local_.clear();
+    remote_.clear();
+    for (size_t i = 0; i < legacy_.size(); ++i) {
+        if (legacy_[i].seen && codes_.contains(legacy_[i].code)) continue;
+        copySlot_[i] = remote_.size();
+        remote_.push_back({reinterpret_cast<void*>(legacy_[i].code), coSize});
+    }
+    codeCopies_.resize(remote_.size() * coSize);
+    for (size_t j = 0; j < remote_.size(); ++j)
+        local_.push_back({codeCopies_.data() + j * coSize, coSize});
+    constexpr size_t kIovMax = 1024;
+    for (size_t j = 0; j < remote_.size();) {
+        const size_t n = std::min(kIovMax, remote_.size() - j);
+        const size_t done = mem_.readMany({local_.data() + j, n}, {remote_.data() + j, n});
+        if (done == n) {
+            j += n;
+            continue;
+        }
+        j += done; // the one that failed: read it alone (it may be unmapped: torn read)
+        const uint64_t code = reinterpret_cast<uint64_t>(remote_[j].iov_base);
+        if (!plausibleAddress(code) || !mem_.read(code, codeCopies_.data() + j * coSize, coSize))
             return fail("cannot read a code object");
-        ++i;
+        ++j;
     }
     for (size_t i = 0; i < legacy_.size(); ++i) {
+        // Each entry is used before the next lookup, which may evict it.
         const CodeInfo* info =
-            codes_.lookupChecked(legacy_[i].code, {codeCopies_.data() + i * coSize, coSize});
+            copySlot_[i] == kNoSlot ? codes_.lookupKnown(legacy_[i].code) : nullptr;
+        if (!info) {
+            std::span<const uint8_t> copy;
+            if (copySlot_[i] != kNoSlot) {
+                copy = {codeCopies_.data() + copySlot_[i] * coSize, coSize};
+            } else { // due for revalidation, or evicted meanwhile
+                single_.resize(coSize);
+                if (!mem_.read(legacy_[i].code, single_.data(), coSize))
+                    return fail("cannot read a code object");
+                copy = single_;
+            }
+            info = codes_.lookupChecked(legacy_[i].code, copy);
+        }
         if (!info) return fail("cannot read a code object");
         // f_lasti counts bytes in 3.8/3.9 and code units in 3.10.
         const int32_t lasti = legacy_[i].lasti;

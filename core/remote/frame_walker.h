@@ -15,7 +15,9 @@ namespace gilscope::remote {
 // Walks one thread's Python frames, leaf first, out of the target's memory.
 // 3.11+: the thread's datastack chunk is copied in one read and frames are parsed from
 // the copy; frames elsewhere (generators, older chunks) are read one by one.
-// <= 3.10: PyFrameObjects are read one by one.
+// <= 3.10: PyFrameObjects form a linked list on the heap. The chain seen last time is
+// re-read in one call and kept as far as its links still hold (usually all but the
+// leaf); frames that are new are read one by one.
 class FrameWalker {
 public:
     // CPython's bound on frame-chain walks (MAX_FRAME_CHAIN_DEPTH = 1024 + 512).
@@ -38,6 +40,8 @@ private:
 
     bool walkModern(std::span<const uint8_t> tstate, std::vector<FrameId>& out);
     bool walkLegacy(std::span<const uint8_t> tstate, std::vector<FrameId>& out);
+    bool readLegacyChain(uint64_t frame);
+    bool addLegacyFrame(uint64_t addr, const uint8_t* f, uint64_t& previous, bool seen);
     // Local bytes of the frame at addr, from a copied chunk or a fresh read.
     const uint8_t* frameBytes(uint64_t addr);
     bool loadOlderChunk();
@@ -55,9 +59,17 @@ private:
     struct LegacyFrame {
         uint64_t code;
         int32_t lasti;
+        // The same frame object with the same code as last sample: the frame kept the
+        // code object alive meanwhile, so the cached entry for it still holds.
+        bool seen;
     };
     std::vector<LegacyFrame> legacy_; // <= 3.10: the chain, then its code objects in one read
+    std::vector<uint64_t> chain_, lastChain_; // frame addresses, leaf first
+    std::vector<uint64_t> chainCodes_, lastChainCodes_;
+    std::vector<uint8_t> chainCopies_;
     std::vector<uint8_t> codeCopies_;
+    static constexpr size_t kNoSlot = SIZE_MAX;
+    std::vector<size_t> copySlot_; // per legacy_ frame: its slot in codeCopies_, or kNoSlot
     std::vector<iovec> local_, remote_;
     std::string error_;
 };

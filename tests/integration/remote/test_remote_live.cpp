@@ -161,7 +161,11 @@ private slots:
         // its print(); once in Event.wait() it sleeps on a lock outside the GIL for good.
         QThread::msleep(300);
         constexpr int kSamples = 200;
-        int workerWithoutGil = 0, workerRequesting = 0;
+        // A worker that sleeps without the GIL can only be waiting for it (it never blocks
+        // otherwise). One that is runnable but not running yet (on a busy machine, just
+        // woken to take the GIL) is not reported as waiting (the kernel says "running"),
+        // so only the sleeping ones are counted.
+        int workerWithoutGil = 0, workerSleeping = 0, workerRequesting = 0;
         for (int s = 0; s < kSamples; ++s) {
             READ_OR_FAIL(src, snap);
             for (size_t i = 0; i < snap.count; ++i) {
@@ -176,15 +180,19 @@ private slots:
                     continue;
                 }
                 ++workerWithoutGil;
+                if (t.status & (ThreadStatus::OnCpu | ThreadStatus::Unknown)) continue;
+                ++workerSleeping;
                 if (requested) ++workerRequesting;
             }
             QThread::usleep(500);
         }
-        qInfo("%s: a worker without the GIL was GIL_REQUESTED in %d of %d cases",
-              qPrintable(interpreter.label), workerRequesting, workerWithoutGil);
+        qInfo("%s: a sleeping worker without the GIL was GIL_REQUESTED in %d of %d cases "
+              "(%d without the GIL)",
+              qPrintable(interpreter.label), workerRequesting, workerSleeping, workerWithoutGil);
         QVERIFY(workerWithoutGil >= kSamples / 2);
-        QVERIFY2(workerRequesting * 2 >= workerWithoutGil,
-                 qPrintable(QString("%1 of %2").arg(workerRequesting).arg(workerWithoutGil)));
+        QVERIFY2(workerSleeping >= 10, qPrintable(QString::number(workerSleeping)));
+        QVERIFY2(workerRequesting * 10 >= workerSleeping * 9,
+                 qPrintable(QString("%1 of %2").arg(workerRequesting).arg(workerSleeping)));
     }
 
     void recursion_data() {
