@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
     const int samples = argc > 1 ? std::max(100, std::atoi(argv[1])) : 20000;
     std::printf("one full read of a 30-frame main-thread stack, %d samples each\n", samples);
     std::printf("%-24s %8s %8s %7s %14s %7s %s\n", "interpreter", "median", "p90", "frames",
-                "vm_readv/sample", "errors", "(µs; +1 pread of /proc stat per sample)");
+                "vm_readv/sample", "errors",
+                "(µs; +1 pread of /proc/PID/task/TID/syscall per thread)");
     for (const auto& in : test::findInterpreters()) {
         test::TargetProcess target(in, "deep30.py");
         if (!target.start()) {
