@@ -3,6 +3,7 @@
 #include "core/live/recording_file.h"
 #include "core/live/recording_session.h"
 #include "core/util/temp_dir.h"
+#include "ui/attach_job.h"
 #include "ui/live_figures.h"
 #include "ui/process_picker.h"
 #include "ui/progress_job.h"
@@ -33,7 +34,7 @@ namespace gilscope::ui {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), picker_(new ProcessPicker(this)), figures_(new LiveFigures(this)),
       timeline_(new TimelineWidget(this)), status_(new QLabel(this)), fileInfo_(new QLabel(this)),
-      liveTimer_(new QTimer(this)), job_(new ProgressJob(this)) {
+      liveTimer_(new QTimer(this)), job_(new ProgressJob(this)), attach_(new AttachJob(this)) {
     setWindowTitle(QStringLiteral("gilscope"));
     // Private .bin copies of recordings left behind by a gilscope that was killed.
     cleanStaleTempDirs("gilscope-live");
@@ -65,9 +66,12 @@ MainWindow::MainWindow(QWidget* parent)
     splitter->setStretchFactor(1, 5);
     setCentralWidget(splitter);
 
-    connect(picker_, &ProcessPicker::currentProcessChanged, this, &MainWindow::updateActions);
+    connect(picker_, &ProcessPicker::currentProcessChanged, this, &MainWindow::onProcessChanged);
     connect(picker_->view(), &QAbstractItemView::doubleClicked, this, &MainWindow::record);
     connect(job_, &ProgressJob::finished, this, &MainWindow::onJobFinished);
+    connect(attach_, &AttachJob::attached, this, &MainWindow::onAttached);
+    connect(attach_, &AttachJob::failed, this, &MainWindow::onAttachFailed);
+    connect(attach_, &AttachJob::discarded, this, &MainWindow::attachDiscarded);
     liveTimer_->setInterval(200); // 5 Hz: figures and timelines, never per sample
     connect(liveTimer_, &QTimer::timeout, this, &MainWindow::tick);
     setStatus(tr("Pick a Python process and press Record, or open a .bin recording."));
@@ -142,6 +146,10 @@ bool MainWindow::recording() const {
     return session_ && !session_->finished();
 }
 
+bool MainWindow::attaching() const {
+    return attach_->busy();
+}
+
 QString MainWindow::statusText() const {
     return status_->text();
 }
@@ -152,14 +160,14 @@ void MainWindow::setStatus(const QString& text) {
 }
 
 void MainWindow::updateActions() {
-    const bool busy = job_->running();
+    const bool busy = job_->running() || attaching();
     const auto process = picker_->currentProcess();
     recordAction_->setEnabled(!recording() && !busy && process && process->canAttach);
     recordAction_->setToolTip(
         process && !process->canAttach
             ? tr("Cannot attach: %1").arg(QString::fromStdString(process->reason))
             : tr("Sample the selected process at 1 kHz, all threads"));
-    stopAction_->setEnabled(recording());
+    stopAction_->setEnabled(recording() || attaching()); // Stop also cancels an attach
     openAction_->setEnabled(!recording() && !busy);
     const bool haveSession = session_ && session_->finished() && session_->canExport();
     const bool haveFile = file_ && file_->loaded();
@@ -168,7 +176,7 @@ void MainWindow::updateActions() {
 
 void MainWindow::record() {
     const auto process = picker_->currentProcess();
-    if (recording() || job_->running() || !process) return;
+    if (recording() || attaching() || job_->running() || !process) return;
     if (!process->canAttach) {
         showMessage(MessageKind::Error, tr("Cannot record"),
                     tr("gilscope cannot attach to process %1: %2")
@@ -176,28 +184,58 @@ void MainWindow::record() {
                         .arg(QString::fromStdString(process->reason)));
         return;
     }
-    auto started = RecordingSession::start(process->pid, RecordingOptions{});
-    if (!started) {
-        showMessage(MessageKind::Error, tr("Cannot record"),
-                    QString::fromStdString(started.error().message));
-        return;
-    }
-    session_ = std::shared_ptr<RecordingSession>(std::move(started).value());
+    attachCommandLine_ = QString::fromStdString(process->commandLine);
+    attach_->start(process->pid, RecordingOptions{});
+    setStatus(tr("Attaching to PID %1…").arg(process->pid));
+    updateActions();
+}
+
+void MainWindow::onProcessChanged() {
+    // Picking another process while attaching means the user no longer wants that one.
+    const auto process = picker_->currentProcess();
+    if (attaching() && process && process->pid != attach_->pid())
+        cancelAttach(tr("another process was selected"));
+    updateActions();
+}
+
+void MainWindow::cancelAttach(const QString& why) {
+    const int pid = attach_->pid();
+    attach_->cancel();
+    setStatus(why.isEmpty() ? tr("Attaching to pid %1 was cancelled.").arg(pid)
+                            : tr("Attaching to pid %1 was cancelled: %2.").arg(pid).arg(why));
+    updateActions();
+}
+
+void MainWindow::onAttachFailed(int pid, ErrorKind, const QString& message) {
+    setStatus(tr("Cannot record pid %1: %2").arg(pid).arg(message));
+    showMessage(MessageKind::Error, tr("Cannot record"), message);
+    updateActions();
+    emit attachFailed(message);
+}
+
+void MainWindow::onAttached(std::shared_ptr<RecordingSession> session) {
+    session_ = std::move(session);
+    session_->startSampling();
     file_.reset();
     fileInfo_->hide();
     figures_->show();
     figures_->clear();
     timeline_->clear();
-    setWindowTitle(tr("gilscope — recording pid %1").arg(process->pid));
+    setWindowTitle(tr("gilscope — recording pid %1").arg(session_->pid()));
     setStatus(tr("Recording pid %1 · Python %2 · %3")
-                  .arg(process->pid)
+                  .arg(session_->pid())
                   .arg(QString::fromStdString(session_->pythonVersion()))
-                  .arg(QString::fromStdString(process->commandLine)));
+                  .arg(attachCommandLine_));
     liveTimer_->start();
     updateActions();
+    emit recordingStarted();
 }
 
 void MainWindow::stop() {
+    if (attaching()) {
+        cancelAttach({});
+        return;
+    }
     if (!recording()) return;
     session_->finish();
     onRecordingEnded();
@@ -262,7 +300,7 @@ void MainWindow::exportProfile() {
 }
 
 void MainWindow::openRecording() {
-    if (recording() || job_->running()) return;
+    if (recording() || attaching() || job_->running()) return;
     const QString path = askOpenPath();
     if (path.isEmpty()) return;
     auto holder = std::make_shared<std::shared_ptr<RecordingFile>>();
@@ -348,6 +386,7 @@ void MainWindow::showFileInfo() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    attach_->cancel();
     if (session_) session_->finish();
     job_->cancel();
     event->accept();

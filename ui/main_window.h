@@ -18,6 +18,7 @@ class RecordingFile;
 
 namespace gilscope::ui {
 
+class AttachJob;
 class LiveFigures;
 class ProcessPicker;
 class ProgressJob;
@@ -47,6 +48,7 @@ public:
     QAction* openAction() const { return openAction_; }
     QString statusText() const;
     bool recording() const;
+    bool attaching() const; // Record was pressed; the worker is still opening the process
 
 public slots:
     void record();
@@ -55,6 +57,9 @@ public slots:
     void openRecording();
 
 signals:
+    void recordingStarted();
+    void attachFailed(const QString& message);
+    void attachDiscarded(int pid); // a cancelled attach ended; its session is destroyed
     void recordingEnded();
     void exportFinished(bool ok, const QString& message);
     void recordingLoaded(bool ok);
@@ -68,6 +73,10 @@ private:
     void buildActions();
     QWidget* buildRecordingPanel();
     void tick();
+    void onProcessChanged();
+    void onAttached(std::shared_ptr<RecordingSession> session);
+    void onAttachFailed(int pid, ErrorKind kind, const QString& message);
+    void cancelAttach(const QString& why);
     void onRecordingEnded();
     void onJobFinished(bool ok, ErrorKind kind, const QString& message);
     void showFileInfo();
@@ -81,6 +90,7 @@ private:
     QLabel* fileInfo_;
     QTimer* liveTimer_;
     ProgressJob* job_;
+    AttachJob* attach_;
     QAction* recordAction_ = nullptr;
     QAction* stopAction_ = nullptr;
     QAction* exportAction_ = nullptr;
@@ -92,6 +102,7 @@ private:
     std::shared_ptr<std::shared_ptr<RecordingFile>> pendingFile_;
     Job jobKind_ = Job::None;
     QString exportPath_;
+    QString attachCommandLine_; // of the process being attached to, for the status
 };
 
 } // namespace gilscope::ui

@@ -1,8 +1,10 @@
 // Drives the real window against real Python targets: the process table lists the
-// target, Record samples it with live figures and timelines, Stop, Export writes a
+// target, Record attaches on a worker (Stop or picking another process meanwhile drops
+// that attach) and samples it with live figures and timelines, Stop, Export writes a
 // valid Firefox Profiler file; a target exiting mid-recording keeps the samples;
 // .bin recordings open, show their info and export.
 #include "core/live/live_timeline.h"
+#include "core/util/temp_dir.h"
 #include "tests/gui/gui_test_helpers.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/shared_dir.h"
@@ -13,12 +15,15 @@
 #include "ui/timeline_widget.h"
 
 #include <QAction>
+#include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -54,6 +59,15 @@ struct Harness {
     }
 };
 
+// This process's private recording copies (RecordingSession's TempDirs) that exist now.
+int liveCopyDirs() {
+    const QString prefix =
+        QStringLiteral("gilscope-live-%1-").arg(QCoreApplication::applicationPid());
+    return QDir(QString::fromStdString(gilscope::systemTempDir().string()))
+        .entryList({prefix + QLatin1Char('*')}, QDir::Dirs | QDir::Hidden)
+        .size();
+}
+
 uint64_t totalTimelineSamples(const gilscope::TimelineSnapshot& s) {
     uint64_t n = 0;
     for (const auto& t : s.threads)
@@ -67,6 +81,24 @@ uint64_t totalTimelineSamples(const gilscope::TimelineSnapshot& s) {
 class TestMainWindow : public QObject {
     Q_OBJECT
 private:
+    // Presses Record: the window says it is attaching, with Record disabled and Stop
+    // enabled, until the worker has opened the process and sampling starts.
+    void startRecording(Harness& h, qint64 pid) {
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        // The attach's result is only taken in the event loop, so it is still pending.
+        QVERIFY(h.window.attaching());
+        QVERIFY(!h.window.recording());
+        QVERIFY(!h.window.recordAction()->isEnabled());
+        QVERIFY(h.window.stopAction()->isEnabled());
+        QVERIFY(!h.window.openAction()->isEnabled());
+        QVERIFY(h.window.statusBar()->currentMessage().contains(
+            QStringLiteral("Attaching to PID %1").arg(pid)));
+        QTRY_VERIFY_WITH_TIMEOUT(!h.window.attaching(), 20000);
+        QVERIFY2(h.window.recording(),
+                 qPrintable(h.messages.isEmpty() ? h.window.statusText() : h.messages.last().text));
+        QVERIFY(h.window.statusText().contains(QStringLiteral("Recording pid %1").arg(pid)));
+    }
+
     // Exports through the Export button into dir/name and checks the file.
     void exportAndCheck(Harness& h, const QString& path, qint64* samplesOut = nullptr) {
         h.savePath = path;
@@ -116,9 +148,8 @@ private slots:
         QVERIFY2(process->canAttach, process->reason.c_str());
         QTRY_VERIFY(h.window.recordAction()->isEnabled());
 
-        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
-        QVERIFY2(h.window.recording(),
-                 qPrintable(h.messages.isEmpty() ? h.window.statusText() : h.messages.last().text));
+        startRecording(h, target.pid());
+        if (QTest::currentTestFailed()) return;
         QVERIFY(h.window.stopAction()->isEnabled());
         QVERIFY(!h.window.exportAction()->isEnabled());
 
@@ -154,6 +185,96 @@ private slots:
         QCOMPARE(again, exported);
     }
 
+    // Stop while the worker is still attaching: that attach's result is dropped and its
+    // session destroyed (its private copy directory goes), nothing records, and Record
+    // works again.
+    void stopWhileAttachingDiscardsTheAttach() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        const int copiesBefore = liveCopyDirs();
+        QSignalSpy discarded(&h.window, &MainWindow::attachDiscarded);
+        QSignalSpy started(&h.window, &MainWindow::recordingStarted);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        QVERIFY(h.window.attaching());
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+        QVERIFY(!h.window.attaching());
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("cancelled")),
+                 qPrintable(h.window.statusText()));
+        QVERIFY(h.window.recordAction()->isEnabled());
+        QTRY_COMPARE_WITH_TIMEOUT(discarded.count(), 1, 20000);
+        QCOMPARE(discarded.at(0).at(0).toInt(), int(target.pid()));
+        QCOMPARE(started.count(), 0);
+        QVERIFY(!h.window.recording());
+        QCOMPARE(liveCopyDirs(), copiesBefore);
+        QVERIFY(h.messages.isEmpty());
+
+        startRecording(h, target.pid());
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(liveCopyDirs(), copiesBefore + 1);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+        QVERIFY(!h.window.recording());
+    }
+
+    // Picking another process while attaching drops that attach, and Record then records
+    // the process now selected.
+    void selectingAnotherProcessDiscardsTheAttach() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess first(all.first(), QStringLiteral("three_deep.py"));
+        TargetProcess second(all.last(), QStringLiteral("three_deep.py"));
+        QVERIFY2(first.start(), qPrintable(first.error()));
+        QVERIFY2(second.start(), qPrintable(second.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(first.pid()) && h.select(second.pid()), 20000);
+        QVERIFY(h.select(first.pid()));
+        QSignalSpy discarded(&h.window, &MainWindow::attachDiscarded);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        QVERIFY(h.window.attaching());
+        QVERIFY(h.window.picker()->selectPid(int(second.pid())));
+        QVERIFY(!h.window.attaching());
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("another process")),
+                 qPrintable(h.window.statusText()));
+        QTRY_COMPARE_WITH_TIMEOUT(discarded.count(), 1, 20000);
+        QCOMPARE(discarded.at(0).at(0).toInt(), int(first.pid()));
+        QVERIFY(!h.window.recording());
+
+        startRecording(h, second.pid());
+        if (QTest::currentTestFailed()) return;
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+    }
+
+    // An attach that fails on the worker says why, as before it moved off the GUI thread.
+    void attachToAGoneProcessIsExplained() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        // No scan may drop the row of the process that goes: wait out the one running.
+        h.window.picker()->setAutoRefresh(false);
+        QSignalSpy scans(h.window.picker(), &gilscope::ui::ProcessPicker::scanFinished);
+        h.window.picker()->refreshNow();
+        QTRY_VERIFY_WITH_TIMEOUT(scans.count() >= 1, 20000);
+        QVERIFY(h.window.picker()->selectPid(int(target.pid())));
+        target.terminate();
+        QSignalSpy failed(&h.window, &MainWindow::attachFailed);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        QVERIFY(!h.window.recording());
+        QVERIFY(!h.window.attaching());
+        QCOMPARE(h.messages.size(), 1);
+        QCOMPARE(h.messages[0].kind, MainWindow::MessageKind::Error);
+        QVERIFY(!h.messages[0].text.isEmpty());
+        QVERIFY2(h.window.statusText().contains(h.messages[0].text),
+                 qPrintable(h.window.statusText()));
+        QVERIFY(h.window.recordAction()->isEnabled());
+    }
+
     void targetExitKeepsTheRecording() {
         const auto all = gilscope::test::findInterpreters(8, 13);
         if (all.isEmpty()) QSKIP("no host interpreter");
@@ -162,8 +283,8 @@ private slots:
         QVERIFY2(target.start(), qPrintable(target.error()));
         Harness h;
         QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
-        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
-        QVERIFY(h.window.recording());
+        startRecording(h, target.pid());
+        if (QTest::currentTestFailed()) return;
         QSignalSpy ended(&h.window, &MainWindow::recordingEnded);
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 15000);
         QVERIFY2(h.window.statusText().contains(QStringLiteral("exited")),
