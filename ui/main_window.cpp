@@ -38,10 +38,9 @@ MainWindow::MainWindow(QWidget* parent)
     setWindowTitle(QStringLiteral("gilscope"));
     // Private .bin copies of recordings left behind by a gilscope that was killed.
     cleanStaleTempDirs("gilscope-live");
-    askSavePath = [this] {
-        return QFileDialog::getSaveFileName(this, tr("Export to Firefox Profiler"),
-                                            QStringLiteral("profile.json"),
-                                            tr("Firefox Profiler JSON (*.json)"));
+    askSavePath = [this](const QString& title, const QString& suggestedName,
+                         const QString& filter) {
+        return QFileDialog::getSaveFileName(this, title, suggestedName, filter);
     };
     askOpenPath = [this] {
         return QFileDialog::getOpenFileName(
@@ -97,10 +96,14 @@ void MainWindow::buildActions() {
     exportAction_ = new QAction(tr("Export to Firefox Profiler…"), this);
     exportAction_->setObjectName(QStringLiteral("exportAction"));
     exportAction_->setShortcut(QKeySequence::Save);
+    saveBinAction_ = new QAction(tr("Save recording as .bin…"), this);
+    saveBinAction_->setObjectName(QStringLiteral("saveBinAction"));
+    saveBinAction_->setShortcut(QKeySequence::SaveAs);
     connect(recordAction_, &QAction::triggered, this, &MainWindow::record);
     connect(stopAction_, &QAction::triggered, this, &MainWindow::stop);
     connect(openAction_, &QAction::triggered, this, &MainWindow::openRecording);
     connect(exportAction_, &QAction::triggered, this, &MainWindow::exportProfile);
+    connect(saveBinAction_, &QAction::triggered, this, &MainWindow::saveRecordingAsBin);
 
     auto* toolbar = addToolBar(tr("Recording"));
     toolbar->setObjectName(QStringLiteral("recordingToolbar"));
@@ -111,10 +114,12 @@ void MainWindow::buildActions() {
     toolbar->addSeparator();
     toolbar->addAction(openAction_);
     toolbar->addAction(exportAction_);
+    toolbar->addAction(saveBinAction_);
 
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(openAction_);
     file->addAction(exportAction_);
+    file->addAction(saveBinAction_);
     file->addSeparator();
     file->addAction(tr("Quit"), QKeySequence::Quit, this, &QWidget::close);
     auto* rec = menuBar()->addMenu(tr("&Recording"));
@@ -161,17 +166,24 @@ void MainWindow::setStatus(const QString& text) {
 
 void MainWindow::updateActions() {
     const bool busy = job_->running() || attaching();
+    const bool idle = !recording() && !busy;
     const auto process = picker_->currentProcess();
-    recordAction_->setEnabled(!recording() && !busy && process && process->canAttach);
+    recordAction_->setEnabled(idle && process && process->canAttach);
     recordAction_->setToolTip(
         process && !process->canAttach
             ? tr("Cannot attach: %1").arg(QString::fromStdString(process->reason))
             : tr("Sample the selected process at 1 kHz, all threads"));
     stopAction_->setEnabled(recording() || attaching()); // Stop also cancels an attach
-    openAction_->setEnabled(!recording() && !busy);
-    const bool haveSession = session_ && session_->finished() && session_->canExport();
+    openAction_->setEnabled(idle);
+    const bool finishedSession = session_ && session_->finished();
+    const bool haveSession = finishedSession && session_->canExport();
     const bool haveFile = file_ && file_->loaded();
-    exportAction_->setEnabled(!recording() && !busy && (haveSession || haveFile));
+    exportAction_->setEnabled(idle && (haveSession || haveFile));
+    saveBinAction_->setEnabled(idle && finishedSession && session_->hasBinCopy());
+    saveBinAction_->setToolTip(finishedSession && !session_->hasBinCopy()
+                                   ? tr("This recording has no .bin copy: %1")
+                                         .arg(QString::fromStdString(session_->backupProblem()))
+                                   : tr("Save the recording in CPython's .bin format"));
 }
 
 void MainWindow::record() {
@@ -256,10 +268,14 @@ void MainWindow::onRecordingEnded() {
     const SamplerStats stats = session_->stats();
     figures_->setStats(stats);
     timeline_->setSnapshot(session_->timeline());
-    const QString kept = tr("%1 samples over %2 s are kept; export them with “Export to Firefox "
-                            "Profiler…”.")
+    const QString how = session_->hasBinCopy()
+                            ? tr("export them with “Export to Firefox Profiler…” or keep them "
+                                 "with “Save recording as .bin…”")
+                            : tr("export them with “Export to Firefox Profiler…”");
+    const QString kept = tr("%1 samples over %2 s are kept; %3.")
                              .arg(QLocale().toString(qulonglong(stats.samples)))
-                             .arg(stats.elapsedSec, 0, 'f', 1);
+                             .arg(stats.elapsedSec, 0, 'f', 1)
+                             .arg(how);
     const std::string failure = session_->failure();
     if (!failure.empty()) {
         setStatus(tr("Recording of pid %1 stopped: %2. %3")
@@ -277,7 +293,8 @@ void MainWindow::onRecordingEnded() {
 
 void MainWindow::exportProfile() {
     if (!exportAction_->isEnabled()) return;
-    QString path = askSavePath();
+    QString path = askSavePath(tr("Export to Firefox Profiler"), QStringLiteral("profile.json"),
+                               tr("Firefox Profiler JSON (*.json)"));
     if (path.isEmpty()) return;
     if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
     const std::filesystem::path dest = path.toStdString();
@@ -293,9 +310,27 @@ void MainWindow::exportProfile() {
     } else {
         return;
     }
-    exportPath_ = path;
+    jobPath_ = path;
     jobKind_ = Job::Export;
     job_->start(tr("Exporting to %1…").arg(QFileInfo(path).fileName()), std::move(work));
+    updateActions();
+}
+
+void MainWindow::saveRecordingAsBin() {
+    if (!saveBinAction_->isEnabled()) return;
+    QString path = askSavePath(tr("Save recording as .bin"),
+                               QStringLiteral("binary_%1.bin").arg(session_->pid()),
+                               tr("CPython sampling recordings (*.bin)"));
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".bin");
+    const std::filesystem::path dest = path.toStdString();
+    jobPath_ = path;
+    jobKind_ = Job::SaveBin;
+    // A long recording's copy is large: copy it behind the progress dialog.
+    job_->start(tr("Saving %1…").arg(QFileInfo(path).fileName()),
+                [session = session_, dest](const ProgressCallback& p, const CancelToken* c) {
+                    return session->saveBinCopyTo(dest, p, c);
+                });
     updateActions();
 }
 
@@ -320,51 +355,83 @@ void MainWindow::openRecording() {
 }
 
 void MainWindow::onJobFinished(bool ok, ErrorKind kind, const QString& message) {
-    const Job finished = std::exchange(jobKind_, Job::None);
-    if (finished == Job::Export) {
-        if (ok) {
-            const QString text =
-                tr("Saved %1.\n\nTo view it, open https://profiler.firefox.com and drop the file "
-                   "on the page (or choose “Load a profile from file”).")
-                    .arg(exportPath_);
-            setStatus(tr("Exported to %1").arg(exportPath_));
-            showMessage(MessageKind::Info, tr("Export finished"), text);
-        } else {
-            const QString again = session_ && !session_->canExport()
-                                      ? tr(" This recording cannot be exported again; "
-                                           "record the process anew.")
-                                      : QString();
-            if (kind == ErrorKind::Cancelled) {
-                setStatus(tr("Export cancelled; %1 was not written.").arg(exportPath_) + again);
-            } else {
-                setStatus(tr("Export failed: %1").arg(message) + again);
-                showMessage(MessageKind::Error, tr("Export failed"), message + again);
-            }
-        }
-        updateActions();
-        emit exportFinished(ok, ok ? exportPath_ : message);
-        return;
+    switch (std::exchange(jobKind_, Job::None)) {
+    case Job::Export:
+        onExportFinished(ok, kind, message);
+        break;
+    case Job::SaveBin:
+        onSaveBinFinished(ok, kind, message);
+        break;
+    case Job::Load:
+        onLoadFinished(ok, kind, message);
+        break;
+    case Job::None:
+        break;
     }
-    if (finished == Job::Load) {
-        if (ok && pendingFile_ && *pendingFile_) {
-            session_.reset();
-            file_ = *pendingFile_;
-            figures_->clear();
-            figures_->hide(); // live figures mean nothing for a file; its info says more
-            timeline_->setSnapshot(file_->timeline());
-            showFileInfo();
-            setWindowTitle(tr("gilscope — %1").arg(QString::fromStdString(file_->path().string())));
-            setStatus(tr("Opened %1").arg(QString::fromStdString(file_->path().string())));
-        } else if (kind == ErrorKind::Cancelled) {
-            setStatus(tr("Opening the recording was cancelled."));
+}
+
+void MainWindow::onExportFinished(bool ok, ErrorKind kind, const QString& message) {
+    if (ok) {
+        const QString text =
+            tr("Saved %1.\n\nTo view it, open https://profiler.firefox.com and drop the file "
+               "on the page (or choose “Load a profile from file”).")
+                .arg(jobPath_);
+        setStatus(tr("Exported to %1").arg(jobPath_));
+        showMessage(MessageKind::Info, tr("Export finished"), text);
+    } else {
+        const QString again = session_ && !session_->canExport()
+                                  ? tr(" This recording cannot be exported again; "
+                                       "record the process anew.")
+                                  : QString();
+        if (kind == ErrorKind::Cancelled) {
+            setStatus(tr("Export cancelled; %1 was not written.").arg(jobPath_) + again);
         } else {
-            showMessage(MessageKind::Error, tr("Cannot open recording"), message);
-            setStatus(tr("Cannot open recording: %1").arg(message));
+            setStatus(tr("Export failed: %1").arg(message) + again);
+            showMessage(MessageKind::Error, tr("Export failed"), message + again);
         }
-        pendingFile_.reset();
-        updateActions();
-        emit recordingLoaded(ok);
     }
+    updateActions();
+    emit exportFinished(ok, ok ? jobPath_ : message);
+}
+
+void MainWindow::onSaveBinFinished(bool ok, ErrorKind kind, const QString& message) {
+    if (ok) {
+        setStatus(tr("Saved the recording to %1").arg(jobPath_));
+        showMessage(MessageKind::Info, tr("Recording saved"),
+                    tr("Saved %1.\n\ngilscope opens it with “Open recording…”; CPython 3.15 "
+                       "replays it with “python3.15 -m profiling.sampling replay”.")
+                        .arg(jobPath_));
+    } else if (kind == ErrorKind::Cancelled) {
+        setStatus(tr("Saving cancelled; nothing was written to %1.").arg(jobPath_));
+    } else {
+        setStatus(tr("Saving the recording failed: %1").arg(message));
+        showMessage(MessageKind::Error, tr("Save failed"),
+                    tr("%1\n\nNothing was written to %2; a file already there is unchanged.")
+                        .arg(message, jobPath_));
+    }
+    updateActions();
+    emit binSaved(ok, ok ? jobPath_ : message);
+}
+
+void MainWindow::onLoadFinished(bool ok, ErrorKind kind, const QString& message) {
+    if (ok && pendingFile_ && *pendingFile_) {
+        session_.reset();
+        file_ = *pendingFile_;
+        figures_->clear();
+        figures_->hide(); // live figures mean nothing for a file; its info says more
+        timeline_->setSnapshot(file_->timeline());
+        showFileInfo();
+        setWindowTitle(tr("gilscope — %1").arg(QString::fromStdString(file_->path().string())));
+        setStatus(tr("Opened %1").arg(QString::fromStdString(file_->path().string())));
+    } else if (kind == ErrorKind::Cancelled) {
+        setStatus(tr("Opening the recording was cancelled."));
+    } else {
+        showMessage(MessageKind::Error, tr("Cannot open recording"), message);
+        setStatus(tr("Cannot open recording: %1").arg(message));
+    }
+    pendingFile_.reset();
+    updateActions();
+    emit recordingLoaded(ok);
 }
 
 void MainWindow::showFileInfo() {

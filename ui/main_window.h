@@ -25,8 +25,8 @@ class ProgressJob;
 class TimelineWidget;
 
 // The gilscope window: pick a Python process, record it (live figures and per-thread
-// GIL/CPU/GC timelines while it runs), export to the Firefox Profiler, or open a
-// CPython `.bin` recording and export that.
+// GIL/CPU/GC timelines while it runs), export to the Firefox Profiler or save it as a
+// CPython `.bin`, or open a `.bin` recording and export that.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -35,7 +35,9 @@ public:
 
     enum class MessageKind { Info, Error };
     // Replaceable so tests can drive the window without modal dialogs.
-    std::function<QString()> askSavePath;
+    std::function<QString(const QString& title, const QString& suggestedName,
+                          const QString& filter)>
+        askSavePath;
     std::function<QString()> askOpenPath;
     std::function<void(MessageKind, const QString& title, const QString& text)> showMessage;
 
@@ -45,6 +47,7 @@ public:
     QAction* recordAction() const { return recordAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* exportAction() const { return exportAction_; }
+    QAction* saveBinAction() const { return saveBinAction_; }
     QAction* openAction() const { return openAction_; }
     QString statusText() const;
     bool recording() const;
@@ -54,6 +57,7 @@ public slots:
     void record();
     void stop();
     void exportProfile();
+    void saveRecordingAsBin();
     void openRecording();
 
 signals:
@@ -62,13 +66,14 @@ signals:
     void attachDiscarded(int pid); // a cancelled attach ended; its session is destroyed
     void recordingEnded();
     void exportFinished(bool ok, const QString& message);
+    void binSaved(bool ok, const QString& pathOrMessage);
     void recordingLoaded(bool ok);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    enum class Job { None, Export, Load };
+    enum class Job { None, Export, SaveBin, Load };
 
     void buildActions();
     QWidget* buildRecordingPanel();
@@ -79,6 +84,9 @@ private:
     void cancelAttach(const QString& why);
     void onRecordingEnded();
     void onJobFinished(bool ok, ErrorKind kind, const QString& message);
+    void onExportFinished(bool ok, ErrorKind kind, const QString& message);
+    void onSaveBinFinished(bool ok, ErrorKind kind, const QString& message);
+    void onLoadFinished(bool ok, ErrorKind kind, const QString& message);
     void showFileInfo();
     void setStatus(const QString& text);
     void updateActions();
@@ -94,6 +102,7 @@ private:
     QAction* recordAction_ = nullptr;
     QAction* stopAction_ = nullptr;
     QAction* exportAction_ = nullptr;
+    QAction* saveBinAction_ = nullptr;
     QAction* openAction_ = nullptr;
 
     // Shared with worker jobs, which keep them alive until they are done.
@@ -101,7 +110,7 @@ private:
     std::shared_ptr<RecordingFile> file_;
     std::shared_ptr<std::shared_ptr<RecordingFile>> pendingFile_;
     Job jobKind_ = Job::None;
-    QString exportPath_;
+    QString jobPath_;           // the file the running export or save writes
     QString attachCommandLine_; // of the process being attached to, for the status
 };
 

@@ -1,11 +1,15 @@
 // Drives the real window against real Python targets: the process table lists the
 // target, Record attaches on a worker (Stop or picking another process meanwhile drops
 // that attach) and samples it with live figures and timelines, Stop, Export writes a
-// valid Firefox Profiler file; a target exiting mid-recording keeps the samples;
-// .bin recordings open, show their info and export.
+// valid Firefox Profiler file, "Save recording as .bin" writes a file TachReader and
+// Open read (and a write error leaves an existing file alone); a target exiting
+// mid-recording keeps the samples; .bin recordings open, show their info and export.
 #include "core/live/live_timeline.h"
+#include "core/live/recording_file.h"
+#include "core/tach/tach_reader.h"
 #include "core/util/temp_dir.h"
 #include "tests/gui/gui_test_helpers.h"
+#include "tests/support/file_size_limit.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/shared_dir.h"
 #include "ui/live_figures.h"
@@ -18,6 +22,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
@@ -49,7 +54,9 @@ struct Harness {
         window.showMessage = [this](MainWindow::MessageKind k, const QString& t, const QString& m) {
             messages.append({k, t, m});
         };
-        window.askSavePath = [this] { return savePath; };
+        window.askSavePath = [this](const QString&, const QString&, const QString&) {
+            return savePath;
+        };
         window.askOpenPath = [this] { return openPath; };
         window.show();
     }
@@ -66,6 +73,11 @@ int liveCopyDirs() {
     return QDir(QString::fromStdString(gilscope::systemTempDir().string()))
         .entryList({prefix + QLatin1Char('*')}, QDir::Dirs | QDir::Hidden)
         .size();
+}
+
+QByteArray fileBytes(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
 uint64_t totalTimelineSamples(const gilscope::TimelineSnapshot& s) {
@@ -97,6 +109,37 @@ private:
         QVERIFY2(h.window.recording(),
                  qPrintable(h.messages.isEmpty() ? h.window.statusText() : h.messages.last().text));
         QVERIFY(h.window.statusText().contains(QStringLiteral("Recording pid %1").arg(pid)));
+    }
+
+    // Saves through "Save recording as .bin…" into path (no suffix: ".bin" is added),
+    // checks the file with core's reader against the recording's figures, and sets
+    // *savedPath.
+    void saveBinAndCheck(Harness& h, const QString& path, const Interpreter& interpreter,
+                         QString* savedPath) {
+        h.savePath = path;
+        QSignalSpy saved(&h.window, &MainWindow::binSaved);
+        QVERIFY(h.window.saveBinAction()->isEnabled());
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.saveBinAction()));
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 60000);
+        QVERIFY2(saved.at(0).at(0).toBool(), qPrintable(saved.at(0).at(1).toString()));
+        *savedPath = path + QStringLiteral(".bin");
+        QCOMPARE(saved.at(0).at(1).toString(), *savedPath);
+        QVERIFY(!h.messages.isEmpty());
+        QCOMPARE(h.messages.last().kind, MainWindow::MessageKind::Info);
+        QVERIFY(h.messages.last().text.contains(*savedPath));
+
+        auto reader = gilscope::TachReader::open(savedPath->toStdString());
+        QVERIFY2(reader, reader ? "" : reader.error().message.c_str());
+        // Every sample of the recording, from the interpreter that ran the target.
+        const auto stats = h.window.figures()->stats();
+        QVERIFY(stats.threadSamples > 0);
+        QCOMPARE(reader->info().sampleCount, stats.threadSamples);
+        QCOMPARE(int(reader->info().pythonMinor), interpreter.minor);
+        auto file = gilscope::RecordingFile::open(savedPath->toStdString());
+        QVERIFY2(file, file ? "" : file.error().message.c_str());
+        auto loaded = (*file)->load();
+        QVERIFY2(loaded, loaded ? "" : loaded.error().message.c_str());
+        QCOMPARE(loaded.value(), stats.threadSamples);
     }
 
     // Exports through the Export button into dir/name and checks the file.
@@ -152,6 +195,7 @@ private slots:
         if (QTest::currentTestFailed()) return;
         QVERIFY(h.window.stopAction()->isEnabled());
         QVERIFY(!h.window.exportAction()->isEnabled());
+        QVERIFY(!h.window.saveBinAction()->isEnabled());
 
         // Live figures and timelines, refreshed by the window's timer.
         auto* samplesLabel = h.window.findChild<QLabel*>(QStringLiteral("sampleCount"));
@@ -183,6 +227,67 @@ private slots:
         exportAndCheck(h, dir.filePath(QStringLiteral("again.json")), &again);
         if (QTest::currentTestFailed()) return;
         QCOMPARE(again, exported);
+
+        // The same recording as a CPython .bin, which gilscope's own Open reads back.
+        QString saved;
+        saveBinAndCheck(h, dir.filePath(QStringLiteral("recording")), interpreter, &saved);
+        if (QTest::currentTestFailed()) return;
+        const uint64_t recorded = h.window.figures()->stats().threadSamples;
+        h.openPath = saved;
+        QSignalSpy loaded(&h.window, &MainWindow::recordingLoaded);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.openAction()));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QVERIFY2(loaded.at(0).at(0).toBool(), qPrintable(h.window.statusText()));
+        QCOMPARE(h.window.timeline()->snapshot().samples, recorded);
+        QVERIFY(!h.window.saveBinAction()->isEnabled()); // an opened file is no recording
+    }
+
+    // A write error (file size limit) while saving: a clear message, no partial or
+    // temporary file, and the file already at the destination untouched.
+    void saveBinFailureKeepsTheExistingFile() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.last(), QStringLiteral("gil_contention.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        startRecording(h, target.pid());
+        if (QTest::currentTestFailed()) return;
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples > 500, 20000);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+
+        QTemporaryDir dir;
+        QString good;
+        saveBinAndCheck(h, dir.filePath(QStringLiteral("good")), all.last(), &good);
+        if (QTest::currentTestFailed()) return;
+        const qint64 size = QFileInfo(good).size();
+        QVERIFY(size > 64);
+
+        const QString dest = dir.filePath(QStringLiteral("older.bin"));
+        {
+            QFile older(dest);
+            QVERIFY(older.open(QIODevice::WriteOnly));
+            older.write("an older recording");
+        }
+        h.savePath = dest;
+        h.messages.clear();
+        QSignalSpy saved(&h.window, &MainWindow::binSaved);
+        {
+            gilscope::test::FileSizeLimit limit(uint64_t(size / 2));
+            QVERIFY(limit.active());
+            QVERIFY(gilscope::test::clickAction(&h.window, h.window.saveBinAction()));
+            QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 60000);
+        }
+        QVERIFY(!saved.at(0).at(0).toBool());
+        QCOMPARE(h.messages.size(), 1);
+        QCOMPARE(h.messages[0].kind, MainWindow::MessageKind::Error);
+        QVERIFY2(h.messages[0].text.contains(dest), qPrintable(h.messages[0].text));
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("failed")),
+                 qPrintable(h.window.statusText()));
+        QCOMPARE(fileBytes(dest), QByteArray("an older recording"));
+        const QStringList left = QDir(dir.path()).entryList(QDir::Files | QDir::Hidden);
+        QCOMPARE(left, (QStringList{QStringLiteral("good.bin"), QStringLiteral("older.bin")}));
+        QVERIFY(h.window.saveBinAction()->isEnabled()); // the user can try elsewhere
     }
 
     // Stop while the worker is still attaching: that attach's result is dropped and its
