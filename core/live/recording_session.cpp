@@ -23,13 +23,6 @@ Result<std::unique_ptr<RecordingSession>> RecordingSession::open(int pid,
         new RecordingSession(std::move(source).value(), options));
 }
 
-Result<std::unique_ptr<RecordingSession>> RecordingSession::start(int pid,
-                                                                  const RecordingOptions& options) {
-    auto session = open(pid, options);
-    if (session) (*session)->startSampling();
-    return session;
-}
-
 void RecordingSession::startSampling() {
     if (started_ || finished_) return;
     started_ = true;

@@ -30,11 +30,8 @@ class RecordingSession {
 public:
     // Attaches to pid without sampling yet. Opening a process (its ELF symbols,
     // _PyRuntime) can take hundreds of milliseconds, so the GUI calls this on a worker
-    // thread; a session that is then dropped never touched the target.
+    // thread; a session that is then dropped never sampled the target.
     static Result<std::unique_ptr<RecordingSession>> open(int pid, const RecordingOptions& options);
-    // open(), then startSampling().
-    static Result<std::unique_ptr<RecordingSession>> start(int pid,
-                                                           const RecordingOptions& options);
     ~RecordingSession();
 
     // Starts the sampler thread (cheap). Once; the owner's thread from then on.
