@@ -3,6 +3,7 @@
 #include "core/live/recording_file.h"
 #include "core/live/recording_session.h"
 #include "core/util/temp_dir.h"
+#include "ui/attach_job.h"
 #include "ui/live_figures.h"
 #include "ui/process_picker.h"
 #include "ui/progress_job.h"
@@ -33,14 +34,13 @@ namespace gilscope::ui {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), picker_(new ProcessPicker(this)), figures_(new LiveFigures(this)),
       timeline_(new TimelineWidget(this)), status_(new QLabel(this)), fileInfo_(new QLabel(this)),
-      liveTimer_(new QTimer(this)), job_(new ProgressJob(this)) {
+      liveTimer_(new QTimer(this)), job_(new ProgressJob(this)), attach_(new AttachJob(this)) {
     setWindowTitle(QStringLiteral("gilscope"));
     // Private .bin copies of recordings left behind by a gilscope that was killed.
     cleanStaleTempDirs("gilscope-live");
-    askSavePath = [this] {
-        return QFileDialog::getSaveFileName(this, tr("Export to Firefox Profiler"),
-                                            QStringLiteral("profile.json"),
-                                            tr("Firefox Profiler JSON (*.json)"));
+    askSavePath = [this](const QString& title, const QString& suggestedName,
+                         const QString& filter) {
+        return QFileDialog::getSaveFileName(this, title, suggestedName, filter);
     };
     askOpenPath = [this] {
         return QFileDialog::getOpenFileName(
@@ -65,9 +65,12 @@ MainWindow::MainWindow(QWidget* parent)
     splitter->setStretchFactor(1, 5);
     setCentralWidget(splitter);
 
-    connect(picker_, &ProcessPicker::currentProcessChanged, this, &MainWindow::updateActions);
+    connect(picker_, &ProcessPicker::currentProcessChanged, this, &MainWindow::onProcessChanged);
     connect(picker_->view(), &QAbstractItemView::doubleClicked, this, &MainWindow::record);
     connect(job_, &ProgressJob::finished, this, &MainWindow::onJobFinished);
+    connect(attach_, &AttachJob::attached, this, &MainWindow::onAttached);
+    connect(attach_, &AttachJob::failed, this, &MainWindow::onAttachFailed);
+    connect(attach_, &AttachJob::discarded, this, &MainWindow::attachDiscarded);
     liveTimer_->setInterval(200); // 5 Hz: figures and timelines, never per sample
     connect(liveTimer_, &QTimer::timeout, this, &MainWindow::tick);
     setStatus(tr("Pick a Python process and press Record, or open a .bin recording."));
@@ -93,10 +96,14 @@ void MainWindow::buildActions() {
     exportAction_ = new QAction(tr("Export to Firefox Profiler…"), this);
     exportAction_->setObjectName(QStringLiteral("exportAction"));
     exportAction_->setShortcut(QKeySequence::Save);
+    saveBinAction_ = new QAction(tr("Save recording as .bin…"), this);
+    saveBinAction_->setObjectName(QStringLiteral("saveBinAction"));
+    saveBinAction_->setShortcut(QKeySequence::SaveAs);
     connect(recordAction_, &QAction::triggered, this, &MainWindow::record);
     connect(stopAction_, &QAction::triggered, this, &MainWindow::stop);
     connect(openAction_, &QAction::triggered, this, &MainWindow::openRecording);
     connect(exportAction_, &QAction::triggered, this, &MainWindow::exportProfile);
+    connect(saveBinAction_, &QAction::triggered, this, &MainWindow::saveRecordingAsBin);
 
     auto* toolbar = addToolBar(tr("Recording"));
     toolbar->setObjectName(QStringLiteral("recordingToolbar"));
@@ -107,10 +114,12 @@ void MainWindow::buildActions() {
     toolbar->addSeparator();
     toolbar->addAction(openAction_);
     toolbar->addAction(exportAction_);
+    toolbar->addAction(saveBinAction_);
 
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(openAction_);
     file->addAction(exportAction_);
+    file->addAction(saveBinAction_);
     file->addSeparator();
     file->addAction(tr("Quit"), QKeySequence::Quit, this, &QWidget::close);
     auto* rec = menuBar()->addMenu(tr("&Recording"));
@@ -142,6 +151,10 @@ bool MainWindow::recording() const {
     return session_ && !session_->finished();
 }
 
+bool MainWindow::attaching() const {
+    return attach_->busy();
+}
+
 QString MainWindow::statusText() const {
     return status_->text();
 }
@@ -152,23 +165,30 @@ void MainWindow::setStatus(const QString& text) {
 }
 
 void MainWindow::updateActions() {
-    const bool busy = job_->running();
+    const bool busy = job_->running() || attaching();
+    const bool idle = !recording() && !busy;
     const auto process = picker_->currentProcess();
-    recordAction_->setEnabled(!recording() && !busy && process && process->canAttach);
+    recordAction_->setEnabled(idle && process && process->canAttach);
     recordAction_->setToolTip(
         process && !process->canAttach
             ? tr("Cannot attach: %1").arg(QString::fromStdString(process->reason))
             : tr("Sample the selected process at 1 kHz, all threads"));
-    stopAction_->setEnabled(recording());
-    openAction_->setEnabled(!recording() && !busy);
-    const bool haveSession = session_ && session_->finished() && session_->canExport();
+    stopAction_->setEnabled(recording() || attaching()); // Stop also cancels an attach
+    openAction_->setEnabled(idle);
+    const bool finishedSession = session_ && session_->finished();
+    const bool haveSession = finishedSession && session_->canExport();
     const bool haveFile = file_ && file_->loaded();
-    exportAction_->setEnabled(!recording() && !busy && (haveSession || haveFile));
+    exportAction_->setEnabled(idle && (haveSession || haveFile));
+    saveBinAction_->setEnabled(idle && finishedSession && session_->hasBinCopy());
+    saveBinAction_->setToolTip(finishedSession && !session_->hasBinCopy()
+                                   ? tr("This recording has no .bin copy: %1")
+                                         .arg(QString::fromStdString(session_->backupProblem()))
+                                   : tr("Save the recording in CPython's .bin format"));
 }
 
 void MainWindow::record() {
     const auto process = picker_->currentProcess();
-    if (recording() || job_->running() || !process) return;
+    if (recording() || attaching() || job_->running() || !process) return;
     if (!process->canAttach) {
         showMessage(MessageKind::Error, tr("Cannot record"),
                     tr("gilscope cannot attach to process %1: %2")
@@ -176,28 +196,58 @@ void MainWindow::record() {
                         .arg(QString::fromStdString(process->reason)));
         return;
     }
-    auto started = RecordingSession::start(process->pid, RecordingOptions{});
-    if (!started) {
-        showMessage(MessageKind::Error, tr("Cannot record"),
-                    QString::fromStdString(started.error().message));
-        return;
-    }
-    session_ = std::shared_ptr<RecordingSession>(std::move(started).value());
+    attachCommandLine_ = QString::fromStdString(process->commandLine);
+    attach_->start(process->pid, RecordingOptions{});
+    setStatus(tr("Attaching to PID %1…").arg(process->pid));
+    updateActions();
+}
+
+void MainWindow::onProcessChanged() {
+    // Picking another process while attaching means the user no longer wants that one.
+    const auto process = picker_->currentProcess();
+    if (attaching() && process && process->pid != attach_->pid())
+        cancelAttach(tr("another process was selected"));
+    updateActions();
+}
+
+void MainWindow::cancelAttach(const QString& why) {
+    const int pid = attach_->pid();
+    attach_->cancel();
+    setStatus(why.isEmpty() ? tr("Attaching to pid %1 was cancelled.").arg(pid)
+                            : tr("Attaching to pid %1 was cancelled: %2.").arg(pid).arg(why));
+    updateActions();
+}
+
+void MainWindow::onAttachFailed(int pid, ErrorKind, const QString& message) {
+    setStatus(tr("Cannot record pid %1: %2").arg(pid).arg(message));
+    showMessage(MessageKind::Error, tr("Cannot record"), message);
+    updateActions();
+    emit attachFailed(message);
+}
+
+void MainWindow::onAttached(std::shared_ptr<RecordingSession> session) {
+    session_ = std::move(session);
+    session_->startSampling();
     file_.reset();
     fileInfo_->hide();
     figures_->show();
     figures_->clear();
     timeline_->clear();
-    setWindowTitle(tr("gilscope — recording pid %1").arg(process->pid));
+    setWindowTitle(tr("gilscope — recording pid %1").arg(session_->pid()));
     setStatus(tr("Recording pid %1 · Python %2 · %3")
-                  .arg(process->pid)
+                  .arg(session_->pid())
                   .arg(QString::fromStdString(session_->pythonVersion()))
-                  .arg(QString::fromStdString(process->commandLine)));
+                  .arg(attachCommandLine_));
     liveTimer_->start();
     updateActions();
+    emit recordingStarted();
 }
 
 void MainWindow::stop() {
+    if (attaching()) {
+        cancelAttach({});
+        return;
+    }
     if (!recording()) return;
     session_->finish();
     onRecordingEnded();
@@ -218,10 +268,14 @@ void MainWindow::onRecordingEnded() {
     const SamplerStats stats = session_->stats();
     figures_->setStats(stats);
     timeline_->setSnapshot(session_->timeline());
-    const QString kept = tr("%1 samples over %2 s are kept; export them with “Export to Firefox "
-                            "Profiler…”.")
+    const QString how = session_->hasBinCopy()
+                            ? tr("export them with “Export to Firefox Profiler…” or keep them "
+                                 "with “Save recording as .bin…”")
+                            : tr("export them with “Export to Firefox Profiler…”");
+    const QString kept = tr("%1 samples over %2 s are kept; %3.")
                              .arg(QLocale().toString(qulonglong(stats.samples)))
-                             .arg(stats.elapsedSec, 0, 'f', 1);
+                             .arg(stats.elapsedSec, 0, 'f', 1)
+                             .arg(how);
     const std::string failure = session_->failure();
     if (!failure.empty()) {
         setStatus(tr("Recording of pid %1 stopped: %2. %3")
@@ -239,7 +293,8 @@ void MainWindow::onRecordingEnded() {
 
 void MainWindow::exportProfile() {
     if (!exportAction_->isEnabled()) return;
-    QString path = askSavePath();
+    QString path = askSavePath(tr("Export to Firefox Profiler"), QStringLiteral("profile.json"),
+                               tr("Firefox Profiler JSON (*.json)"));
     if (path.isEmpty()) return;
     if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
     const std::filesystem::path dest = path.toStdString();
@@ -255,14 +310,32 @@ void MainWindow::exportProfile() {
     } else {
         return;
     }
-    exportPath_ = path;
+    jobPath_ = path;
     jobKind_ = Job::Export;
     job_->start(tr("Exporting to %1…").arg(QFileInfo(path).fileName()), std::move(work));
     updateActions();
 }
 
+void MainWindow::saveRecordingAsBin() {
+    if (!saveBinAction_->isEnabled()) return;
+    QString path = askSavePath(tr("Save recording as .bin"),
+                               QStringLiteral("binary_%1.bin").arg(session_->pid()),
+                               tr("CPython sampling recordings (*.bin)"));
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".bin");
+    const std::filesystem::path dest = path.toStdString();
+    jobPath_ = path;
+    jobKind_ = Job::SaveBin;
+    // A long recording's copy is large: copy it behind the progress dialog.
+    job_->start(tr("Saving %1…").arg(QFileInfo(path).fileName()),
+                [session = session_, dest](const ProgressCallback& p, const CancelToken* c) {
+                    return session->saveBinCopyTo(dest, p, c);
+                });
+    updateActions();
+}
+
 void MainWindow::openRecording() {
-    if (recording() || job_->running()) return;
+    if (recording() || attaching() || job_->running()) return;
     const QString path = askOpenPath();
     if (path.isEmpty()) return;
     auto holder = std::make_shared<std::shared_ptr<RecordingFile>>();
@@ -282,51 +355,83 @@ void MainWindow::openRecording() {
 }
 
 void MainWindow::onJobFinished(bool ok, ErrorKind kind, const QString& message) {
-    const Job finished = std::exchange(jobKind_, Job::None);
-    if (finished == Job::Export) {
-        if (ok) {
-            const QString text =
-                tr("Saved %1.\n\nTo view it, open https://profiler.firefox.com and drop the file "
-                   "on the page (or choose “Load a profile from file”).")
-                    .arg(exportPath_);
-            setStatus(tr("Exported to %1").arg(exportPath_));
-            showMessage(MessageKind::Info, tr("Export finished"), text);
-        } else {
-            const QString again = session_ && !session_->canExport()
-                                      ? tr(" This recording cannot be exported again; "
-                                           "record the process anew.")
-                                      : QString();
-            if (kind == ErrorKind::Cancelled) {
-                setStatus(tr("Export cancelled; %1 was not written.").arg(exportPath_) + again);
-            } else {
-                setStatus(tr("Export failed: %1").arg(message) + again);
-                showMessage(MessageKind::Error, tr("Export failed"), message + again);
-            }
-        }
-        updateActions();
-        emit exportFinished(ok, ok ? exportPath_ : message);
-        return;
+    switch (std::exchange(jobKind_, Job::None)) {
+    case Job::Export:
+        onExportFinished(ok, kind, message);
+        break;
+    case Job::SaveBin:
+        onSaveBinFinished(ok, kind, message);
+        break;
+    case Job::Load:
+        onLoadFinished(ok, kind, message);
+        break;
+    case Job::None:
+        break;
     }
-    if (finished == Job::Load) {
-        if (ok && pendingFile_ && *pendingFile_) {
-            session_.reset();
-            file_ = *pendingFile_;
-            figures_->clear();
-            figures_->hide(); // live figures mean nothing for a file; its info says more
-            timeline_->setSnapshot(file_->timeline());
-            showFileInfo();
-            setWindowTitle(tr("gilscope — %1").arg(QString::fromStdString(file_->path().string())));
-            setStatus(tr("Opened %1").arg(QString::fromStdString(file_->path().string())));
-        } else if (kind == ErrorKind::Cancelled) {
-            setStatus(tr("Opening the recording was cancelled."));
+}
+
+void MainWindow::onExportFinished(bool ok, ErrorKind kind, const QString& message) {
+    if (ok) {
+        const QString text =
+            tr("Saved %1.\n\nTo view it, open https://profiler.firefox.com and drop the file "
+               "on the page (or choose “Load a profile from file”).")
+                .arg(jobPath_);
+        setStatus(tr("Exported to %1").arg(jobPath_));
+        showMessage(MessageKind::Info, tr("Export finished"), text);
+    } else {
+        const QString again = session_ && !session_->canExport()
+                                  ? tr(" This recording cannot be exported again; "
+                                       "record the process anew.")
+                                  : QString();
+        if (kind == ErrorKind::Cancelled) {
+            setStatus(tr("Export cancelled; %1 was not written.").arg(jobPath_) + again);
         } else {
-            showMessage(MessageKind::Error, tr("Cannot open recording"), message);
-            setStatus(tr("Cannot open recording: %1").arg(message));
+            setStatus(tr("Export failed: %1").arg(message) + again);
+            showMessage(MessageKind::Error, tr("Export failed"), message + again);
         }
-        pendingFile_.reset();
-        updateActions();
-        emit recordingLoaded(ok);
     }
+    updateActions();
+    emit exportFinished(ok, ok ? jobPath_ : message);
+}
+
+void MainWindow::onSaveBinFinished(bool ok, ErrorKind kind, const QString& message) {
+    if (ok) {
+        setStatus(tr("Saved the recording to %1").arg(jobPath_));
+        showMessage(MessageKind::Info, tr("Recording saved"),
+                    tr("Saved %1.\n\ngilscope opens it with “Open recording…”; CPython 3.15 "
+                       "replays it with “python3.15 -m profiling.sampling replay”.")
+                        .arg(jobPath_));
+    } else if (kind == ErrorKind::Cancelled) {
+        setStatus(tr("Saving cancelled; nothing was written to %1.").arg(jobPath_));
+    } else {
+        setStatus(tr("Saving the recording failed: %1").arg(message));
+        showMessage(MessageKind::Error, tr("Save failed"),
+                    tr("%1\n\nNothing was written to %2; a file already there is unchanged.")
+                        .arg(message, jobPath_));
+    }
+    updateActions();
+    emit binSaved(ok, ok ? jobPath_ : message);
+}
+
+void MainWindow::onLoadFinished(bool ok, ErrorKind kind, const QString& message) {
+    if (ok && pendingFile_ && *pendingFile_) {
+        session_.reset();
+        file_ = *pendingFile_;
+        figures_->clear();
+        figures_->hide(); // live figures mean nothing for a file; its info says more
+        timeline_->setSnapshot(file_->timeline());
+        showFileInfo();
+        setWindowTitle(tr("gilscope — %1").arg(QString::fromStdString(file_->path().string())));
+        setStatus(tr("Opened %1").arg(QString::fromStdString(file_->path().string())));
+    } else if (kind == ErrorKind::Cancelled) {
+        setStatus(tr("Opening the recording was cancelled."));
+    } else {
+        showMessage(MessageKind::Error, tr("Cannot open recording"), message);
+        setStatus(tr("Cannot open recording: %1").arg(message));
+    }
+    pendingFile_.reset();
+    updateActions();
+    emit recordingLoaded(ok);
 }
 
 void MainWindow::showFileInfo() {
@@ -348,6 +453,7 @@ void MainWindow::showFileInfo() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    attach_->cancel();
     if (session_) session_->finish();
     job_->cancel();
     event->accept();

@@ -18,14 +18,15 @@ class RecordingFile;
 
 namespace gilscope::ui {
 
+class AttachJob;
 class LiveFigures;
 class ProcessPicker;
 class ProgressJob;
 class TimelineWidget;
 
 // The gilscope window: pick a Python process, record it (live figures and per-thread
-// GIL/CPU/GC timelines while it runs), export to the Firefox Profiler, or open a
-// CPython `.bin` recording and export that.
+// GIL/CPU/GC timelines while it runs), export to the Firefox Profiler or save it as a
+// CPython `.bin`, or open a `.bin` recording and export that.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -34,7 +35,9 @@ public:
 
     enum class MessageKind { Info, Error };
     // Replaceable so tests can drive the window without modal dialogs.
-    std::function<QString()> askSavePath;
+    std::function<QString(const QString& title, const QString& suggestedName,
+                          const QString& filter)>
+        askSavePath;
     std::function<QString()> askOpenPath;
     std::function<void(MessageKind, const QString& title, const QString& text)> showMessage;
 
@@ -44,32 +47,46 @@ public:
     QAction* recordAction() const { return recordAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* exportAction() const { return exportAction_; }
+    QAction* saveBinAction() const { return saveBinAction_; }
     QAction* openAction() const { return openAction_; }
     QString statusText() const;
     bool recording() const;
+    bool attaching() const; // Record was pressed; the worker is still opening the process
 
 public slots:
     void record();
     void stop();
     void exportProfile();
+    void saveRecordingAsBin();
     void openRecording();
 
 signals:
+    void recordingStarted();
+    void attachFailed(const QString& message);
+    void attachDiscarded(int pid); // a cancelled attach ended; its session is destroyed
     void recordingEnded();
     void exportFinished(bool ok, const QString& message);
+    void binSaved(bool ok, const QString& pathOrMessage);
     void recordingLoaded(bool ok);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    enum class Job { None, Export, Load };
+    enum class Job { None, Export, SaveBin, Load };
 
     void buildActions();
     QWidget* buildRecordingPanel();
     void tick();
+    void onProcessChanged();
+    void onAttached(std::shared_ptr<RecordingSession> session);
+    void onAttachFailed(int pid, ErrorKind kind, const QString& message);
+    void cancelAttach(const QString& why);
     void onRecordingEnded();
     void onJobFinished(bool ok, ErrorKind kind, const QString& message);
+    void onExportFinished(bool ok, ErrorKind kind, const QString& message);
+    void onSaveBinFinished(bool ok, ErrorKind kind, const QString& message);
+    void onLoadFinished(bool ok, ErrorKind kind, const QString& message);
     void showFileInfo();
     void setStatus(const QString& text);
     void updateActions();
@@ -81,9 +98,11 @@ private:
     QLabel* fileInfo_;
     QTimer* liveTimer_;
     ProgressJob* job_;
+    AttachJob* attach_;
     QAction* recordAction_ = nullptr;
     QAction* stopAction_ = nullptr;
     QAction* exportAction_ = nullptr;
+    QAction* saveBinAction_ = nullptr;
     QAction* openAction_ = nullptr;
 
     // Shared with worker jobs, which keep them alive until they are done.
@@ -91,7 +110,8 @@ private:
     std::shared_ptr<RecordingFile> file_;
     std::shared_ptr<std::shared_ptr<RecordingFile>> pendingFile_;
     Job jobKind_ = Job::None;
-    QString exportPath_;
+    QString jobPath_;           // the file the running export or save writes
+    QString attachCommandLine_; // of the process being attached to, for the status
 };
 
 } // namespace gilscope::ui

@@ -1,6 +1,7 @@
 #include "core/live/recording_session.h"
 
 #include "core/live/recording_file.h"
+#include "core/live/save_bin_copy.h"
 #include "core/remote/live_stack_source.h"
 
 namespace gilscope {
@@ -14,14 +15,18 @@ GeckoOptions geckoOptions(uint64_t intervalUs) {
 
 } // namespace
 
-Result<std::unique_ptr<RecordingSession>> RecordingSession::start(int pid,
-                                                                  const RecordingOptions& options) {
+Result<std::unique_ptr<RecordingSession>> RecordingSession::open(int pid,
+                                                                 const RecordingOptions& options) {
     auto source = openLiveProcess(pid, options.read);
     if (!source) return source.error();
-    std::unique_ptr<RecordingSession> session(
+    return std::unique_ptr<RecordingSession>(
         new RecordingSession(std::move(source).value(), options));
-    session->sampler_->start();
-    return session;
+}
+
+void RecordingSession::startSampling() {
+    if (started_ || finished_) return;
+    started_ = true;
+    sampler_->start();
 }
 
 RecordingSession::RecordingSession(std::unique_ptr<StackSource> source,
@@ -77,7 +82,9 @@ StopReason RecordingSession::finish() {
     sampler_->requestStop();
     stopReason_ = sampler_->wait();
     finished_ = true;
-    if (backup_) {
+    if (!started_) {
+        backupProblem_ = "the recording never started";
+    } else if (backup_) {
         const Status saved = backup_->finalize();
         if (saved)
             backupPath_ = backupDir_.path() / "recording.bin";
@@ -104,6 +111,15 @@ Status RecordingSession::exportTo(const std::filesystem::path& dest,
     auto loaded = (*copy)->load({}, cancel);
     if (!loaded) return loaded.error();
     return (*copy)->exportTo(dest, progress, cancel);
+}
+
+Status RecordingSession::saveBinCopyTo(const std::filesystem::path& dest,
+                                       const ProgressCallback& progress,
+                                       const CancelToken* cancel) const {
+    if (!finished_) return makeError(ErrorKind::Internal, "stop the recording before saving it");
+    if (backupPath_.empty())
+        return makeError(ErrorKind::Io, "this recording has no .bin copy (" + backupProblem_ + ")");
+    return saveBinCopy(backupPath_, dest, progress, cancel);
 }
 
 SamplerStats RecordingSession::stats() const {

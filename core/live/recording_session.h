@@ -28,9 +28,14 @@ struct RecordingOptions {
 // here, in the order that makes the sampler go first on destruction.
 class RecordingSession {
 public:
-    static Result<std::unique_ptr<RecordingSession>> start(int pid,
-                                                           const RecordingOptions& options);
+    // Attaches to pid without sampling yet. Opening a process (its ELF symbols,
+    // _PyRuntime) can take hundreds of milliseconds, so the GUI calls this on a worker
+    // thread; a session that is then dropped never sampled the target.
+    static Result<std::unique_ptr<RecordingSession>> open(int pid, const RecordingOptions& options);
     ~RecordingSession();
+
+    // Starts the sampler thread (cheap). Once; the owner's thread from then on.
+    void startSampling();
 
     int pid() const { return pid_; }
     std::string pythonVersion() const; // "3.11.7"
@@ -56,6 +61,13 @@ public:
                     const CancelToken* cancel = nullptr);
     // Why there is no `.bin` copy (re-export impossible), or empty.
     const std::string& backupProblem() const { return backupProblem_; }
+    // After finish(): the private `.bin` copy is complete and can be saved.
+    bool hasBinCopy() const { return !backupPath_.empty(); }
+    // Saves the private `.bin` copy to dest (see saveBinCopy()): a file CPython 3.15's
+    // `profiling.sampling replay` and gilscope's Open read. Only after finish(); may
+    // run on a worker thread, like exportTo().
+    Status saveBinCopyTo(const std::filesystem::path& dest, const ProgressCallback& progress = {},
+                         const CancelToken* cancel = nullptr) const;
 
 private:
     RecordingSession(std::unique_ptr<StackSource> source, const RecordingOptions& options);
@@ -72,6 +84,7 @@ private:
     TeeSink tee_;
     std::unique_ptr<Sampler> sampler_;
     int pid_ = 0;
+    bool started_ = false;
     bool finished_ = false;
     StopReason stopReason_ = StopReason::NotStopped;
 };

@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
         QTest::qWait(200);
     }
     window.recordAction()->trigger();
-    if (!window.recording()) {
+    // The attach runs on a worker; sampling starts once it has opened the process.
+    if (!QTest::qWaitFor([&] { return !window.attaching(); }, 20000) || !window.recording()) {
         std::fprintf(stderr, "could not start recording pid %d: %s\n", pid,
                      qPrintable(window.statusText()));
         return 1;

@@ -1,9 +1,15 @@
 // Drives the real window against real Python targets: the process table lists the
-// target, Record samples it with live figures and timelines, Stop, Export writes a
-// valid Firefox Profiler file; a target exiting mid-recording keeps the samples;
-// .bin recordings open, show their info and export.
+// target, Record attaches on a worker (Stop or picking another process meanwhile drops
+// that attach) and samples it with live figures and timelines, Stop, Export writes a
+// valid Firefox Profiler file, "Save recording as .bin" writes a file TachReader and
+// Open read (and a write error leaves an existing file alone); a target exiting
+// mid-recording keeps the samples; .bin recordings open, show their info and export.
 #include "core/live/live_timeline.h"
+#include "core/live/recording_file.h"
+#include "core/tach/tach_reader.h"
+#include "core/util/temp_dir.h"
 #include "tests/gui/gui_test_helpers.h"
+#include "tests/support/file_size_limit.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/shared_dir.h"
 #include "ui/live_figures.h"
@@ -13,12 +19,16 @@
 #include "ui/timeline_widget.h"
 
 #include <QAction>
+#include <QCoreApplication>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -44,7 +54,9 @@ struct Harness {
         window.showMessage = [this](MainWindow::MessageKind k, const QString& t, const QString& m) {
             messages.append({k, t, m});
         };
-        window.askSavePath = [this] { return savePath; };
+        window.askSavePath = [this](const QString&, const QString&, const QString&) {
+            return savePath;
+        };
         window.askOpenPath = [this] { return openPath; };
         window.show();
     }
@@ -53,6 +65,20 @@ struct Harness {
         return window.picker()->selectPid(int(pid));
     }
 };
+
+// This process's private recording copies (RecordingSession's TempDirs) that exist now.
+int liveCopyDirs() {
+    const QString prefix =
+        QStringLiteral("gilscope-live-%1-").arg(QCoreApplication::applicationPid());
+    return QDir(QString::fromStdString(gilscope::systemTempDir().string()))
+        .entryList({prefix + QLatin1Char('*')}, QDir::Dirs | QDir::Hidden)
+        .size();
+}
+
+QByteArray fileBytes(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
 
 uint64_t totalTimelineSamples(const gilscope::TimelineSnapshot& s) {
     uint64_t n = 0;
@@ -67,6 +93,55 @@ uint64_t totalTimelineSamples(const gilscope::TimelineSnapshot& s) {
 class TestMainWindow : public QObject {
     Q_OBJECT
 private:
+    // Presses Record: the window says it is attaching, with Record disabled and Stop
+    // enabled, until the worker has opened the process and sampling starts.
+    void startRecording(Harness& h, qint64 pid) {
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        // The attach's result is only taken in the event loop, so it is still pending.
+        QVERIFY(h.window.attaching());
+        QVERIFY(!h.window.recording());
+        QVERIFY(!h.window.recordAction()->isEnabled());
+        QVERIFY(h.window.stopAction()->isEnabled());
+        QVERIFY(!h.window.openAction()->isEnabled());
+        QVERIFY(h.window.statusBar()->currentMessage().contains(
+            QStringLiteral("Attaching to PID %1").arg(pid)));
+        QTRY_VERIFY_WITH_TIMEOUT(!h.window.attaching(), 20000);
+        QVERIFY2(h.window.recording(),
+                 qPrintable(h.messages.isEmpty() ? h.window.statusText() : h.messages.last().text));
+        QVERIFY(h.window.statusText().contains(QStringLiteral("Recording pid %1").arg(pid)));
+    }
+
+    // Saves through "Save recording as .bin…" into path (no suffix: ".bin" is added),
+    // checks the file with core's reader against the recording's figures, and sets
+    // *savedPath.
+    void saveBinAndCheck(Harness& h, const QString& path, const Interpreter& interpreter,
+                         QString* savedPath) {
+        h.savePath = path;
+        QSignalSpy saved(&h.window, &MainWindow::binSaved);
+        QVERIFY(h.window.saveBinAction()->isEnabled());
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.saveBinAction()));
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 60000);
+        QVERIFY2(saved.at(0).at(0).toBool(), qPrintable(saved.at(0).at(1).toString()));
+        *savedPath = path + QStringLiteral(".bin");
+        QCOMPARE(saved.at(0).at(1).toString(), *savedPath);
+        QVERIFY(!h.messages.isEmpty());
+        QCOMPARE(h.messages.last().kind, MainWindow::MessageKind::Info);
+        QVERIFY(h.messages.last().text.contains(*savedPath));
+
+        auto reader = gilscope::TachReader::open(savedPath->toStdString());
+        QVERIFY2(reader, reader ? "" : reader.error().message.c_str());
+        // Every sample of the recording, from the interpreter that ran the target.
+        const auto stats = h.window.figures()->stats();
+        QVERIFY(stats.threadSamples > 0);
+        QCOMPARE(reader->info().sampleCount, stats.threadSamples);
+        QCOMPARE(int(reader->info().pythonMinor), interpreter.minor);
+        auto file = gilscope::RecordingFile::open(savedPath->toStdString());
+        QVERIFY2(file, file ? "" : file.error().message.c_str());
+        auto loaded = (*file)->load();
+        QVERIFY2(loaded, loaded ? "" : loaded.error().message.c_str());
+        QCOMPARE(loaded.value(), stats.threadSamples);
+    }
+
     // Exports through the Export button into dir/name and checks the file.
     void exportAndCheck(Harness& h, const QString& path, qint64* samplesOut = nullptr) {
         h.savePath = path;
@@ -116,11 +191,11 @@ private slots:
         QVERIFY2(process->canAttach, process->reason.c_str());
         QTRY_VERIFY(h.window.recordAction()->isEnabled());
 
-        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
-        QVERIFY2(h.window.recording(),
-                 qPrintable(h.messages.isEmpty() ? h.window.statusText() : h.messages.last().text));
+        startRecording(h, target.pid());
+        if (QTest::currentTestFailed()) return;
         QVERIFY(h.window.stopAction()->isEnabled());
         QVERIFY(!h.window.exportAction()->isEnabled());
+        QVERIFY(!h.window.saveBinAction()->isEnabled());
 
         // Live figures and timelines, refreshed by the window's timer.
         auto* samplesLabel = h.window.findChild<QLabel*>(QStringLiteral("sampleCount"));
@@ -152,6 +227,157 @@ private slots:
         exportAndCheck(h, dir.filePath(QStringLiteral("again.json")), &again);
         if (QTest::currentTestFailed()) return;
         QCOMPARE(again, exported);
+
+        // The same recording as a CPython .bin, which gilscope's own Open reads back.
+        QString saved;
+        saveBinAndCheck(h, dir.filePath(QStringLiteral("recording")), interpreter, &saved);
+        if (QTest::currentTestFailed()) return;
+        const uint64_t recorded = h.window.figures()->stats().threadSamples;
+        h.openPath = saved;
+        QSignalSpy loaded(&h.window, &MainWindow::recordingLoaded);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.openAction()));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QVERIFY2(loaded.at(0).at(0).toBool(), qPrintable(h.window.statusText()));
+        QCOMPARE(h.window.timeline()->snapshot().samples, recorded);
+        QVERIFY(!h.window.saveBinAction()->isEnabled()); // an opened file is no recording
+    }
+
+    // A write error (file size limit) while saving: a clear message, no partial or
+    // temporary file, and the file already at the destination untouched.
+    void saveBinFailureKeepsTheExistingFile() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.last(), QStringLiteral("gil_contention.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        startRecording(h, target.pid());
+        if (QTest::currentTestFailed()) return;
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples > 500, 20000);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+
+        QTemporaryDir dir;
+        QString good;
+        saveBinAndCheck(h, dir.filePath(QStringLiteral("good")), all.last(), &good);
+        if (QTest::currentTestFailed()) return;
+        const qint64 size = QFileInfo(good).size();
+        QVERIFY(size > 64);
+
+        const QString dest = dir.filePath(QStringLiteral("older.bin"));
+        {
+            QFile older(dest);
+            QVERIFY(older.open(QIODevice::WriteOnly));
+            older.write("an older recording");
+        }
+        h.savePath = dest;
+        h.messages.clear();
+        QSignalSpy saved(&h.window, &MainWindow::binSaved);
+        {
+            gilscope::test::FileSizeLimit limit(uint64_t(size / 2));
+            QVERIFY(limit.active());
+            QVERIFY(gilscope::test::clickAction(&h.window, h.window.saveBinAction()));
+            QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 60000);
+        }
+        QVERIFY(!saved.at(0).at(0).toBool());
+        QCOMPARE(h.messages.size(), 1);
+        QCOMPARE(h.messages[0].kind, MainWindow::MessageKind::Error);
+        QVERIFY2(h.messages[0].text.contains(dest), qPrintable(h.messages[0].text));
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("failed")),
+                 qPrintable(h.window.statusText()));
+        QCOMPARE(fileBytes(dest), QByteArray("an older recording"));
+        const QStringList left = QDir(dir.path()).entryList(QDir::Files | QDir::Hidden);
+        QCOMPARE(left, (QStringList{QStringLiteral("good.bin"), QStringLiteral("older.bin")}));
+        QVERIFY(h.window.saveBinAction()->isEnabled()); // the user can try elsewhere
+    }
+
+    // Stop while the worker is still attaching: that attach's result is dropped and its
+    // session destroyed (its private copy directory goes), nothing records, and Record
+    // works again.
+    void stopWhileAttachingDiscardsTheAttach() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        const int copiesBefore = liveCopyDirs();
+        QSignalSpy discarded(&h.window, &MainWindow::attachDiscarded);
+        QSignalSpy started(&h.window, &MainWindow::recordingStarted);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        QVERIFY(h.window.attaching());
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+        QVERIFY(!h.window.attaching());
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("cancelled")),
+                 qPrintable(h.window.statusText()));
+        QVERIFY(h.window.recordAction()->isEnabled());
+        QTRY_COMPARE_WITH_TIMEOUT(discarded.count(), 1, 20000);
+        QCOMPARE(discarded.at(0).at(0).toInt(), int(target.pid()));
+        QCOMPARE(started.count(), 0);
+        QVERIFY(!h.window.recording());
+        QCOMPARE(liveCopyDirs(), copiesBefore);
+        QVERIFY(h.messages.isEmpty());
+
+        startRecording(h, target.pid());
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(liveCopyDirs(), copiesBefore + 1);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+        QVERIFY(!h.window.recording());
+    }
+
+    // Picking another process while attaching drops that attach, and Record then records
+    // the process now selected.
+    void selectingAnotherProcessDiscardsTheAttach() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess first(all.first(), QStringLiteral("three_deep.py"));
+        TargetProcess second(all.last(), QStringLiteral("three_deep.py"));
+        QVERIFY2(first.start(), qPrintable(first.error()));
+        QVERIFY2(second.start(), qPrintable(second.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(first.pid()) && h.select(second.pid()), 20000);
+        QVERIFY(h.select(first.pid()));
+        QSignalSpy discarded(&h.window, &MainWindow::attachDiscarded);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        QVERIFY(h.window.attaching());
+        QVERIFY(h.window.picker()->selectPid(int(second.pid())));
+        QVERIFY(!h.window.attaching());
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("another process")),
+                 qPrintable(h.window.statusText()));
+        QTRY_COMPARE_WITH_TIMEOUT(discarded.count(), 1, 20000);
+        QCOMPARE(discarded.at(0).at(0).toInt(), int(first.pid()));
+        QVERIFY(!h.window.recording());
+
+        startRecording(h, second.pid());
+        if (QTest::currentTestFailed()) return;
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+    }
+
+    // An attach that fails on the worker says why, as before it moved off the GUI thread.
+    void attachToAGoneProcessIsExplained() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        // No scan may drop the row of the process that goes: wait out the one running.
+        h.window.picker()->setAutoRefresh(false);
+        QSignalSpy scans(h.window.picker(), &gilscope::ui::ProcessPicker::scanFinished);
+        h.window.picker()->refreshNow();
+        QTRY_VERIFY_WITH_TIMEOUT(scans.count() >= 1, 20000);
+        QVERIFY(h.window.picker()->selectPid(int(target.pid())));
+        target.terminate();
+        QSignalSpy failed(&h.window, &MainWindow::attachFailed);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        QVERIFY(!h.window.recording());
+        QVERIFY(!h.window.attaching());
+        QCOMPARE(h.messages.size(), 1);
+        QCOMPARE(h.messages[0].kind, MainWindow::MessageKind::Error);
+        QVERIFY(!h.messages[0].text.isEmpty());
+        QVERIFY2(h.window.statusText().contains(h.messages[0].text),
+                 qPrintable(h.window.statusText()));
+        QVERIFY(h.window.recordAction()->isEnabled());
     }
 
     void targetExitKeepsTheRecording() {
@@ -162,8 +388,8 @@ private slots:
         QVERIFY2(target.start(), qPrintable(target.error()));
         Harness h;
         QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
-        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
-        QVERIFY(h.window.recording());
+        startRecording(h, target.pid());
+        if (QTest::currentTestFailed()) return;
         QSignalSpy ended(&h.window, &MainWindow::recordingEnded);
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 15000);
         QVERIFY2(h.window.statusText().contains(QStringLiteral("exited")),

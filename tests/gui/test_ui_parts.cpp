@@ -1,7 +1,8 @@
-// The window's parts on their own: ProgressJob's cancel and stale-result guard, the
-// process model's incremental merge keeping the view's selection, and the timeline
-// actually painting its lanes.
+// The window's parts on their own: ProgressJob's cancel and stale-result guard,
+// AttachJob's stale-result guard, the process model's incremental merge keeping the
+// view's selection, and the timeline actually painting its lanes.
 #include "core/live/live_timeline.h"
+#include "ui/attach_job.h"
 #include "ui/process_table_model.h"
 #include "ui/progress_job.h"
 #include "ui/timeline_widget.h"
@@ -92,6 +93,30 @@ private slots:
         QTest::qWait(500); // give the old job time to finish too
         QCOMPARE(finished.count(), 1);
         QVERIFY(finished.at(0).at(0).toBool());
+    }
+
+    // A cancelled attach's result is dropped; only the newest attach reports. Pids
+    // above any pid_max fail on the worker like a process that is gone.
+    void attachReportsOnlyTheNewestAttach() {
+        gilscope::ui::AttachJob job;
+        QSignalSpy attached(&job, &gilscope::ui::AttachJob::attached);
+        QSignalSpy failed(&job, &gilscope::ui::AttachJob::failed);
+        QSignalSpy discarded(&job, &gilscope::ui::AttachJob::discarded);
+        job.start(4194305, RecordingOptions{});
+        QVERIFY(job.busy());
+        QCOMPARE(job.pid(), 4194305);
+        job.cancel();
+        QVERIFY(!job.busy());
+        job.start(4194306, RecordingOptions{});
+        QCOMPARE(job.pid(), 4194306);
+        QTRY_COMPARE(failed.count(), 1);
+        QTRY_COMPARE(discarded.count(), 1);
+        QCOMPARE(failed.at(0).at(0).toInt(), 4194306);
+        QCOMPARE(failed.at(0).at(1).value<ErrorKind>(), ErrorKind::ProcessNotFound);
+        QVERIFY(!failed.at(0).at(2).toString().isEmpty());
+        QCOMPARE(discarded.at(0).at(0).toInt(), 4194305);
+        QCOMPARE(attached.count(), 0);
+        QVERIFY(!job.busy());
     }
 
     void mergeKeepsSelection() {

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/common/error.h"
+#include "core/live/recording_session.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+namespace gilscope::ui {
+
+// Opens a RecordingSession on a worker thread: attaching reads the target's ELF symbols
+// and locates _PyRuntime, which can take hundreds of milliseconds the window must not
+// freeze for. A generation counter makes a cancelled or superseded attach harmless:
+// its session (which never sampled) is destroyed and only discarded() is emitted.
+class AttachJob : public QObject {
+    Q_OBJECT
+public:
+    explicit AttachJob(QObject* parent = nullptr);
+    ~AttachJob() override; // waits for running attaches: they only read their target
+
+    void start(int pid, const RecordingOptions& options); // supersedes a pending one
+    void cancel();                                        // drops the pending attach
+    bool busy() const { return pid_ != 0; }
+    int pid() const { return pid_; } // of the pending attach, or 0
+
+signals:
+    void attached(std::shared_ptr<gilscope::RecordingSession> session);
+    void failed(int pid, gilscope::ErrorKind kind, const QString& message);
+    void discarded(int pid); // a stale attach ended; its session, if any, is gone
+
+private:
+    struct Outcome {
+        std::shared_ptr<RecordingSession> session;
+        Error error;
+    };
+    using Watcher = QFutureWatcher<Outcome>;
+
+    void onFinished(uint64_t generation, int pid, Watcher* watcher);
+
+    std::vector<Watcher*> running_; // the pending attach and stale ones still running
+    uint64_t generation_ = 0;
+    int pid_ = 0;
+};
+
+} // namespace gilscope::ui
