@@ -3,6 +3,7 @@
 #include "core/common/error.h"
 #include "record_test_helpers.h"
 #include "tests/support/python_interpreters.h"
+#include "tests/support/run_gilscope.h"
 
 #include <QDir>
 #include <QFile>
@@ -242,8 +243,9 @@ private slots:
         TargetProcess target(host_.last(), targetScript("heavy_light.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
-        std::unique_ptr<QProcess> p(startGilscope(
-            {"attach", "-o", dir.filePath("out.txt"), QString::number(target.pid())}, dir.path()));
+        const auto p = startGilscope(
+            {"attach", "-o", dir.filePath("out.txt"), QString::number(target.pid())}, dir.path());
+        QVERIFY(p);
         QThread::msleep(1500);
         kill(static_cast<pid_t>(p->processId()), SIGINT);
         QVERIFY(p->waitForFinished(15000));
@@ -259,10 +261,11 @@ private slots:
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
         qputenv("GILSCOPE_TEST_SLOW_WRITE_MS", "5000");
-        std::unique_ptr<QProcess> p(startGilscope(
+        const auto p = startGilscope(
             {"attach", "-r", "10khz", "-o", dir.filePath("out.txt"), QString::number(target.pid())},
-            dir.path()));
+            dir.path());
         qunsetenv("GILSCOPE_TEST_SLOW_WRITE_MS");
+        QVERIFY(p);
         QThread::msleep(1500);
         kill(static_cast<pid_t>(p->processId()), SIGINT);
         // Second Ctrl-C once the first has been seen: a pending signal would coalesce.

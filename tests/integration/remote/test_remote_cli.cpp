@@ -1,6 +1,7 @@
 // `gilscope ps` and `gilscope dump` as a user runs them: exit codes, messages, text and
 // JSON output, another user's process, and command lines that are not UTF-8.
 #include "tests/support/python_interpreters.h"
+#include "tests/support/run_gilscope.h"
 #include "tests/support/shared_dir.h"
 
 #include <QFile>
@@ -15,41 +16,12 @@
 #include <unistd.h>
 
 using namespace gilscope;
+using gilscope::test::describe;
 using gilscope::test::Interpreter;
+using gilscope::test::runGilscope;
+using gilscope::test::runProgram;
+using gilscope::test::RunResult;
 using gilscope::test::TargetProcess;
-
-namespace {
-
-struct Run {
-    int exitCode = -1;
-    QString out, err;
-};
-
-Run runProgram(const QString& program, const QStringList& args) {
-    QProcess p;
-    p.start(program, args);
-    Run r;
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
-
-Run runGilscope(const QStringList& args) {
-    return runProgram(test::gilscopeBinary(), args);
-}
-
-QString describe(const Run& r) {
-    return QStringLiteral("exit %1\nstdout: %2\nstderr: %3").arg(r.exitCode).arg(r.out, r.err);
-}
-
-} // namespace
 
 class TestRemoteCli : public QObject {
     Q_OBJECT
@@ -61,7 +33,7 @@ private slots:
     }
 
     void exitCodes() {
-        Run r = runGilscope({"dump"});
+        RunResult r = runGilscope({"dump"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("--help"), qPrintable(describe(r)));
         r = runGilscope({"dump", "abc"});
@@ -88,7 +60,7 @@ private slots:
         QFETCH(Interpreter, interpreter);
         TargetProcess target(interpreter, "three_deep.py");
         QVERIFY2(target.start(), qPrintable(target.error()));
-        const Run r = runGilscope({"dump", QString::number(target.pid())});
+        const RunResult r = runGilscope({"dump", QString::number(target.pid())});
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         QVERIFY2(r.out.contains(QStringLiteral("Thread %1 (main_thread").arg(target.pid())),
                  qPrintable(r.out));
@@ -108,7 +80,7 @@ private slots:
         QFETCH(Interpreter, interpreter);
         TargetProcess target(interpreter, "four_threads.py");
         QVERIFY2(target.start(), qPrintable(target.error()));
-        const Run r = runGilscope({"dump", "-a", "--json", QString::number(target.pid())});
+        const RunResult r = runGilscope({"dump", "-a", "--json", QString::number(target.pid())});
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(j["pid"].toInteger(), target.pid());
@@ -130,7 +102,7 @@ private slots:
         QFETCH(Interpreter, interpreter);
         TargetProcess target(interpreter, "three_deep.py");
         QVERIFY2(target.start(), qPrintable(target.error()));
-        const Run r = runGilscope({"ps", "--json"});
+        const RunResult r = runGilscope({"ps", "--json"});
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         QJsonParseError err;
         const QJsonArray list = QJsonDocument::fromJson(r.out.toUtf8(), &err).array();
@@ -160,7 +132,7 @@ private slots:
         QVERIFY2(target.start(), qPrintable(target.error()));
         const QStringList asNobody = {"--reuid=nobody", "--regid=nogroup", "--clear-groups",
                                       test::gilscopeBinary()};
-        Run r =
+        RunResult r =
             runProgram("setpriv", asNobody + QStringList{"dump", QString::number(target.pid())});
         QVERIFY2(r.exitCode != -1 &&
                      !r.err.contains("Permission denied: '" + test::gilscopeBinary()),

@@ -168,20 +168,19 @@ private slots:
             }
             QVERIFY((*writer)->finalize().ok());
         }
-        QProcess p;
-        p.start(gilscopeBinary(), {"replay", QString::fromStdString(bin), "--gecko", "-o",
-                                   QString::fromStdString(out)});
-        QVERIFY(p.waitForStarted());
+        const auto p = startGilscope(
+            {"replay", QString::fromStdString(bin), "--gecko", "-o", QString::fromStdString(out)});
+        QVERIFY(p);
         QByteArray err;
-        while (!err.contains("0.0%") && p.state() == QProcess::Running) {
-            p.waitForReadyRead(100);
-            err += p.readAllStandardError();
+        while (!err.contains("0.0%") && p->state() == QProcess::Running) {
+            p->waitForReadyRead(100);
+            err += p->readAllStandardError();
         }
-        if (p.state() != QProcess::Running)
+        if (p->state() != QProcess::Running)
             QSKIP("the replay finished before it could be interrupted");
-        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
-        QVERIFY(p.waitForFinished(60000));
-        QCOMPARE(p.exitCode(), 130);
+        ::kill(static_cast<pid_t>(p->processId()), SIGINT);
+        QVERIFY(p->waitForFinished(60000));
+        QCOMPARE(p->exitCode(), 130);
         QVERIFY(!fs::exists(out));
         int entries = 0;
         for ([[maybe_unused]] auto& e : fs::directory_iterator(dir->path()))
