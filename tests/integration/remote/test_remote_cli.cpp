@@ -26,11 +26,7 @@ using gilscope::test::TargetProcess;
 class TestRemoteCli : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() {
-        const auto all = test::findInterpreters();
-        test::printTestedInterpreters(all);
-        GILSCOPE_REQUIRE_INTERPRETERS(all);
-    }
+    void initTestCase() { GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS(); }
 
     void exitCodes() {
         RunResult r = runGilscope({"dump"});
