@@ -3,6 +3,7 @@
 #include "tests/support/shared_dir.h"
 
 #include <QElapsedTimer>
+#include <QStringDecoder>
 
 namespace gilscope::test {
 
@@ -64,6 +65,13 @@ QString describe(const RunResult& r) {
     else if (!r.finished)
         state += QStringLiteral(" (timed out, killed)");
     return QStringLiteral("exit %1\nstdout: %2\nstderr: %3").arg(state, r.out, r.err);
+}
+
+bool isUtf8(const QByteArray& bytes) {
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    const QString text = decoder.decode(bytes); // decodes on conversion
+    Q_UNUSED(text);
+    return !decoder.hasError();
 }
 
 } // namespace gilscope::test

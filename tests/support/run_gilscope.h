@@ -19,7 +19,7 @@ struct RunResult {
     bool started = false;
     bool finished = false;         // false: it did not start, or was killed at the timeout
     int exitCode = -1;             // -1 unless it exited normally
-    QByteArray outBytes, errBytes; // exactly what it wrote
+    QByteArray outBytes, errBytes; // exactly what it wrote, for checks on the bytes
     QString out, err;              // the same decoded as UTF-8
     double wallSec = 0;
 };
@@ -34,5 +34,8 @@ std::unique_ptr<QProcess> startGilscope(const QStringList& args, const QString& 
 
 // "exit 3\nstdout: ...\nstderr: ..." (and whether it timed out) for assertion messages.
 QString describe(const RunResult& r);
+
+// Whether bytes are well-formed UTF-8 (checked by Qt's decoder, not gilscope's code).
+bool isUtf8(const QByteArray& bytes);
 
 } // namespace gilscope::test

@@ -1,5 +1,6 @@
 // `gilscope ps` and `gilscope dump` as a user runs them: exit codes, messages, text and
 // JSON output, another user's process, and command lines that are not UTF-8.
+#include "core/util/temp_dir.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
 #include "tests/support/shared_dir.h"
@@ -21,7 +22,49 @@ using gilscope::test::Interpreter;
 using gilscope::test::runGilscope;
 using gilscope::test::runProgram;
 using gilscope::test::RunResult;
+using gilscope::test::TargetOptions;
 using gilscope::test::TargetProcess;
+
+namespace {
+
+// What the text output must show for odd_names.py's names: the two invalid bytes as
+// U+FFFD each, control characters escaped (README, "Command line").
+const QString kBadBytes = QString(2, QChar(0xFFFD));
+const QString kOddArgsText = kBadBytes + QStringLiteral(R"( two\nlines a\ttab)");
+const QString kOddFileText = QStringLiteral("odd_") + kBadBytes + QStringLiteral(R"(_\nname.py)");
+// The same in JSON, where control characters are JSON escapes and come back decoded.
+const QString kOddArgsJson = kBadBytes + QStringLiteral(" two\nlines a\ttab");
+const QString kOddFileJson = QStringLiteral("odd_") + kBadBytes + QStringLiteral("_\nname.py");
+
+// A literal's bytes, NULs included.
+template <size_t N>
+QByteArray bytes(const char (&literal)[N]) {
+    return QByteArray(literal, N - 1);
+}
+
+// odd_names.py under `interpreter`, after checking that the kernel really holds the
+// bytes the tests are about (so they cannot pass against a tamer command line).
+std::unique_ptr<TargetProcess> startOddNames(const Interpreter& interpreter, const QString& dir,
+                                             QString* error) {
+    TargetOptions options;
+    options.args = {dir};
+    options.bindDirs = {dir};
+    auto target = std::make_unique<TargetProcess>(interpreter, "odd_names.py", options);
+    if (!target->start()) {
+        *error = target->error();
+        return nullptr;
+    }
+    QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(target->pid()));
+    const QByteArray raw = cmdline.open(QIODevice::ReadOnly) ? cmdline.readAll() : QByteArray();
+    if (!raw.endsWith(bytes("\0\xff\xfe\0two\nlines\0a\ttab\0")) ||
+        !raw.contains(bytes("/odd_\xff\xfe_\nname.py\0"))) {
+        *error = "unexpected command line: " + raw.toHex(' ');
+        return nullptr;
+    }
+    return target;
+}
+
+} // namespace
 
 class TestRemoteCli : public QObject {
     Q_OBJECT
@@ -116,6 +159,105 @@ private slots:
             QVERIFY(p["command_line"].toString().contains("three_deep.py"));
         }
         QVERIFY2(found, "the target is missing from gilscope ps --json");
+    }
+
+    // A newline, a tab and bytes that are not UTF-8 in a command line: the table keeps one
+    // line per process, JSON stays valid UTF-8 with the process in it.
+    void psShowsOddCommandLines_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void psShowsOddCommandLines() {
+        QFETCH(Interpreter, interpreter);
+        // QTemporaryDir could not remove the file odd_names.py makes (its name is not UTF-8).
+        const auto tmp = TempDir::create("test-odd-names");
+        QVERIFY(tmp.ok());
+        const QString dir = QString::fromStdString(tmp->path().string());
+        QString error;
+        const auto target = startOddNames(interpreter, dir, &error);
+        QVERIFY2(target, qPrintable(error));
+
+        const RunResult text = runGilscope({"ps"});
+        QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+        QVERIFY2(test::isUtf8(text.outBytes), text.outBytes.toHex(' ').constData());
+        QStringList lines = text.out.split('\n');
+        QCOMPARE(lines.takeLast(), QString()); // ends with a newline
+        QVERIFY2(lines.takeFirst().startsWith("PID "), qPrintable(text.out));
+        QString mine;
+        for (const QString& line : lines) {
+            if (line.trimmed().startsWith("why not: ")) continue;
+            bool isPid = false;
+            const qint64 pid = line.section(' ', 0, 0).toLongLong(&isPid);
+            QVERIFY2(isPid, qPrintable("not a process line: '" + line + "' in\n" + text.out));
+            if (pid != target->pid()) continue;
+            QVERIFY2(mine.isEmpty(), qPrintable("listed twice:\n" + text.out));
+            mine = line;
+        }
+        QVERIFY2(!mine.isEmpty(), qPrintable("the target is missing from\n" + text.out));
+        QVERIFY2(mine.contains(kOddFileText + " " + kOddArgsText), qPrintable(mine));
+
+        const RunResult json = runGilscope({"ps", "--json"});
+        QVERIFY2(json.exitCode == 0, qPrintable(describe(json)));
+        QVERIFY2(test::isUtf8(json.outBytes), json.outBytes.toHex(' ').constData());
+        QJsonParseError err;
+        const QJsonArray list = QJsonDocument::fromJson(json.outBytes, &err).array();
+        QVERIFY2(err.error == QJsonParseError::NoError, qPrintable(err.errorString()));
+        int found = 0;
+        for (const QJsonValue v : list) {
+            const QJsonObject p = v.toObject();
+            if (p["pid"].toInteger() != target->pid()) continue;
+            ++found;
+            const QString commandLine = p["command_line"].toString();
+            QVERIFY2(commandLine.contains(kOddFileJson + " " + kOddArgsJson),
+                     qPrintable(commandLine));
+        }
+        QCOMPARE(found, 1);
+    }
+
+    // The leaf frame's file name has bytes that are not UTF-8 and a newline: dump shows it
+    // on its frame's line (text) and as valid UTF-8 (JSON).
+    void dumpShowsOddFileNames_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void dumpShowsOddFileNames() {
+        QFETCH(Interpreter, interpreter);
+        // QTemporaryDir could not remove the file odd_names.py makes (its name is not UTF-8).
+        const auto tmp = TempDir::create("test-odd-names");
+        QVERIFY(tmp.ok());
+        const QString dir = QString::fromStdString(tmp->path().string());
+        QString error;
+        const auto target = startOddNames(interpreter, dir, &error);
+        QVERIFY2(target, qPrintable(error));
+        const int line = target->readyInfo()["line"].toInt();
+        QVERIFY(line > 0);
+
+        const RunResult text = runGilscope({"dump", QString::number(target->pid())});
+        QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+        QVERIFY2(test::isUtf8(text.outBytes), text.outBytes.toHex(' ').constData());
+        const QString leaf =
+            QStringLiteral("    spin_odd (%1/%2:%3)").arg(dir, kOddFileText).arg(line);
+        QVERIFY2(text.out.contains(leaf + "\n"), qPrintable(leaf + " not in\n" + text.out));
+        QVERIFY2(text.out.startsWith(QStringLiteral("Process %1: ").arg(target->pid())),
+                 qPrintable(text.out));
+        QVERIFY2(text.out.section('\n', 0, 0).endsWith(kOddArgsText), qPrintable(text.out));
+        // Every line is one of dump's own: nothing from a name starts a line.
+        for (const QString& l : text.out.split('\n')) {
+            const bool known = l.isEmpty() || l.startsWith("Process ") ||
+                               l.startsWith("Python v") || l.startsWith("Thread ") ||
+                               (l.startsWith("    ") && l.endsWith(')'));
+            QVERIFY2(known, qPrintable("unexpected line '" + l + "' in\n" + text.out));
+        }
+
+        const RunResult json = runGilscope({"dump", "--json", QString::number(target->pid())});
+        QVERIFY2(json.exitCode == 0, qPrintable(describe(json)));
+        QVERIFY2(test::isUtf8(json.outBytes), json.outBytes.toHex(' ').constData());
+        QJsonParseError err;
+        const QJsonObject j = QJsonDocument::fromJson(json.outBytes, &err).object();
+        QVERIFY2(err.error == QJsonParseError::NoError, qPrintable(err.errorString()));
+        QCOMPARE(j["pid"].toInteger(), target->pid());
+        QVERIFY2(j["command_line"].toString().endsWith(kOddArgsJson),
+                 qPrintable(j["command_line"].toString()));
+        const QJsonArray frames = j["threads"].toArray().first().toObject()["frames"].toArray();
+        QVERIFY(!frames.isEmpty());
+        const QJsonObject top = frames.first().toObject();
+        QCOMPARE(top["function"].toString(), QString("spin_odd"));
+        QCOMPARE(top["filename"].toString(), dir + "/" + kOddFileJson);
+        QCOMPARE(top["line"].toInt(), line);
     }
 
     // gilscope running as `nobody` against a root-owned target: the message must say
