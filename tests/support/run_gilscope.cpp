@@ -3,7 +3,11 @@
 #include "tests/support/shared_dir.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QStringDecoder>
+
+#include <unistd.h>
+#include <vector>
 
 namespace gilscope::test {
 
@@ -46,8 +50,31 @@ RunResult runProgram(const QString& program, const QStringList& args, const QStr
     return runToCompletion(p, workDir, timeoutMs);
 }
 
+RunResult runProgramBytes(const QByteArray& program, const QByteArrayList& args,
+                          const QString& workDir, int timeoutMs) {
+    // The child execs the byte argv itself, after QProcess has set up its pipes and
+    // working directory. Everything is built here: after fork only execv runs.
+    QByteArrayList storage = args;
+    storage.prepend(program);
+    std::vector<char*> argv;
+    for (QByteArray& a : storage)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    QProcess p;
+    p.setProgram(QFile::decodeName(program));
+    p.setChildProcessModifier([&argv] {
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    });
+    return runToCompletion(p, workDir, timeoutMs);
+}
+
 RunResult runGilscope(const QStringList& args, const QString& workDir, int timeoutMs) {
     return runProgram(gilscopeBinary(), args, workDir, timeoutMs);
+}
+
+RunResult runGilscopeBytes(const QByteArrayList& args, const QString& workDir, int timeoutMs) {
+    return runProgramBytes(QFile::encodeName(gilscopeBinary()), args, workDir, timeoutMs);
 }
 
 std::unique_ptr<QProcess> startGilscope(const QStringList& args, const QString& workDir) {

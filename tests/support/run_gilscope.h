@@ -4,6 +4,7 @@
 // what a user would see: exit code, stdout, stderr, wall time.
 
 #include <QByteArray>
+#include <QByteArrayList>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -26,8 +27,15 @@ struct RunResult {
 
 RunResult runProgram(const QString& program, const QStringList& args, const QString& workDir = {},
                      int timeoutMs = kRunTimeoutMs);
+// QProcess passes QString arguments as UTF-8, so a byte that is not UTF-8 cannot reach
+// the program that way; these arguments are passed as the exact bytes given.
+RunResult runProgramBytes(const QByteArray& program, const QByteArrayList& args,
+                          const QString& workDir = {}, int timeoutMs = kRunTimeoutMs);
+
 RunResult runGilscope(const QStringList& args, const QString& workDir = {},
                       int timeoutMs = kRunTimeoutMs);
+RunResult runGilscopeBytes(const QByteArrayList& args, const QString& workDir = {},
+                           int timeoutMs = kRunTimeoutMs);
 
 // Starts gilscope and returns at once (for Ctrl-C tests); null if it did not start.
 std::unique_ptr<QProcess> startGilscope(const QStringList& args, const QString& workDir = {});

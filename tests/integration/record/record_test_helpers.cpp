@@ -6,11 +6,17 @@
 namespace gilscope::test {
 
 QMap<QString, qint64> readCollapsed(const QString& path, bool* ok) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *ok = false;
+        return {};
+    }
+    return parseCollapsed(f.readAll(), ok);
+}
+
+QMap<QString, qint64> parseCollapsed(const QByteArray& data, bool* ok) {
     QMap<QString, qint64> stacks;
     *ok = false;
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return stacks;
-    const QByteArray data = f.readAll();
     if (!data.isEmpty() && !data.endsWith('\n')) return stacks;
     for (const QByteArray& raw : data.split('\n')) {
         if (raw.isEmpty()) continue;
