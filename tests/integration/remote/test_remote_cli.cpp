@@ -42,27 +42,45 @@ QByteArray bytes(const char (&literal)[N]) {
     return QByteArray(literal, N - 1);
 }
 
-// odd_names.py under `interpreter`, after checking that the kernel really holds the
-// bytes the tests are about (so they cannot pass against a tamer command line).
-std::unique_ptr<TargetProcess> startOddNames(const Interpreter& interpreter, const QString& dir,
-                                             QString* error) {
-    TargetOptions options;
-    options.args = {dir};
-    options.bindDirs = {dir};
-    auto target = std::make_unique<TargetProcess>(interpreter, "odd_names.py", options);
-    if (!target->start()) {
-        *error = target->error();
-        return nullptr;
+// odd_names.py in a directory of its own, removed afterwards with what the script puts
+// there (QTemporaryDir could not: that file's name is not UTF-8).
+class OddNamesTarget {
+public:
+    // Starts the script under `interpreter` and checks that the kernel really holds the
+    // bytes the tests are about (so they cannot pass against a tamer command line).
+    bool start(const Interpreter& interpreter) {
+        auto tmp = TempDir::create("test-odd-names");
+        if (!tmp) return fail(QString::fromStdString(tmp.error().message));
+        tmp_ = std::move(*tmp);
+        dir_ = QString::fromStdString(tmp_.path().string());
+        TargetOptions options;
+        options.args = {dir_};
+        options.bindDirs = {dir_};
+        process_ = std::make_unique<TargetProcess>(interpreter, "odd_names.py", options);
+        if (!process_->start()) return fail(process_->error());
+        QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(process_->pid()));
+        const QByteArray raw = cmdline.open(QIODevice::ReadOnly) ? cmdline.readAll() : QByteArray();
+        if (!raw.endsWith(bytes("\0\xff\xfe\0two\nlines\0a\ttab\0")) ||
+            !raw.contains(bytes("/odd_\xff\xfe_\nname.py\0")))
+            return fail("unexpected command line: " + raw.toHex(' '));
+        return true;
     }
-    QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(target->pid()));
-    const QByteArray raw = cmdline.open(QIODevice::ReadOnly) ? cmdline.readAll() : QByteArray();
-    if (!raw.endsWith(bytes("\0\xff\xfe\0two\nlines\0a\ttab\0")) ||
-        !raw.contains(bytes("/odd_\xff\xfe_\nname.py\0"))) {
-        *error = "unexpected command line: " + raw.toHex(' ');
-        return nullptr;
+    QString error() const { return error_; }
+    const QString& dir() const { return dir_; }
+    qint64 pid() const { return process_->pid(); }
+    QJsonObject readyInfo() const { return process_->readyInfo(); }
+
+private:
+    bool fail(const QString& what) {
+        error_ = what;
+        return false;
     }
-    return target;
-}
+
+    TempDir tmp_; // declared first: removed after the process has been stopped
+    QString dir_;
+    std::unique_ptr<TargetProcess> process_;
+    QString error_;
+};
 
 } // namespace
 
@@ -166,13 +184,8 @@ private slots:
     void psShowsOddCommandLines_data() { test::addInterpreterRows(test::findInterpreters()); }
     void psShowsOddCommandLines() {
         QFETCH(Interpreter, interpreter);
-        // QTemporaryDir could not remove the file odd_names.py makes (its name is not UTF-8).
-        const auto tmp = TempDir::create("test-odd-names");
-        QVERIFY(tmp.ok());
-        const QString dir = QString::fromStdString(tmp->path().string());
-        QString error;
-        const auto target = startOddNames(interpreter, dir, &error);
-        QVERIFY2(target, qPrintable(error));
+        OddNamesTarget target;
+        QVERIFY2(target.start(interpreter), qPrintable(target.error()));
 
         const RunResult text = runGilscope({"ps"});
         QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
@@ -186,7 +199,7 @@ private slots:
             bool isPid = false;
             const qint64 pid = line.section(' ', 0, 0).toLongLong(&isPid);
             QVERIFY2(isPid, qPrintable("not a process line: '" + line + "' in\n" + text.out));
-            if (pid != target->pid()) continue;
+            if (pid != target.pid()) continue;
             QVERIFY2(mine.isEmpty(), qPrintable("listed twice:\n" + text.out));
             mine = line;
         }
@@ -202,7 +215,7 @@ private slots:
         int found = 0;
         for (const QJsonValue v : list) {
             const QJsonObject p = v.toObject();
-            if (p["pid"].toInteger() != target->pid()) continue;
+            if (p["pid"].toInteger() != target.pid()) continue;
             ++found;
             const QString commandLine = p["command_line"].toString();
             QVERIFY2(commandLine.contains(kOddFileJson + " " + kOddArgsJson),
@@ -216,23 +229,18 @@ private slots:
     void dumpShowsOddFileNames_data() { test::addInterpreterRows(test::findInterpreters()); }
     void dumpShowsOddFileNames() {
         QFETCH(Interpreter, interpreter);
-        // QTemporaryDir could not remove the file odd_names.py makes (its name is not UTF-8).
-        const auto tmp = TempDir::create("test-odd-names");
-        QVERIFY(tmp.ok());
-        const QString dir = QString::fromStdString(tmp->path().string());
-        QString error;
-        const auto target = startOddNames(interpreter, dir, &error);
-        QVERIFY2(target, qPrintable(error));
-        const int line = target->readyInfo()["line"].toInt();
+        OddNamesTarget target;
+        QVERIFY2(target.start(interpreter), qPrintable(target.error()));
+        const int line = target.readyInfo()["line"].toInt();
         QVERIFY(line > 0);
 
-        const RunResult text = runGilscope({"dump", QString::number(target->pid())});
+        const RunResult text = runGilscope({"dump", QString::number(target.pid())});
         QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
         QVERIFY2(test::isUtf8(text.outBytes), text.outBytes.toHex(' ').constData());
         const QString leaf =
-            QStringLiteral("    spin_odd (%1/%2:%3)").arg(dir, kOddFileText).arg(line);
+            QStringLiteral("    spin_odd (%1/%2:%3)").arg(target.dir(), kOddFileText).arg(line);
         QVERIFY2(text.out.contains(leaf + "\n"), qPrintable(leaf + " not in\n" + text.out));
-        QVERIFY2(text.out.startsWith(QStringLiteral("Process %1: ").arg(target->pid())),
+        QVERIFY2(text.out.startsWith(QStringLiteral("Process %1: ").arg(target.pid())),
                  qPrintable(text.out));
         QVERIFY2(text.out.section('\n', 0, 0).endsWith(kOddArgsText), qPrintable(text.out));
         // Every line is one of dump's own: nothing from a name starts a line.
@@ -243,20 +251,20 @@ private slots:
             QVERIFY2(known, qPrintable("unexpected line '" + l + "' in\n" + text.out));
         }
 
-        const RunResult json = runGilscope({"dump", "--json", QString::number(target->pid())});
+        const RunResult json = runGilscope({"dump", "--json", QString::number(target.pid())});
         QVERIFY2(json.exitCode == 0, qPrintable(describe(json)));
         QVERIFY2(test::isUtf8(json.outBytes), json.outBytes.toHex(' ').constData());
         QJsonParseError err;
         const QJsonObject j = QJsonDocument::fromJson(json.outBytes, &err).object();
         QVERIFY2(err.error == QJsonParseError::NoError, qPrintable(err.errorString()));
-        QCOMPARE(j["pid"].toInteger(), target->pid());
+        QCOMPARE(j["pid"].toInteger(), target.pid());
         QVERIFY2(j["command_line"].toString().endsWith(kOddArgsJson),
                  qPrintable(j["command_line"].toString()));
         const QJsonArray frames = j["threads"].toArray().first().toObject()["frames"].toArray();
         QVERIFY(!frames.isEmpty());
         const QJsonObject top = frames.first().toObject();
         QCOMPARE(top["function"].toString(), QString("spin_odd"));
-        QCOMPARE(top["filename"].toString(), dir + "/" + kOddFileJson);
+        QCOMPARE(top["filename"].toString(), target.dir() + "/" + kOddFileJson);
         QCOMPARE(top["line"].toInt(), line);
     }
 
