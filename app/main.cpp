@@ -1,5 +1,6 @@
 // gilscope: with a subcommand it runs headless on QCoreApplication; without one it
 // opens the GUI.
+#include "app/commands/cli_arguments.h"
 #include "app/commands/command_registry.h"
 
 #include <QCoreApplication>
@@ -37,7 +38,7 @@ int main(int argc, char** argv) {
             QCoreApplication app(argc, argv);
             QCoreApplication::setApplicationName(QStringLiteral("gilscope"));
             QCoreApplication::setApplicationVersion(QStringLiteral(GILSCOPE_VERSION));
-            QStringList args = QCoreApplication::arguments();
+            QStringList args = gilscope::cli::decodeArguments(argc, argv);
             args.removeFirst(); // program path; keep the command name as argv[0]
             return c.run(args);
         }

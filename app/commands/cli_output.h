@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/common/error.h"
+#include "core/util/utf8.h"
 
 #include <QString>
 
@@ -9,9 +10,10 @@
 
 namespace gilscope::cli {
 
-// Prints "gilscope: <message>" to stderr and returns the exit code for its kind.
+// Prints "gilscope: <message>" to stderr and returns the exit code for its kind. The
+// message may quote a file name that is not UTF-8; the terminal gets valid UTF-8.
 inline int fail(const Error& e) {
-    std::fprintf(stderr, "gilscope: %s\n", e.message.c_str());
+    std::fprintf(stderr, "gilscope: %s\n", sanitizeUtf8(e.message).c_str());
     return exitCodeFor(e.kind);
 }
 

@@ -83,9 +83,11 @@ void printText(const StackSource& src, const FrameRegistry& reg,
                const PythonProcessInfo* info) {
     uint8_t major, minor, micro;
     src.pythonVersion(major, minor, micro);
-    std::printf("Process %d: %s\n", src.pid(), info ? info->commandLine.c_str() : "");
+    // Names are escaped so that each frame stays on one line whatever its file is called.
+    std::printf("Process %d: %s\n", src.pid(),
+                info ? escapeForDisplay(info->commandLine).c_str() : "");
     std::printf("Python v%u.%u.%u (%s)\n\n", major, minor, micro,
-                info ? info->executable.c_str() : "");
+                info ? escapeForDisplay(info->executable).c_str() : "");
     for (size_t i = 0; i < count; ++i) {
         const ThreadStack& t = stacks[i];
         std::printf("Thread %llu (%s)%s\n", static_cast<unsigned long long>(t.threadId),
@@ -94,8 +96,8 @@ void printText(const StackSource& src, const FrameRegistry& reg,
                                     : "");
         for (FrameId id : t.frames) {
             const FrameInfo& f = reg.frame(id);
-            std::printf("    %s (%s:%d)\n", sanitizeUtf8(reg.string(f.funcname)).c_str(),
-                        sanitizeUtf8(reg.string(f.filename)).c_str(), f.line);
+            std::printf("    %s (%s:%d)\n", escapeForDisplay(reg.string(f.funcname)).c_str(),
+                        escapeForDisplay(reg.string(f.filename)).c_str(), f.line);
         }
         std::printf("\n");
     }
@@ -147,7 +149,9 @@ int runDump(const QStringList& args) {
                                                        src.lastError() + "); try again"));
     const PythonProcessInfo* pinfo = info ? &info.value() : nullptr;
     if (parser.isSet(json))
-        std::printf("%s\n", toJson(src, src.registry(), stacks, count, pinfo).dump(2).c_str());
+        std::printf("%s\n", toJson(src, src.registry(), stacks, count, pinfo)
+                                .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                                .c_str());
     else
         printText(src, src.registry(), stacks, count, pinfo);
     return 0;

@@ -1,5 +1,6 @@
 // gilscope info FILE.bin [--json]: what a Tachyon .bin recording holds — header,
 // TACHSTAT statistics, table counts and record statistics (from a full decode).
+#include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
 #include "app/commands/command_registry.h"
 #include "core/tach/tach_info_json.h"
@@ -39,7 +40,7 @@ int runInfo(const QStringList& args) {
     }
     if (parser.positionalArguments().size() != 1)
         return failUsage("info: expected one input file (see gilscope info --help)");
-    const fs::path input = parser.positionalArguments()[0].toStdString();
+    const fs::path input = argumentPath(parser.positionalArguments()[0]);
     std::error_code ec;
     if (!fs::exists(input, ec))
         return fail(makeError(ErrorKind::Io, "Input file not found: " + input.string()));

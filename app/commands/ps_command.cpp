@@ -2,6 +2,7 @@
 #include "app/commands/cli_output.h"
 #include "app/commands/command_registry.h"
 #include "core/remote/process_scanner.h"
+#include "core/util/utf8.h"
 
 #include <QCommandLineParser>
 
@@ -40,15 +41,18 @@ int runPs(const QStringList& args) {
                          {"command_line", p.commandLine},
                          {"can_attach", p.canAttach},
                          {"reason", p.reason}});
-        std::printf("%s\n", j.dump(2).c_str());
+        // Every string is sanitized already; `replace` keeps a missed one from throwing.
+        std::printf("%s\n",
+                    j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         return 0;
     }
     std::printf("%-8s %-10s %-9s %-6s %s\n", "PID", "USER", "PYTHON", "ATTACH", "COMMAND");
+    // One line per process: a newline inside a command line must not start another.
     for (const auto& p : processes) {
-        std::printf("%-8d %-10s %-9s %-6s %s\n", p.pid, p.user.c_str(),
+        std::printf("%-8d %-10s %-9s %-6s %s\n", p.pid, escapeForDisplay(p.user).c_str(),
                     p.version.empty() ? "?" : p.version.c_str(), p.canAttach ? "yes" : "no",
-                    p.commandLine.c_str());
-        if (!p.canAttach) std::printf("%8s why not: %s\n", "", p.reason.c_str());
+                    escapeForDisplay(p.commandLine).c_str());
+        if (!p.canAttach) std::printf("%8s why not: %s\n", "", escapeForDisplay(p.reason).c_str());
     }
     return 0;
 }

@@ -1,5 +1,6 @@
 #include "app/commands/record_options.h"
 
+#include "app/commands/cli_arguments.h"
 #include "core/sampling/rate_parser.h"
 
 #include <cmath>
@@ -73,7 +74,7 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
         return makeError(ErrorKind::BadArguments, "argument --rt-priority: expected 0-99, got '" +
                                                       parser.value("rt-priority").toStdString() +
                                                       "'");
-    o.output = parser.value("output").toStdString();
+    o.output = argumentBytes(parser.value("output"));
 
     int formats = 0;
     for (const char* f : {"collapsed", "gecko", "binary"})

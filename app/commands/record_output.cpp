@@ -3,6 +3,7 @@
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/tach/tach_writer.h"
+#include "core/util/utf8.h"
 
 namespace gilscope::cli {
 
@@ -23,7 +24,7 @@ public:
         return writer_.writeTo(dest_);
     }
     std::string writtenMessage() const override {
-        return "Collapsed stack output written to " + dest_.string();
+        return "Collapsed stack output written to " + escapeForDisplay(dest_.string());
     }
 
 private:
@@ -41,7 +42,7 @@ public:
         return collector_.exportTo(dest_, {}, &cancel);
     }
     std::string writtenMessage() const override {
-        return "Gecko profile written to " + dest_.string();
+        return "Gecko profile written to " + escapeForDisplay(dest_.string());
     }
 
 private:
@@ -60,7 +61,7 @@ public:
         return writer_->finalize();
     }
     std::string writtenMessage() const override {
-        return "Binary profile written to " + dest_.string() + " (" +
+        return "Binary profile written to " + escapeForDisplay(dest_.string()) + " (" +
                std::to_string(writer_->totalSamples()) + " samples)";
     }
 

@@ -3,6 +3,7 @@
 #include "app/commands/cli_output.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
+#include "core/util/utf8.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -102,7 +103,8 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         result.aborted = written.error().kind == ErrorKind::Cancelled;
         result.exitCode = result.aborted ? 130 : fail(written.error());
         if (result.aborted)
-            std::fprintf(stderr, "gilscope: aborted; %s was not written\n", destination.c_str());
+            std::fprintf(stderr, "gilscope: aborted; %s was not written\n",
+                         escapeForDisplay(destination.string()).c_str());
         return result;
     }
     std::printf("%s\n", (*output)->writtenMessage().c_str());

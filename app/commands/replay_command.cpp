@@ -1,10 +1,12 @@
 // gilscope replay FILE.bin --gecko|--collapsed [-o OUT]: converts a Tachyon .bin
 // recording, as `python -m profiling.sampling replay` does, with its progress on stderr.
+#include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
 #include "app/commands/command_registry.h"
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/tach/tach_reader.h"
+#include "core/util/utf8.h"
 
 #include <QCommandLineParser>
 
@@ -60,7 +62,7 @@ private:
 fs::path outputPath(const QString& option, const char* format, const char* ext) {
     const std::string name = std::string(format) + "_" + std::to_string(::getpid()) + "." + ext;
     if (option.isEmpty()) return name;
-    fs::path p = option.toStdString();
+    fs::path p = argumentPath(option);
     std::error_code ec;
     if (fs::is_directory(p, ec)) return p / name;
     return p;
@@ -90,7 +92,7 @@ int runReplay(const QStringList& args) {
     if (parser.isSet(gecko) == parser.isSet(collapsed))
         return failUsage("replay: choose exactly one output format: --gecko or --collapsed");
 
-    const fs::path input = positional[0].toStdString();
+    const fs::path input = argumentPath(positional[0]);
     std::error_code ec;
     if (!fs::exists(input, ec))
         return fail(makeError(ErrorKind::Io, "Input file not found: " + input.string()));
@@ -105,7 +107,8 @@ int runReplay(const QStringList& args) {
     std::signal(SIGTERM, onInterrupt);
 
     std::fprintf(stderr, "Replaying %llu samples from %s\n",
-                 static_cast<unsigned long long>(info.sampleCount), input.string().c_str());
+                 static_cast<unsigned long long>(info.sampleCount),
+                 escapeForDisplay(input.string()).c_str());
     std::fprintf(stderr, "  Sample interval: %llu us\n",
                  static_cast<unsigned long long>(info.sampleIntervalUs));
     std::fprintf(stderr, "  Compression: %s\n", info.compression == 1 ? "zstd" : "none");
@@ -127,10 +130,11 @@ int runReplay(const QStringList& args) {
         toGecko ? geckoSink.exportTo(dest, {}, &g_cancel) : collapsedSink.writeTo(dest);
     if (!written) return fail(written.error());
     if (toGecko) {
-        std::printf("Gecko profile written to %s\n", dest.string().c_str());
+        std::printf("Gecko profile written to %s\n", escapeForDisplay(dest.string()).c_str());
         std::printf("Open in Firefox Profiler: https://profiler.firefox.com/\n");
     } else {
-        std::printf("Collapsed stack output written to %s\n", dest.string().c_str());
+        std::printf("Collapsed stack output written to %s\n",
+                    escapeForDisplay(dest.string()).c_str());
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 // gilscope run [-m] TARGET [ARGS...] / gilscope run [options] -- COMMAND [ARGS...]:
 // starts the target held before its first line of Python, records it from there,
 // and exits with the target's exit code, as `python -m profiling.sampling run` does.
+#include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
 #include "app/commands/command_registry.h"
 #include "app/commands/record_launcher.h"
@@ -31,7 +32,7 @@ bool commandForm(const QStringList& args) {
 std::vector<std::string> toStd(const QStringList& list) {
     std::vector<std::string> out;
     for (const QString& s : list)
-        out.push_back(s.toLocal8Bit().toStdString());
+        out.push_back(argumentBytes(s));
     return out;
 }
 

@@ -164,11 +164,7 @@ private:
     }
 
 private slots:
-    void initTestCase() {
-        const auto all = gilscope::test::findInterpreters();
-        gilscope::test::printTestedInterpreters(all);
-        GILSCOPE_REQUIRE_INTERPRETERS(all);
-    }
+    void initTestCase() { GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS(); }
 
     void recordStopExport_data() {
         gilscope::test::addInterpreterRows(gilscope::test::findInterpreters());

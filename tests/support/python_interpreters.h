@@ -108,3 +108,12 @@ Q_DECLARE_METATYPE(gilscope::test::Interpreter)
             QFAIL("no Python interpreter found: install pyenv versions 3.8-3.13, "                 \
                   "python3.11, or run scripts/setup-python-chroot.sh");                            \
     } while (0)
+
+// The initTestCase of a suite that runs targets: logs which interpreters it covers and
+// fails when there is none.
+#define GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS()                                                  \
+    do {                                                                                           \
+        const auto all_ = ::gilscope::test::findInterpreters();                                    \
+        ::gilscope::test::printTestedInterpreters(all_);                                           \
+        GILSCOPE_REQUIRE_INTERPRETERS(all_);                                                       \
+    } while (0)

@@ -35,11 +35,7 @@ bool procGone(qint64 pid) {
 class TestInterpreters : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() {
-        const auto all = gilscope::test::findInterpreters();
-        gilscope::test::printTestedInterpreters(all);
-        GILSCOPE_REQUIRE_INTERPRETERS(all);
-    }
+    void initTestCase() { GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS(); }
 
     void startsThreeDeep_data() {
         gilscope::test::addInterpreterRows(gilscope::test::findInterpreters());

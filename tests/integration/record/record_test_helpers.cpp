@@ -1,46 +1,22 @@
 #include "record_test_helpers.h"
 
-#include "tests/support/shared_dir.h"
-
-#include <QElapsedTimer>
 #include <QFile>
 #include <QTextStream>
 
 namespace gilscope::test {
 
-GilscopeRun runGilscope(const QStringList& args, const QString& workDir, int timeoutMs) {
-    QProcess p;
-    p.setWorkingDirectory(workDir);
-    QElapsedTimer timer;
-    timer.start();
-    p.start(gilscopeBinary(), args);
-    GilscopeRun r;
-    r.finished = p.waitForFinished(timeoutMs);
-    r.wallSec = timer.elapsed() / 1000.0;
-    if (!r.finished) {
-        p.kill();
-        p.waitForFinished(5000);
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
-
-QProcess* startGilscope(const QStringList& args, const QString& workDir) {
-    auto* p = new QProcess;
-    p->setWorkingDirectory(workDir);
-    p->start(gilscopeBinary(), args);
-    p->waitForStarted(10000);
-    return p;
-}
-
 QMap<QString, qint64> readCollapsed(const QString& path, bool* ok) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *ok = false;
+        return {};
+    }
+    return parseCollapsed(f.readAll(), ok);
+}
+
+QMap<QString, qint64> parseCollapsed(const QByteArray& data, bool* ok) {
     QMap<QString, qint64> stacks;
     *ok = false;
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return stacks;
-    const QByteArray data = f.readAll();
     if (!data.isEmpty() && !data.endsWith('\n')) return stacks;
     for (const QByteArray& raw : data.split('\n')) {
         if (raw.isEmpty()) continue;

@@ -1,8 +1,10 @@
 // `gilscope attach` and `gilscope run` against real Python processes, on every
 // interpreter present (run: host interpreters only; a chroot one needs its chroot).
 #include "core/common/error.h"
+#include "core/util/temp_dir.h"
 #include "record_test_helpers.h"
 #include "tests/support/python_interpreters.h"
+#include "tests/support/run_gilscope.h"
 
 #include <QDir>
 #include <QFile>
@@ -14,12 +16,17 @@
 #include <QTest>
 #include <QThread>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <sys/resource.h>
+#include <vector>
 
 using namespace gilscope;
 using namespace gilscope::test;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -238,12 +245,52 @@ private slots:
         QVERIFY2(samplesIn(stacks, "first_thing") >= 30, qPrintable(r.out + r.err));
     }
 
+    // -o and the script path are bytes that are not UTF-8: the output is created with
+    // exactly that name (not one with U+FFFD in it) and the script runs from its path.
+    void runOutputPathThatIsNotUtf8_data() { addInterpreterRows(host_); }
+    void runOutputPathThatIsNotUtf8() {
+        QFETCH(Interpreter, interpreter);
+        // QTemporaryDir cannot remove such names; TempDir (std::filesystem) can.
+        const auto dir = TempDir::create("test-record-odd-path");
+        QVERIFY(dir.ok());
+        const fs::path script = dir->path() / "first_\xff.py";
+        std::ofstream(script) << kFirstThing;
+        const std::string outName = "out_\xff\xfe.txt";
+        const fs::path out = dir->path() / outName;
+        const QString workDir = QString::fromStdString(dir->path().string());
+        const auto r = runGilscopeBytes({"run", "--rt-priority", "1", "--python",
+                                         QFile::encodeName(interpreter.executable), "--collapsed",
+                                         "-o", QByteArray::fromStdString(out.string()),
+                                         QByteArray::fromStdString(script.string())},
+                                        workDir);
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QVERIFY2(isUtf8(r.outBytes) && isUtf8(r.errBytes), qPrintable(describe(r)));
+        std::vector<std::string> names;
+        QByteArrayList listing; // hex, for the failure message
+        for (const auto& e : fs::directory_iterator(dir->path())) {
+            names.push_back(e.path().filename().string());
+            listing << QByteArray::fromStdString(names.back()).toHex(' ');
+        }
+        std::sort(names.begin(), names.end());
+        QVERIFY2((names == std::vector<std::string>{"first_\xff.py", outName}),
+                 listing.join(" | ").constData());
+        std::ifstream in(out, std::ios::binary);
+        const QByteArray collapsed = QByteArray::fromStdString(
+            std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+        QVERIFY(isUtf8(collapsed));
+        bool ok = false;
+        const auto stacks = parseCollapsed(collapsed, &ok);
+        QVERIFY(ok);
+        QVERIFY2(samplesIn(stacks, "first_thing") >= 30, qPrintable(r.out + r.err));
+    }
+
     void ctrlCStopsAndStillWrites() {
         TargetProcess target(host_.last(), targetScript("heavy_light.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
-        std::unique_ptr<QProcess> p(startGilscope(
-            {"attach", "-o", dir.filePath("out.txt"), QString::number(target.pid())}, dir.path()));
+        const auto p = startGilscope(
+            {"attach", "-o", dir.filePath("out.txt"), QString::number(target.pid())}, dir.path());
+        QVERIFY(p);
         QThread::msleep(1500);
         kill(static_cast<pid_t>(p->processId()), SIGINT);
         QVERIFY(p->waitForFinished(15000));
@@ -259,10 +306,11 @@ private slots:
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
         qputenv("GILSCOPE_TEST_SLOW_WRITE_MS", "5000");
-        std::unique_ptr<QProcess> p(startGilscope(
+        const auto p = startGilscope(
             {"attach", "-r", "10khz", "-o", dir.filePath("out.txt"), QString::number(target.pid())},
-            dir.path()));
+            dir.path());
         qunsetenv("GILSCOPE_TEST_SLOW_WRITE_MS");
+        QVERIFY(p);
         QThread::msleep(1500);
         kill(static_cast<pid_t>(p->processId()), SIGINT);
         // Second Ctrl-C once the first has been seen: a pending signal would coalesce.

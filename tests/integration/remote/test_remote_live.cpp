@@ -59,11 +59,7 @@ std::unique_ptr<StackSource> open(qint64 pid, bool allThreads, QString* error) {
 class TestRemoteLive : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() {
-        const auto all = test::findInterpreters();
-        test::printTestedInterpreters(all);
-        GILSCOPE_REQUIRE_INTERPRETERS(all);
-    }
+    void initTestCase() { GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS(); }
 
     void threeDeepChain_data() { test::addInterpreterRows(test::findInterpreters()); }
     void threeDeepChain() {

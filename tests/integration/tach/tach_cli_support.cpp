@@ -2,35 +2,9 @@
 
 #include "tests/support/shared_dir.h"
 
-#include <QProcess>
-#include <QProcessEnvironment>
-
 #include <fstream>
 
 namespace gilscope::test {
-
-ProcessResult runProgram(const QString& program, const QStringList& args, int timeoutMs) {
-    ProcessResult r;
-    QProcess p;
-    p.start(program, args);
-    if (!p.waitForStarted(10000)) {
-        r.err = "cannot start " + program + ": " + p.errorString();
-        return r;
-    }
-    r.finished = p.waitForFinished(timeoutMs);
-    if (!r.finished) {
-        p.kill();
-        p.waitForFinished(5000);
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
-
-ProcessResult runGilscope(const QStringList& args, int timeoutMs) {
-    return runProgram(gilscopeBinary(), args, timeoutMs);
-}
 
 nlohmann::json normalizedGecko(const std::filesystem::path& path) {
     std::ifstream in(path);
@@ -57,7 +31,8 @@ void clampBackwardIntervals(nlohmann::json& profile) {
 
 QString checkGecko(const std::filesystem::path& path) {
     const QString tool = sharedDir() + "/tools/check-gecko";
-    ProcessResult r = runProgram("python3", {tool, QString::fromStdString(path.string())});
+    const RunResult r =
+        runProgram("python3", {tool, QString::fromStdString(path.string())}, {}, 120000);
     if (r.exitCode == 0) return {};
     return "check-gecko failed (" + QString::number(r.exitCode) + "): " + r.out + r.err;
 }

@@ -1,23 +1,14 @@
 #pragma once
 
+#include "tests/support/run_gilscope.h"
+
 #include <QString>
-#include <QStringList>
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 
 namespace gilscope::test {
-
-struct ProcessResult {
-    int exitCode = -1;
-    bool finished = false;
-    QString out, err;
-};
-
-// Runs a program to completion (killed after timeoutMs).
-ProcessResult runProgram(const QString& program, const QStringList& args, int timeoutMs = 120000);
-ProcessResult runGilscope(const QStringList& args, int timeoutMs = 120000);
 
 // Parses a Gecko profile and drops what depends on the exporting machine: meta
 // startTime/abi/oscpu/platform/CPU counts and the threads' pid.

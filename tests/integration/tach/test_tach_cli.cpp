@@ -92,6 +92,28 @@ private slots:
                 std::string::npos);
     }
 
+    // Input and output paths that are not UTF-8 are used byte for byte (README).
+    void replayAndInfoTakePathsThatAreNotUtf8() {
+        GILSCOPE_REQUIRE_SHARED();
+        auto dir = TempDir::create("gilscope-tach-cli");
+        QVERIFY(dir.ok());
+        const fs::path in = dir->path() / "in_\xff.bin", out = dir->path() / "out_\xfe.txt";
+        fs::copy_file(tachFixture("tiny.bin").toStdString(), in);
+        const QByteArray inBytes = QByteArray::fromStdString(in.string());
+        const auto r = runGilscopeBytes(
+            {"replay", inBytes, "--collapsed", "-o", QByteArray::fromStdString(out.string())});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QVERIFY2(isUtf8(r.outBytes) && isUtf8(r.errBytes), qPrintable(describe(r)));
+        QVERIFY(fs::exists(out) && fs::file_size(out) > 0);
+        const auto info = runGilscopeBytes({"info", inBytes});
+        QVERIFY2(info.exitCode == 0, qPrintable(describe(info)));
+        QVERIFY2(isUtf8(info.outBytes), qPrintable(describe(info)));
+        int entries = 0;
+        for ([[maybe_unused]] auto& e : fs::directory_iterator(dir->path()))
+            ++entries;
+        QCOMPARE(entries, 2); // no second output under a mangled name
+    }
+
     void infoJsonMatchesCPythonGetInfo_data() {
         QTest::addColumn<QString>("name");
         for (const char* n : {"tiny", "medium", "stats", "unicode"})
@@ -168,20 +190,19 @@ private slots:
             }
             QVERIFY((*writer)->finalize().ok());
         }
-        QProcess p;
-        p.start(gilscopeBinary(), {"replay", QString::fromStdString(bin), "--gecko", "-o",
-                                   QString::fromStdString(out)});
-        QVERIFY(p.waitForStarted());
+        const auto p = startGilscope(
+            {"replay", QString::fromStdString(bin), "--gecko", "-o", QString::fromStdString(out)});
+        QVERIFY(p);
         QByteArray err;
-        while (!err.contains("0.0%") && p.state() == QProcess::Running) {
-            p.waitForReadyRead(100);
-            err += p.readAllStandardError();
+        while (!err.contains("0.0%") && p->state() == QProcess::Running) {
+            p->waitForReadyRead(100);
+            err += p->readAllStandardError();
         }
-        if (p.state() != QProcess::Running)
+        if (p->state() != QProcess::Running)
             QSKIP("the replay finished before it could be interrupted");
-        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
-        QVERIFY(p.waitForFinished(60000));
-        QCOMPARE(p.exitCode(), 130);
+        ::kill(static_cast<pid_t>(p->processId()), SIGINT);
+        QVERIFY(p->waitForFinished(60000));
+        QCOMPARE(p->exitCode(), 130);
         QVERIFY(!fs::exists(out));
         int entries = 0;
         for ([[maybe_unused]] auto& e : fs::directory_iterator(dir->path()))

@@ -59,12 +59,12 @@ QString shellQuote(const QString& s) {
 
 // python3.15 in the chroot, in a private mount namespace with /proc mounted (the
 // profiler reads the target's memory through it).
-ProcessResult chrootPython(const QStringList& args, int timeoutMs = 120000) {
+RunResult chrootPython(const QStringList& args, int timeoutMs = 120000) {
     QString cmd = "set -e; mount -t proc proc " + shellQuote(chrootDir() + "/proc") +
                   "; exec chroot " + shellQuote(chrootDir()) + " python3.15";
     for (const QString& a : args)
         cmd += " " + shellQuote(a);
-    return runProgram("unshare", {"--mount", "--propagation", "private", "sh", "-c", cmd},
+    return runProgram("unshare", {"--mount", "--propagation", "private", "sh", "-c", cmd}, {},
                       timeoutMs);
 }
 

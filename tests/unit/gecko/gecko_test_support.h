@@ -4,6 +4,7 @@
 #include "core/gecko/gecko_collector.h"
 #include "core/sample/frame_registry.h"
 #include "core/sample/sample_sink.h"
+#include "tests/support/synthetic_feed.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -44,43 +45,6 @@ CheckResult checkGecko(const std::filesystem::path& path);
 
 // Directory entries (names), sorted.
 std::vector<std::string> listDir(const std::filesystem::path& dir);
-
-} // namespace gilscope::test
-
-namespace gilscope::test {
-
-// Builds synthetic batches against one registry, for hand-written scenarios.
-class SyntheticFeed {
-public:
-    explicit SyntheticFeed(SampleSink& sink, uint64_t intervalUs = 1000) : sink_(sink) {
-        RecordingInfo info;
-        info.sampleIntervalUs = intervalUs;
-        sink_.begin(registry_, info);
-    }
-    FrameId frame(const std::string& file, int line, const std::string& func,
-                  uint8_t opcode = kNoOpcode) {
-        FrameInfo f;
-        f.filename = registry_.internString(file);
-        f.funcname = registry_.internString(func);
-        f.line = f.endLine = line;
-        f.opcode = opcode;
-        return registry_.internFrame(f);
-    }
-    void add(uint64_t tid, uint32_t status, std::vector<FrameId> frames,
-             std::vector<uint64_t> timestampsUs) {
-        SampleBatch b;
-        b.threadId = tid;
-        b.status = status;
-        b.frames = frames;
-        b.timestampsUs = timestampsUs;
-        sink_.addBatch(b);
-    }
-    FrameRegistry& registry() { return registry_; }
-
-private:
-    SampleSink& sink_;
-    FrameRegistry registry_;
-};
 
 // Exports to a fresh temporary directory, checks the file with check-gecko, parses it.
 struct Exported {

@@ -2,6 +2,7 @@
 // memory by halving resolution, and snapshots taken while a producer runs.
 #include "core/live/live_timeline.h"
 #include "core/sample/thread_status.h"
+#include "tests/support/synthetic_feed.h"
 
 #include <QTest>
 
@@ -9,6 +10,7 @@
 #include <thread>
 
 using namespace gilscope;
+using gilscope::test::SyntheticFeed;
 
 namespace {
 
@@ -20,24 +22,13 @@ LiveTimelineOptions opts(uint64_t bucketUs, size_t maxBuckets, size_t maxThreads
     return o;
 }
 
-struct Feeder {
-    FrameRegistry registry;
-    FrameId work = 0, gc = 0;
-    Feeder() {
-        work =
-            registry.internFrame({registry.internString("a.py"), registry.internString("work"), 3});
-        gc = registry.internFrame({registry.internString("~"), registry.internString("<GC>")});
-    }
-    void add(LiveTimeline& t, uint64_t tid, uint32_t status, std::vector<FrameId> frames,
-             std::vector<uint64_t> ts) {
-        SampleBatch b;
-        b.threadId = tid;
-        b.status = status;
-        b.frames = frames;
-        b.timestampsUs = ts;
-        t.addBatch(b);
-    }
+// The frames the tests use: a function, and the "<GC>" frame the remote reader adds.
+struct Frames {
+    FrameId work, gc;
 };
+Frames frames(SyntheticFeed& feed) {
+    return {feed.frame("a.py", 3, "work"), feed.frame("~", kNoLocation, "<GC>")};
+}
 
 } // namespace
 
@@ -45,16 +36,16 @@ class TestLiveTimeline : public QObject {
     Q_OBJECT
 private slots:
     void countsStatesPerBucket() {
-        Feeder f;
         LiveTimeline t(opts(1000, 100));
-        t.begin(f.registry, RecordingInfo{});
+        SyntheticFeed f(t);
+        const Frames fr = frames(f);
         using namespace ThreadStatus;
         // Bucket 0 of thread 7: 3 samples, 2 with the GIL, 1 waiting, 2 on CPU.
-        f.add(t, 7, HasGil | OnCpu | MainThread, {f.work}, {10'000});
-        f.add(t, 7, HasGil | OnCpu | MainThread, {f.work}, {10'400});
-        f.add(t, 7, GilRequested | MainThread, {f.work}, {10'900});
+        f.add(7, HasGil | OnCpu | MainThread, {fr.work}, {10'000});
+        f.add(7, HasGil | OnCpu | MainThread, {fr.work}, {10'400});
+        f.add(7, GilRequested | MainThread, {fr.work}, {10'900});
         // Bucket 2 of thread 9: one GC sample, two timestamps in one batch.
-        f.add(t, 9, HasGil, {f.gc, f.work}, {12'100, 12'200});
+        f.add(9, HasGil, {fr.gc, fr.work}, {12'100, 12'200});
         t.finish({});
 
         const TimelineSnapshot s = t.snapshot();
@@ -84,23 +75,23 @@ private slots:
     }
 
     void mainThreadComesFirst() {
-        Feeder f;
         LiveTimeline t;
-        t.begin(f.registry, {});
-        f.add(t, 1, 0, {f.work}, {1});
-        f.add(t, 50, ThreadStatus::MainThread, {f.work}, {2});
+        SyntheticFeed f(t);
+        const Frames fr = frames(f);
+        f.add(1, 0, {fr.work}, {1});
+        f.add(50, ThreadStatus::MainThread, {fr.work}, {2});
         const auto s = t.snapshot();
         QCOMPARE(s.threads.front().threadId, uint64_t(50));
         QCOMPARE(s.threads.back().threadId, uint64_t(1));
     }
 
     void halvesResolutionInsteadOfGrowing() {
-        Feeder f;
         LiveTimeline t(opts(100, 16));
-        t.begin(f.registry, {});
+        SyntheticFeed f(t);
+        const Frames fr = frames(f);
         // 10,000 samples 10 µs apart = 100 ms: would be 1,000 buckets of 100 µs.
         for (uint64_t i = 0; i < 10'000; ++i)
-            f.add(t, 1, i % 4 == 0 ? ThreadStatus::HasGil : 0, {f.work}, {i * 10});
+            f.add(1, i % 4 == 0 ? ThreadStatus::HasGil : 0, {fr.work}, {i * 10});
         const auto s = t.snapshot();
         QVERIFY(s.threads[0].buckets.size() <= 16);
         QCOMPARE(s.bucketUs, uint64_t(100 * 64)); // 1000 buckets -> halved 6 times -> 16
@@ -114,11 +105,11 @@ private slots:
     }
 
     void capsThreadCount() {
-        Feeder f;
         LiveTimeline t(opts(100'000, 3000, 3));
-        t.begin(f.registry, {});
+        SyntheticFeed f(t);
+        const Frames fr = frames(f);
         for (uint64_t tid = 1; tid <= 10; ++tid)
-            f.add(t, tid, 0, {f.work}, {tid});
+            f.add(tid, 0, {fr.work}, {tid});
         const auto s = t.snapshot();
         QCOMPARE(s.threads.size(), size_t(3));
         QCOMPARE(s.samples, uint64_t(10));
@@ -135,13 +126,13 @@ private slots:
 
     // A producer thread and a polling reader: every snapshot is self-consistent.
     void snapshotsWhileProducing() {
-        Feeder f;
         LiveTimeline t(opts(50, 64));
-        t.begin(f.registry, {});
+        SyntheticFeed f(t);
+        const Frames fr = frames(f);
         std::atomic<bool> done{false};
         std::thread producer([&] {
             for (uint64_t i = 0; i < 200'000; ++i)
-                f.add(t, i % 3, ThreadStatus::OnCpu, {f.work}, {i});
+                f.add(i % 3, ThreadStatus::OnCpu, {fr.work}, {i});
             done = true;
         });
         int snapshots = 0;

@@ -3,25 +3,16 @@
 #include "core/gecko/gecko_collector.h"
 #include "core/tach/tach_reader.h"
 #include "core/util/temp_dir.h"
+#include "tach_fixtures.h"
 #include "tests/support/shared_dir.h"
 
 #include <QTest>
 
 #include <filesystem>
-#include <fstream>
 
 using namespace gilscope;
 using namespace gilscope::test;
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string readAll(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
-} // namespace
 
 class TestTachGecko : public QObject {
     Q_OBJECT
@@ -34,7 +25,7 @@ private slots:
     void replayToGeckoIsByteIdentical() {
         GILSCOPE_REQUIRE_SHARED();
         QFETCH(QString, name);
-        const fs::path base = fixturePath("tach/" + name).toStdString();
+        const fs::path base = tachFixture(name.toStdString());
         auto reader = TachReader::open(base.string() + ".bin");
         QVERIFY(reader.ok());
         GeckoOptions options;
@@ -52,7 +43,8 @@ private slots:
         const fs::path out = dir->path() / "out.json";
         auto s = collector.exportTo(out);
         QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
-        const std::string got = readAll(out), want = readAll(base.string() + ".gecko.json");
+        const std::string got = readFileBytes(out),
+                          want = readFileBytes(base.string() + ".gecko.json");
         if (got != want) {
             size_t i = 0;
             while (i < got.size() && i < want.size() && got[i] == want[i])

@@ -1,6 +1,7 @@
 // Replays CPython-written fixtures and compares with CPython's own reader: the exact
 // collect() call sequence, get_info(), get_stats(), and the error for each corrupt file.
 #include "core/tach/tach_reader.h"
+#include "tach_fixtures.h"
 #include "tests/support/shared_dir.h"
 #include "trace_sink.h"
 
@@ -18,18 +19,7 @@ using namespace gilscope::test;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-// QCOMPARE cannot print nlohmann::json; compare and show both dumps.
-#define JCOMPARE(actual, expected)                                                                 \
-    do {                                                                                           \
-        const json a_ = (actual), e_ = (expected);                                                 \
-        QVERIFY2(a_ == e_, (#actual ": got " + a_.dump() + ", want " + e_.dump()).c_str());        \
-    } while (0)
-
 namespace {
-
-fs::path tachFixture(const std::string& name) {
-    return fixturePath(QString::fromStdString("tach/" + name)).toStdString();
-}
 
 // Counts batches and samples; used to check how far a failing replay got.
 struct CountingSink : SampleSink {

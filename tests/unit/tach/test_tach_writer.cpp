@@ -5,6 +5,7 @@
 #include "core/tach/tach_reader.h"
 #include "core/tach/tach_writer.h"
 #include "core/util/temp_dir.h"
+#include "tach_fixtures.h"
 #include "tests/support/shared_dir.h"
 #include "trace_sink.h"
 
@@ -20,27 +21,12 @@ using namespace gilscope::test;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-#define JCOMPARE(actual, expected)                                                                 \
-    do {                                                                                           \
-        const json a_ = (actual), e_ = (expected);                                                 \
-        QVERIFY2(a_ == e_, (#actual ": got " + a_.dump() + ", want " + e_.dump()).c_str());        \
-    } while (0)
-
 namespace {
-
-fs::path tachFixture(const std::string& name) {
-    return fixturePath(QString::fromStdString("tach/" + name)).toStdString();
-}
 
 TachWriterOptions options(TachCompression compression) {
     TachWriterOptions o;
     o.compression = compression;
     return o;
-}
-
-std::string readAll(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
 // Replays into a writer as well as the caller's sink, so a test can inspect the
@@ -144,7 +130,7 @@ private slots:
         QVERIFY(!fs::exists(out)); // nothing appears before finalize()
         auto done = (*writer)->finalize();
         QVERIFY2(done.ok(), done.ok() ? "" : done.error().message.c_str());
-        QVERIFY(readAll(out) == readAll(tachFixture(base + ".bin")));
+        QVERIFY(readFileBytes(out) == readFileBytes(tachFixture(base + ".bin")));
     }
 
     // Compressed fixtures: same records, read back through zstd, same calls.
@@ -352,7 +338,7 @@ private slots:
             (*writer)->addBatch(b);
         }
         QVERIFY((*writer)->finalize().ok());
-        std::string bytes = readAll(out);
+        std::string bytes = readFileBytes(out);
         bytes[36] = 1; // thread_count u32 at offset 36
         std::ofstream(out, std::ios::binary | std::ios::trunc) << bytes;
         auto reader = TachReader::open(out);

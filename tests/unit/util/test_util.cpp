@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <unistd.h>
 
 using namespace gilscope;
@@ -30,6 +31,63 @@ private slots:
         QCOMPARE(sanitizeUtf8("\xED\xA0\x80"), std::string("\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"));
         QVERIFY(isValidUtf8("\xF0\x9F\x90\x8D"));
         QVERIFY(!isValidUtf8("\xC0\x80"));
+    }
+
+    void escapeForDisplayKeepsOneLine() {
+        QCOMPARE(escapeForDisplay("/srv/app.py --flag"), std::string("/srv/app.py --flag"));
+        QCOMPARE(escapeForDisplay("a\nb\tc\rd"), std::string(R"(a\nb\tc\rd)"));
+        QCOMPARE(escapeForDisplay(R"(C:\dir)"), std::string(R"(C:\\dir)"));
+        QCOMPARE(escapeForDisplay("\x1b[31mred\x7f"), std::string(R"(\x1b[31mred\x7f)"));
+        // C1 controls (U+009B is a one-byte CSI) are escaped; other non-ASCII stays.
+        QCOMPARE(escapeForDisplay("\xC2\x9B"
+                                  "2J"),
+                 std::string(R"(\x9b2J)"));
+        QCOMPARE(escapeForDisplay("\xC2\xA0\xC3\xA9\xE6\x9D\xB1"),
+                 std::string("\xC2\xA0\xC3\xA9\xE6\x9D\xB1"));
+        QCOMPARE(escapeForDisplay("\xFF\xFE"), std::string("\xEF\xBF\xBD\xEF\xBF\xBD"));
+        // Every string of two bytes comes out as valid UTF-8 without control characters.
+        for (int a = 0; a < 256; ++a) {
+            for (int b = 0; b < 256; ++b) {
+                const char in[2] = {static_cast<char>(a), static_cast<char>(b)};
+                const std::string out = escapeForDisplay(std::string_view(in, 2));
+                QVERIFY(isValidUtf8(out));
+                for (size_t i = 0; i < out.size(); ++i) {
+                    const auto c = static_cast<uint8_t>(out[i]);
+                    const bool c1 =
+                        c == 0xC2 && i + 1 < out.size() && static_cast<uint8_t>(out[i + 1]) <= 0x9F;
+                    if (c < 0x20 || c == 0x7F || c1)
+                        QFAIL(qPrintable(
+                            QStringLiteral("control character from %1 %2").arg(a).arg(b)));
+                }
+            }
+        }
+    }
+
+    void surrogateEscapeMatchesPython() {
+        // b.decode("utf-8", "surrogateescape") in Python gives these.
+        QCOMPARE(decodeUtf8SurrogateEscape("\xFF"), std::u16string(u"\xDCFF"));
+        QCOMPARE(decodeUtf8SurrogateEscape("a\xE2\x82"), std::u16string(u"a\xDCE2\xDC82"));
+        QCOMPARE(decodeUtf8SurrogateEscape("\xED\xA0\x80"), std::u16string(u"\xDCED\xDCA0\xDC80"));
+        // Valid UTF-8 decodes as any decoder does.
+        const char* valid = "plain \xC3\xA9 \xE6\x9D\xB1 \xF0\x9F\x90\x8D";
+        QCOMPARE(QString::fromStdU16String(decodeUtf8SurrogateEscape(valid)),
+                 QString::fromUtf8(valid));
+        // Surrogates that are not escaped bytes cannot be encoded: U+FFFD, not garbage.
+        QCOMPARE(encodeUtf8SurrogateEscape(u"\xD800x\xDC41"),
+                 std::string("\xEF\xBF\xBDx\xEF\xBF\xBD"));
+    }
+
+    void surrogateEscapeRoundTripsAnyBytes() {
+        std::mt19937 rng(42);
+        for (int n = 0; n < 20000; ++n) {
+            std::string bytes(rng() % 9, '\0');
+            for (char& c : bytes)
+                c = static_cast<char>(rng() % 4 == 0 ? 0x80 + rng() % 0x80 : rng() % 256);
+            const std::u16string text = decodeUtf8SurrogateEscape(bytes);
+            if (encodeUtf8SurrogateEscape(text) != bytes)
+                QFAIL(
+                    qPrintable("no round trip for " + QByteArray::fromStdString(bytes).toHex(' ')));
+        }
     }
 
     void atomicFileKeepsExistingDestinationWithoutCommit() {

@@ -1,0 +1,104 @@
+#include "tests/support/run_gilscope.h"
+
+#include "tests/support/shared_dir.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QStringDecoder>
+
+#include <unistd.h>
+#include <vector>
+
+namespace gilscope::test {
+
+namespace {
+
+// Starts an already configured QProcess and waits for it, killing it at the timeout.
+RunResult runToCompletion(QProcess& p, const QString& workDir, int timeoutMs) {
+    RunResult r;
+    if (!workDir.isEmpty()) p.setWorkingDirectory(workDir);
+    QElapsedTimer timer;
+    timer.start();
+    p.start();
+    if (!p.waitForStarted(10000)) {
+        r.err = QStringLiteral("cannot start %1: %2").arg(p.program(), p.errorString());
+        r.errBytes = r.err.toUtf8();
+        return r;
+    }
+    r.started = true;
+    r.finished = p.waitForFinished(timeoutMs);
+    r.wallSec = double(timer.elapsed()) / 1000.0;
+    if (!r.finished) {
+        p.kill();
+        p.waitForFinished(5000);
+    }
+    r.exitCode = r.finished && p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.outBytes = p.readAllStandardOutput();
+    r.errBytes = p.readAllStandardError();
+    r.out = QString::fromUtf8(r.outBytes);
+    r.err = QString::fromUtf8(r.errBytes);
+    return r;
+}
+
+} // namespace
+
+RunResult runProgram(const QString& program, const QStringList& args, const QString& workDir,
+                     int timeoutMs) {
+    QProcess p;
+    p.setProgram(program);
+    p.setArguments(args);
+    return runToCompletion(p, workDir, timeoutMs);
+}
+
+RunResult runProgramBytes(const QByteArray& program, const QByteArrayList& args,
+                          const QString& workDir, int timeoutMs) {
+    // The child execs the byte argv itself, after QProcess has set up its pipes and
+    // working directory. Everything is built here: after fork only execv runs.
+    QByteArrayList storage = args;
+    storage.prepend(program);
+    std::vector<char*> argv;
+    for (QByteArray& a : storage)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    QProcess p;
+    p.setProgram(QFile::decodeName(program));
+    p.setChildProcessModifier([&argv] {
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    });
+    return runToCompletion(p, workDir, timeoutMs);
+}
+
+RunResult runGilscope(const QStringList& args, const QString& workDir, int timeoutMs) {
+    return runProgram(gilscopeBinary(), args, workDir, timeoutMs);
+}
+
+RunResult runGilscopeBytes(const QByteArrayList& args, const QString& workDir, int timeoutMs) {
+    return runProgramBytes(QFile::encodeName(gilscopeBinary()), args, workDir, timeoutMs);
+}
+
+std::unique_ptr<QProcess> startGilscope(const QStringList& args, const QString& workDir) {
+    auto p = std::make_unique<QProcess>();
+    if (!workDir.isEmpty()) p->setWorkingDirectory(workDir);
+    p->start(gilscopeBinary(), args);
+    if (!p->waitForStarted(10000)) return nullptr;
+    return p;
+}
+
+QString describe(const RunResult& r) {
+    QString state = QString::number(r.exitCode);
+    if (!r.started)
+        state += QStringLiteral(" (did not start)");
+    else if (!r.finished)
+        state += QStringLiteral(" (timed out, killed)");
+    return QStringLiteral("exit %1\nstdout: %2\nstderr: %3").arg(state, r.out, r.err);
+}
+
+bool isUtf8(const QByteArray& bytes) {
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    const QString text = decoder.decode(bytes); // decodes on conversion
+    Q_UNUSED(text);
+    return !decoder.hasError();
+}
+
+} // namespace gilscope::test

@@ -1,0 +1,49 @@
+#pragma once
+
+// Runs the gilscope executable under test (or any program) to completion and captures
+// what a user would see: exit code, stdout, stderr, wall time.
+
+#include <QByteArray>
+#include <QByteArrayList>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace gilscope::test {
+
+// How long a run may take; then it is killed and RunResult::finished is false.
+constexpr int kRunTimeoutMs = 60000;
+
+struct RunResult {
+    bool started = false;
+    bool finished = false;         // false: it did not start, or was killed at the timeout
+    int exitCode = -1;             // -1 unless it exited normally
+    QByteArray outBytes, errBytes; // exactly what it wrote, for checks on the bytes
+    QString out, err;              // the same decoded as UTF-8
+    double wallSec = 0;
+};
+
+RunResult runProgram(const QString& program, const QStringList& args, const QString& workDir = {},
+                     int timeoutMs = kRunTimeoutMs);
+// QProcess passes QString arguments as UTF-8, so a byte that is not UTF-8 cannot reach
+// the program that way; these arguments are passed as the exact bytes given.
+RunResult runProgramBytes(const QByteArray& program, const QByteArrayList& args,
+                          const QString& workDir = {}, int timeoutMs = kRunTimeoutMs);
+
+RunResult runGilscope(const QStringList& args, const QString& workDir = {},
+                      int timeoutMs = kRunTimeoutMs);
+RunResult runGilscopeBytes(const QByteArrayList& args, const QString& workDir = {},
+                           int timeoutMs = kRunTimeoutMs);
+
+// Starts gilscope and returns at once (for Ctrl-C tests); null if it did not start.
+std::unique_ptr<QProcess> startGilscope(const QStringList& args, const QString& workDir = {});
+
+// "exit 3\nstdout: ...\nstderr: ..." (and whether it timed out) for assertion messages.
+QString describe(const RunResult& r);
+
+// Whether bytes are well-formed UTF-8 (checked by Qt's decoder, not gilscope's code).
+bool isUtf8(const QByteArray& bytes);
+
+} // namespace gilscope::test
