@@ -31,9 +31,68 @@ bool FrameWalker::fail(std::string why) {
     return false;
 }
 
-bool FrameWalker::walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out) {
+bool FrameWalker::walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
+                       bool usePrefetch) {
     error_.clear();
-    return layout_.legacyFrames ? walkLegacy(tstate, out) : walkModern(tstate, out);
+    if (layout_.legacyFrames) return walkLegacy(tstate, out);
+    usePrefetch_ = usePrefetch;
+    singlesThisWalk_.clear();
+    const bool ok = walkModern(tstate, out);
+    // What was read ahead served this walk only.
+    pf_.chunkOk = pf_.cframeOk = false;
+    pf_.framesOk = 0;
+    if (usePrefetch) pf_.frames = singlesThisWalk_;
+    usePrefetch_ = false;
+    return ok;
+}
+
+void FrameWalker::planPrefetch(std::vector<iovec>& local, std::vector<iovec>& remote) {
+    pf_.planned = 0;
+    if (layout_.legacyFrames) return;
+    // Order: small ranges first, the chunk (the likeliest to have gone) last, since a
+    // failed range ends the batch.
+    if (pf_.cframeWordAddr) {
+        local.push_back({&pf_.cframeWord, sizeof pf_.cframeWord});
+        remote.push_back({reinterpret_cast<void*>(pf_.cframeWordAddr), sizeof pf_.cframeWord});
+        ++pf_.planned;
+    }
+    const size_t frSize = layout_.frSize;
+    pf_.frameBytes.resize(pf_.frames.size() * frSize);
+    for (size_t i = 0; i < pf_.frames.size(); ++i) {
+        local.push_back({pf_.frameBytes.data() + i * frSize, frSize});
+        remote.push_back({reinterpret_cast<void*>(pf_.frames[i]), frSize});
+        ++pf_.planned;
+    }
+    if (pf_.chunkLen) {
+        pf_.chunkBytes.resize(pf_.chunkLen);
+        local.push_back({pf_.chunkBytes.data(), pf_.chunkLen});
+        remote.push_back({reinterpret_cast<void*>(pf_.chunkAddr), pf_.chunkLen});
+        ++pf_.planned;
+    }
+}
+
+void FrameWalker::prefetchArrived(size_t complete) {
+    // The planned ranges, in planPrefetch's order; the first `complete` of them arrived.
+    size_t next = 0;
+    auto arrived = [&] { return next++ < complete; };
+    pf_.cframeOk = pf_.cframeWordAddr && arrived();
+    pf_.framesOk = 0;
+    for (size_t k = 0; k < pf_.frames.size(); ++k)
+        if (arrived()) ++pf_.framesOk;
+    pf_.chunkOk = pf_.chunkLen && arrived();
+}
+
+void FrameWalker::learnPrefetch(uint64_t chunk, uint64_t used, uint64_t cframeWord) {
+    // Room for the stack to grow a little before the next sample, within the chunk.
+    constexpr uint64_t kSlack = 1024;
+    uint64_t len = 0;
+    if (chunk && !chunks_.empty() && chunks_[0].bytes.size() >= kChunkHeader) {
+        const uint64_t size = at<uint64_t>(chunks_[0].bytes.data(), 8);
+        if (size >= used && size <= kMaxChunkBytes) len = std::min(size, used + kSlack);
+    }
+    pf_.chunkAddr = len ? chunk : 0;
+    pf_.chunkLen = len;
+    pf_.cframeWordAddr = cframeWord;
 }
 
 bool FrameWalker::loadOlderChunk() {
@@ -69,6 +128,12 @@ const uint8_t* FrameWalker::frameBytes(uint64_t addr) {
         // in a generator; try the older chunks first, they hold many frames each.
         if (!loadOlderChunk()) break;
     }
+    if (usePrefetch_) {
+        // Remembered whether it came from the prefetch or not: wanted again next time.
+        if (singlesThisWalk_.size() < Prefetch::kMaxFrames) singlesThisWalk_.push_back(addr);
+        for (size_t i = 0; i < pf_.framesOk; ++i)
+            if (pf_.frames[i] == addr) return pf_.frameBytes.data() + i * need;
+    }
     single_.resize(need);
     if (!mem_.read(addr, single_.data(), need)) return nullptr;
     return single_.data();
@@ -85,30 +150,43 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         plausibleAddress(chunk) && top > chunk + kChunkHeader && top - chunk <= kMaxChunkBytes;
     if (chunks_.empty()) chunks_.emplace_back();
     Chunk& current = chunks_[0];
+    const uint64_t used = haveChunk ? top - chunk : 0;
+    bool chunkKnown = false;
     if (haveChunk) {
         current.addr = chunk;
-        current.bytes.resize(top - chunk);
+        if (usePrefetch_ && pf_.chunkOk && pf_.chunkAddr == chunk && used <= pf_.chunkLen) {
+            current.bytes.swap(pf_.chunkBytes); // read ahead with the thread state
+            chunkKnown = true;
+        }
+        current.bytes.resize(used);
     }
-    // One syscall: the current frame pointer (3.11/3.12 keep it in the C-stack cframe)
-    // together with the whole used part of the current chunk.
+    // One syscall for what was not read ahead: the current frame pointer (3.11/3.12 keep
+    // it in the C-stack cframe) and the whole used part of the current chunk.
     iovec local[2], remote[2];
     size_t n = 0;
+    uint64_t cframeWord = 0;
     if (layout_.tsCframe != kAbsent) {
         const uint64_t cframe = at<uint64_t>(t, layout_.tsCframe);
         if (!plausibleAddress(cframe)) return true; // thread not running Python yet
-        local[n] = {&frame, sizeof frame};
-        remote[n++] = {reinterpret_cast<void*>(cframe + layout_.cfCurrentFrame), sizeof frame};
+        cframeWord = cframe + layout_.cfCurrentFrame;
+        if (usePrefetch_ && pf_.cframeOk && pf_.cframeWordAddr == cframeWord) {
+            frame = pf_.cframeWord;
+        } else {
+            local[n] = {&frame, sizeof frame};
+            remote[n++] = {reinterpret_cast<void*>(cframeWord), sizeof frame};
+        }
     } else {
         frame = at<uint64_t>(t, layout_.tsCurrentFrame);
     }
-    if (haveChunk) {
+    const bool chunkInBatch = haveChunk && !chunkKnown;
+    if (chunkInBatch) {
         local[n] = {current.bytes.data(), current.bytes.size()};
         remote[n++] = {reinterpret_cast<void*>(chunk), current.bytes.size()};
     }
     if (n > 0) {
         const size_t done = mem_.readMany({local, n}, {remote, n});
         if (done < n) {
-            if (done < n - (haveChunk ? 1 : 0)) return fail("cannot read the current frame");
+            if (done < n - (chunkInBatch ? 1 : 0)) return fail("cannot read the current frame");
             current.bytes.resize(0); // chunk unreadable: fall back to single reads
         }
     }
@@ -116,6 +194,7 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         chunksUsed_ = 1;
         olderChunk_ = at<uint64_t>(current.bytes.data(), 0);
     }
+    if (usePrefetch_) learnPrefetch(haveChunk ? chunk : 0, used, cframeWord);
 
     const uint8_t skipOwner = static_cast<uint8_t>(layout_.firstSkippedOwner);
     const size_t first = out.size();

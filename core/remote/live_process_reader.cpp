@@ -145,26 +145,31 @@ uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId) {
 ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count) {
     count = 0;
     lastError_.clear();
-    // One syscall for the main interpreter's hot fields, the runtime's GIL/GC fields and
-    // the thread state we expect to need first (the one we needed last time).
-    iovec local[3], remote[3];
-    size_t n = 0;
-    local[n] = {interpWin_.bytes.data(), interpWin_.bytes.size()};
-    remote[n++] = {reinterpret_cast<void*>(mainInterp_ + interpWin_.lo), interpWin_.bytes.size()};
+    // One syscall for the main interpreter's hot fields, the runtime's GIL/GC fields, the
+    // thread state we expect to need first (the one we needed last time) and, when only
+    // that thread is sampled, the frame data its last walk needed.
+    batchLocal_.clear();
+    batchRemote_.clear();
+    batchLocal_.push_back({interpWin_.bytes.data(), interpWin_.bytes.size()});
+    batchRemote_.push_back(
+        {reinterpret_cast<void*>(mainInterp_ + interpWin_.lo), interpWin_.bytes.size()});
     if (!runtimeWin_.empty()) {
-        local[n] = {runtimeWin_.bytes.data(), runtimeWin_.bytes.size()};
-        remote[n++] = {reinterpret_cast<void*>(loc_.runtimeAddr + runtimeWin_.lo),
-                       runtimeWin_.bytes.size()};
+        batchLocal_.push_back({runtimeWin_.bytes.data(), runtimeWin_.bytes.size()});
+        batchRemote_.push_back(
+            {reinterpret_cast<void*>(loc_.runtimeAddr + runtimeWin_.lo), runtimeWin_.bytes.size()});
     }
-    const size_t fixed = n;
+    const size_t fixed = batchLocal_.size();
     if (predictedTstate_) {
-        local[n] = {tstate_.data(), tstate_.size()};
-        remote[n++] = {reinterpret_cast<void*>(predictedTstate_), tstate_.size()};
+        batchLocal_.push_back({tstate_.data(), tstate_.size()});
+        batchRemote_.push_back({reinterpret_cast<void*>(predictedTstate_), tstate_.size()});
     }
-    const size_t done = mem_.readMany({local, n}, {remote, n});
+    const size_t ours = batchLocal_.size();
+    if (!options_.allThreads) walker_.planPrefetch(batchLocal_, batchRemote_);
+    const size_t done = mem_.readMany(batchLocal_, batchRemote_);
     if (done < fixed) return fail("cannot read the interpreter state");
-    tstateValid_ = done == n && predictedTstate_ != 0;
+    tstateValid_ = done >= ours && predictedTstate_ != 0;
     tstateAddr_ = tstateValid_ ? predictedTstate_ : 0;
+    if (!options_.allThreads) walker_.prefetchArrived(done > ours ? done - ours : 0);
 
     if (layout_.inCodeGeneration != kAbsent) {
         const uint64_t gen = interpWin_.u64(layout_.inCodeGeneration);
@@ -336,7 +341,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         stack.frames.push_back(registry_.internFrame(gc));
     }
     // The walker may overwrite nothing of tstate_, but keep a copy of `next` semantics intact.
-    if (!walker_.walk(tstate_, stack.frames)) {
+    if (!walker_.walk(tstate_, stack.frames, !options_.allThreads)) {
         lastError_ = walker_.error();
         return false;
     }

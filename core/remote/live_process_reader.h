@@ -73,6 +73,7 @@ private:
     std::string lastError_;
 
     Window runtimeWin_, interpWin_;
+    std::vector<iovec> batchLocal_, batchRemote_; // the first read of every sample
     uint64_t mainInterp_ = 0;
     uint64_t mainThreadId_ = 0;    // <= 3.12: _PyRuntime.main_thread
     uint64_t predictedTstate_ = 0; // tstate read speculatively with the interpreter window
