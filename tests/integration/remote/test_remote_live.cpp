@@ -1,6 +1,7 @@
 // Reads real Python processes under every interpreter on the machine (pyenv 3.8-3.13,
 // Debian's static python3.11, the sid chroot's 3.14/3.15) and checks names, lines,
 // threads and status bits against what the target itself reports.
+#include "core/remote/live_process_reader.h"
 #include "core/remote/live_stack_source.h"
 #include "core/sample/thread_status.h"
 #include "tests/integration/remote/remote_test_helpers.h"
@@ -189,6 +190,39 @@ private slots:
         QVERIFY2(workerSleeping >= 10, qPrintable(QString::number(workerSleeping)));
         QVERIFY2(workerRequesting * 10 >= workerSleeping * 9,
                  qPrintable(QString("%1 of %2").arg(workerRequesting).arg(workerSleeping)));
+    }
+
+    void steadyStackTakesOneOrTwoReads_data() {
+        test::addInterpreterRows(test::findInterpreters());
+    }
+    void steadyStackTakesOneOrTwoReads() {
+        // "A handful of syscalls per sample": on a stack that sits still, 3.11+ need one
+        // process_vm_readv per sample (everything read ahead with the thread state) and
+        // 3.8-3.10 two (the remembered frame chain, then the code objects it holds).
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "deep30.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        OPEN_OR_FAIL(src, target.pid(), false);
+        auto* live = dynamic_cast<remote::LiveProcessReader*>(src.get());
+        QVERIFY(live);
+        // Past its READY print, the target sits in its 30-frame loop for good.
+        READ_UNTIL_OR_FAIL(src, steady, [](const test::Snapshot& s) {
+            return s.count == 1 && s.threads[0].frames.size() == 30;
+        });
+        for (int i = 0; i < 20; ++i) {
+            READ_OR_FAIL(src, warm);
+        }
+        constexpr int kSamples = 200;
+        const uint64_t before = live->syscalls();
+        for (int i = 0; i < kSamples; ++i) {
+            READ_OR_FAIL(src, snap);
+            QCOMPARE(snap.threads[0].frames.size(), size_t(30));
+        }
+        const double perSample = double(live->syscalls() - before) / kSamples;
+        qInfo("%s: %.2f process_vm_readv per 30-frame sample", qPrintable(interpreter.label),
+              perSample);
+        QVERIFY2(perSample <= (interpreter.minor >= 11 ? 1.1 : 2.1),
+                 qPrintable(QString::number(perSample)));
     }
 
     void recursion_data() {
