@@ -2,6 +2,7 @@
 
 #include "core/sample/thread_status.h"
 #include "core/sampling/sampler_stats_publisher.h"
+#include "core/sampling/thread_scheduling.h"
 #include "core/sampling/tick_waiter.h"
 
 #include <algorithm>
@@ -12,8 +13,6 @@
 #include <thread>
 #include <vector>
 
-#include <pthread.h>
-#include <sched.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -21,6 +20,8 @@ namespace gilscope {
 
 namespace {
 
+// Slice hint for the sampler thread: the kernel's minimum, since each tick runs far less.
+constexpr uint64_t kSliceHintUs = 100;
 // How often the sampler refreshes its own CPU time (a syscall, so not every tick).
 constexpr uint64_t kCpuRefreshUs = 100000;
 
@@ -90,11 +91,10 @@ void Sampler::Impl::run(uint64_t startUs) {
     // without forcing a precise (costly, on a VM) timer for every slow tick.
     const unsigned long slackNs = std::clamp<uint64_t>(options.intervalUs * 100, 1000, 50000);
     prctl(PR_SET_TIMERSLACK, slackNs, 0, 0, 0);
-    if (options.realtimePriority > 0) {
-        sched_param param{};
-        param.sched_priority = options.realtimePriority;
-        pthread_setschedparam(pthread_self(), SCHED_FIFO, &param); // best effort
-    }
+    if (options.realtimePriority > 0)
+        requestRealtimePriority(options.realtimePriority); // best effort
+    else
+        requestShortTimeSlice(kSliceHintUs);
 
     const uint64_t interval = options.intervalUs;
     const uint64_t endUs = options.durationSec > 0
