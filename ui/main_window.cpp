@@ -2,6 +2,7 @@
 
 #include "core/live/recording_file.h"
 #include "core/live/recording_session.h"
+#include "core/sampling/rate_parser.h"
 #include "core/util/temp_dir.h"
 #include "ui/attach_job.h"
 #include "ui/live_figures.h"
@@ -12,6 +13,7 @@
 #include <QAbstractItemView>
 #include <QAction>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGroupBox>
@@ -111,6 +113,15 @@ void MainWindow::buildActions() {
     toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     toolbar->addAction(recordAction_);
     toolbar->addAction(stopAction_);
+    toolbar->addWidget(new QLabel(tr(" Rate "), toolbar));
+    rateBox_ = new QComboBox(toolbar);
+    rateBox_->setObjectName(QStringLiteral("rateBox"));
+    rateBox_->setEditable(true); // any rate CPython's -r accepts, e.g. 2.5khz
+    rateBox_->addItems({QStringLiteral("100hz"), QStringLiteral("1khz"), QStringLiteral("5khz"),
+                        QStringLiteral("10khz"), QStringLiteral("20khz"), QStringLiteral("50khz")});
+    rateBox_->setCurrentText(QStringLiteral("1khz")); // CPython's default
+    rateBox_->setToolTip(tr("Sampling rate, as python -m profiling.sampling -r takes it"));
+    toolbar->addWidget(rateBox_);
     toolbar->addSeparator();
     toolbar->addAction(openAction_);
     toolbar->addAction(exportAction_);
@@ -172,7 +183,8 @@ void MainWindow::updateActions() {
     recordAction_->setToolTip(
         process && !process->canAttach
             ? tr("Cannot attach: %1").arg(QString::fromStdString(process->reason))
-            : tr("Sample the selected process at 1 kHz, all threads"));
+            : tr("Sample the selected process, all threads"));
+    rateBox_->setEnabled(idle);
     stopAction_->setEnabled(recording() || attaching()); // Stop also cancels an attach
     openAction_->setEnabled(idle);
     const bool finishedSession = session_ && session_->finished();
@@ -196,8 +208,16 @@ void MainWindow::record() {
                         .arg(QString::fromStdString(process->reason)));
         return;
     }
+    auto interval = parseSamplingRate(rateBox_->currentText().toStdString());
+    if (!interval) {
+        showMessage(MessageKind::Error, tr("Cannot record"),
+                    QString::fromStdString(interval.error().message));
+        return;
+    }
+    RecordingOptions options;
+    options.intervalUs = *interval;
     attachCommandLine_ = QString::fromStdString(process->commandLine);
-    attach_->start(process->pid, RecordingOptions{});
+    attach_->start(process->pid, options);
     setStatus(tr("Attaching to PID %1…").arg(process->pid));
     updateActions();
 }

@@ -8,6 +8,7 @@
 #include <memory>
 
 class QAction;
+class QComboBox;
 class QLabel;
 class QTimer;
 
@@ -49,6 +50,8 @@ public:
     QAction* exportAction() const { return exportAction_; }
     QAction* saveBinAction() const { return saveBinAction_; }
     QAction* openAction() const { return openAction_; }
+    // Sampling rate for the next recording, in CPython's -r syntax ("1khz", "500", "2.5k").
+    QComboBox* rateBox() const { return rateBox_; }
     QString statusText() const;
     bool recording() const;
     bool attaching() const; // Record was pressed; the worker is still opening the process
@@ -104,6 +107,7 @@ private:
     QAction* exportAction_ = nullptr;
     QAction* saveBinAction_ = nullptr;
     QAction* openAction_ = nullptr;
+    QComboBox* rateBox_ = nullptr;
 
     // Shared with worker jobs, which keep them alive until they are done.
     std::shared_ptr<RecordingSession> session_;

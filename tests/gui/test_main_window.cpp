@@ -19,6 +19,7 @@
 #include "ui/timeline_widget.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -346,6 +347,38 @@ private slots:
         startRecording(h, second.pid());
         if (QTest::currentTestFailed()) return;
         QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+    }
+
+    // The rate box takes CPython's -r syntax: a chosen rate is what the sampler is asked
+    // for, and a rate CPython would refuse is refused with CPython's words, before any
+    // attach.
+    void samplingRateComesFromTheRateBox() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.last(), QStringLiteral("three_deep.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        QCOMPARE(h.window.rateBox()->currentText(), QStringLiteral("1khz"));
+
+        h.window.rateBox()->setCurrentText(QStringLiteral("fast"));
+        QSignalSpy started(&h.window, &MainWindow::recordingStarted);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        QVERIFY(!h.window.attaching());
+        QCOMPARE(h.messages.size(), 1);
+        QCOMPARE(h.messages[0].kind, MainWindow::MessageKind::Error);
+        QVERIFY2(h.messages[0].text.contains(QStringLiteral("fast")),
+                 qPrintable(h.messages[0].text));
+
+        h.messages.clear();
+        h.window.rateBox()->setCurrentText(QStringLiteral("2.5khz"));
+        startRecording(h, target.pid());
+        if (QTest::currentTestFailed()) return;
+        QVERIFY(!h.window.rateBox()->isEnabled()); // fixed while recording
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples > 200, 20000);
+        QCOMPARE(h.window.figures()->stats().requestedRateHz, 2500.0);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+        QVERIFY(h.window.rateBox()->isEnabled());
     }
 
     // An attach that fails on the worker says why, as before it moved off the GUI thread.
