@@ -91,8 +91,8 @@ void Sampler::Impl::run(uint64_t startUs) {
     // without forcing a precise (costly, on a VM) timer for every slow tick.
     const unsigned long slackNs = std::clamp<uint64_t>(options.intervalUs * 100, 1000, 50000);
     prctl(PR_SET_TIMERSLACK, slackNs, 0, 0, 0);
-    if (options.realtimePriority > 0)
-        requestRealtimePriority(options.realtimePriority); // best effort
+    if (options.realtimePriority > 0 && requestRealtimePriority(options.realtimePriority))
+        waiter.forbidSpinning();
     else
         requestShortTimeSlice(kSliceHintUs);
 

@@ -27,7 +27,7 @@ bool TickWaiter::waitUntil(uint64_t deadlineUs, const std::atomic<bool>& stop) {
         const uint64_t now = clock_.nowUs();
         if (now >= deadlineUs) return true;
         const uint64_t remaining = deadlineUs - now;
-        if (static_cast<double>(remaining) < latencyUs_) {
+        if (spinAllowed_ && static_cast<double>(remaining) < latencyUs_) {
             clock_.spinUntilUs(deadlineUs); // < kMaxSpinUs, so no stop check inside
             ++spins_;
             latencyUs_ *= kForgetPerSpin;

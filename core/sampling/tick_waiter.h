@@ -21,6 +21,10 @@ public:
 
     explicit TickWaiter(SamplerClock& clock) : clock_(clock) {}
 
+    // A SCHED_FIFO sampler must never spin: at real-time priority a spinning thread
+    // starves everything else on its CPU (the kernel only throttles it at 95 %).
+    void forbidSpinning() { spinAllowed_ = false; }
+
     // Returns false, without waiting further, once stop is set.
     bool waitUntil(uint64_t deadlineUs, const std::atomic<bool>& stop);
 
@@ -33,6 +37,7 @@ private:
 
     SamplerClock& clock_;
     double latencyUs_ = 0;
+    bool spinAllowed_ = true;
     uint64_t spins_ = 0, sleeps_ = 0;
 };
 

@@ -7,6 +7,7 @@
 
 #include <QTest>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -127,6 +128,24 @@ private slots:
         QVERIFY(clock.maxSpinUs() <= TickWaiter::kMaxSpinUs);
         QVERIFY(clock.sleeps() > clock.spins());
         QVERIFY(sampler.stats().missed > 0);
+    }
+
+    void realtimeWaiterNeverSpins() {
+        // Same late wake-ups as above; a waiter told not to spin (SCHED_FIFO) sleeps every
+        // time, however little time is left.
+        FakeClock clock(kStart, 40);
+        TickWaiter waiter(clock);
+        waiter.forbidSpinning();
+        std::atomic<bool> stop{false};
+        uint64_t deadline = kStart;
+        for (int i = 0; i < 1000; ++i) {
+            deadline = std::max(deadline + 20, clock.nowUs() + 1);
+            QVERIFY(waiter.waitUntil(deadline, stop));
+        }
+        QCOMPARE(clock.spins(), uint64_t(0));
+        QVERIFY(waiter.latencyUs() > 0); // it did learn the latency, and ignored it
+        stop = true;
+        QVERIFY(!waiter.waitUntil(clock.nowUs() + 1000, stop));
     }
 
     void durationStopsAtTheDeadline() {
