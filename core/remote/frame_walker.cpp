@@ -32,54 +32,68 @@ bool FrameWalker::fail(std::string why) {
 }
 
 bool FrameWalker::walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
-                       bool usePrefetch) {
+                       Prefetch* ahead) {
     error_.clear();
-    if (layout_.legacyFrames) return walkLegacy(tstate, out);
-    usePrefetch_ = usePrefetch;
+    if (layout_.legacyFrames) {
+        // The frame chain remembered for this thread (with -a, every thread has its own).
+        if (ahead) lastChain_.swap(ahead->chain), lastChainCodes_.swap(ahead->chainCodes);
+        const bool ok = walkLegacy(tstate, out);
+        if (ahead) lastChain_.swap(ahead->chain), lastChainCodes_.swap(ahead->chainCodes);
+        return ok;
+    }
+    ahead_ = ahead;
     singlesThisWalk_.clear();
     const bool ok = walkModern(tstate, out);
-    // What was read ahead served this walk only.
-    pf_.chunkOk = pf_.cframeOk = false;
-    pf_.framesOk = 0;
-    if (usePrefetch) pf_.frames = singlesThisWalk_;
-    usePrefetch_ = false;
+    if (ahead) {
+        dropPrefetch(*ahead); // what was read ahead served this walk only
+        ahead->frames = singlesThisWalk_;
+    }
+    ahead_ = nullptr;
     return ok;
 }
 
-void FrameWalker::planPrefetch(std::vector<iovec>& local, std::vector<iovec>& remote) {
-    pf_.planned = 0;
-    if (layout_.legacyFrames) return;
-    // Order: small ranges first, the chunk (the likeliest to have gone) last, since a
-    // failed range ends the batch.
-    if (pf_.cframeWordAddr) {
-        local.push_back({&pf_.cframeWord, sizeof pf_.cframeWord});
-        remote.push_back({reinterpret_cast<void*>(pf_.cframeWordAddr), sizeof pf_.cframeWord});
-        ++pf_.planned;
-    }
-    const size_t frSize = layout_.frSize;
-    pf_.frameBytes.resize(pf_.frames.size() * frSize);
-    for (size_t i = 0; i < pf_.frames.size(); ++i) {
-        local.push_back({pf_.frameBytes.data() + i * frSize, frSize});
-        remote.push_back({reinterpret_cast<void*>(pf_.frames[i]), frSize});
-        ++pf_.planned;
-    }
-    if (pf_.chunkLen) {
-        pf_.chunkBytes.resize(pf_.chunkLen);
-        local.push_back({pf_.chunkBytes.data(), pf_.chunkLen});
-        remote.push_back({reinterpret_cast<void*>(pf_.chunkAddr), pf_.chunkLen});
-        ++pf_.planned;
-    }
+void FrameWalker::dropPrefetch(Prefetch& pf) {
+    pf.chunkOk = pf.cframeOk = false;
+    pf.framesOk = 0;
 }
 
-void FrameWalker::prefetchArrived(size_t complete) {
+size_t FrameWalker::planPrefetch(Prefetch& pf, std::vector<iovec>& local,
+                                 std::vector<iovec>& remote) {
+    dropPrefetch(pf); // nothing of an earlier batch may be taken for this one
+    if (layout_.legacyFrames) return 0;
+    size_t planned = 0;
+    // Order: small ranges first, the chunk (the likeliest to have gone) last, since a
+    // failed range ends the batch.
+    if (pf.cframeWordAddr) {
+        local.push_back({&pf.cframeWord, sizeof pf.cframeWord});
+        remote.push_back({reinterpret_cast<void*>(pf.cframeWordAddr), sizeof pf.cframeWord});
+        ++planned;
+    }
+    const size_t frSize = layout_.frSize;
+    pf.frameBytes.resize(pf.frames.size() * frSize);
+    for (size_t i = 0; i < pf.frames.size(); ++i) {
+        local.push_back({pf.frameBytes.data() + i * frSize, frSize});
+        remote.push_back({reinterpret_cast<void*>(pf.frames[i]), frSize});
+        ++planned;
+    }
+    if (pf.chunkLen) {
+        pf.chunkBytes.resize(pf.chunkLen);
+        local.push_back({pf.chunkBytes.data(), pf.chunkLen});
+        remote.push_back({reinterpret_cast<void*>(pf.chunkAddr), pf.chunkLen});
+        ++planned;
+    }
+    return planned;
+}
+
+void FrameWalker::prefetchArrived(Prefetch& pf, size_t complete) {
     // The planned ranges, in planPrefetch's order; the first `complete` of them arrived.
     size_t next = 0;
     auto arrived = [&] { return next++ < complete; };
-    pf_.cframeOk = pf_.cframeWordAddr && arrived();
-    pf_.framesOk = 0;
-    for (size_t k = 0; k < pf_.frames.size(); ++k)
-        if (arrived()) ++pf_.framesOk;
-    pf_.chunkOk = pf_.chunkLen && arrived();
+    pf.cframeOk = pf.cframeWordAddr && arrived();
+    pf.framesOk = 0;
+    for (size_t k = 0; k < pf.frames.size(); ++k)
+        if (arrived()) ++pf.framesOk;
+    pf.chunkOk = pf.chunkLen && arrived();
 }
 
 void FrameWalker::learnPrefetch(uint64_t chunk, uint64_t used, uint64_t cframeWord) {
@@ -90,9 +104,9 @@ void FrameWalker::learnPrefetch(uint64_t chunk, uint64_t used, uint64_t cframeWo
         const uint64_t size = at<uint64_t>(chunks_[0].bytes.data(), 8);
         if (size >= used && size <= kMaxChunkBytes) len = std::min(size, used + kSlack);
     }
-    pf_.chunkAddr = len ? chunk : 0;
-    pf_.chunkLen = len;
-    pf_.cframeWordAddr = cframeWord;
+    ahead_->chunkAddr = len ? chunk : 0;
+    ahead_->chunkLen = len;
+    ahead_->cframeWordAddr = cframeWord;
 }
 
 bool FrameWalker::loadOlderChunk() {
@@ -128,11 +142,11 @@ const uint8_t* FrameWalker::frameBytes(uint64_t addr) {
         // in a generator; try the older chunks first, they hold many frames each.
         if (!loadOlderChunk()) break;
     }
-    if (usePrefetch_) {
+    if (ahead_) {
         // Remembered whether it came from the prefetch or not: wanted again next time.
         if (singlesThisWalk_.size() < Prefetch::kMaxFrames) singlesThisWalk_.push_back(addr);
-        for (size_t i = 0; i < pf_.framesOk; ++i)
-            if (pf_.frames[i] == addr) return pf_.frameBytes.data() + i * need;
+        for (size_t i = 0; i < ahead_->framesOk; ++i)
+            if (ahead_->frames[i] == addr) return ahead_->frameBytes.data() + i * need;
     }
     single_.resize(need);
     if (!mem_.read(addr, single_.data(), need)) return nullptr;
@@ -154,8 +168,8 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     bool chunkKnown = false;
     if (haveChunk) {
         current.addr = chunk;
-        if (usePrefetch_ && pf_.chunkOk && pf_.chunkAddr == chunk && used <= pf_.chunkLen) {
-            current.bytes.swap(pf_.chunkBytes); // read ahead with the thread state
+        if (ahead_ && ahead_->chunkOk && ahead_->chunkAddr == chunk && used <= ahead_->chunkLen) {
+            current.bytes.swap(ahead_->chunkBytes); // read ahead with the thread state
             chunkKnown = true;
         }
         current.bytes.resize(used);
@@ -169,8 +183,8 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         const uint64_t cframe = at<uint64_t>(t, layout_.tsCframe);
         if (!plausibleAddress(cframe)) return true; // thread not running Python yet
         cframeWord = cframe + layout_.cfCurrentFrame;
-        if (usePrefetch_ && pf_.cframeOk && pf_.cframeWordAddr == cframeWord) {
-            frame = pf_.cframeWord;
+        if (ahead_ && ahead_->cframeOk && ahead_->cframeWordAddr == cframeWord) {
+            frame = ahead_->cframeWord;
         } else {
             local[n] = {&frame, sizeof frame};
             remote[n++] = {reinterpret_cast<void*>(cframeWord), sizeof frame};
@@ -194,7 +208,7 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         chunksUsed_ = 1;
         olderChunk_ = at<uint64_t>(current.bytes.data(), 0);
     }
-    if (usePrefetch_) learnPrefetch(haveChunk ? chunk : 0, used, cframeWord);
+    if (ahead_) learnPrefetch(haveChunk ? chunk : 0, used, cframeWord);
 
     const uint8_t skipOwner = static_cast<uint8_t>(layout_.firstSkippedOwner);
     const size_t first = out.size();

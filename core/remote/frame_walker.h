@@ -26,19 +26,36 @@ public:
     FrameWalker(RemoteMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
                 CodeCache& codes, bool opcodes);
 
+    // Read-ahead state of one thread: predictions learned by its last walk and what the
+    // batch read brought back (see planPrefetch).
+    struct Prefetch {
+        static constexpr size_t kMaxFrames = 4;
+        uint64_t chunkAddr = 0, chunkLen = 0, cframeWordAddr = 0;
+        std::vector<uint64_t> frames;
+        bool chunkOk = false, cframeOk = false;
+        size_t framesOk = 0;
+        uint64_t cframeWord = 0;
+        std::vector<uint8_t> chunkBytes, frameBytes;
+        std::vector<uint64_t> chain, chainCodes; // <= 3.10: the last frame chain, leaf first
+    };
+
     // `tstate` is a local copy of the PyThreadState at `tstateAddr`. Appends frames to
     // `out`. Returns false on a torn/invalid read, with the reason in error().
-    // usePrefetch: this is the thread the prefetch was planned for (see planPrefetch).
-    bool walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out, bool usePrefetch = false);
+    // ahead: this thread's read-ahead state (used, then updated for next time), or null.
+    bool walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
+              Prefetch* ahead = nullptr);
 
     // 3.11+: ranges to read ahead, in the same syscall as the thread state, where the last
     // prefetching walk found them: its chunk, the current-frame word of its C-stack
     // cframe (3.11/3.12) and the frames it had to read one by one (entry frames on the C
     // stack, the base frame). A steady stack then costs one syscall. A range is used only
     // when this walk's thread state points at exactly it. Appends to local/remote.
-    void planPrefetch(std::vector<iovec>& local, std::vector<iovec>& remote);
+    // Returns how many ranges it appended.
+    size_t planPrefetch(Prefetch& ahead, std::vector<iovec>& local, std::vector<iovec>& remote);
     // How many of the planned ranges were read completely (they come first-to-last).
-    void prefetchArrived(size_t complete);
+    void prefetchArrived(Prefetch& ahead, size_t complete);
+    // Marks everything read ahead as unusable (a batch that did not reach the walk).
+    static void dropPrefetch(Prefetch& ahead);
 
     const std::string& error() const { return error_; }
 
@@ -58,19 +75,7 @@ private:
     bool fail(std::string why);
     void learnPrefetch(uint64_t chunk, uint64_t used, uint64_t cframeWord);
 
-    // Predictions (learned by the last prefetching walk) and what the batch brought back.
-    struct Prefetch {
-        static constexpr size_t kMaxFrames = 4;
-        uint64_t chunkAddr = 0, chunkLen = 0, cframeWordAddr = 0;
-        std::vector<uint64_t> frames;
-        bool chunkOk = false, cframeOk = false;
-        size_t framesOk = 0;
-        uint64_t cframeWord = 0;
-        std::vector<uint8_t> chunkBytes, frameBytes;
-        size_t planned = 0;
-    };
-    Prefetch pf_;
-    bool usePrefetch_ = false;
+    Prefetch* ahead_ = nullptr; // the walk's read-ahead state, if any
     std::vector<uint64_t> singlesThisWalk_;
 
     RemoteMemory& mem_;

@@ -164,12 +164,19 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
         batchRemote_.push_back({reinterpret_cast<void*>(predictedTstate_), tstate_.size()});
     }
     const size_t ours = batchLocal_.size();
-    if (!options_.allThreads) walker_.planPrefetch(batchLocal_, batchRemote_);
+    if (!options_.allThreads)
+        walker_.planPrefetch(mainAhead_, batchLocal_, batchRemote_);
+    else
+        planThreads();
     const size_t done = mem_.readMany(batchLocal_, batchRemote_);
     if (done < fixed) return fail("cannot read the interpreter state");
     tstateValid_ = done >= ours && predictedTstate_ != 0;
     tstateAddr_ = tstateValid_ ? predictedTstate_ : 0;
-    if (!options_.allThreads) walker_.prefetchArrived(done > ours ? done - ours : 0);
+    ++sampleNo_;
+    if (!options_.allThreads)
+        walker_.prefetchArrived(mainAhead_, done > ours ? done - ours : 0);
+    else
+        threadsArrived(done);
 
     if (layout_.inCodeGeneration != kAbsent) {
         const uint64_t gen = interpWin_.u64(layout_.inCodeGeneration);
@@ -196,7 +203,46 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
         }
     }
     threadState_.endSample();
+    if (options_.allThreads) forgetGoneThreads();
     return outcome;
+}
+
+void LiveProcessReader::planThreads() {
+    // process_vm_readv takes at most IOV_MAX (1024) ranges; threads past that are read
+    // one by one.
+    constexpr size_t kMaxRanges = 1024;
+    for (const PlannedThread& p : planned_) { // not walked last time: stale now
+        ThreadAhead& a = ahead_[p.addr];
+        a.tstateOk = false;
+        FrameWalker::dropPrefetch(a.frames);
+    }
+    planned_.clear();
+    for (uint64_t t : lastThreads_) {
+        if (batchLocal_.size() + 2 + FrameWalker::Prefetch::kMaxFrames > kMaxRanges) break;
+        ThreadAhead& a = ahead_[t];
+        a.tstate.resize(tstate_.size());
+        const size_t at = batchLocal_.size();
+        batchLocal_.push_back({a.tstate.data(), a.tstate.size()});
+        batchRemote_.push_back({reinterpret_cast<void*>(t), a.tstate.size()});
+        planned_.push_back({t, at, walker_.planPrefetch(a.frames, batchLocal_, batchRemote_)});
+    }
+}
+
+void LiveProcessReader::threadsArrived(size_t done) {
+    for (const PlannedThread& p : planned_) {
+        ThreadAhead& a = ahead_[p.addr];
+        a.tstateOk = done > p.tstateIndex;
+        const size_t first = p.tstateIndex + 1;
+        walker_.prefetchArrived(a.frames, done > first ? std::min(done - first, p.frameRanges) : 0);
+    }
+}
+
+void LiveProcessReader::forgetGoneThreads() {
+    lastThreads_.swap(threadsNow_);
+    threadsNow_.clear();
+    if (ahead_.size() <= lastThreads_.size()) return;
+    for (auto it = ahead_.begin(); it != ahead_.end();)
+        it = it->second.seen == sampleNo_ ? std::next(it) : ahead_.erase(it);
 }
 
 uint64_t LiveProcessReader::findMainTstate(const InterpState& s) {
@@ -264,7 +310,6 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
         return ReadOutcome::Ok;
     }
     uint64_t t = s.threadsHead;
-    if (isMain) predictedTstate_ = t;
     for (size_t i = 0; t && i < kMaxThreads; ++i) {
         ThreadStack& stack = nextSlot();
         if (!readThread(s, t, isMain, stack)) return fail(lastError_);
@@ -276,6 +321,18 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
 
 bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, bool isMainInterp,
                                    ThreadStack& stack) {
+    ThreadAhead* ahead = nullptr;
+    if (options_.allThreads) {
+        ahead = &ahead_[addr];
+        ahead->seen = sampleNo_;
+        threadsNow_.push_back(addr);
+        if (ahead->tstateOk && !(tstateValid_ && tstateAddr_ == addr)) {
+            std::memcpy(tstate_.data(), ahead->tstate.data(), tstate_.size());
+            tstateValid_ = true;
+            tstateAddr_ = addr;
+        }
+        ahead->tstateOk = false; // served this sample only
+    }
     if (!(tstateValid_ && tstateAddr_ == addr)) {
         if (!plausibleAddress(addr) || !mem_.read(addr, tstate_.data(), tstate_.size())) {
             lastError_ = "cannot read a thread state";
@@ -341,7 +398,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         stack.frames.push_back(registry_.internFrame(gc));
     }
     // The walker may overwrite nothing of tstate_, but keep a copy of `next` semantics intact.
-    if (!walker_.walk(tstate_, stack.frames, !options_.allThreads)) {
+    if (!walker_.walk(tstate_, stack.frames, ahead ? &ahead->frames : &mainAhead_)) {
         lastError_ = walker_.error();
         return false;
     }

@@ -74,6 +74,26 @@ private:
 
     Window runtimeWin_, interpWin_;
     std::vector<iovec> batchLocal_, batchRemote_; // the first read of every sample
+    FrameWalker::Prefetch mainAhead_;             // without -a: the main thread's
+    // With -a: every thread of the last sample is read ahead, its thread state and the
+    // frame data its last walk needed, in the sample's first syscall.
+    struct ThreadAhead {
+        std::vector<uint8_t> tstate;
+        bool tstateOk = false;
+        FrameWalker::Prefetch frames;
+        uint64_t seen = 0;
+    };
+    struct PlannedThread {
+        uint64_t addr;
+        size_t tstateIndex, frameRanges;
+    };
+    std::unordered_map<uint64_t, ThreadAhead> ahead_;
+    std::vector<uint64_t> lastThreads_, threadsNow_;
+    std::vector<PlannedThread> planned_;
+    uint64_t sampleNo_ = 0;
+    void planThreads();
+    void threadsArrived(size_t done);
+    void forgetGoneThreads();
     uint64_t mainInterp_ = 0;
     uint64_t mainThreadId_ = 0;    // <= 3.12: _PyRuntime.main_thread
     uint64_t predictedTstate_ = 0; // tstate read speculatively with the interpreter window

@@ -225,6 +225,37 @@ private slots:
                  qPrintable(QString::number(perSample)));
     }
 
+    void steadyThreadsTakeOneOrTwoReads_data() {
+        test::addInterpreterRows(test::findInterpreters());
+    }
+    void steadyThreadsTakeOneOrTwoReads() {
+        // With -a every thread is read ahead too: nine threads whose stacks sit still
+        // (four spinning, four sleeping, the main one waiting) cost one process_vm_readv
+        // per sample on 3.11+; on 3.8-3.10 one, plus one per thread (its remembered chain).
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "eight_threads.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        OPEN_OR_FAIL(src, target.pid(), true);
+        auto* live = dynamic_cast<remote::LiveProcessReader*>(src.get());
+        QVERIFY(live);
+        READ_UNTIL_OR_FAIL(src, all, [](const test::Snapshot& s) { return s.count == 9; });
+        QThread::msleep(200); // past READY: every thread in its loop
+        for (int i = 0; i < 20; ++i) {
+            READ_OR_FAIL(src, warm);
+        }
+        constexpr int kSamples = 200;
+        const uint64_t before = live->syscalls();
+        for (int i = 0; i < kSamples; ++i) {
+            READ_OR_FAIL(src, snap);
+            QCOMPARE(snap.count, size_t(9));
+        }
+        const double perSample = double(live->syscalls() - before) / kSamples;
+        qInfo("%s: %.2f process_vm_readv per 9-thread sample", qPrintable(interpreter.label),
+              perSample);
+        QVERIFY2(perSample <= (interpreter.minor >= 11 ? 1.1 : 1 + 9 + 0.5),
+                 qPrintable(QString::number(perSample)));
+    }
+
     void recursion_data() {
         QTest::addColumn<Interpreter>("interpreter");
         QTest::addColumn<int>("depth");
