@@ -66,6 +66,8 @@ bool CodeCache::fillFrom(uint64_t codeAddr, const std::vector<uint8_t>& code, Co
     if (!table) return false;
     out.filename = *filename;
     out.funcname = *name;
+    const std::string& file = registry_.string(*filename);
+    out.interpreterShim = file == "<shim>" || file == "__init__";
     out.firstLine = field<int32_t>(code, layout_.coFirstlineno);
     out.lineTable = std::move(*table);
     if (layout_.coCodeAdaptive != kAbsent) {

@@ -29,6 +29,9 @@ struct CodeInfo {
     // pointers and first line): a freed code object whose address was reused by another
     // one almost never matches all of them, so a hit is checked against a fresh copy.
     uint64_t identity[4] = {};
+    // One of CPython's own shim code objects (3.12's "<shim>" trampoline, 3.13+'s
+    // "__init__" cleanup frame of CALL_ALLOC_AND_ENTER_INIT): not a Python frame.
+    bool interpreterShim = false;
 };
 
 // Resolves code objects to interned names and line tables, reading each one once.

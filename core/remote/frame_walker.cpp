@@ -231,6 +231,10 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         }
         const CodeInfo* info = codes_.lookup(code, instr);
         if (!info) return fail("cannot read a code object");
+        if (info->interpreterShim) {
+            frame = previous;
+            continue;
+        }
         FrameInfo fi{info->filename, info->funcname};
         const int64_t offset = static_cast<int64_t>(instr - info->bytecodeAddr);
         if (offset < 0) { // not started yet: CPython reports the first line

@@ -310,12 +310,17 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
         return ReadOutcome::Ok;
     }
     uint64_t t = s.threadsHead;
+    bool sawMain = false;
     for (size_t i = 0; t && i < kMaxThreads; ++i) {
         ThreadStack& stack = nextSlot();
         if (!readThread(s, t, isMain, stack)) return fail(lastError_);
+        sawMain = sawMain || (stack.status & ThreadStatus::MainThread);
         ++count;
         t = load<uint64_t>(tstate_, layout_.tsNext);
     }
+    // The main thread lives as long as the interpreter: a walk that missed it followed a
+    // stale `next` of a thread that was exiting, and may have missed others too.
+    if (isMain && !sawMain) return fail("the thread list changed while reading");
     return ReadOutcome::Ok;
 }
 

@@ -256,6 +256,59 @@ private slots:
                  qPrintable(QString::number(perSample)));
     }
 
+    void threadChurn_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void threadChurn() {
+        // Threads come and go faster than we sample, so thread states and frame chunks
+        // read ahead from the last sample are often freed or reused by the next one. Every
+        // stack that is reported must still be a real one (a frame of this script or of
+        // threading.py); reads that cannot be made consistent are counted errors.
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "thread_churn.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        OPEN_OR_FAIL(src, target.pid(), true);
+        const uint64_t mainTid = uint64_t(target.readyInfo()["main"].toInteger());
+        std::vector<ThreadStack> threads;
+        size_t count = 0;
+        int ok = 0, errors = 0;
+        size_t workerStacks = 0;
+        auto& reg = src->registry();
+        for (int s = 0; s < 1000; ++s) {
+            QThread::usleep(500); // over half a second or more: workers come and go meanwhile
+            const ReadOutcome r = src->read(threads, count);
+            QVERIFY2(r != ReadOutcome::ProcessEnded,
+                     qPrintable(QString::fromStdString(src->lastError())));
+            if (r != ReadOutcome::Ok) {
+                ++errors;
+                continue;
+            }
+            ++ok;
+            bool sawMain = false;
+            for (size_t i = 0; i < count; ++i) {
+                if (threads[i].threadId == mainTid)
+                    sawMain = true;
+                else if (!threads[i].frames.empty())
+                    ++workerStacks;
+                for (FrameId id : threads[i].frames) {
+                    const QString file = QString::fromStdString(reg.string(reg.frame(id).filename));
+                    // threading.py uses _weakrefset.py for its shutdown locks; _ready.py
+                    // prints READY and may still be on the stack at first.
+                    QVERIFY2(
+                        file.endsWith(QLatin1String("thread_churn.py")) ||
+                            file.endsWith(QLatin1String("_ready.py")) ||
+                            file.endsWith(QLatin1String("threading.py")) ||
+                            file.endsWith(QLatin1String("_weakrefset.py")),
+                        qPrintable(file + QLatin1Char(' ') +
+                                   QString::fromStdString(reg.string(reg.frame(id).funcname))));
+                }
+            }
+            QVERIFY(sawMain);
+        }
+        qInfo("%s: %d consistent samples, %d errors, %zu worker stacks",
+              qPrintable(interpreter.label), ok, errors, workerStacks);
+        QVERIFY(ok >= 500);
+        QVERIFY(workerStacks > 0);
+    }
+
     void recursion_data() {
         QTest::addColumn<Interpreter>("interpreter");
         QTest::addColumn<int>("depth");
