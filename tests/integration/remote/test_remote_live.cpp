@@ -55,6 +55,30 @@ std::unique_ptr<StackSource> open(qint64 pid, bool allThreads, QString* error) {
         QVERIFY2(test::readOnce(*src, snap, &readError), qPrintable(readError));                   \
     }
 
+// process_vm_readv calls per sample over 200 reads of a target whose stacks sit still
+// (after 20 warm-up reads); every sample must pass `steady`. -1 when a read failed.
+template <typename Pred>
+double syscallsPerSteadySample(StackSource& src, Pred steady, QString* error) {
+    auto* live = dynamic_cast<remote::LiveProcessReader*>(&src);
+    if (!live) {
+        *error = QStringLiteral("not a live process reader");
+        return -1;
+    }
+    test::Snapshot snap;
+    for (int i = 0; i < 20; ++i)
+        if (!test::readOnce(src, snap, error)) return -1;
+    constexpr int kSamples = 200;
+    const uint64_t before = live->syscalls();
+    for (int i = 0; i < kSamples; ++i) {
+        if (!test::readOnce(src, snap, error)) return -1;
+        if (!steady(snap)) {
+            *error = QStringLiteral("the stacks changed during the measurement");
+            return -1;
+        }
+    }
+    return double(live->syscalls() - before) / kSamples;
+}
+
 } // namespace
 
 class TestRemoteLive : public QObject {
@@ -203,22 +227,14 @@ private slots:
         TargetProcess target(interpreter, "deep30.py");
         QVERIFY2(target.start(), qPrintable(target.error()));
         OPEN_OR_FAIL(src, target.pid(), false);
-        auto* live = dynamic_cast<remote::LiveProcessReader*>(src.get());
-        QVERIFY(live);
         // Past its READY print, the target sits in its 30-frame loop for good.
-        READ_UNTIL_OR_FAIL(src, steady, [](const test::Snapshot& s) {
+        auto deep30 = [](const test::Snapshot& s) {
             return s.count == 1 && s.threads[0].frames.size() == 30;
-        });
-        for (int i = 0; i < 20; ++i) {
-            READ_OR_FAIL(src, warm);
-        }
-        constexpr int kSamples = 200;
-        const uint64_t before = live->syscalls();
-        for (int i = 0; i < kSamples; ++i) {
-            READ_OR_FAIL(src, snap);
-            QCOMPARE(snap.threads[0].frames.size(), size_t(30));
-        }
-        const double perSample = double(live->syscalls() - before) / kSamples;
+        };
+        READ_UNTIL_OR_FAIL(src, steady, deep30);
+        QString error;
+        const double perSample = syscallsPerSteadySample(*src, deep30, &error);
+        QVERIFY2(perSample >= 0, qPrintable(error));
         qInfo("%s: %.2f process_vm_readv per 30-frame sample", qPrintable(interpreter.label),
               perSample);
         QVERIFY2(perSample <= (interpreter.minor >= 11 ? 1.1 : 2.1),
@@ -236,20 +252,12 @@ private slots:
         TargetProcess target(interpreter, "eight_threads.py");
         QVERIFY2(target.start(), qPrintable(target.error()));
         OPEN_OR_FAIL(src, target.pid(), true);
-        auto* live = dynamic_cast<remote::LiveProcessReader*>(src.get());
-        QVERIFY(live);
-        READ_UNTIL_OR_FAIL(src, all, [](const test::Snapshot& s) { return s.count == 9; });
+        auto nine = [](const test::Snapshot& s) { return s.count == 9; };
+        READ_UNTIL_OR_FAIL(src, all, nine);
         QThread::msleep(200); // past READY: every thread in its loop
-        for (int i = 0; i < 20; ++i) {
-            READ_OR_FAIL(src, warm);
-        }
-        constexpr int kSamples = 200;
-        const uint64_t before = live->syscalls();
-        for (int i = 0; i < kSamples; ++i) {
-            READ_OR_FAIL(src, snap);
-            QCOMPARE(snap.count, size_t(9));
-        }
-        const double perSample = double(live->syscalls() - before) / kSamples;
+        QString error;
+        const double perSample = syscallsPerSteadySample(*src, nine, &error);
+        QVERIFY2(perSample >= 0, qPrintable(error));
         qInfo("%s: %.2f process_vm_readv per 9-thread sample", qPrintable(interpreter.label),
               perSample);
         QVERIFY2(perSample <= (interpreter.minor >= 11 ? 1.1 : 1 + 9 + 0.5),
