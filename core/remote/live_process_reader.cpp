@@ -207,16 +207,20 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     return outcome;
 }
 
+void LiveProcessReader::dropPlanned() {
+    // What the batch brought for threads the walk did not reach is stale by next sample.
+    for (const PlannedThread& p : planned_) {
+        p.ahead->tstateOk = false;
+        FrameWalker::dropPrefetch(p.ahead->frames);
+    }
+    planned_.clear();
+}
+
 void LiveProcessReader::planThreads() {
     // process_vm_readv takes at most IOV_MAX (1024) ranges; threads past that are read
     // one by one.
     constexpr size_t kMaxRanges = 1024;
-    for (const PlannedThread& p : planned_) { // not walked last time: stale now
-        ThreadAhead& a = ahead_[p.addr];
-        a.tstateOk = false;
-        FrameWalker::dropPrefetch(a.frames);
-    }
-    planned_.clear();
+    dropPlanned(); // a sample that failed early left its plan behind
     for (uint64_t t : lastThreads_) {
         if (batchLocal_.size() + 2 + FrameWalker::Prefetch::kMaxFrames > kMaxRanges) break;
         ThreadAhead& a = ahead_[t];
@@ -224,22 +228,23 @@ void LiveProcessReader::planThreads() {
         const size_t at = batchLocal_.size();
         batchLocal_.push_back({a.tstate.data(), a.tstate.size()});
         batchRemote_.push_back({reinterpret_cast<void*>(t), a.tstate.size()});
-        planned_.push_back({t, at, walker_.planPrefetch(a.frames, batchLocal_, batchRemote_)});
+        planned_.push_back({&a, at, walker_.planPrefetch(a.frames, batchLocal_, batchRemote_)});
     }
 }
 
 void LiveProcessReader::threadsArrived(size_t done) {
     for (const PlannedThread& p : planned_) {
-        ThreadAhead& a = ahead_[p.addr];
-        a.tstateOk = done > p.tstateIndex;
+        p.ahead->tstateOk = done > p.tstateIndex;
         const size_t first = p.tstateIndex + 1;
-        walker_.prefetchArrived(a.frames, done > first ? std::min(done - first, p.frameRanges) : 0);
+        walker_.prefetchArrived(p.ahead->frames,
+                                done > first ? std::min(done - first, p.frameRanges) : 0);
     }
 }
 
 void LiveProcessReader::forgetGoneThreads() {
     lastThreads_.swap(threadsNow_);
     threadsNow_.clear();
+    dropPlanned(); // before any entry it points to goes
     if (ahead_.size() <= lastThreads_.size()) return;
     for (auto it = ahead_.begin(); it != ahead_.end();)
         it = it->second.seen == sampleNo_ ? std::next(it) : ahead_.erase(it);
@@ -332,7 +337,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         ahead->seen = sampleNo_;
         threadsNow_.push_back(addr);
         if (ahead->tstateOk && !(tstateValid_ && tstateAddr_ == addr)) {
-            std::memcpy(tstate_.data(), ahead->tstate.data(), tstate_.size());
+            tstate_.swap(ahead->tstate); // same size; the next plan reuses the other buffer
             tstateValid_ = true;
             tstateAddr_ = addr;
         }

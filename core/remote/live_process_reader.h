@@ -84,7 +84,7 @@ private:
         uint64_t seen = 0;
     };
     struct PlannedThread {
-        uint64_t addr;
+        ThreadAhead* ahead; // entries are only erased after dropPlanned()
         size_t tstateIndex, frameRanges;
     };
     std::unordered_map<uint64_t, ThreadAhead> ahead_;
@@ -92,6 +92,7 @@ private:
     std::vector<PlannedThread> planned_;
     uint64_t sampleNo_ = 0;
     void planThreads();
+    void dropPlanned();
     void threadsArrived(size_t done);
     void forgetGoneThreads();
     uint64_t mainInterp_ = 0;
