@@ -67,6 +67,17 @@ struct Harness {
     }
 };
 
+// Defines `all` (the host interpreters), `target` (`script` under all.first() or
+// all.last(), started) and `h` (a window with the target selected); skips the test when
+// the machine has no host interpreter.
+#define START_HOST_TARGET_AND_SELECT(which, script)                                                \
+    const auto all = gilscope::test::findInterpreters(8, 13);                                      \
+    if (all.isEmpty()) QSKIP("no host interpreter");                                               \
+    TargetProcess target(all.which(), QStringLiteral(script));                                     \
+    QVERIFY2(target.start(), qPrintable(target.error()));                                          \
+    Harness h;                                                                                     \
+    QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000)
+
 // This process's private recording copies (RecordingSession's TempDirs) that exist now.
 int liveCopyDirs() {
     const QString prefix =
@@ -242,12 +253,7 @@ private slots:
     // A write error (file size limit) while saving: a clear message, no partial or
     // temporary file, and the file already at the destination untouched.
     void saveBinFailureKeepsTheExistingFile() {
-        const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
-        TargetProcess target(all.last(), QStringLiteral("gil_contention.py"));
-        QVERIFY2(target.start(), qPrintable(target.error()));
-        Harness h;
-        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        START_HOST_TARGET_AND_SELECT(last, "gil_contention.py");
         startRecording(h, target.pid());
         if (QTest::currentTestFailed()) return;
         QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples > 500, 20000);
@@ -291,12 +297,7 @@ private slots:
     // session destroyed (its private copy directory goes), nothing records, and Record
     // works again.
     void stopWhileAttachingDiscardsTheAttach() {
-        const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
-        TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
-        QVERIFY2(target.start(), qPrintable(target.error()));
-        Harness h;
-        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        START_HOST_TARGET_AND_SELECT(first, "three_deep.py");
         const int copiesBefore = liveCopyDirs();
         QSignalSpy discarded(&h.window, &MainWindow::attachDiscarded);
         QSignalSpy started(&h.window, &MainWindow::recordingStarted);
@@ -353,12 +354,7 @@ private slots:
     // for, and a rate CPython would refuse is refused with CPython's words, before any
     // attach.
     void samplingRateComesFromTheRateBox() {
-        const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
-        TargetProcess target(all.last(), QStringLiteral("three_deep.py"));
-        QVERIFY2(target.start(), qPrintable(target.error()));
-        Harness h;
-        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        START_HOST_TARGET_AND_SELECT(last, "three_deep.py");
         QCOMPARE(h.window.rateBox()->currentText(), QStringLiteral("1khz"));
 
         h.window.rateBox()->setCurrentText(QStringLiteral("fast"));
@@ -383,12 +379,7 @@ private slots:
 
     // An attach that fails on the worker says why, as before it moved off the GUI thread.
     void attachToAGoneProcessIsExplained() {
-        const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
-        TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
-        QVERIFY2(target.start(), qPrintable(target.error()));
-        Harness h;
-        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        START_HOST_TARGET_AND_SELECT(first, "three_deep.py");
         // No scan may drop the row of the process that goes: wait out the one running.
         h.window.picker()->setAutoRefresh(false);
         QSignalSpy scans(h.window.picker(), &gilscope::ui::ProcessPicker::scanFinished);
@@ -431,12 +422,7 @@ private slots:
     }
 
     void filterNarrowsTheTable() {
-        const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
-        TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
-        QVERIFY2(target.start(), qPrintable(target.error()));
-        Harness h;
-        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 20000);
+        START_HOST_TARGET_AND_SELECT(first, "three_deep.py");
         auto* filter = h.window.findChild<QLineEdit*>(QStringLiteral("processFilter"));
         QVERIFY(filter);
         QTest::keyClicks(filter, QStringLiteral("three_deep"));
