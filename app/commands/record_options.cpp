@@ -1,10 +1,10 @@
 #include "app/commands/record_options.h"
 
 #include "app/commands/cli_arguments.h"
+#include "app/commands/default_output_path.h"
 #include "core/sampling/rate_parser.h"
 
 #include <cmath>
-#include <system_error>
 
 namespace gilscope::cli {
 
@@ -124,13 +124,8 @@ static const char* formatExtension(OutputFormat f) {
 }
 
 std::filesystem::path outputPath(const RecordOptions& options, int pid) {
-    const std::string name = std::string(formatName(options.format)) + "_" + std::to_string(pid) +
-                             "." + formatExtension(options.format);
-    if (options.output.empty()) return name;
-    std::error_code ec;
-    if (std::filesystem::is_directory(options.output, ec))
-        return std::filesystem::path(options.output) / name;
-    return options.output;
+    return defaultOutputPath(options.output, formatName(options.format), pid,
+                             formatExtension(options.format));
 }
 
 bool recordOptionTakesValue(const QString& name) {

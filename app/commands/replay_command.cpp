@@ -3,6 +3,7 @@
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
 #include "app/commands/command_registry.h"
+#include "app/commands/default_output_path.h"
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/tach/tach_reader.h"
@@ -60,12 +61,8 @@ private:
 
 // -o may name a directory; without -o the name is CPython's "{format}_{pid}.{ext}".
 fs::path outputPath(const QString& option, const char* format, const char* ext) {
-    const std::string name = std::string(format) + "_" + std::to_string(::getpid()) + "." + ext;
-    if (option.isEmpty()) return name;
-    fs::path p = argumentPath(option);
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) return p / name;
-    return p;
+    return defaultOutputPath(option.isEmpty() ? fs::path() : argumentPath(option), format,
+                             ::getpid(), ext);
 }
 
 int runReplay(const QStringList& args) {
