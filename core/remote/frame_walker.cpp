@@ -34,13 +34,8 @@ bool FrameWalker::fail(std::string why) {
 bool FrameWalker::walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
                        Prefetch* ahead) {
     error_.clear();
-    if (layout_.legacyFrames) {
-        // The frame chain remembered for this thread (with -a, every thread has its own).
-        if (ahead) lastChain_.swap(ahead->chain), lastChainCodes_.swap(ahead->chainCodes);
-        const bool ok = walkLegacy(tstate, out);
-        if (ahead) lastChain_.swap(ahead->chain), lastChainCodes_.swap(ahead->chainCodes);
-        return ok;
-    }
+    // The frame chain remembered for this thread (with -a, every thread has its own).
+    if (layout_.legacyFrames) return walkLegacy(tstate, out, ahead ? *ahead : ownAhead_);
     ahead_ = ahead;
     singlesThisWalk_.clear();
     const bool ok = walkModern(tstate, out);
@@ -265,7 +260,8 @@ bool FrameWalker::addLegacyFrame(uint64_t addr, const uint8_t* f, uint64_t& prev
     return true;
 }
 
-bool FrameWalker::readLegacyChain(uint64_t frame) {
+bool FrameWalker::readLegacyChain(uint64_t frame, const Prefetch& remembered) {
+    const std::vector<uint64_t>& lastChain = remembered.chain;
     const size_t frSize = layout_.frSize;
     constexpr size_t kIovMax = 1024;
     // A chain that is all new would cost a search per frame; give up searching soon.
@@ -273,7 +269,7 @@ bool FrameWalker::readLegacyChain(uint64_t frame) {
     legacy_.clear();
     chain_.clear();
     chainCodes_.clear();
-    size_t hint = 0; // where in lastChain_ the next frame is expected
+    size_t hint = 0; // where in lastChain the next frame is expected
     int misses = 0;
     while (frame != 0 && legacy_.size() < kMaxDepth) { // capped, as CPython does
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
@@ -281,17 +277,16 @@ bool FrameWalker::readLegacyChain(uint64_t frame) {
         // stretch in one call and keep its frames while each one's f_back still leads to
         // the next (a link that no longer holds ends the stretch, as a torn read would).
         size_t k = hint;
-        if (k >= lastChain_.size() || lastChain_[k] != frame) {
+        if (k >= lastChain.size() || lastChain[k] != frame) {
             k = misses < kMaxMisses
-                    ? static_cast<size_t>(std::find(lastChain_.begin(), lastChain_.end(), frame) -
-                                          lastChain_.begin())
-                    : lastChain_.size();
-            if (k == lastChain_.size()) ++misses;
+                    ? static_cast<size_t>(std::find(lastChain.begin(), lastChain.end(), frame) -
+                                          lastChain.begin())
+                    : lastChain.size();
+            if (k == lastChain.size()) ++misses;
         }
-        const size_t n =
-            k < lastChain_.size()
-                ? std::min({kIovMax, lastChain_.size() - k, kMaxDepth - legacy_.size()})
-                : 0;
+        const size_t n = k < lastChain.size()
+                             ? std::min({kIovMax, lastChain.size() - k, kMaxDepth - legacy_.size()})
+                             : 0;
         size_t added = 0;
         if (n >= 2) {
             chainCopies_.resize(n * frSize);
@@ -299,17 +294,18 @@ bool FrameWalker::readLegacyChain(uint64_t frame) {
             remote_.resize(n);
             for (size_t j = 0; j < n; ++j) {
                 local_[j] = {chainCopies_.data() + j * frSize, frSize};
-                remote_[j] = {reinterpret_cast<void*>(lastChain_[k + j]), frSize};
+                remote_[j] = {reinterpret_cast<void*>(lastChain[k + j]), frSize};
             }
             const size_t done = mem_.readMany({local_.data(), n}, {remote_.data(), n});
             while (added < done) {
                 uint64_t previous = 0;
                 const uint8_t* f = chainCopies_.data() + added * frSize;
-                const bool seen = at<uint64_t>(f, layout_.frCode) == lastChainCodes_[k + added];
+                const bool seen =
+                    at<uint64_t>(f, layout_.frCode) == remembered.chainCodes[k + added];
                 if (!addLegacyFrame(frame, f, previous, seen)) return false;
                 frame = previous;
                 ++added;
-                if (added < n && frame != lastChain_[k + added]) break; // the chain changed
+                if (added < n && frame != lastChain[k + added]) break; // the chain changed
             }
         }
         if (added > 0) {
@@ -321,16 +317,17 @@ bool FrameWalker::readLegacyChain(uint64_t frame) {
         uint64_t previous = 0;
         if (!addLegacyFrame(frame, single_.data(), previous, false)) return false;
         frame = previous;
-        hint = k < lastChain_.size() ? k + 1 : hint;
+        hint = k < lastChain.size() ? k + 1 : hint;
     }
     return true;
 }
 
-bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& out) {
+bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& out,
+                             Prefetch& remembered) {
     // Pass 1: follow the PyFrameObject chain (each frame needs the previous pointer).
-    const bool ok = readLegacyChain(at<uint64_t>(ts.data(), layout_.tsFrame));
-    lastChain_.swap(chain_);
-    lastChainCodes_.swap(chainCodes_);
+    const bool ok = readLegacyChain(at<uint64_t>(ts.data(), layout_.tsFrame), remembered);
+    remembered.chain.swap(chain_);
+    remembered.chainCodes.swap(chainCodes_);
     if (!ok) return false;
     // Pass 2: fresh copies of their code objects in one call, so that a cache hit can be
     // checked against the object now at that address (addresses get reused). Frames

@@ -66,8 +66,9 @@ private:
     };
 
     bool walkModern(std::span<const uint8_t> tstate, std::vector<FrameId>& out);
-    bool walkLegacy(std::span<const uint8_t> tstate, std::vector<FrameId>& out);
-    bool readLegacyChain(uint64_t frame);
+    bool walkLegacy(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
+                    Prefetch& remembered);
+    bool readLegacyChain(uint64_t frame, const Prefetch& remembered);
     bool addLegacyFrame(uint64_t addr, const uint8_t* f, uint64_t& previous, bool seen);
     // Local bytes of the frame at addr, from a copied chunk or a fresh read.
     const uint8_t* frameBytes(uint64_t addr);
@@ -95,8 +96,8 @@ private:
         bool seen;
     };
     std::vector<LegacyFrame> legacy_; // <= 3.10: the chain, then its code objects in one read
-    std::vector<uint64_t> chain_, lastChain_; // frame addresses, leaf first
-    std::vector<uint64_t> chainCodes_, lastChainCodes_;
+    std::vector<uint64_t> chain_, chainCodes_; // this walk's frame addresses, leaf first
+    Prefetch ownAhead_; // <= 3.10: the remembered chain of walks given no Prefetch
     std::vector<uint8_t> chainCopies_;
     std::vector<uint8_t> codeCopies_;
     static constexpr size_t kNoSlot = SIZE_MAX;
