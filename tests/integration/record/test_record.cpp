@@ -75,6 +75,19 @@ double capturedSeconds(const QString& out) {
     return m.hasMatch() ? m.captured(1).toDouble() : -1;
 }
 
+// "Samples: N" of a --realtime-stats line, or -1.
+qint64 statsSamples(const QString& line) {
+    static const QRegularExpression re("^Real-time sampling stats: .* Samples: (\\d+) ");
+    const auto m = re.match(line);
+    return m.hasMatch() ? m.captured(1).toLongLong() : -1;
+}
+
+qint64 capturedSamples(const QString& out) {
+    static const QRegularExpression re("Captured (\\d+) samples in");
+    const auto m = re.match(out);
+    return m.hasMatch() ? m.captured(1).toLongLong() : -1;
+}
+
 QStringList filesIn(const QString& dir) {
     return QDir(dir).entryList(QDir::Files | QDir::Hidden);
 }
@@ -143,10 +156,10 @@ private slots:
         const auto r = runGilscope(
             {"attach", "-d", "1.5", "--gecko", QString::number(target.pid())}, dir.path());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // The sampler stops at its deadline, and reports the duration it was given: a
+        // busy machine delays ticks, never the deadline.
         const double seconds = capturedSeconds(r.out);
-        QVERIFY2(seconds >= 1.35 && seconds <= 1.65, qPrintable(r.out));
-        QVERIFY2(r.wallSec < 1.65 + 2.0,
-                 qPrintable(QString::number(r.wallSec))); // + attach and write
+        QVERIFY2(std::abs(seconds - 1.5) < 0.02, qPrintable(r.out));
         QFile f(dir.filePath(QString("gecko_%1.json").arg(target.pid())));
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonArray times = QJsonDocument::fromJson(f.readAll())
@@ -156,8 +169,10 @@ private slots:
                                      .toObject()["time"]
                                      .toArray();
         QVERIFY(times.size() > 100);
+        // No sample is taken after the deadline. Under load the first and last ticks may
+        // come late or be missed, but most of the duration is still covered.
         const double spanMs = times.last().toDouble() - times.first().toDouble();
-        QVERIFY2(spanMs >= 1350 && spanMs <= 1650, qPrintable(QString::number(spanMs)));
+        QVERIFY2(spanMs >= 900 && spanMs <= 1501, qPrintable(QString::number(spanMs)));
     }
 
     void targetExitingMidRecordingKeepsEverything_data() { addInterpreterRows(all_); }
@@ -288,17 +303,24 @@ private slots:
         TargetProcess target(host_.last(), targetScript("heavy_light.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
-        const auto p = startGilscope(
-            {"attach", "-o", dir.filePath("out.txt"), QString::number(target.pid())}, dir.path());
+        const auto p = startGilscope({"attach", "--realtime-stats", "-o", dir.filePath("out.txt"),
+                                      QString::number(target.pid())},
+                                     dir.path());
         QVERIFY(p);
-        QThread::msleep(1500);
+        // Ctrl-C once the recording says it holds 400 samples (errors included).
+        QString out;
+        QVERIFY2(waitForStdoutLine(
+                     *p, [](const QString& line) { return statsSamples(line) >= 400; }, &out),
+                 qPrintable(out));
         kill(static_cast<pid_t>(p->processId()), SIGINT);
-        QVERIFY(p->waitForFinished(15000));
+        QVERIFY(p->waitForFinished(kRunTimeoutMs));
         QCOMPARE(p->exitCode(), 0);
+        out += QString::fromUtf8(p->readAllStandardOutput());
         bool ok = false;
         const auto stacks = readCollapsed(dir.filePath("out.txt"), &ok);
         QVERIFY(ok);
-        QVERIFY(totalSamples(stacks) > 300);
+        QVERIFY2(totalSamples(stacks) >= 300, qPrintable(out));
+        QCOMPARE(totalSamples(stacks), capturedSamples(out)); // all of it was written
     }
 
     void secondCtrlCAbortsWithoutAFile() {
@@ -306,12 +328,16 @@ private slots:
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
         qputenv("GILSCOPE_TEST_SLOW_WRITE_MS", "5000");
-        const auto p = startGilscope(
-            {"attach", "-r", "10khz", "-o", dir.filePath("out.txt"), QString::number(target.pid())},
-            dir.path());
+        const auto p = startGilscope({"attach", "-r", "10khz", "--realtime-stats", "-o",
+                                      dir.filePath("out.txt"), QString::number(target.pid())},
+                                     dir.path());
         qunsetenv("GILSCOPE_TEST_SLOW_WRITE_MS");
         QVERIFY(p);
-        QThread::msleep(1500);
+        // Ctrl-C once it records (its first stats line), so the interrupt handler is in place.
+        QString out;
+        QVERIFY2(waitForStdoutLine(
+                     *p, [](const QString& line) { return statsSamples(line) > 0; }, &out),
+                 qPrintable(out));
         kill(static_cast<pid_t>(p->processId()), SIGINT);
         // Second Ctrl-C once the first has been seen: a pending signal would coalesce.
         p->setReadChannel(QProcess::StandardError);
@@ -322,7 +348,7 @@ private slots:
         }
         QVERIFY2(err.contains("stopping"), qPrintable(err));
         kill(static_cast<pid_t>(p->processId()), SIGINT);
-        QVERIFY(p->waitForFinished(15000));
+        QVERIFY(p->waitForFinished(kRunTimeoutMs));
         QCOMPARE(p->exitCode(), 130);
         QVERIFY2(filesIn(dir.path()).isEmpty(), qPrintable(filesIn(dir.path()).join(' ')));
     }
