@@ -130,6 +130,32 @@ Recorded readRecording(const QString& path, QString* error) {
     return sink.rec;
 }
 
+// Whether a `run --binary` recording of kFirstThing started before the script's first
+// line (its first sample is older than the START time the script printed) and saw
+// first_thing(). Empty when it did, else what went wrong.
+QString checkRecordedFromFirstLine(const RunResult& r, const QString& bin,
+                                   QString* info = nullptr) {
+    QString error;
+    const Recorded rec = readRecording(bin, &error);
+    if (!error.isEmpty()) return error;
+    static const QRegularExpression startRe("^START (\\d+)$", QRegularExpression::MultilineOption);
+    const auto start = startRe.match(r.out);
+    if (!start.hasMatch()) return "the script printed no START line: " + describe(r);
+    const uint64_t scriptStartUs = start.captured(1).toULongLong();
+    const qint64 first = rec.samplesIn("first_thing");
+    if (info)
+        *info = QStringLiteral("%1 samples in first_thing (of 120 at 2 kHz); first sample %2 us "
+                               "before the script's first line")
+                    .arg(first)
+                    .arg(qint64(scriptStartUs - rec.firstUs));
+    if (rec.firstUs > scriptStartUs)
+        return QStringLiteral("the first sample is %1 us after the script's first line: %2")
+            .arg(rec.firstUs - scriptStartUs)
+            .arg(describe(r));
+    if (first < 1) return "no sample in first_thing: " + describe(r);
+    return {};
+}
+
 QStringList filesIn(const QString& dir) {
     return QDir(dir).entryList(QDir::Files | QDir::Hidden);
 }
@@ -248,8 +274,9 @@ private slots:
         QVERIFY(ok);
         // All of it was written, but for the few samples taken while the exiting
         // interpreter had no Python frame left (collapsed output has no empty stacks).
+        // The interpreter's teardown is short next to the 1.5 s of work, even when slowed.
         const qint64 written = totalSamples(stacks), captured = capturedSamples(out);
-        QVERIFY2(written <= captured && written >= captured - 20,
+        QVERIFY2(written <= captured && written >= captured * 9 / 10,
                  qPrintable(QStringLiteral("%1 of %2 written").arg(written).arg(captured)));
         // 1.5 s at 1 kHz; a starved sampler on a busy machine still takes far more than this.
         QVERIFY2(samplesIn(stacks, "work") >= 100, qPrintable(out));
@@ -285,20 +312,10 @@ private slots:
         // The recording starts while the interpreter is still held, so its first sample
         // is older than the script's first line. An attach after the script started
         // would begin later.
-        QString error;
-        const Recorded rec = readRecording(out, &error);
-        QVERIFY2(error.isEmpty(), qPrintable(error));
-        static const QRegularExpression startRe("^START (\\d+)$",
-                                                QRegularExpression::MultilineOption);
-        const auto start = startRe.match(r.out);
-        QVERIFY2(start.hasMatch(), qPrintable(r.out));
-        const uint64_t scriptStartUs = start.captured(1).toULongLong();
-        const qint64 first = rec.samplesIn("first_thing");
-        qInfo("%s: %lld samples in first_thing (of 120 possible); first sample %lld us before "
-              "the script's first line",
-              qPrintable(interpreter.label), first, qint64(scriptStartUs - rec.firstUs));
-        QVERIFY2(rec.firstUs <= scriptStartUs, qPrintable(r.out + r.err));
-        QVERIFY2(first >= 5, qPrintable(r.out + r.err));
+        QString info;
+        const QString problem = checkRecordedFromFirstLine(r, out, &info);
+        qInfo("%s: %s", qPrintable(interpreter.label), qPrintable(info));
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
     void runCommandThroughAWrapper() {
@@ -306,33 +323,28 @@ private slots:
         QTemporaryDir dir;
         const QString script = writeFile(dir, "first.py", kFirstThing);
         // The interpreter is a grandchild: the startup hook reports its pid.
-        const auto r = runGilscope({"run", "-o", dir.filePath("out.txt"), "--", "/bin/sh", "-c",
-                                    "\"$0\" \"$1\"; exit 3", host_.last().executable, script},
-                                   dir.path());
+        const QString out = dir.filePath("out.bin");
+        const auto r =
+            runGilscope({"run", "--rt-priority", "1", "-r", "2khz", "--binary", "-o", out, "--",
+                         "/bin/sh", "-c", "\"$0\" \"$1\"; exit 3", host_.last().executable, script},
+                        dir.path());
         QCOMPARE(r.exitCode, 3);
-        bool ok = false;
-        const auto stacks = readCollapsed(dir.filePath("out.txt"), &ok);
-        QVERIFY(ok);
-        // Recorded from the start (runRecordsFromTheFirstLine checks the order); how many
-        // of the 60 ms are sampled depends on how busy the machine is.
-        QVERIFY2(samplesIn(stacks, "first_thing") >= 5, qPrintable(r.out + r.err));
+        const QString problem = checkRecordedFromFirstLine(r, out);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
     void runModule() {
         QVERIFY(!host_.isEmpty());
         QTemporaryDir dir;
         writeFile(dir, "spinmod.py", kFirstThing);
+        const QString out = dir.filePath("out.bin");
         const auto r =
-            runGilscope({"run", "--rt-priority", "1", "--python", host_.first().executable, "-o",
-                         dir.filePath("out.txt"), "-m", "spinmod"},
+            runGilscope({"run", "--rt-priority", "1", "-r", "2khz", "--binary", "--python",
+                         host_.first().executable, "-o", out, "-m", "spinmod"},
                         dir.path());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        bool ok = false;
-        const auto stacks = readCollapsed(dir.filePath("out.txt"), &ok);
-        QVERIFY(ok);
-        // Recorded from the start (runRecordsFromTheFirstLine checks the order); how many
-        // of the 60 ms are sampled depends on how busy the machine is.
-        QVERIFY2(samplesIn(stacks, "first_thing") >= 5, qPrintable(r.out + r.err));
+        const QString problem = checkRecordedFromFirstLine(r, out);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
     // -o and the script path are bytes that are not UTF-8: the output is created with
@@ -371,9 +383,9 @@ private slots:
         bool ok = false;
         const auto stacks = parseCollapsed(collapsed, &ok);
         QVERIFY(ok);
-        // Recorded from the start (runRecordsFromTheFirstLine checks the order); how many
-        // of the 60 ms are sampled depends on how busy the machine is.
-        QVERIFY2(samplesIn(stacks, "first_thing") >= 5, qPrintable(r.out + r.err));
+        // How much of the 60 ms is sampled depends on how busy the machine is;
+        // runRecordsFromTheFirstLine checks that recording starts before the first line.
+        QVERIFY2(samplesIn(stacks, "first_thing") >= 1, qPrintable(r.out + r.err));
     }
 
     void ctrlCStopsAndStillWrites() {
