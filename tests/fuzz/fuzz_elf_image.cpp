@@ -25,11 +25,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const char* name : {".PyRuntime", ".data", ".dynsym"})
         if (auto s = image->findSection(name)) {
             const auto bytes = image->bytesAtVaddr(s->addr, std::min<uint64_t>(s->size, 64));
-            for (uint8_t b : bytes) sum += b;
+            for (uint8_t b : bytes)
+                sum += b;
         }
     for (const auto& load : image->loads()) {
         const auto bytes = image->bytesAtVaddr(load.vaddr, 16);
-        for (uint8_t b : bytes) sum += b;
+        for (uint8_t b : bytes)
+            sum += b;
     }
     asm volatile("" : : "r"(sum)); // keeps the reads from being optimised away
     return 0;
