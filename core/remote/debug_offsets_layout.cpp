@@ -16,8 +16,8 @@ struct TablePositions {
     size_t rtSize, rtInterpretersHead;
     size_t inSize, inId, inNext, inThreadsHead, inThreadsMain, inGc, inGilState, inGilLocked,
         inGilHolder, inCodeGeneration;
-    size_t tsSize, tsNext, tsInterp, tsCurrentFrame, tsThreadId, tsNativeThreadId, tsDatastackChunk,
-        tsStatus, tsHoldsGil, tsGilRequested, tsCurrentException, tsExcState;
+    size_t tsSize, tsNext, tsInterp, tsCurrentFrame, tsBaseFrame, tsThreadId, tsNativeThreadId,
+        tsDatastackChunk, tsStatus, tsHoldsGil, tsGilRequested, tsCurrentException, tsExcState;
     size_t excValue;
     size_t frSize, frPrevious, frExecutable, frInstr, frOwner;
     size_t coSize, coFilename, coName, coQualname, coLinetable, coFirstlineno, coAdaptive;
@@ -33,21 +33,21 @@ constexpr size_t N = 0; // field absent in this minor
 // 3.13: Include/internal/pycore_runtime.h, 584 bytes.
 constexpr TablePositions k313{
     584,   0x18,  0x28,  0x30,  0x38,  0x40,  0x48,  N,     0x50,  0x78,  0x88,  0x90,  N,
-    0x98,  0xa8,  0xb0,  0xb8,  0xc0,  0xc8,  0xd0,  0xd8,  N,     N,     N,     N,     N,
-    0xe0,  0xe8,  0xf0,  0xf8,  0x108, 0x110, 0x118, 0x120, 0x128, 0x130, 0x138, 0x158, 0x160,
-    0x168, 0x198, 0x200, 0x208, 0x210, 0x218, 0x220, 0x228, 0x230, N,     0x238, 0x240};
+    0x98,  0xa8,  0xb0,  0xb8,  N,     0xc0,  0xc8,  0xd0,  0xd8,  N,     N,     N,     N,
+    N,     0xe0,  0xe8,  0xf0,  0xf8,  0x108, 0x110, 0x118, 0x120, 0x128, 0x130, 0x138, 0x158,
+    0x160, 0x168, 0x198, 0x200, 0x208, 0x210, 0x218, 0x220, 0x228, 0x230, N,     0x238, 0x240};
 // 3.14: Include/internal/pycore_debug_offsets.h, 760 bytes.
 constexpr TablePositions k314{
     760,   0x18,  0x28,  0x30,  0x38,  0x40,  0x48,  0x50,  0x58,  0x80,  0x90,  0x98,  0xa0,
-    0xb0,  0xc0,  0xc8,  0xd0,  0xd8,  0xe0,  0xe8,  0xf0,  N,     N,     N,     N,     N,
-    0xf8,  0x100, 0x108, 0x110, 0x120, 0x138, 0x140, 0x148, 0x150, 0x158, 0x160, 0x180, 0x190,
-    0x198, 0x1c8, 0x250, 0x258, 0x260, 0x268, 0x270, 0x278, 0x280, N,     0x288, 0x290};
+    0xb0,  0xc0,  0xc8,  0xd0,  N,     0xd8,  0xe0,  0xe8,  0xf0,  N,     N,     N,     N,
+    N,     0xf8,  0x100, 0x108, 0x110, 0x120, 0x138, 0x140, 0x148, 0x150, 0x158, 0x160, 0x180,
+    0x190, 0x198, 0x1c8, 0x250, 0x258, 0x260, 0x268, 0x270, 0x278, 0x280, N,     0x288, 0x290};
 // 3.15: 888 bytes; adds base/last-profiled frames, holds_gil, gil_requested, exceptions.
 constexpr TablePositions k315{
     888,   0x18,  0x28,  0x30,  0x38,  0x40,  0x48,  0x50,  0x58,  0x80,  0x90,  0x98,  0xa0,
-    0xb0,  0xc0,  0xc8,  0xd0,  0xf0,  0xf8,  0x100, 0x108, 0x110, 0x118, 0x120, 0x128, 0x130,
-    0x138, 0x140, 0x148, 0x150, 0x160, 0x178, 0x180, 0x188, 0x190, 0x198, 0x1a0, 0x1c0, 0x1d0,
-    0x1d8, 0x228, 0x2b0, 0x2b8, 0x2c0, 0x2c8, 0x2d0, 0x2d8, 0x2e0, 0x2e8, 0x2f0, 0x2f8};
+    0xb0,  0xc0,  0xc8,  0xd0,  0xd8,  0xf0,  0xf8,  0x100, 0x108, 0x110, 0x118, 0x120, 0x128,
+    0x130, 0x138, 0x140, 0x148, 0x150, 0x160, 0x178, 0x180, 0x188, 0x190, 0x198, 0x1a0, 0x1c0,
+    0x1d0, 0x1d8, 0x228, 0x2b0, 0x2b8, 0x2c0, 0x2c8, 0x2d0, 0x2d8, 0x2e0, 0x2e8, 0x2f0, 0x2f8};
 
 class TableReader {
 public:
@@ -122,6 +122,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     l.tsNext = r.at(p->tsNext);
     l.tsInterp = r.at(p->tsInterp);
     l.tsCurrentFrame = r.at(p->tsCurrentFrame);
+    l.tsBaseFrame = r.opt(p->tsBaseFrame);
     l.tsThreadId = r.at(p->tsThreadId);
     l.tsNativeThreadId = r.at(p->tsNativeThreadId);
     l.tsDatastackChunk = r.at(p->tsDatastackChunk);
@@ -146,6 +147,10 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     // 3.13: CSTACK shim = 3. 3.14+: INTERPRETER = 3 (and CSTACK = 4 in 3.14).
     l.firstSkippedOwner = 3;
     if (minor >= 14) l.frameTagMask = ~uint64_t{7};
+    // Every eval-loop call starts with a shim frame of owner 3 (CSTACK on 3.13, INTERPRETER
+    // on 3.14), so the thread's chain ends at one; 3.15 ends it at tstate->base_frame.
+    l.base =
+        l.tsBaseFrame != kAbsent ? PythonLayout::Base::BaseFrame : PythonLayout::Base::ShimFrame;
 
     l.coSize = r.at(p->coSize);
     l.coFilename = r.at(p->coFilename);
@@ -192,6 +197,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
               l.coCodeAdaptive <= codeSize && within(l.strState, strSize, 4) &&
               within(l.strLength, strSize, 8) && l.strAsciiSize >= 32 && l.strAsciiSize <= 64;
     if (l.tsHoldsGil != kAbsent) ok = ok && within(l.tsHoldsGil, l.tsSize, 4);
+    if (l.tsBaseFrame != kAbsent) ok = ok && within(l.tsBaseFrame, l.tsSize, 8);
     if (l.tsGilRequested != kAbsent) ok = ok && within(l.tsGilRequested, l.tsSize, 4);
     if (!ok) return badTable(ver, "an offset lies outside its structure");
     return l;

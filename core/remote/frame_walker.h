@@ -40,7 +40,9 @@ public:
     };
 
     // `tstate` is a local copy of the PyThreadState at `tstateAddr`. Appends frames to
-    // `out`. Returns false on a torn/invalid read, with the reason in error().
+    // `out`. Returns false on a torn/invalid read, with the reason in error(): a walk
+    // counts only when it provably reached the thread's base (see isBase and
+    // frame_walker_legacy.cpp).
     // ahead: this thread's read-ahead state (used, then updated for next time), or null.
     bool walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
               Prefetch* ahead = nullptr);
@@ -59,6 +61,9 @@ public:
 
     const std::string& error() const { return error_; }
 
+    // _Py_NoneStruct in the target: 3.13+ entry frames run None (0: not checked).
+    void setNoneAddress(uint64_t none) { noneAddr_ = none; }
+
 private:
     struct Chunk {
         uint64_t addr = 0;
@@ -70,6 +75,9 @@ private:
                     Prefetch& remembered);
     bool readLegacyChain(uint64_t frame, const Prefetch& remembered);
     bool addLegacyFrame(uint64_t addr, const uint8_t* f, uint64_t& previous, bool seen);
+    bool legacyExecuting(const uint8_t* f) const;
+    // Whether a chain ending at this frame reached the thread's base (3.11+).
+    bool isBase(uint64_t addr, const uint8_t* f, uint8_t owner, uint64_t baseFrame) const;
     // Local bytes of the frame at addr, from a copied chunk or a fresh read.
     const uint8_t* frameBytes(uint64_t addr);
     bool loadOlderChunk();
@@ -84,6 +92,7 @@ private:
     FrameRegistry& registry_;
     CodeCache& codes_;
     bool opcodes_;
+    uint64_t noneAddr_ = 0;
     std::vector<Chunk> chunks_; // [0] is the current chunk; more are loaded on demand
     size_t chunksUsed_ = 0;
     uint64_t olderChunk_ = 0; // next older chunk to load, 0 if none
@@ -97,7 +106,8 @@ private:
     };
     std::vector<LegacyFrame> legacy_; // <= 3.10: the chain, then its code objects in one read
     std::vector<uint64_t> chain_, chainCodes_; // this walk's frame addresses, leaf first
-    Prefetch ownAhead_; // <= 3.10: the remembered chain of walks given no Prefetch
+    size_t maxChain_ = kMaxDepth; // <= 3.10: longest chain the thread's recursion depth allows
+    Prefetch ownAhead_;           // <= 3.10: the remembered chain of walks given no Prefetch
     std::vector<uint8_t> chainCopies_;
     std::vector<uint8_t> codeCopies_;
     static constexpr size_t kNoSlot = SIZE_MAX;

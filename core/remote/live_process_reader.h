@@ -33,6 +33,8 @@ public:
     uint64_t syscalls() const { return mem_.syscalls(); }
 
 private:
+    static constexpr size_t kMaxThreads = 8192; // CPython's per-interpreter bound
+
     // A byte window over a structure, read in one piece.
     struct Window {
         uint64_t lo = 0, hi = 0;
