@@ -1,0 +1,104 @@
+// Targets at the edges of what a stack can hold, on every interpreter present, through
+// the CLI: names far longer than any real one, recursion far deeper than the depth
+// limit, a first line at the top of its range. The sample is kept and says what it cut.
+#include "core/util/temp_dir.h"
+#include "tests/support/python_interpreters.h"
+#include "tests/support/run_gilscope.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace gilscope;
+using gilscope::test::describe;
+using gilscope::test::Interpreter;
+using gilscope::test::runGilscope;
+using gilscope::test::RunResult;
+using gilscope::test::TargetOptions;
+using gilscope::test::TargetProcess;
+
+namespace {
+
+constexpr int kKeptChars = 64 * 1024; // where gilscope cuts a long name
+const QString kCut = QString(QChar(0x2026));
+
+// The main thread's frames (leaf first) as `gilscope dump --json` prints them.
+QJsonArray dumpFrames(qint64 pid, const QStringList& options, QString* error) {
+    const RunResult r =
+        runGilscope(QStringList{"dump", "--json"} + options + QStringList{QString::number(pid)});
+    if (r.exitCode != 0) {
+        *error = describe(r);
+        return {};
+    }
+    return QJsonDocument::fromJson(r.outBytes)["threads"][0]["frames"].toArray();
+}
+
+// Collapsed lines ("root;...;leaf count") of a recording of `pid`.
+QStringList recordCollapsed(qint64 pid, const QStringList& options, QString* error) {
+    auto tmp = TempDir::create("test-limits");
+    if (!tmp) {
+        *error = QString::fromStdString(tmp.error().message);
+        return {};
+    }
+    const QString out = QString::fromStdString((tmp->path() / "out.txt").string());
+    const RunResult r = runGilscope(QStringList{"attach"} + options +
+                                    QStringList{"--collapsed", "-o", out, QString::number(pid)});
+    QFile file(out);
+    if (r.exitCode != 0 || !file.open(QIODevice::ReadOnly)) {
+        *error = describe(r);
+        return {};
+    }
+    return QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+}
+
+} // namespace
+
+class TestRemoteLimits : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS(); }
+
+    // A 70,000-character function name in a file with a 70,000-character name: read in
+    // full up to 64 Ki characters, then cut with a visible "…"; dump and recording keep
+    // the stack.
+    void longNames_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void longNames() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "long_names.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString name = target.readyInfo()["name"].toString();
+        const QString file = target.readyInfo()["file"].toString();
+        QCOMPARE(name.size(), 70000);
+        const QString shownName = name.left(kKeptChars) + kCut;
+        const QString shownFile = file.left(kKeptChars) + kCut;
+
+        QString error;
+        const QJsonArray frames = dumpFrames(target.pid(), {}, &error);
+        QVERIFY2(!frames.isEmpty(), qPrintable(error));
+        const QJsonObject leaf = frames.first().toObject();
+        QVERIFY2(leaf["function"].toString() == shownName,
+                 qPrintable(leaf["function"].toString().left(80)));
+        QVERIFY2(leaf["filename"].toString() == shownFile,
+                 qPrintable(leaf["filename"].toString().left(80)));
+        QCOMPARE(leaf["line"].toInt(), 3);
+        QCOMPARE(frames.last().toObject()["function"].toString(), QString("<module>"));
+
+        const QStringList lines = recordCollapsed(target.pid(), {"-d", "1"}, &error);
+        QVERIFY2(!lines.isEmpty(), qPrintable(error));
+        const QString leafText = shownName + " (" + shownFile + ":3)";
+        qint64 samples = 0;
+        for (const QString& line : lines) {
+            const QStringList stack = line.left(line.lastIndexOf(' ')).split(';');
+            QVERIFY2(stack.first().startsWith("<module> "), qPrintable(line.left(200)));
+            QVERIFY2(stack.last() == leafText, qPrintable(stack.last().left(200)));
+            samples += line.mid(line.lastIndexOf(' ') + 1).toLongLong();
+        }
+        qInfo("%s: %lld samples with the cut name", qPrintable(interpreter.label), samples);
+        QVERIFY(samples >= 50);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRemoteLimits)
+#include "test_remote_limits.moc"
