@@ -17,8 +17,8 @@ T at(const uint8_t* p, uint64_t off) {
 constexpr uint64_t kChunkHeader = 24;          // _PyStackChunk {previous, size, top, data[]}
 constexpr uint64_t kMaxChunkBytes = 16u << 20; // CPython's MAX_STACK_CHUNK_SIZE
 constexpr uint64_t kDefaultChunk = 16u << 10;  // DATA_STACK_CHUNK_SIZE
-constexpr size_t kMaxChunks = 64;
-constexpr uint8_t kMaxOwner = 4; // 3.14's FRAME_OWNED_BY_CSTACK
+constexpr size_t kMaxChunks = 4096;            // 64 MiB of default-sized chunks: deep recursion
+constexpr uint8_t kMaxOwner = 4;               // 3.14's FRAME_OWNED_BY_CSTACK
 
 } // namespace
 
@@ -35,17 +35,39 @@ bool FrameWalker::fail(std::string why) {
 bool FrameWalker::walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
                        Prefetch* ahead) {
     error_.clear();
-    // The frame chain remembered for this thread (with -a, every thread has its own).
-    if (layout_.legacyFrames) return walkLegacy(tstate, out, ahead ? *ahead : ownAhead_);
-    ahead_ = ahead;
-    singlesThisWalk_.clear();
-    const bool ok = walkModern(tstate, out);
-    if (ahead) {
-        dropPrefetch(*ahead); // what was read ahead served this walk only
-        ahead->frames = singlesThisWalk_;
+    const size_t first = out.size();
+    bool ok = false;
+    if (layout_.legacyFrames) {
+        // The frame chain remembered for this thread (with -a, every thread has its own).
+        ok = walkLegacy(tstate, out, ahead ? *ahead : ownAhead_);
+    } else {
+        ahead_ = ahead;
+        singlesThisWalk_.clear();
+        ok = walkModern(tstate, out);
+        if (ahead) {
+            dropPrefetch(*ahead); // what was read ahead served this walk only
+            ahead->frames = singlesThisWalk_;
+        }
+        ahead_ = nullptr;
     }
-    ahead_ = nullptr;
+    if (ok && out.size() - first > maxDepth_) cutMiddle(out, first);
     return ok;
+}
+
+void FrameWalker::cutMiddle(std::vector<FrameId>& out, size_t first) {
+    // Keep the leaf side whole (where the time goes) and the frames nearest the root (the
+    // entry point: <module> and what it called), so that trees stay rooted; drop from
+    // the middle, usually a recursion, and say so in one synthetic frame in its place.
+    const size_t depth = out.size() - first;
+    const size_t root = std::min(kRootFramesKept, (maxDepth_ - 1) / 4 + 1);
+    const size_t leaf = maxDepth_ - 1 - root;
+    const size_t dropped = depth - leaf - root;
+    FrameInfo cut{registry_.internString("~"),
+                  registry_.internString("<truncated: " + std::to_string(dropped) + " frames>")};
+    cut.line = cut.endLine = 0;
+    const auto middle = out.begin() + static_cast<ptrdiff_t>(first + leaf);
+    out.erase(middle, middle + static_cast<ptrdiff_t>(dropped));
+    out.insert(out.begin() + static_cast<ptrdiff_t>(first + leaf), registry_.internFrame(cut));
 }
 
 void FrameWalker::dropPrefetch(Prefetch& pf) {
@@ -128,11 +150,18 @@ bool FrameWalker::loadOlderChunk() {
 
 const uint8_t* FrameWalker::frameBytes(uint64_t addr) {
     const uint64_t need = layout_.frSize;
+    auto inChunk = [&](size_t i) {
+        const Chunk& c = chunks_[i];
+        return addr >= c.addr + kChunkHeader && addr + need <= c.addr + c.bytes.size();
+    };
+    // Callers usually sit in the chunk of the frame before (deep recursion spans many).
+    if (lastChunk_ < chunksUsed_ && inChunk(lastChunk_))
+        return chunks_[lastChunk_].bytes.data() + (addr - chunks_[lastChunk_].addr);
     for (;;) {
         for (size_t i = 0; i < chunksUsed_; ++i) {
-            const Chunk& c = chunks_[i];
-            if (addr >= c.addr + kChunkHeader && addr + need <= c.addr + c.bytes.size())
-                return c.bytes.data() + (addr - c.addr);
+            if (!inChunk(i)) continue;
+            lastChunk_ = i;
+            return chunks_[i].bytes.data() + (addr - chunks_[i].addr);
         }
         // A frame below the copied chunks lives in an older chunk (deep recursion) or
         // in a generator; try the older chunks first, they hold many frames each.
@@ -155,6 +184,7 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     const uint64_t chunk = at<uint64_t>(t, layout_.tsDatastackChunk);
     const uint64_t top = at<uint64_t>(t, layout_.tsDatastackTop);
     chunksUsed_ = 0;
+    lastChunk_ = 0;
     olderChunk_ = 0;
     const bool haveChunk =
         plausibleAddress(chunk) && top > chunk + kChunkHeader && top - chunk <= kMaxChunkBytes;
@@ -207,13 +237,11 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     if (ahead_) learnPrefetch(haveChunk ? chunk : 0, used, cframeWord);
 
     const uint8_t skipOwner = static_cast<uint8_t>(layout_.firstSkippedOwner);
-    const size_t first = out.size();
     const uint64_t baseFrame =
         layout_.tsBaseFrame != kAbsent ? at<uint64_t>(t, layout_.tsBaseFrame) : 0;
     bool atBase = true; // an empty chain: the thread runs no Python code
     for (size_t steps = 0; frame != 0; ++steps) {
-        if (out.size() - first >= kMaxDepth) return true; // capped, as CPython does
-        if (steps >= 2 * kMaxDepth) return fail("frame chain too long (torn read?)");
+        if (steps >= kMaxWalk) return fail("frame chain deeper than 1,048,576 frames");
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
         const uint8_t* f = frameBytes(frame);
         if (!f) return fail("cannot read a frame");

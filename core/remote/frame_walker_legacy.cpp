@@ -68,7 +68,8 @@ bool FrameWalker::readLegacyChain(uint64_t frame, const Prefetch& remembered) {
     chainCodes_.clear();
     size_t hint = 0; // where in lastChain the next frame is expected
     int misses = 0;
-    while (frame != 0 && legacy_.size() < kMaxDepth) { // capped, as CPython does
+    while (frame != 0) {
+        if (legacy_.size() >= kMaxWalk) return fail("frame chain deeper than 1,048,576 frames");
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
         // Usually the chain below this frame is the one we saw last sample: read that
         // stretch in one call and keep its frames while each one's f_back still leads to
@@ -83,7 +84,7 @@ bool FrameWalker::readLegacyChain(uint64_t frame, const Prefetch& remembered) {
             if (k == lastChain.size()) ++misses;
         }
         const size_t n = k < lastChain.size()
-                             ? std::min({kIovMax, lastChain.size() - k, kMaxDepth - legacy_.size()})
+                             ? std::min({kIovMax, lastChain.size() - k, kMaxWalk - legacy_.size()})
                              : 0;
         size_t added = 0;
         if (n >= 2) {
@@ -126,7 +127,7 @@ bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& 
     // Every frame being evaluated counts in recursion_depth (read with the same copy of
     // the thread state as its frame pointer); one more for a frame whose evaluation is
     // ending (the count drops just before tstate->frame moves to the caller).
-    maxChain_ = kMaxDepth;
+    maxChain_ = kMaxWalk;
     if (layout_.tsRecursionDepth != kAbsent) {
         const int32_t depth = at<int32_t>(ts.data(), layout_.tsRecursionDepth);
         maxChain_ = depth < 0 ? 1 : static_cast<size_t>(depth) + 1;

@@ -63,6 +63,7 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
     interpWin_.include(layout_.inCodeGeneration, 8);
     tstate_.resize(layout_.tsSize);
     walker_.setNoneAddress(loc_.noneAddr);
+    walker_.setMaxDepth(options_.maxDepth);
     gcFile_ = registry_.internString("~");
     gcName_ = registry_.internString("<GC>");
 }

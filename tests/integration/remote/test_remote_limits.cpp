@@ -98,6 +98,79 @@ private slots:
         qInfo("%s: %lld samples with the cut name", qPrintable(interpreter.label), samples);
         QVERIFY(samples >= 50);
     }
+
+    // 20,000 frames of recursion, deeper than the 1536 frames a stack keeps: the leaf side
+    // and the 16 frames nearest the root stay around one "<truncated: N frames>" frame,
+    // so the stack stays rooted at <module>. --max-depth sets the limit.
+    void deepRecursion_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void deepRecursion() {
+        QFETCH(Interpreter, interpreter);
+        constexpr int kDepth = 20000;
+        TargetOptions options;
+        options.args = QStringList{QString::number(kDepth)};
+        TargetProcess target(interpreter, "recursion.py", options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        constexpr int kTotal = kDepth + 1; // and <module>
+        for (const int maxDepth : {1536, 100}) {
+            QString error;
+            const QJsonArray frames =
+                dumpFrames(target.pid(), {"--max-depth", QString::number(maxDepth)}, &error);
+            QVERIFY2(!frames.isEmpty(), qPrintable(error));
+            QCOMPARE(frames.size(), maxDepth);
+            const int root = std::min(16, (maxDepth - 1) / 4 + 1), leaf = maxDepth - 1 - root;
+            for (int i = 0; i < frames.size(); ++i) {
+                const QString name = frames[i]["function"].toString();
+                const QString want =
+                    i == leaf ? QStringLiteral("<truncated: %1 frames>").arg(kTotal - leaf - root)
+                    : i == frames.size() - 1 ? QStringLiteral("<module>")
+                                             : QStringLiteral("recurse");
+                QVERIFY2(name == want, qPrintable(QStringLiteral("frame %1 of %2: %3, not %4")
+                                                      .arg(i)
+                                                      .arg(maxDepth)
+                                                      .arg(name, want)));
+            }
+        }
+        QString error;
+        // 20,000 frames are read every sample, so samples are few (3.8-3.10 read each frame
+        // object on its own); each one must be cut and rooted.
+        const QStringList lines =
+            recordCollapsed(target.pid(), {"-d", "2", "--max-depth", "64"}, &error);
+        QVERIFY2(!lines.isEmpty(), qPrintable(error));
+        qint64 samples = 0;
+        const QString cut = QStringLiteral("<truncated: %1 frames> (~:0)").arg(kTotal - 47 - 16);
+        for (const QString& line : lines) {
+            const QStringList stack = line.left(line.lastIndexOf(' ')).split(';');
+            QVERIFY2(stack.size() == 64 && stack.first().startsWith("<module> ") &&
+                         stack[16] == cut && stack.last().startsWith("recurse "),
+                     qPrintable(line.left(300)));
+            samples += line.mid(line.lastIndexOf(' ') + 1).toLongLong();
+        }
+        qInfo("%s: %lld samples of 64 frames", qPrintable(interpreter.label), samples);
+        QVERIFY(samples >= 3);
+    }
+
+    // co_firstlineno = 2**31 - 1, the largest a code object holds. On that very line
+    // CPython reports 2147483647; one line further no line number can hold it, and
+    // CPython 3.10+ reports none. Neither may wrap around to -2147483648.
+    void hugeFirstLine_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void hugeFirstLine() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "huge_first_line.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QString error;
+        const QJsonArray frames = dumpFrames(target.pid(), {}, &error);
+        QVERIFY2(!frames.isEmpty(), qPrintable(error));
+        int found = 0;
+        for (const QJsonValue f : frames) {
+            const QString name = f["function"].toString();
+            if (name != "inner" && name != "outer") continue;
+            ++found;
+            const qint64 want = name == "inner" ? 2147483647 : -1; // -1: no line
+            QVERIFY2(f["line"].toInteger() == want && f["end_line"].toInteger() == want,
+                     qPrintable(QJsonDocument(f.toObject()).toJson()));
+        }
+        QVERIFY2(found == 2, qPrintable(QJsonDocument(frames).toJson()));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRemoteLimits)
