@@ -50,7 +50,7 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
                                      PythonLayout layout)
     : pid_(pid), options_(options), loc_(std::move(location)), layout_(layout), mem_(pid),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
-      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid) {
+      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid), exec_(pid) {
     if (options_.allThreads) runtimeWin_.include(layout_.rtInterpretersHead, 8);
     runtimeWin_.include(layout_.rtGilHolder, 8);
     runtimeWin_.include(layout_.rtGilLocked, 4);
@@ -116,6 +116,17 @@ ReadOutcome LiveProcessReader::fail(std::string why) {
     if (mem_.processGone() || !processExists(pid_)) {
         lastError_ = "process " + std::to_string(pid_) + " has exited";
         return ReadOutcome::ProcessEnded;
+    }
+    // A target that exec'd another program keeps its pid, but its Python is gone: every
+    // read fails from then on. Looked for on the first failure and every 64th after
+    // (failures come at the sample rate; a look reads two /proc files).
+    if (failuresSinceExecCheck_++ % 64 == 0) {
+        std::string running;
+        if (exec_.execed(&running)) {
+            lastError_ = "process " + std::to_string(pid_) + " replaced its program (exec of " +
+                         running + "): its Python interpreter is gone";
+            return ReadOutcome::ProcessEnded;
+        }
     }
     lastError_ = std::move(why);
     return ReadOutcome::Error;

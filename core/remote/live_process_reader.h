@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/remote/code_cache.h"
+#include "core/remote/exec_watch.h"
 #include "core/remote/frame_walker.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/remote_memory.h"
@@ -72,6 +73,8 @@ private:
     CodeCache codes_;
     FrameWalker walker_;
     ThreadStateProbe threadState_;
+    ExecWatch exec_;
+    uint64_t failuresSinceExecCheck_ = 0;
     std::string lastError_;
 
     Window runtimeWin_, interpWin_;

@@ -9,7 +9,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTest>
+
+#include <csignal>
 
 using namespace gilscope;
 using gilscope::test::describe;
@@ -170,6 +173,40 @@ private slots:
                      qPrintable(QJsonDocument(f.toObject()).toJson()));
         }
         QVERIFY2(found == 2, qPrintable(QJsonDocument(frames).toJson()));
+    }
+
+    // A target that exec's another program keeps its pid, but its Python is gone: the
+    // recording says so and stops (well before its 120 s), keeping what it recorded,
+    // instead of going on counting errors.
+    void execStopsRecording_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void execStopsRecording() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "exec_later.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        auto tmp = TempDir::create("test-limits");
+        QVERIFY(tmp);
+        const QString out = QString::fromStdString((tmp->path() / "out.txt").string());
+        auto gilscope =
+            test::startGilscope({"attach", "-d", "120", "--realtime-stats", "--collapsed", "-o",
+                                 out, QString::number(target.pid())});
+        QVERIFY(gilscope);
+        // The first statistics line: sampling has started.
+        QVERIFY2(gilscope->waitForReadyRead(30000),
+                 qPrintable(QString::fromUtf8(gilscope->readAllStandardError())));
+        QCOMPARE(::kill(pid_t(target.pid()), SIGUSR1), 0);
+        QVERIFY2(gilscope->waitForFinished(60000), "still recording after the target's exec");
+        const QString err = QString::fromUtf8(gilscope->readAllStandardError());
+        QCOMPARE(gilscope->exitStatus(), QProcess::NormalExit);
+        QCOMPARE(gilscope->exitCode(), 0);
+        const QString want =
+            QStringLiteral("gilscope: process %1 replaced its program (exec of ").arg(target.pid());
+        QVERIFY2(err.contains(want) && err.contains("sleep): its Python interpreter is gone; "
+                                                    "recording stopped"),
+                 qPrintable(err));
+        QFile file(out);
+        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(err));
+        const QString text = QString::fromUtf8(file.readAll());
+        QVERIFY2(text.startsWith("<module> ") && text.contains("exec_later.py"), qPrintable(text));
     }
 };
 
