@@ -75,9 +75,10 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     if (load<uint64_t>(tstate_, layout_.tsCurrentException) != 0 ||
         (excValue != 0 && excValue != loc_.noneAddr))
         status |= ThreadStatus::HasException;
-    const bool isMainThread = layout_.inThreadsMain != kAbsent
-                                  ? addr == interp.threadsMain
-                                  : isMainInterp && stack.pythonThreadId == mainThreadId_;
+    const bool isMainThread =
+        layout_.inThreadsMain == kAbsent ? isMainInterp && stack.pythonThreadId == mainThreadId_
+        : interp.threadsMain             ? addr == interp.threadsMain
+                                         : isMainInterp && stack.threadId == uint64_t(pid_);
     if (isMainThread) status |= ThreadStatus::MainThread;
     if (!options_.cpuState) {
         status |= ThreadStatus::Unknown;
