@@ -13,6 +13,7 @@ ReadOptions RecordOptions::readOptions() const {
     r.allThreads = allThreads;
     r.opcodes = opcodes;
     r.gc = true;
+    r.maxDepth = maxDepth;
     // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode; the other
     // formats use wall mode, which does not probe /proc per thread.
     r.cpuState = format == OutputFormat::Gecko;
@@ -43,6 +44,10 @@ void addRecordOptions(QCommandLineParser& parser) {
          "N", "0"},
         {"compression", "Compression of --binary output: auto, zstd or none (default auto).",
          "MODE", "auto"},
+        {"max-depth",
+         "Keep at most N frames of a stack (default 1536, CPython's bound): a deeper one keeps "
+         "its leaf frames and root frames around a '<truncated: K frames>' frame.",
+         "N", "1536"},
     });
 }
 
@@ -74,6 +79,14 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
         return makeError(ErrorKind::BadArguments, "argument --rt-priority: expected 0-99, got '" +
                                                       parser.value("rt-priority").toStdString() +
                                                       "'");
+    bool depthOk = false;
+    const qulonglong depth = parser.value("max-depth").toULongLong(&depthOk);
+    if (!depthOk || depth < 3 || depth > (1u << 20))
+        return makeError(ErrorKind::BadArguments,
+                         "argument --max-depth: expected a number of frames from 3 to 1048576 "
+                         "(the leaf frame, the cut and the root frame at least), got '" +
+                             parser.value("max-depth").toStdString() + "'");
+    o.maxDepth = depth;
     o.output = argumentBytes(parser.value("output"));
 
     int formats = 0;
@@ -129,8 +142,9 @@ std::filesystem::path outputPath(const RecordOptions& options, int pid) {
 }
 
 bool recordOptionTakesValue(const QString& name) {
-    static const QStringList withValue = {"r",      "sampling-rate", "d",      "duration",   "o",
-                                          "output", "compression",   "python", "rt-priority"};
+    static const QStringList withValue = {"r",           "sampling-rate", "d",      "duration",
+                                          "o",           "output",        "python", "rt-priority",
+                                          "compression", "max-depth"};
     return withValue.contains(name);
 }
 

@@ -94,8 +94,13 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     if (options.realtimeStats && tty) std::printf("\n");
     if (!sampler.failure().empty())
         std::fprintf(stderr, "gilscope: %s\n", sampler.failure().c_str());
-    if (result.reason == StopReason::TargetExited)
-        std::fprintf(stderr, "gilscope: the target process exited; recording stopped\n");
+    if (result.reason == StopReason::TargetExited) {
+        // The reader says why: the process exited, or it exec'd another program (the pid
+        // lives on, running something that is not our Python any more).
+        const std::string why = targetGone ? std::string() : sampler.endReason();
+        std::fprintf(stderr, "gilscope: %s; recording stopped\n",
+                     why.empty() ? "the target process exited" : escapeForDisplay(why).c_str());
+    }
 
     const RecordingSummary summary = sampler.summary();
     printSummary(summary, sampler.stats().missed);

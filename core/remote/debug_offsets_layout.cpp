@@ -16,8 +16,8 @@ struct TablePositions {
     size_t rtSize, rtInterpretersHead;
     size_t inSize, inId, inNext, inThreadsHead, inThreadsMain, inGc, inGilState, inGilLocked,
         inGilHolder, inCodeGeneration;
-    size_t tsSize, tsNext, tsInterp, tsCurrentFrame, tsThreadId, tsNativeThreadId, tsDatastackChunk,
-        tsStatus, tsHoldsGil, tsGilRequested, tsCurrentException, tsExcState;
+    size_t tsSize, tsNext, tsInterp, tsCurrentFrame, tsBaseFrame, tsThreadId, tsNativeThreadId,
+        tsDatastackChunk, tsStatus, tsHoldsGil, tsGilRequested, tsCurrentException, tsExcState;
     size_t excValue;
     size_t frSize, frPrevious, frExecutable, frInstr, frOwner;
     size_t coSize, coFilename, coName, coQualname, coLinetable, coFirstlineno, coAdaptive;
@@ -49,6 +49,7 @@ constexpr TablePositions k313{
     .tsNext = 0xa8,
     .tsInterp = 0xb0,
     .tsCurrentFrame = 0xb8,
+    .tsBaseFrame = N,
     .tsThreadId = 0xc0,
     .tsNativeThreadId = 0xc8,
     .tsDatastackChunk = 0xd0,
@@ -103,6 +104,7 @@ constexpr TablePositions k314{
     .tsNext = 0xc0,
     .tsInterp = 0xc8,
     .tsCurrentFrame = 0xd0,
+    .tsBaseFrame = N,
     .tsThreadId = 0xd8,
     .tsNativeThreadId = 0xe0,
     .tsDatastackChunk = 0xe8,
@@ -157,6 +159,7 @@ constexpr TablePositions k315{
     .tsNext = 0xc0,
     .tsInterp = 0xc8,
     .tsCurrentFrame = 0xd0,
+    .tsBaseFrame = 0xd8,
     .tsThreadId = 0xf0,
     .tsNativeThreadId = 0xf8,
     .tsDatastackChunk = 0x100,
@@ -266,6 +269,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     l.tsNext = r.at(p->tsNext);
     l.tsInterp = r.at(p->tsInterp);
     l.tsCurrentFrame = r.at(p->tsCurrentFrame);
+    l.tsBaseFrame = r.opt(p->tsBaseFrame);
     l.tsThreadId = r.at(p->tsThreadId);
     l.tsNativeThreadId = r.at(p->tsNativeThreadId);
     l.tsDatastackChunk = r.at(p->tsDatastackChunk);
@@ -290,6 +294,10 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     // 3.13: CSTACK shim = 3. 3.14+: INTERPRETER = 3 (and CSTACK = 4 in 3.14).
     l.firstSkippedOwner = 3;
     if (minor >= 14) l.frameTagMask = ~uint64_t{7};
+    // Every eval-loop call starts with a shim frame of owner 3 (CSTACK on 3.13, INTERPRETER
+    // on 3.14), so the thread's chain ends at one; 3.15 ends it at tstate->base_frame.
+    l.base =
+        l.tsBaseFrame != kAbsent ? PythonLayout::Base::BaseFrame : PythonLayout::Base::ShimFrame;
 
     l.coSize = r.at(p->coSize);
     l.coFilename = r.at(p->coFilename);
@@ -345,6 +353,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         {"thread_state.current_exception", within(l.tsCurrentException, l.tsSize, 8)},
         {"thread_state.holds_gil", withinIfPresent(l.tsHoldsGil, l.tsSize, 4)},
         {"thread_state.gil_requested", withinIfPresent(l.tsGilRequested, l.tsSize, 4)},
+        {"thread_state.base_frame", withinIfPresent(l.tsBaseFrame, l.tsSize, 8)},
         {"frame size", frameSize <= 256},
         {"frame.previous", within(l.frPrevious, frameSize, 8)},
         {"frame.executable", within(l.frCode, frameSize, 8)},

@@ -49,6 +49,7 @@ struct Sampler::Impl {
     RawSamplerStats finalStats;      // written by the thread, read after join
     mutable std::mutex failureMutex; // only touched when a sink throws, never per tick
     std::string failure;
+    std::string endReason; // the source's word on why the target ended; read after join
 
     Impl(StackSource& src, SampleSink& snk, SamplerOptions opts, SamplerClock& clk)
         : source(src), sink(snk), options(std::move(opts)), clock(clk) {
@@ -139,6 +140,7 @@ void Sampler::Impl::run(uint64_t startUs) {
             const ReadOutcome outcome = source.read(stacks, count);
             if (outcome == ReadOutcome::ProcessEnded) {
                 reason = StopReason::TargetExited;
+                endReason = source.lastError();
                 s.lastTickUs = std::max(s.lastTickUs, t);
                 break;
             }
@@ -242,6 +244,10 @@ SamplerStats Sampler::stats() const {
 
 RecordingSummary Sampler::summary() const {
     return toRecordingSummary(impl_->finalStats);
+}
+
+std::string Sampler::endReason() const {
+    return impl_->finished ? impl_->endReason : std::string();
 }
 
 std::string Sampler::failure() const {

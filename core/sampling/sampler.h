@@ -63,6 +63,9 @@ public:
     RecordingSummary summary() const; // valid after wait()
     // Set when a sink threw (the recording then stopped); empty otherwise.
     std::string failure() const;
+    // After wait(), when the target ended: why, in the source's words ("process 12 has
+    // exited", or that it exec'd another program); empty otherwise.
+    std::string endReason() const;
 
 private:
     struct Impl;

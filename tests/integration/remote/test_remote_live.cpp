@@ -371,12 +371,21 @@ private slots:
                    test::functionNames(*src, s.threads[0]).front() == "recurse";
         });
         const ThreadStack& t = snap.threads[0];
-        const size_t expected = std::min<size_t>(size_t(depth) + 1, kCpythonDepthCap);
-        QCOMPARE(t.frames.size(), expected);
+        QCOMPARE(t.frames.size(), want);
         const QStringList names = test::functionNames(*src, t);
         QCOMPARE(names.front(), QString("recurse"));
-        QCOMPARE(names.count("recurse"),
-                 depth + 1 > int(kCpythonDepthCap) ? int(kCpythonDepthCap) : depth);
+        // Deeper than the cap: the leaf side and the 16 frames nearest the root stay, the
+        // middle is one synthetic frame, and the stack is still rooted at <module>.
+        QCOMPARE(names.back(), QString("<module>"));
+        if (depth + 1 <= int(kCpythonDepthCap)) {
+            QCOMPARE(names.count("recurse"), depth);
+            return;
+        }
+        const int leafKept = int(kCpythonDepthCap) - 1 - 16;
+        QCOMPARE(names.count("recurse"), int(kCpythonDepthCap) - 2);
+        QCOMPARE(
+            names[leafKept],
+            QStringLiteral("<truncated: %1 frames>").arg(depth + 1 - int(kCpythonDepthCap) + 1));
     }
 
     void nonAsciiNames_data() { test::addInterpreterRows(test::findInterpreters()); }
