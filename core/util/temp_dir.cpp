@@ -5,6 +5,7 @@
 #include <cstring>
 #include <signal.h>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gilscope {
@@ -67,9 +68,25 @@ int cleanStaleTempDirs(const std::string& prefix) {
         if (pid == ::getpid()) continue;
         // EPERM means it runs under another user: leave it alone.
         if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) continue;
+        // Only our own: root must not delete another user's directory that looks alike.
+        struct stat st {};
+        if (::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != ::geteuid())
+            continue;
         std::error_code rmEc;
-        if (entry.is_directory(rmEc) && fs::remove_all(entry.path(), rmEc) > 0) ++removed;
+        if (fs::remove_all(entry.path(), rmEc) > 0) ++removed;
     }
+    return removed;
+}
+
+} // namespace gilscope
+
+namespace gilscope {
+
+int cleanStaleGilscopeTempDirs() {
+    int removed = 0;
+    for (const char* prefix : {"gilscope-gecko", "gilscope-live", "gilscope-run"})
+        removed += cleanStaleTempDirs(prefix);
     return removed;
 }
 
