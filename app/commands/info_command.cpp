@@ -56,6 +56,8 @@ int runInfo(const QStringList& args) {
     auto reader = TachReader::open(input);
     if (!reader) return fail(reader.error());
     const bool text = !parser.isSet(json);
+    std::signal(SIGINT, onInfoInterrupt);
+    std::signal(SIGTERM, onInfoInterrupt);
     // The header (and its sample count) first: decoding a large file takes a while.
     if (text) {
         std::printf("%s", tachInfoText(reader->info()).c_str());
@@ -68,8 +70,6 @@ int runInfo(const QStringList& args) {
                          "gilscope: decoding %llu samples to count the records (--no-decode "
                          "skips this; Ctrl-C stops it)\n",
                          static_cast<unsigned long long>(reader->info().sampleCount));
-        std::signal(SIGINT, onInfoInterrupt);
-        std::signal(SIGTERM, onInfoInterrupt);
         DiscardSink sink;
         if (auto n = reader->replay(sink, {}, &g_cancel); !n) decodeError = n.error();
     }

@@ -58,7 +58,7 @@ Status SpillStore::read(uint64_t offset, char* out, size_t size) const {
 void SpillColumn::grow(size_t need) {
     // Grows geometrically up to the flush limit (plus one record); beyond it only when
     // the store failed and the buffer must hold everything.
-    size_t cap = std::max<size_t>(capacity_ * 2, 256);
+    size_t cap = std::max<size_t>(capacity_ * 2, 64); // small: a thread may hold one sample
     if (!store_->error()) cap = std::min(cap, limit_ + need);
     cap = std::max(cap, used_ + need);
     auto bigger = std::make_unique<char[]>(cap);

@@ -165,7 +165,7 @@ private slots:
             {"own-raw", ownBin(dir->path(), TachCompression::None)}};
         if (haveSharedDir())
             for (const char* f :
-                 {"tiny", "medium", "rle-long", "stats", "unicode", "utf8-replace", "real-315"})
+                 {"tiny", "rle-long", "stats", "unicode", "utf8-replace", "real-315"})
                 seeds.push_back({f, readText(tachFixture(QString(f) + ".bin").toStdString())});
         else
             qInfo("../shared is missing: only self-written files are mutated");

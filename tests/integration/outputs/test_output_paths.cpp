@@ -179,7 +179,7 @@ private slots:
     void hugeDurationRecordsUntilTheTargetExits() {
         for (const char* duration : {"1e300", "99999999999999999999"}) {
             TargetOptions options;
-            options.args = {"1.0", "0"};
+            options.args = {"3.0", "0"}; // long enough to attach on a busy machine
             TargetProcess target(host_.last(), targetScript("exits_soon.py"), options);
             QVERIFY2(target.start(), qPrintable(target.error()));
             const fs::path out = d() / "out.txt";
