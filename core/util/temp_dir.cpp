@@ -12,6 +12,25 @@ namespace gilscope {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// remove_all() stops at the first entry another process removed first (two gilscopes
+// cleaning the same stale directory): this goes on past what is already gone.
+bool removeTree(const fs::path& dir) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        struct stat st {};
+        if (::lstat(it->path().c_str(), &st) != 0) continue; // gone already
+        if (S_ISDIR(st.st_mode))
+            removeTree(it->path());
+        else
+            ::unlink(it->path().c_str());
+    }
+    return ::rmdir(dir.c_str()) == 0 || errno == ENOENT;
+}
+
+} // namespace
+
 fs::path systemTempDir() {
     if (const char* t = std::getenv("TMPDIR"); t && *t) return fs::path(t);
     return fs::path("/tmp");
@@ -47,8 +66,7 @@ TempDir::~TempDir() {
 
 void TempDir::remove() {
     if (path_.empty()) return;
-    std::error_code ec;
-    fs::remove_all(path_, ec);
+    removeTree(path_);
     path_.clear();
 }
 
@@ -73,8 +91,7 @@ int cleanStaleTempDirs(const std::string& prefix) {
         if (::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
             st.st_uid != ::geteuid())
             continue;
-        std::error_code rmEc;
-        if (fs::remove_all(entry.path(), rmEc) > 0) ++removed;
+        if (removeTree(entry.path())) ++removed;
     }
     return removed;
 }
