@@ -5,8 +5,13 @@
 #include "core/sampling/rate_parser.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace gilscope::cli {
+
+namespace {
+constexpr double kMaxDurationSec = 1e9;
+}
 
 ReadOptions RecordOptions::readOptions() const {
     ReadOptions r;
@@ -68,7 +73,15 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
                 ErrorKind::BadArguments,
                 "argument -d/--duration: expected a positive number of seconds, got '" +
                     text.toStdString() + "'");
-        o.durationSec = d;
+        // Beyond ~31 years the end time would overflow the clock (1e300 once stopped at
+        // once and emptied the output): such a duration means "until the target exits".
+        if (d > kMaxDurationSec)
+            std::fprintf(stderr,
+                         "gilscope: -d %s is longer than any recording can run; recording until "
+                         "the target exits or Ctrl-C\n",
+                         text.toLocal8Bit().constData());
+        else
+            o.durationSec = d;
     }
     o.allThreads = parser.isSet("all-threads");
     o.opcodes = parser.isSet("opcodes");
