@@ -13,9 +13,11 @@ ReadOptions RecordOptions::readOptions() const {
     r.allThreads = allThreads;
     r.opcodes = opcodes;
     r.gc = true;
-    // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode; the other
-    // formats use wall mode, which does not probe /proc per thread.
+    // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode whatever
+    // --mode says (as CPython does); the other formats use --mode, and wall mode does not
+    // probe /proc per thread.
     r.cpuState = format == OutputFormat::Gecko;
+    r.mode = format == OutputFormat::Gecko ? ProfilingMode::All : mode;
     return r;
 }
 
@@ -29,6 +31,11 @@ void addRecordOptions(QCommandLineParser& parser) {
          "Stop recording after SECONDS (default: until the target exits or Ctrl-C).",
          "SECONDS"},
         {{"a", "all-threads"}, "Sample all threads, not only the main thread."},
+        {"mode",
+         "Sampling mode: wall (all samples), cpu (only threads on CPU), gil (only threads "
+         "holding the GIL), exception (only threads with an active exception). Default wall; "
+         "--gecko always records every thread with its state.",
+         "MODE", "wall"},
         {"opcodes", "Record the executing opcode of each frame (--gecko and --binary)."},
         {"realtime-stats", "Print sampling statistics about once a second."},
         {{"o", "output"},
@@ -68,6 +75,19 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     o.allThreads = parser.isSet("all-threads");
     o.opcodes = parser.isSet("opcodes");
     o.realtimeStats = parser.isSet("realtime-stats");
+    const std::string mode = parser.value("mode").toStdString();
+    if (mode == "wall")
+        o.mode = ProfilingMode::Wall;
+    else if (mode == "cpu")
+        o.mode = ProfilingMode::Cpu;
+    else if (mode == "gil")
+        o.mode = ProfilingMode::Gil;
+    else if (mode == "exception")
+        o.mode = ProfilingMode::Exception;
+    else
+        return makeError(ErrorKind::BadArguments,
+                         "argument --mode: invalid choice: '" + mode +
+                             "' (choose from 'wall', 'cpu', 'gil', 'exception')");
     bool prioOk = false;
     o.realtimePriority = parser.value("rt-priority").toInt(&prioOk);
     if (!prioOk || o.realtimePriority < 0 || o.realtimePriority > 99)
@@ -129,8 +149,9 @@ std::filesystem::path outputPath(const RecordOptions& options, int pid) {
 }
 
 bool recordOptionTakesValue(const QString& name) {
-    static const QStringList withValue = {"r",      "sampling-rate", "d",      "duration",   "o",
-                                          "output", "compression",   "python", "rt-priority"};
+    static const QStringList withValue = {"r",           "sampling-rate", "d",           "duration",
+                                          "o",           "output",        "compression", "python",
+                                          "rt-priority", "mode"};
     return withValue.contains(name);
 }
 

@@ -23,6 +23,7 @@ struct RecordOptions {
     bool allThreads = false;
     bool opcodes = false;
     bool realtimeStats = false;
+    ProfilingMode mode = ProfilingMode::Wall; // --mode
     OutputFormat format = OutputFormat::Collapsed;
     std::string compression = "auto"; // --binary only
     std::string output;               // empty: {format}_{pid}.{ext}
@@ -31,7 +32,7 @@ struct RecordOptions {
     ReadOptions readOptions() const;
 };
 
-// Adds -r, -d, -a, --opcodes, --realtime-stats, -o and the format flags.
+// Adds -r, -d, -a, --mode, --opcodes, --realtime-stats, -o and the format flags.
 void addRecordOptions(QCommandLineParser& parser);
 // Reads and validates them after parser.process(); errors carry CPython's wording
 // where CPython has one.

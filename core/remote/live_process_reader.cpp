@@ -311,7 +311,7 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
         if (!t) return fail("cannot find the main thread");
         predictedTstate_ = t;
         if (!readThread(s, t, true, nextSlot())) return fail(lastError_);
-        ++count;
+        if (!skipped_) ++count;
         return ReadOutcome::Ok;
     }
     uint64_t t = s.threadsHead;
@@ -320,7 +320,7 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
         ThreadStack& stack = nextSlot();
         if (!readThread(s, t, isMain, stack)) return fail(lastError_);
         sawMain = sawMain || (stack.status & ThreadStatus::MainThread);
-        ++count;
+        if (!skipped_) ++count;
         t = load<uint64_t>(tstate_, layout_.tsNext);
     }
     // The main thread lives as long as the interpreter: a walk that missed it followed a
@@ -378,7 +378,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
                                   ? addr == interp.threadsMain
                                   : isMainInterp && stack.pythonThreadId == mainThreadId_;
     if (isMainThread) status |= ThreadStatus::MainThread;
-    if (!options_.cpuState) {
+    if (!options_.cpuState && options_.mode != ProfilingMode::Cpu) {
         status |= ThreadStatus::Unknown;
     } else {
         const ThreadStateProbe::State kernel = threadState_.read(stack.threadId);
@@ -401,6 +401,8 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     }
     stack.status = status;
     stack.frames.clear();
+    skipped_ = !threadMatchesMode(options_.mode, status);
+    if (skipped_) return true; // skipped before the walk: that is what --mode saves
     // The collector runs on the thread that holds the GIL.
     if (options_.gc && interp.gcRunning && (status & ThreadStatus::HasGil)) {
         FrameInfo gc{gcFile_, gcName_};
