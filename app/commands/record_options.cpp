@@ -12,7 +12,7 @@ ReadOptions RecordOptions::readOptions() const {
     ReadOptions r;
     r.allThreads = allThreads;
     r.opcodes = opcodes;
-    r.gc = true;
+    r.gc = gcFrames;
     // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode whatever
     // --mode says (as CPython does); the other formats use --mode, and wall mode does not
     // probe /proc per thread.
@@ -36,6 +36,7 @@ void addRecordOptions(QCommandLineParser& parser) {
          "holding the GIL), exception (only threads with an active exception). Default wall; "
          "--gecko always records every thread with its state.",
          "MODE", "wall"},
+        {"no-gc", "Do not add artificial <GC> frames where garbage collection runs."},
         {"opcodes", "Record the executing opcode of each frame (--gecko and --binary)."},
         {"realtime-stats", "Print sampling statistics about once a second."},
         {{"o", "output"},
@@ -74,6 +75,7 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     }
     o.allThreads = parser.isSet("all-threads");
     o.opcodes = parser.isSet("opcodes");
+    o.gcFrames = !parser.isSet("no-gc");
     o.realtimeStats = parser.isSet("realtime-stats");
     const std::string mode = parser.value("mode").toStdString();
     if (mode == "wall")

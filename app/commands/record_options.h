@@ -24,6 +24,7 @@ struct RecordOptions {
     bool opcodes = false;
     bool realtimeStats = false;
     ProfilingMode mode = ProfilingMode::Wall; // --mode
+    bool gcFrames = true;                     // --no-gc clears it
     OutputFormat format = OutputFormat::Collapsed;
     std::string compression = "auto"; // --binary only
     std::string output;               // empty: {format}_{pid}.{ext}

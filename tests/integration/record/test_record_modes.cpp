@@ -92,6 +92,33 @@ private slots:
         }
     }
 
+    // gc_loop.py collects garbage most of the time: <GC> frames by default, none with --no-gc.
+    void noGcDropsGcFrames_data() { addInterpreterRows(all_); }
+    void noGcDropsGcFrames() {
+        QFETCH(Interpreter, interpreter);
+        const QString here = QStringLiteral(GILSCOPE_SOURCE_DIR "/tests/integration/remote");
+        TargetOptions options;
+        options.bindDirs = QStringList{here};
+        TargetProcess target(interpreter, here + "/gc_loop.py", options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        for (const bool noGc : {false, true}) {
+            const QString out = dir.filePath(noGc ? "nogc.txt" : "gc.txt");
+            QStringList args{"attach", QString::number(target.pid()), "-d", "1", "-o", out};
+            if (noGc) args << "--no-gc";
+            const RunResult r = runGilscope(args);
+            QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+            bool ok = false;
+            const auto stacks = readCollapsed(out, &ok);
+            QVERIFY(ok);
+            QVERIFY(samplesIn(stacks, "<module>") > 50);
+            if (noGc)
+                QCOMPARE(samplesIn(stacks, "<GC>"), 0);
+            else
+                QVERIFY2(samplesIn(stacks, "<GC>") > 10, "no <GC> frames without --no-gc");
+        }
+    }
+
     void badModeIsRefused() {
         const RunResult r = runGilscope({"attach", "1", "--mode", "idle"});
         QCOMPARE(r.exitCode, 2);
