@@ -2,11 +2,47 @@
 
 #include "app/commands/cli_arguments.h"
 #include "app/commands/default_output_path.h"
+#include "core/pstats/pstats_collector.h"
 #include "core/sampling/rate_parser.h"
 
 #include <cmath>
 
 namespace gilscope::cli {
+
+namespace {
+
+// --sort, -l/--limit, --no-summary: only with --pstats, as CPython checks.
+Status readPstatsOptions(const QCommandLineParser& parser, RecordOptions& o) {
+    std::string misplaced;
+    for (const char* name : {"sort", "limit", "no-summary"})
+        if (parser.isSet(name))
+            misplaced += std::string(misplaced.empty() ? "" : ", ") + "--" + name;
+    if (!misplaced.empty() && o.format != OutputFormat::Pstats)
+        return makeError(ErrorKind::BadArguments, "Options " + misplaced +
+                                                      " are only valid with --pstats, not --" +
+                                                      formatName(o.format));
+    if (parser.isSet("sort")) {
+        o.sort = parser.value("sort").toStdString();
+        pstats::Sort ignored;
+        if (!pstats::parseSort(o.sort, ignored))
+            return makeError(ErrorKind::BadArguments,
+                             "argument --sort: invalid choice: '" + o.sort +
+                                 "' (choose from 'nsamples', 'tottime', 'cumtime', 'sample-pct', "
+                                 "'cumul-pct', 'nsamples-cumul', 'name')");
+    }
+    if (parser.isSet("limit")) {
+        bool ok = false;
+        o.limit = parser.value("limit").toLong(&ok);
+        if (!ok)
+            return makeError(ErrorKind::BadArguments, "argument -l/--limit: invalid int value: '" +
+                                                          parser.value("limit").toStdString() +
+                                                          "'");
+    }
+    o.summary = !parser.isSet("no-summary");
+    return {};
+}
+
+} // namespace
 
 ReadOptions RecordOptions::readOptions() const {
     ReadOptions r;
@@ -45,6 +81,13 @@ void addRecordOptions(QCommandLineParser& parser) {
         {"collapsed", "Write collapsed stacks for flamegraph.pl / speedscope (default)."},
         {"gecko", "Write a Firefox Profiler (Gecko) profile."},
         {"binary", "Write CPython's binary .bin format (replayable with `gilscope replay`)."},
+        {"pstats", "Write pstats: a table on stdout, or with -o a file pstats.Stats() loads."},
+        {"sort",
+         "--pstats table order: nsamples, tottime, cumtime, sample-pct, cumul-pct, "
+         "nsamples-cumul or name (default nsamples).",
+         "KEY"},
+        {{"l", "limit"}, "--pstats table: at most N rows (default 15).", "N"},
+        {"no-summary", "--pstats table: no summary of interesting functions."},
         {"rt-priority",
          "Run the sampler thread SCHED_FIFO at priority N (1-99; needs root or CAP_SYS_NICE) so it "
          "wakes on time on a busy machine (default 0: off).",
@@ -99,14 +142,16 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     o.output = argumentBytes(parser.value("output"));
 
     int formats = 0;
-    for (const char* f : {"collapsed", "gecko", "binary"})
+    for (const char* f : {"collapsed", "gecko", "binary", "pstats"})
         formats += parser.isSet(f) ? 1 : 0;
     if (formats > 1)
-        return makeError(
-            ErrorKind::BadArguments,
-            "argument --collapsed/--gecko/--binary: only one output format may be given");
+        return makeError(ErrorKind::BadArguments,
+                         "argument --collapsed/--gecko/--binary/--pstats: only one "
+                         "output format may be given");
     if (parser.isSet("gecko")) o.format = OutputFormat::Gecko;
     if (parser.isSet("binary")) o.format = OutputFormat::Binary;
+    if (parser.isSet("pstats")) o.format = OutputFormat::Pstats;
+    if (auto s = readPstatsOptions(parser, o); !s) return s.error();
 
     o.compression = parser.value("compression").toStdString();
     if (o.compression != "auto" && o.compression != "zstd" && o.compression != "none")
@@ -115,7 +160,7 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
                                                       "' (choose from 'auto', 'zstd', 'none')");
     if (parser.isSet("compression") && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments, "--compression is only valid with --binary");
-    if (o.opcodes && o.format == OutputFormat::Collapsed)
+    if (o.opcodes && o.format != OutputFormat::Gecko && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments,
                          "--opcodes is only compatible with --gecko, --binary.");
     return o;
@@ -123,6 +168,9 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
 
 const char* formatName(OutputFormat f) {
     switch (f) {
+    case OutputFormat::Pstats:
+        return "pstats";
+
     case OutputFormat::Collapsed:
         return "collapsed";
     case OutputFormat::Gecko:
@@ -135,6 +183,9 @@ const char* formatName(OutputFormat f) {
 
 static const char* formatExtension(OutputFormat f) {
     switch (f) {
+    case OutputFormat::Pstats:
+        return "pstats";
+
     case OutputFormat::Collapsed:
         return "txt";
     case OutputFormat::Gecko:
@@ -146,6 +197,7 @@ static const char* formatExtension(OutputFormat f) {
 }
 
 std::filesystem::path outputPath(const RecordOptions& options, int pid) {
+    if (options.format == OutputFormat::Pstats && options.output.empty()) return {};
     return defaultOutputPath(options.output, formatName(options.format), pid,
                              formatExtension(options.format));
 }

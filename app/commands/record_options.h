@@ -15,7 +15,7 @@
 
 namespace gilscope::cli {
 
-enum class OutputFormat { Collapsed, Gecko, Binary };
+enum class OutputFormat { Collapsed, Gecko, Binary, Pstats };
 
 struct RecordOptions {
     uint64_t intervalUs = 1000;
@@ -29,6 +29,9 @@ struct RecordOptions {
     std::string compression = "auto"; // --binary only
     std::string output;               // empty: {format}_{pid}.{ext}
     int realtimePriority = 0;         // --rt-priority: SCHED_FIFO sampler thread
+    std::string sort = "nsamples";    // --pstats table: --sort, -l/--limit, --no-summary
+    long limit = 15;
+    bool summary = true;
 
     ReadOptions readOptions() const;
 };
@@ -39,8 +42,9 @@ void addRecordOptions(QCommandLineParser& parser);
 // where CPython has one.
 Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser);
 
-const char* formatName(OutputFormat f); // "collapsed", "gecko", "binary"
+const char* formatName(OutputFormat f); // "collapsed", "gecko", "binary", "pstats"
 // CPython's default: {format}_{pid}.{ext}; inside `output` when that is a directory.
+// --pstats without -o prints to stdout: the path is then empty.
 std::filesystem::path outputPath(const RecordOptions& options, int pid);
 
 // Whether option `name` (without dashes) of a record command takes a value; used to

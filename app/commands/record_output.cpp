@@ -2,6 +2,7 @@
 
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
+#include "core/pstats/pstats_collector.h"
 #include "core/tach/tach_writer.h"
 #include "core/util/utf8.h"
 
@@ -70,6 +71,27 @@ private:
     std::unique_ptr<TachWriter> writer_;
 };
 
+// CPython's default output: the table on stdout, or with -o the marshal file (and no
+// message, as CPython prints none).
+class PstatsOutput final : public RecordingOutput {
+public:
+    PstatsOutput(fs::path dest, pstats::TableOptions table)
+        : dest_(std::move(dest)), table_(table) {}
+    SampleSink& sink() override { return collector_; }
+    Status write(const CancelToken& cancel) override {
+        if (cancel.cancelled()) return cancelled();
+        if (!dest_.empty()) return collector_.writeTo(dest_);
+        collector_.printTable(stdout, table_);
+        return {};
+    }
+    std::string writtenMessage() const override { return {}; }
+
+private:
+    fs::path dest_;
+    pstats::TableOptions table_;
+    pstats::PstatsCollector collector_;
+};
+
 } // namespace
 
 Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptions& options,
@@ -92,6 +114,15 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptio
         if (!writer) return writer.error();
         return std::unique_ptr<RecordingOutput>(
             std::make_unique<BinaryOutput>(destination, std::move(writer.value())));
+    }
+    case OutputFormat::Pstats: {
+        pstats::TableOptions t;
+        pstats::parseSort(options.sort, t.sort);
+        t.limit = options.limit;
+        t.summary = options.summary;
+        t.cpuMode = options.mode == ProfilingMode::Cpu;
+        t.color = pstats::canColorize(1);
+        return std::unique_ptr<RecordingOutput>(std::make_unique<PstatsOutput>(destination, t));
     }
     }
     return makeError(ErrorKind::Internal, "unknown output format");

@@ -107,7 +107,8 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
                          escapeForDisplay(destination.string()).c_str());
         return result;
     }
-    std::printf("%s\n", (*output)->writtenMessage().c_str());
+    if (const std::string said = (*output)->writtenMessage(); !said.empty())
+        std::printf("%s\n", said.c_str());
     std::fflush(stdout);
     return result;
 }

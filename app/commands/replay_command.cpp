@@ -1,4 +1,4 @@
-// gilscope replay FILE.bin --gecko|--collapsed [-o OUT]: converts a Tachyon .bin
+// gilscope replay FILE.bin --gecko|--collapsed|--pstats [-o OUT]: converts a Tachyon .bin
 // recording, as `python -m profiling.sampling replay` does, with its progress on stderr.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
@@ -6,6 +6,8 @@
 #include "app/commands/default_output_path.h"
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
+#include "core/pstats/pstats_collector.h"
+#include "core/sample/thread_status.h"
 #include "core/tach/tach_reader.h"
 #include "core/util/utf8.h"
 
@@ -76,7 +78,12 @@ int runReplay(const QStringList& args) {
                                        "Write collapsed stacks (for flamegraph.pl, speedscope).");
     const QCommandLineOption output(QStringList{"o", "output"}, "Output file or directory.",
                                     "path");
-    parser.addOptions({gecko, collapsed, output});
+    const QCommandLineOption pstatsOpt(
+        "pstats", "Print a pstats table (or with -o, write a file pstats.Stats() loads).");
+    const QCommandLineOption sort("sort", "--pstats table order (default nsamples).", "KEY");
+    const QCommandLineOption limit(QStringList{"l", "limit"}, "--pstats table rows (15).", "N");
+    const QCommandLineOption noSummary("no-summary", "--pstats table without the summary.");
+    parser.addOptions({gecko, collapsed, pstatsOpt, sort, limit, noSummary, output});
     if (!parser.parse(args))
         return failUsage("replay: " + parser.errorText() + " (see gilscope replay --help)");
     if (parser.isSet("help")) {
@@ -86,8 +93,22 @@ int runReplay(const QStringList& args) {
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
         return failUsage("replay: expected one input file (see gilscope replay --help)");
-    if (parser.isSet(gecko) == parser.isSet(collapsed))
-        return failUsage("replay: choose exactly one output format: --gecko or --collapsed");
+    if (int(parser.isSet(gecko)) + int(parser.isSet(collapsed)) + int(parser.isSet(pstatsOpt)) != 1)
+        return failUsage(
+            "replay: choose exactly one output format: --gecko, --collapsed or --pstats");
+    pstats::TableOptions table;
+    if (parser.isSet(sort) && !pstats::parseSort(parser.value(sort).toStdString(), table.sort))
+        return failUsage("replay: argument --sort: invalid choice: '" + parser.value(sort) + "'");
+    bool limitOk = true;
+    if (parser.isSet(limit)) table.limit = parser.value(limit).toLong(&limitOk);
+    if (!limitOk)
+        return failUsage("replay: argument -l/--limit: invalid int value: '" + parser.value(limit) +
+                         "'");
+    table.summary = !parser.isSet(noSummary);
+    table.color = pstats::canColorize(STDOUT_FILENO);
+    if (!parser.isSet(pstatsOpt) &&
+        (parser.isSet(sort) || parser.isSet(limit) || parser.isSet(noSummary)))
+        return failUsage("replay: --sort, --limit and --no-summary are only valid with --pstats");
 
     const fs::path input = argumentPath(positional[0]);
     std::error_code ec;
@@ -98,8 +119,11 @@ int runReplay(const QStringList& args) {
     const TachInfo& info = reader->info();
 
     const bool toGecko = parser.isSet(gecko);
-    const fs::path dest = toGecko ? outputPath(parser.value(output), "gecko", "json")
-                                  : outputPath(parser.value(output), "collapsed", "txt");
+    const bool toPstats = parser.isSet(pstatsOpt);
+    const fs::path dest =
+        toGecko    ? outputPath(parser.value(output), "gecko", "json")
+        : toPstats ? (parser.isSet(output) ? argumentPath(parser.value(output)) : fs::path())
+                   : outputPath(parser.value(output), "collapsed", "txt");
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
 
@@ -115,7 +139,11 @@ int runReplay(const QStringList& args) {
     geckoOptions.startTimeMs = static_cast<double>(info.startTimeUs) / 1000.0;
     GeckoCollector geckoSink(geckoOptions);
     CollapsedWriter collapsedSink;
-    SampleSink& sink = toGecko ? static_cast<SampleSink&>(geckoSink) : collapsedSink;
+    pstats::PstatsCollector pstatsSink;
+    table.cpuMode = info.mode == static_cast<int>(ProfilingMode::Cpu);
+    SampleSink& sink = toGecko    ? static_cast<SampleSink&>(geckoSink)
+                       : toPstats ? static_cast<SampleSink&>(pstatsSink)
+                                  : collapsedSink;
 
     ProgressBar bar;
     auto replayed = reader->replay(sink, std::ref(bar), &g_cancel);
@@ -123,9 +151,15 @@ int runReplay(const QStringList& args) {
     if (!replayed) return fail(replayed.error());
     std::fprintf(stderr, "Replayed %llu samples\n", static_cast<unsigned long long>(*replayed));
 
-    Status written =
-        toGecko ? geckoSink.exportTo(dest, {}, &g_cancel) : collapsedSink.writeTo(dest);
+    if (toPstats && dest.empty()) {
+        pstatsSink.printTable(stdout, table);
+        return 0;
+    }
+    Status written = toGecko    ? geckoSink.exportTo(dest, {}, &g_cancel)
+                     : toPstats ? pstatsSink.writeTo(dest)
+                                : collapsedSink.writeTo(dest);
     if (!written) return fail(written.error());
+    if (toPstats) return 0; // CPython prints nothing after writing the file
     if (toGecko) {
         std::printf("Gecko profile written to %s\n", escapeForDisplay(dest.string()).c_str());
         std::printf("Open in Firefox Profiler: https://profiler.firefox.com/\n");
