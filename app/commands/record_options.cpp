@@ -82,6 +82,7 @@ void addRecordOptions(QCommandLineParser& parser) {
         {"gecko", "Write a Firefox Profiler (Gecko) profile."},
         {"binary", "Write CPython's binary .bin format (replayable with `gilscope replay`)."},
         {"pstats", "Write pstats: a table on stdout, or with -o a file pstats.Stats() loads."},
+        {"jsonl", "Write newline-delimited JSON (CPython's JSONL schema)."},
         {"sort",
          "--pstats table order: nsamples, tottime, cumtime, sample-pct, cumul-pct, "
          "nsamples-cumul or name (default nsamples).",
@@ -142,15 +143,16 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     o.output = argumentBytes(parser.value("output"));
 
     int formats = 0;
-    for (const char* f : {"collapsed", "gecko", "binary", "pstats"})
+    for (const char* f : {"collapsed", "gecko", "binary", "pstats", "jsonl"})
         formats += parser.isSet(f) ? 1 : 0;
     if (formats > 1)
         return makeError(ErrorKind::BadArguments,
-                         "argument --collapsed/--gecko/--binary/--pstats: only one "
+                         "argument --collapsed/--gecko/--binary/--pstats/--jsonl: only one "
                          "output format may be given");
     if (parser.isSet("gecko")) o.format = OutputFormat::Gecko;
     if (parser.isSet("binary")) o.format = OutputFormat::Binary;
     if (parser.isSet("pstats")) o.format = OutputFormat::Pstats;
+    if (parser.isSet("jsonl")) o.format = OutputFormat::Jsonl;
     if (auto s = readPstatsOptions(parser, o); !s) return s.error();
 
     o.compression = parser.value("compression").toStdString();
@@ -170,6 +172,8 @@ const char* formatName(OutputFormat f) {
     switch (f) {
     case OutputFormat::Pstats:
         return "pstats";
+    case OutputFormat::Jsonl:
+        return "jsonl";
 
     case OutputFormat::Collapsed:
         return "collapsed";
@@ -185,6 +189,8 @@ static const char* formatExtension(OutputFormat f) {
     switch (f) {
     case OutputFormat::Pstats:
         return "pstats";
+    case OutputFormat::Jsonl:
+        return "jsonl";
 
     case OutputFormat::Collapsed:
         return "txt";

@@ -15,7 +15,7 @@
 
 namespace gilscope::cli {
 
-enum class OutputFormat { Collapsed, Gecko, Binary, Pstats };
+enum class OutputFormat { Collapsed, Gecko, Binary, Pstats, Jsonl };
 
 struct RecordOptions {
     uint64_t intervalUs = 1000;
@@ -42,7 +42,7 @@ void addRecordOptions(QCommandLineParser& parser);
 // where CPython has one.
 Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser);
 
-const char* formatName(OutputFormat f); // "collapsed", "gecko", "binary", "pstats"
+const char* formatName(OutputFormat f); // "collapsed", "gecko", "binary", "pstats", "jsonl"
 // CPython's default: {format}_{pid}.{ext}; inside `output` when that is a directory.
 // --pstats without -o prints to stdout: the path is then empty.
 std::filesystem::path outputPath(const RecordOptions& options, int pid);

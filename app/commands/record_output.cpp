@@ -2,6 +2,7 @@
 
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
+#include "core/jsonl/jsonl_writer.h"
 #include "core/pstats/pstats_collector.h"
 #include "core/tach/tach_writer.h"
 #include "core/util/utf8.h"
@@ -92,6 +93,23 @@ private:
     pstats::PstatsCollector collector_;
 };
 
+class JsonlOutput final : public RecordingOutput {
+public:
+    JsonlOutput(fs::path dest, int mode) : dest_(std::move(dest)), writer_(mode) {}
+    SampleSink& sink() override { return writer_; }
+    Status write(const CancelToken& cancel) override {
+        if (cancel.cancelled()) return cancelled();
+        return writer_.writeTo(dest_);
+    }
+    std::string writtenMessage() const override {
+        return "JSONL profile written to " + escapeForDisplay(dest_.string());
+    }
+
+private:
+    fs::path dest_;
+    jsonl::JsonlWriter writer_;
+};
+
 } // namespace
 
 Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptions& options,
@@ -124,6 +142,9 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptio
         t.color = pstats::canColorize(1);
         return std::unique_ptr<RecordingOutput>(std::make_unique<PstatsOutput>(destination, t));
     }
+    case OutputFormat::Jsonl: // the meta record names the mode the recording used
+        return std::unique_ptr<RecordingOutput>(std::make_unique<JsonlOutput>(
+            destination, static_cast<int>(recordedMode(options.readOptions()))));
     }
     return makeError(ErrorKind::Internal, "unknown output format");
 }

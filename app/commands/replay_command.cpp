@@ -1,4 +1,4 @@
-// gilscope replay FILE.bin --gecko|--collapsed|--pstats [-o OUT]: converts a Tachyon .bin
+// gilscope replay FILE.bin --gecko|--collapsed|--pstats|--jsonl [-o OUT]: converts a Tachyon .bin
 // recording, as `python -m profiling.sampling replay` does, with its progress on stderr.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
@@ -6,6 +6,7 @@
 #include "app/commands/default_output_path.h"
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
+#include "core/jsonl/jsonl_writer.h"
 #include "core/pstats/pstats_collector.h"
 #include "core/sample/thread_status.h"
 #include "core/tach/tach_reader.h"
@@ -83,7 +84,8 @@ int runReplay(const QStringList& args) {
     const QCommandLineOption sort("sort", "--pstats table order (default nsamples).", "KEY");
     const QCommandLineOption limit(QStringList{"l", "limit"}, "--pstats table rows (15).", "N");
     const QCommandLineOption noSummary("no-summary", "--pstats table without the summary.");
-    parser.addOptions({gecko, collapsed, pstatsOpt, sort, limit, noSummary, output});
+    const QCommandLineOption jsonlOpt("jsonl", "Write newline-delimited JSON (CPython's schema).");
+    parser.addOptions({gecko, collapsed, pstatsOpt, jsonlOpt, sort, limit, noSummary, output});
     if (!parser.parse(args))
         return failUsage("replay: " + parser.errorText() + " (see gilscope replay --help)");
     if (parser.isSet("help")) {
@@ -93,9 +95,11 @@ int runReplay(const QStringList& args) {
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
         return failUsage("replay: expected one input file (see gilscope replay --help)");
-    if (int(parser.isSet(gecko)) + int(parser.isSet(collapsed)) + int(parser.isSet(pstatsOpt)) != 1)
-        return failUsage(
-            "replay: choose exactly one output format: --gecko, --collapsed or --pstats");
+    if (int(parser.isSet(gecko)) + int(parser.isSet(collapsed)) + int(parser.isSet(pstatsOpt)) +
+            int(parser.isSet(jsonlOpt)) !=
+        1)
+        return failUsage("replay: choose exactly one output format: --gecko, --collapsed, "
+                         "--pstats or --jsonl");
     pstats::TableOptions table;
     if (parser.isSet(sort) && !pstats::parseSort(parser.value(sort).toStdString(), table.sort))
         return failUsage("replay: argument --sort: invalid choice: '" + parser.value(sort) + "'");
@@ -120,8 +124,10 @@ int runReplay(const QStringList& args) {
 
     const bool toGecko = parser.isSet(gecko);
     const bool toPstats = parser.isSet(pstatsOpt);
+    const bool toJsonl = parser.isSet(jsonlOpt);
     const fs::path dest =
         toGecko    ? outputPath(parser.value(output), "gecko", "json")
+        : toJsonl  ? outputPath(parser.value(output), "jsonl", "jsonl")
         : toPstats ? (parser.isSet(output) ? argumentPath(parser.value(output)) : fs::path())
                    : outputPath(parser.value(output), "collapsed", "txt");
     std::signal(SIGINT, onInterrupt);
@@ -141,8 +147,10 @@ int runReplay(const QStringList& args) {
     CollapsedWriter collapsedSink;
     pstats::PstatsCollector pstatsSink;
     table.cpuMode = info.mode == static_cast<int>(ProfilingMode::Cpu);
+    jsonl::JsonlWriter jsonlSink(info.mode);
     SampleSink& sink = toGecko    ? static_cast<SampleSink&>(geckoSink)
                        : toPstats ? static_cast<SampleSink&>(pstatsSink)
+                       : toJsonl  ? static_cast<SampleSink&>(jsonlSink)
                                   : collapsedSink;
 
     ProgressBar bar;
@@ -157,9 +165,14 @@ int runReplay(const QStringList& args) {
     }
     Status written = toGecko    ? geckoSink.exportTo(dest, {}, &g_cancel)
                      : toPstats ? pstatsSink.writeTo(dest)
+                     : toJsonl  ? jsonlSink.writeTo(dest)
                                 : collapsedSink.writeTo(dest);
     if (!written) return fail(written.error());
     if (toPstats) return 0; // CPython prints nothing after writing the file
+    if (toJsonl) {
+        std::printf("JSONL profile written to %s\n", escapeForDisplay(dest.string()).c_str());
+        return 0;
+    }
     if (toGecko) {
         std::printf("Gecko profile written to %s\n", escapeForDisplay(dest.string()).c_str());
         std::printf("Open in Firefox Profiler: https://profiler.firefox.com/\n");

@@ -1,19 +1,26 @@
-// --pstats (and the other text outputs) against the released CPython 3.15.2 in the sid
+// --pstats and --jsonl against the released CPython 3.15.2 in the sid
 // chroot: `gilscope replay X.bin --pstats` prints the same table, byte for byte, as
 // `python3.15 -m profiling.sampling replay --pstats X.bin` for the same CPython-written
 // fixture; a pstats file that gilscope writes from a live recording loads with Python's
-// own pstats.Stats(path) and gives the known function its known share.
+// own pstats.Stats(path) and gives the known function its known share; `replay --jsonl`
+// writes CPython's lines exactly, but for the random run_id.
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
 #include "tests/support/shared_dir.h"
 
+#include <QFile>
+#include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <sys/resource.h>
 
 using namespace gilscope::test;
+using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
@@ -121,6 +128,66 @@ private slots:
                  dir.inside(std::string(f) + ".g"), dir.inside(std::string(f) + ".c")});
             QCOMPARE(same.out.trimmed(), QString("True"));
         }
+    }
+
+    void jsonlMatchesCPython() {
+        GILSCOPE_REQUIRE_SHARED();
+        ChrootScratch dir;
+        QVERIFY(dir.ok());
+        const QRegularExpression runId("\"run_id\":\"([0-9a-f]{32})\"");
+        for (const char* f : kFixtures) {
+            const std::string name = std::string(f) + ".bin";
+            fs::copy_file(fixturePath(QString::fromStdString("tach/" + name)).toStdString(),
+                          dir.host(name).toStdString());
+            const RunResult mine = runGilscope(
+                {"replay", dir.host(name), "--jsonl", "-o", dir.host(std::string(f) + ".g")});
+            QVERIFY2(mine.exitCode == 0, qPrintable(describe(mine)));
+            QVERIFY2(mine.out.contains("JSONL profile written to "), qPrintable(mine.out));
+            const RunResult theirs =
+                chrootPython({"-m", "profiling.sampling", "replay", "--jsonl", "-o",
+                              dir.inside(std::string(f) + ".c"), dir.inside(name)});
+            QVERIFY2(theirs.exitCode == 0, qPrintable(describe(theirs)));
+            QFile g(dir.host(std::string(f) + ".g")), c(dir.host(std::string(f) + ".c"));
+            QVERIFY(g.open(QIODevice::ReadOnly) && c.open(QIODevice::ReadOnly));
+            QString ours = QString::fromUtf8(g.readAll());
+            const QString cpython = QString::fromUtf8(c.readAll());
+            const auto m = runId.match(ours), n = runId.match(cpython);
+            QVERIFY(m.hasMatch() && n.hasMatch());
+            QVERIFY2(m.captured(1)[12] == '4', "run_id is not a UUID4");
+            ours.replace(m.captured(1), n.captured(1));
+            QCOMPARE(ours.split('\n'), cpython.split('\n'));
+        }
+    }
+
+    // A live recording: CPython's record order, the mode named, the counts consistent.
+    void jsonlFromALiveRecording() {
+        const auto all = findInterpreters(8);
+        GILSCOPE_REQUIRE_INTERPRETERS(all);
+        TargetProcess target(all.last(), "heavy_light.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        const QString out = dir.filePath("live.jsonl");
+        const RunResult r = runGilscope({"attach", QString::number(target.pid()), "-d", "0.5",
+                                         "--mode", "cpu", "--jsonl", "-o", out});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+        QVERIFY(lines.size() >= 5);
+        const json meta = json::parse(lines.first().toStdString());
+        QCOMPARE(meta["type"].get<std::string>(), std::string("meta"));
+        QCOMPARE(meta["mode"].get<std::string>(), std::string("cpu"));
+        const json end = json::parse(lines.last().toStdString());
+        QCOMPARE(end["type"].get<std::string>(), std::string("end"));
+        QVERIFY(end["samples_total"].get<int>() > 100);
+        uint64_t self = 0;
+        for (const QByteArray& l : lines) {
+            const json j = json::parse(l.toStdString());
+            if (j["type"] == "agg")
+                for (const auto& e : j["entries"])
+                    self += e["self"].get<uint64_t>();
+        }
+        QCOMPARE(self, end["samples_total"].get<uint64_t>()); // one leaf per sample
     }
 
     // A live recording of heavy_light.py (heavy() is 75% of the work) on every
