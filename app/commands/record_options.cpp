@@ -89,6 +89,14 @@ void addRecordOptions(QCommandLineParser& parser) {
          "KEY"},
         {{"l", "limit"}, "--pstats table: at most N rows (default 15).", "N"},
         {"no-summary", "--pstats table: no summary of interesting functions."},
+        // CPython's capture options that gilscope cannot honour yet: refused by name.
+        {"native", "Not supported yet: CPython's <native> frames."},
+        {"blocking",
+         "Stop every thread of the target (ptrace) while each sample is read, so stacks are "
+         "consistent; costs the target a pause per sample."},
+        {"subprocesses", "Not supported yet: also record child Python processes."},
+        {"async-aware", "Not supported yet: asyncio task stacks."},
+        {"async-mode", "Not supported yet (with --async-aware): running or all.", "MODE"},
         {"rt-priority",
          "Run the sampler thread SCHED_FIFO at priority N (1-99; needs root or CAP_SYS_NICE) so it "
          "wakes on time on a busy machine (default 0: off).",
@@ -118,7 +126,13 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
         o.durationSec = d;
     }
     o.allThreads = parser.isSet("all-threads");
+    for (const char* unsupported : {"native", "subprocesses", "async-aware", "async-mode"})
+        if (parser.isSet(unsupported))
+            return makeError(ErrorKind::BadArguments,
+                             std::string("--") + unsupported +
+                                 " is not supported by gilscope yet; record without it");
     o.opcodes = parser.isSet("opcodes");
+    o.blocking = parser.isSet("blocking");
     o.gcFrames = !parser.isSet("no-gc");
     o.realtimeStats = parser.isSet("realtime-stats");
     const std::string mode = parser.value("mode").toStdString();

@@ -25,6 +25,7 @@ struct RecordOptions {
     bool realtimeStats = false;
     ProfilingMode mode = ProfilingMode::Wall; // --mode
     bool gcFrames = true;                     // --no-gc clears it
+    bool blocking = false;                    // --blocking: stop the target for each sample
     OutputFormat format = OutputFormat::Collapsed;
     std::string compression = "auto"; // --binary only
     std::string output;               // empty: {format}_{pid}.{ext}

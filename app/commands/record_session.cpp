@@ -3,11 +3,13 @@
 #include "app/commands/cli_output.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
+#include "core/remote/thread_freezer.h"
 #include "core/util/utf8.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
 #include <unistd.h>
 
 namespace gilscope::cli {
@@ -56,13 +58,25 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         return result;
     }
 
+    // --blocking: one freeze up front says at once when the target cannot be stopped.
+    std::optional<remote::BlockingStackSource> blocking;
+    if (options.blocking) {
+        if (auto probe = remote::FrozenThreads::freeze(source.pid()); !probe) {
+            if (hooks.afterStart) hooks.afterStart();
+            result.exitCode = fail(probe.error());
+            return result;
+        }
+        blocking.emplace(source);
+    }
+    StackSource& reader = blocking ? static_cast<StackSource&>(*blocking) : source;
+
     InterruptGuard interrupts;
     SamplerOptions samplerOptions;
     samplerOptions.intervalUs = options.intervalUs;
     samplerOptions.durationSec = options.durationSec;
     samplerOptions.read = options.readOptions();
     samplerOptions.realtimePriority = options.realtimePriority;
-    Sampler sampler(source, (*output)->sink(), samplerOptions);
+    Sampler sampler(reader, (*output)->sink(), samplerOptions);
     sampler.start();
     if (hooks.afterStart) hooks.afterStart();
 

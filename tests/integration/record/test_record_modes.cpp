@@ -15,10 +15,28 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
 #include <sys/resource.h>
 
 using namespace gilscope;
 using namespace gilscope::test;
+
+// No thread of `pid` is in a ptrace stop or traced by anyone.
+bool nothingStopped(qint64 pid) {
+    const QString base = QString("/proc/%1/task").arg(pid);
+    const QStringList tasks = QDir(base).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    if (tasks.isEmpty()) return false;
+    for (const QString& t : tasks) {
+        QFile stat(base + "/" + t + "/stat"), status(base + "/" + t + "/status");
+        if (!stat.open(QIODevice::ReadOnly) || !status.open(QIODevice::ReadOnly)) continue;
+        const QByteArray s = stat.readAll();
+        const qsizetype close = s.lastIndexOf(')');
+        const QByteArray state = close > 0 ? s.mid(close + 2, 1) : QByteArray();
+        if (state == "t" || state == "T") return false; // ptrace stop or group stop
+        if (!status.readAll().contains("TracerPid:\t0\n")) return false;
+    }
+    return true;
+}
 
 class TestRecordModes : public QObject {
     Q_OBJECT
@@ -123,6 +141,71 @@ private slots:
         const RunResult r = runGilscope({"attach", "1", "--mode", "idle"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("argument --mode: invalid choice: 'idle'"), qPrintable(r.err));
+    }
+
+    // --blocking reads every thread stopped and leaves none stopped or traced afterwards.
+    void blockingRecordsAndResumes_data() { addInterpreterRows(all_); }
+    void blockingRecordsAndResumes() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "four_threads.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        const QString out = dir.filePath("blocking.txt");
+        const RunResult r = runGilscope(
+            {"attach", QString::number(target.pid()), "-a", "-d", "1", "--blocking", "-o", out});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        bool ok = false;
+        const auto stacks = readCollapsed(out, &ok);
+        QVERIFY(ok);
+        // Each stopped read holds every thread; a loaded machine makes stopping slow.
+        QVERIFY2(samplesIn(stacks, "sleeper") >= 3, qPrintable(r.out));
+        QVERIFY2(samplesIn(stacks, "contender") >= 3, qPrintable(r.out));
+        QVERIFY2(nothingStopped(target.pid()), "a thread of the target was left stopped");
+    }
+
+    // Killing gilscope (SIGKILL) or Ctrl-C while it stops the target thousands of times a
+    // second: the kernel detaches, and every thread runs on.
+    void blockingNeverLeavesTheTargetStopped() {
+        QVERIFY(!all_.isEmpty());
+        TargetProcess target(all_.last(), "four_threads.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        for (int round = 0; round < 6; ++round) {
+            const bool kill9 = round % 2 == 0;
+            const auto p =
+                startGilscope({"attach", QString::number(target.pid()), "-a", "-r", "5khz",
+                               "--blocking", "--realtime-stats", "-o", dir.filePath("b.txt")});
+            QVERIFY(p);
+            QString seen;
+            QVERIFY2(waitForStdoutLine(
+                         *p, [](const QString& l) { return l.startsWith("Real-time"); }, &seen),
+                     qPrintable(seen));
+            ::kill(static_cast<pid_t>(p->processId()), kill9 ? SIGKILL : SIGINT);
+            QVERIFY(p->waitForFinished(kRunTimeoutMs));
+            if (!kill9) QCOMPARE(p->exitCode(), 0);
+            QVERIFY2(nothingStopped(target.pid()),
+                     kill9 ? "stopped after gilscope was killed" : "stopped after Ctrl-C");
+        }
+    }
+
+    // CPython's options gilscope cannot honour yet are refused by name, before attaching.
+    void unsupportedCaptureOptionsAreRefused() {
+        const auto all = findInterpreters(8);
+        GILSCOPE_REQUIRE_INTERPRETERS(all);
+        TargetProcess target(all.last(), "three_deep.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        for (const QStringList& option :
+             QList<QStringList>{{"--native"},
+                                {"--subprocesses"},
+                                {"--async-aware"},
+                                {"--async-aware", "--async-mode", "all"}}) {
+            const RunResult r = runGilscope(
+                QStringList{"attach", QString::number(target.pid()), "-d", "1"} + option);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(option.first() + " is not supported by gilscope yet"),
+                     qPrintable(r.err));
+            QVERIFY(target.isRunning());
+        }
     }
 };
 
