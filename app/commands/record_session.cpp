@@ -78,7 +78,14 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     samplerOptions.realtimePriority = options.realtimePriority;
     Sampler sampler(reader, (*output)->sink(), samplerOptions);
     sampler.start();
-    if (hooks.afterStart) hooks.afterStart();
+    if (hooks.afterStart) {
+        // A held target (`run`) is released only once the first tick was taken, so the
+        // recording starts before the target's first line even when the sampler thread
+        // is slow to be scheduled.
+        while (sampler.running() && sampler.stats().samples + sampler.stats().errors == 0)
+            sleepMs(1);
+        hooks.afterStart();
+    }
 
     const bool tty = isatty(STDOUT_FILENO);
     bool targetGone = false;

@@ -251,7 +251,21 @@ void LiveProcessReader::forgetGoneThreads() {
 }
 
 uint64_t LiveProcessReader::findMainTstate(const InterpState& s) {
-    if (layout_.inThreadsMain != kAbsent) return s.threadsMain;
+    if (layout_.inThreadsMain != kAbsent) {
+        if (s.threadsMain) return s.threadsMain;
+        // 3.13+ set threads.main only when the main module starts to run: before (site,
+        // sitecustomize, `run`'s start-up hook) the main thread is the process's first
+        // one, whose native id is the pid.
+        uint64_t t = s.threadsHead;
+        for (size_t i = 0; t && i < kMaxThreads; ++i) {
+            if (!plausibleAddress(t) || !mem_.read(t, tstate_.data(), tstate_.size())) return 0;
+            tstateValid_ = true;
+            tstateAddr_ = t;
+            if (load<uint64_t>(tstate_, layout_.tsNativeThreadId) == uint64_t(pid_)) return t;
+            t = load<uint64_t>(tstate_, layout_.tsNext);
+        }
+        return 0;
+    }
     // <= 3.12: the main thread is the one whose pthread id is _PyRuntime.main_thread.
     // Check last time's answer first (it is in the batch read), then walk the list.
     if (tstateValid_ && load<uint64_t>(tstate_, layout_.tsThreadId) == mainThreadId_ &&
@@ -374,9 +388,10 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     if (load<uint64_t>(tstate_, layout_.tsCurrentException) != 0 ||
         (excValue != 0 && excValue != loc_.noneAddr))
         status |= ThreadStatus::HasException;
-    const bool isMainThread = layout_.inThreadsMain != kAbsent
-                                  ? addr == interp.threadsMain
-                                  : isMainInterp && stack.pythonThreadId == mainThreadId_;
+    const bool isMainThread =
+        layout_.inThreadsMain == kAbsent ? isMainInterp && stack.pythonThreadId == mainThreadId_
+        : interp.threadsMain             ? addr == interp.threadsMain
+                                         : isMainInterp && stack.threadId == uint64_t(pid_);
     if (isMainThread) status |= ThreadStatus::MainThread;
     if (!options_.cpuState && options_.mode != ProfilingMode::Cpu) {
         status |= ThreadStatus::Unknown;

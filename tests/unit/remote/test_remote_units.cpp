@@ -120,7 +120,12 @@ private slots:
         broken = table;
         const uint64_t huge = uint64_t(1) << 40;
         std::memcpy(broken.data() + 0x48, &huge, 8); // interpreter_state.threads_head
-        QVERIFY(!layoutFromDebugOffsets(broken, version));
+        const auto rejected = layoutFromDebugOffsets(broken, version);
+        QVERIFY(!rejected);
+        // The rejection names the check that failed.
+        QVERIFY2(QString::fromStdString(rejected.error().message)
+                     .contains("interpreter.threads_head lies outside its structure"),
+                 rejected.error().message.c_str());
         QVERIFY(!layoutFromDebugOffsets(std::span(table).first(100), version));
     }
 
