@@ -2,8 +2,12 @@
 
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
+#include "core/jsonl/jsonl_writer.h"
+#include "core/pstats/pstats_collector.h"
 #include "core/tach/tach_writer.h"
 #include "core/util/utf8.h"
+
+#include <optional>
 
 namespace gilscope::cli {
 
@@ -81,6 +85,55 @@ private:
     bool stdout_;
 };
 
+// CPython's default output: the table on stdout, or with -o the marshal file (and no
+// message, as CPython prints none).
+class PstatsOutput final : public RecordingOutput {
+public:
+    PstatsOutput(std::optional<AtomicFile> file, pstats::TableOptions table)
+        : file_(std::move(file)), table_(table) {}
+    SampleSink& sink() override { return collector_; }
+    Status write(const CancelToken& cancel) override {
+        if (cancel.cancelled()) return cancelled();
+        if (file_) return collector_.writeTo(std::move(*file_));
+        collector_.printTable(stdout, table_);
+        return {};
+    }
+    std::string writtenMessage() const override { return {}; }
+    void discard() override {
+        if (file_) file_->discard();
+    }
+    // The table is text for people, printed with the summary as CPython does; only a
+    // marshal file sent to stdout (-o -) keeps stdout to itself.
+    bool toStdout() const override { return file_ && file_->isStdout(); }
+
+private:
+    std::optional<AtomicFile> file_; // none: the table goes to stdout
+    pstats::TableOptions table_;
+    pstats::PstatsCollector collector_;
+};
+
+class JsonlOutput final : public RecordingOutput {
+public:
+    JsonlOutput(fs::path dest, AtomicFile file, int mode)
+        : dest_(std::move(dest)), file_(std::move(file)), writer_(mode) {}
+    SampleSink& sink() override { return writer_; }
+    Status write(const CancelToken& cancel) override {
+        if (cancel.cancelled()) return cancelled();
+        return writer_.writeTo(std::move(file_));
+    }
+    std::string writtenMessage() const override {
+        return "JSONL profile written to " + escapeForDisplay(dest_.string());
+    }
+    void discard() override { file_.discard(); }
+    bool toStdout() const override { return stdout_; }
+
+private:
+    fs::path dest_;
+    AtomicFile file_;
+    bool stdout_ = file_.isStdout();
+    jsonl::JsonlWriter writer_;
+};
+
 } // namespace
 
 Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptions& options,
@@ -97,6 +150,21 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptio
         return std::unique_ptr<RecordingOutput>(
             std::make_unique<BinaryOutput>(destination, std::move(writer.value()), toStdout));
     }
+    if (options.format == OutputFormat::Pstats) {
+        pstats::TableOptions t;
+        pstats::parseSort(options.sort, t.sort);
+        t.limit = options.limit;
+        t.summary = options.summary;
+        t.cpuMode = options.mode == ProfilingMode::Cpu;
+        t.color = pstats::canColorize(1);
+        std::optional<AtomicFile> file; // without -o, the table goes to stdout
+        if (!destination.empty()) {
+            auto made = AtomicFile::create(destination);
+            if (!made) return made.error();
+            file.emplace(std::move(made.value()));
+        }
+        return std::unique_ptr<RecordingOutput>(std::make_unique<PstatsOutput>(std::move(file), t));
+    }
     auto file = AtomicFile::create(destination);
     if (!file) return file.error();
     switch (options.format) {
@@ -110,7 +178,12 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptio
         return std::unique_ptr<RecordingOutput>(
             std::make_unique<GeckoOutput>(destination, std::move(file.value()), std::move(g)));
     }
+    case OutputFormat::Jsonl: // the meta record names the mode the recording used
+        return std::unique_ptr<RecordingOutput>(
+            std::make_unique<JsonlOutput>(destination, std::move(file.value()),
+                                          static_cast<int>(recordedMode(options.readOptions()))));
     case OutputFormat::Binary:
+    case OutputFormat::Pstats:
         break;
     }
     return makeError(ErrorKind::Internal, "unknown output format");

@@ -3,11 +3,13 @@
 #include "app/commands/cli_output.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
+#include "core/remote/thread_freezer.h"
 #include "core/util/utf8.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
 #include <unistd.h>
 
 namespace gilscope::cli {
@@ -59,13 +61,25 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     }
     if ((*output)->toStdout()) sendMessagesToStderr();
 
+    // --blocking: one freeze up front says at once when the target cannot be stopped.
+    std::optional<remote::BlockingStackSource> blocking;
+    if (options.blocking) {
+        if (auto probe = remote::FrozenThreads::freeze(source.pid()); !probe) {
+            if (hooks.afterStart) hooks.afterStart();
+            result.exitCode = fail(probe.error());
+            return result;
+        }
+        blocking.emplace(source);
+    }
+    StackSource& reader = blocking ? static_cast<StackSource&>(*blocking) : source;
+
     InterruptGuard interrupts;
     SamplerOptions samplerOptions;
     samplerOptions.intervalUs = options.intervalUs;
     samplerOptions.durationSec = options.durationSec;
     samplerOptions.read = options.readOptions();
     samplerOptions.realtimePriority = options.realtimePriority;
-    Sampler sampler(source, (*output)->sink(), samplerOptions);
+    Sampler sampler(reader, (*output)->sink(), samplerOptions);
     sampler.start();
     if (hooks.afterStart) {
         // A held target (`run`) is released only once the first tick was taken, so the
@@ -132,7 +146,8 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
                          escapeForDisplay(destination.string()).c_str());
         return result;
     }
-    std::fprintf(messages(), "%s\n", (*output)->writtenMessage().c_str());
+    if (const std::string said = (*output)->writtenMessage(); !said.empty())
+        std::fprintf(messages(), "%s\n", said.c_str());
     std::fflush(messages());
     if (result.reason == StopReason::SinkFailed)
         result.exitCode = fail(makeError(sampler.failureKind(),

@@ -109,6 +109,7 @@ GeckoCollector::~GeckoCollector() {
 void GeckoCollector::begin(const FrameRegistry& registry, const RecordingInfo& info) {
     impl_->registry = &registry;
     if (info.sampleIntervalUs != 0) impl_->opt.intervalUs = info.sampleIntervalUs;
+    if (info.pythonMajor == 3) impl_->pythonMinor = info.pythonMinor;
 }
 
 void GeckoCollector::addBatch(const SampleBatch& batch) {

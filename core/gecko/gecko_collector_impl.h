@@ -41,6 +41,7 @@ struct GeckoCollector::Impl {
 
     GeckoOptions opt;
     const FrameRegistry* registry = nullptr;
+    int pythonMinor = 15; // the target's, from begin(): picks the opcode table
     double startTimeMs = 0;
     double interval = 1.0;
     double intervalSpan = 0;    // operands of CPython's last in-collect interval update

@@ -255,7 +255,7 @@ void GeckoCollector::Impl::trackOpcode(GeckoThread& th, double firstTime) {
 
 void GeckoCollector::Impl::emitOpcodeMarker(GeckoThread& th, const OpcodeState& st, double end) {
     if (st.opcode == kNoOpcode) return; // None opcodes are tracked, never shown
-    const uint32_t name = strings.intern(formatOpcode(st.opcode));
+    const uint32_t name = strings.intern(formatOpcode(st.opcode, pythonMinor));
     MarkerRecord rec;
     rec.kind = kOpcodeMarker;
     rec.opcode = st.opcode;

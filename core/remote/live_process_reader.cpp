@@ -326,7 +326,7 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
         if (!t) return fail("cannot find the main thread");
         predictedTstate_ = t;
         if (!readThread(s, t, true, nextSlot())) return fail(lastError_);
-        ++count;
+        if (!skipped_) ++count;
         return ReadOutcome::Ok;
     }
     uint64_t t = s.threadsHead;
@@ -335,7 +335,7 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
         ThreadStack& stack = nextSlot();
         if (!readThread(s, t, isMain, stack)) return fail(lastError_);
         sawMain = sawMain || (stack.status & ThreadStatus::MainThread);
-        ++count;
+        if (!skipped_) ++count;
         t = load<uint64_t>(tstate_, layout_.tsNext);
     }
     // The main thread lives as long as the interpreter: a walk that missed it followed a

@@ -59,6 +59,8 @@ private:
     ReadOutcome readInterpreter(uint64_t interpAddr, bool isMain, std::vector<ThreadStack>& out,
                                 size_t& count);
     bool decodeInterp(uint64_t addr, InterpState& s);
+    // False on a failed read. A thread that --mode skips reads fine but sets skipped_:
+    // its status is filled, its stack is not walked, and the caller does not count it.
     bool readThread(const InterpState& interp, uint64_t tstateAddr, bool isMain,
                     ThreadStack& stack);
     uint64_t nativeTid(uint64_t pthreadId);
@@ -76,6 +78,7 @@ private:
     ExecWatch exec_;
     uint64_t failuresSinceExecCheck_ = 0;
     std::string lastError_;
+    bool skipped_ = false;
 
     Window runtimeWin_, interpWin_;
     std::vector<iovec> batchLocal_, batchRemote_; // the first read of every sample

@@ -80,7 +80,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         : interp.threadsMain             ? addr == interp.threadsMain
                                          : isMainInterp && stack.threadId == uint64_t(pid_);
     if (isMainThread) status |= ThreadStatus::MainThread;
-    if (!options_.cpuState) {
+    if (!options_.cpuState && options_.mode != ProfilingMode::Cpu) {
         status |= ThreadStatus::Unknown;
     } else {
         const ThreadStateProbe::State kernel = threadState_.read(stack.threadId);
@@ -103,6 +103,8 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     }
     stack.status = status;
     stack.frames.clear();
+    skipped_ = !threadMatchesMode(options_.mode, status);
+    if (skipped_) return true; // skipped before the walk: that is what --mode saves
     // The collector runs on the thread that holds the GIL.
     if (options_.gc && interp.gcRunning && (status & ThreadStatus::HasGil)) {
         FrameInfo gc{gcFile_, gcName_};

@@ -17,5 +17,6 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/remote_objects.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime_locator.cpp
     ${CMAKE_CURRENT_LIST_DIR}/task_file_cache.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/thread_freezer.cpp
     ${CMAKE_CURRENT_LIST_DIR}/thread_state_probe.cpp
 )

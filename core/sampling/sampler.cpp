@@ -225,8 +225,7 @@ void Sampler::start() {
     info.pid = d.source.pid();
     info.sampleIntervalUs = d.options.intervalUs;
     info.startTimeUs = d.clock.nowUs();
-    info.mode =
-        static_cast<int>(d.options.read.cpuState ? ProfilingMode::All : ProfilingMode::Wall);
+    info.mode = static_cast<int>(recordedMode(d.options.read));
     uint32_t features = 0;
     if (d.options.read.allThreads) features |= CaptureFeature::AllThreads;
     if (d.options.read.gc) features |= CaptureFeature::Gc;
