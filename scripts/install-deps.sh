@@ -4,7 +4,8 @@ set -euo pipefail
 
 packages=(
     build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
-    qt6-base-dev qt6-base-dev-tools libqt6charts6-dev libgl-dev
+    qt6-base-dev qt6-base-dev-tools libqt6charts6-dev libgl-dev libqt6svg6
+    qt6-httpserver-dev qt6-websockets-dev
     nlohmann-json3-dev libzstd-dev libelf-dev
     debootstrap xvfb xauth
 )

@@ -2,7 +2,10 @@
 
 #include "core/common/error.h"
 
+#include <QDateTime>
 #include <QMainWindow>
+#include <QMap>
+#include <QStringList>
 
 #include <functional>
 #include <memory>
@@ -10,6 +13,9 @@
 class QAction;
 class QComboBox;
 class QLabel;
+class QMenu;
+class QSettings;
+class QSplitter;
 class QTimer;
 
 namespace gilscope {
@@ -31,16 +37,21 @@ class TimelineWidget;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    // settings: where choices are remembered between runs (rate and options, geometry,
+    // folders, filter, recent files); none when null (tests).
+    explicit MainWindow(QSettings* settings = nullptr, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     enum class MessageKind { Info, Error };
+    // What to do with a recording that was neither saved nor exported.
+    enum class UnsavedChoice { SaveBin, Export, Discard, Cancel };
     // Replaceable so tests can drive the window without modal dialogs.
     std::function<QString(const QString& title, const QString& suggestedName,
                           const QString& filter)>
         askSavePath;
     std::function<QString()> askOpenPath;
     std::function<void(MessageKind, const QString& title, const QString& text)> showMessage;
+    std::function<UnsavedChoice(const QString& text, bool canSaveBin)> askUnsaved;
 
     ProcessPicker* picker() const { return picker_; }
     LiveFigures* figures() const { return figures_; }
@@ -50,6 +61,15 @@ public:
     QAction* exportAction() const { return exportAction_; }
     QAction* saveBinAction() const { return saveBinAction_; }
     QAction* openAction() const { return openAction_; }
+    QAction* aboutAction() const { return aboutAction_; }
+    QMenu* recentMenu() const { return recentMenu_; }
+    QSplitter* splitter() const { return splitter_; }
+    QStringList recentFiles() const { return recentFiles_; }
+    // The folder the next file dialog starts in, per kind ("export", "save", "open").
+    QString lastFolder(const QString& kind) const;
+    // Has a finished recording that was neither exported nor saved.
+    bool hasUnsavedRecording() const { return unsaved_; }
+    static QString aboutText(); // version, Qt version, supported Pythons, licence
     // Sampling rate for the next recording, in CPython's -r syntax ("1khz", "500", "2.5k").
     QComboBox* rateBox() const { return rateBox_; }
     QString statusText() const;
@@ -62,6 +82,10 @@ public slots:
     void exportProfile();
     void saveRecordingAsBin();
     void openRecording();
+    // Opens a .bin (Open, recent files, drag and drop, `gilscope FILE.bin`).
+    void openRecordingFile(const QString& path);
+    void saveSettings() const;
+    void showAbout();
 
 signals:
     void recordingStarted();
@@ -74,14 +98,19 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     enum class Job { None, Export, SaveBin, Load };
+    // What a Save/Export asked for by the unsaved-recording question goes on to do.
+    enum class After { Nothing, Quit, Record, Open };
 
     void buildActions();
     QWidget* buildRecordingPanel();
     void tick();
     void onProcessChanged();
+    void onSelectionLost(int pid, const QString& why);
     void onAttached(std::shared_ptr<RecordingSession> session);
     void onAttachFailed(int pid, ErrorKind kind, const QString& message);
     void cancelAttach(const QString& why);
@@ -93,6 +122,16 @@ private:
     void showFileInfo();
     void setStatus(const QString& text);
     void updateActions();
+    // Asks before a recording would be lost; true: go ahead now. A Save or Export
+    // answer starts that job, and `after` runs once it has succeeded.
+    bool settleUnsaved(After after);
+    void runAfterSave();
+    void loadSettings();
+    void fitToScreen();
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void rememberFolder(const QString& kind, const QString& path);
+    void showError(const QString& title, const QString& text);
 
     ProcessPicker* picker_;
     LiveFigures* figures_;
@@ -108,6 +147,15 @@ private:
     QAction* saveBinAction_ = nullptr;
     QAction* openAction_ = nullptr;
     QComboBox* rateBox_ = nullptr;
+    QAction* aboutAction_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QSplitter* splitter_ = nullptr;
+    QSettings* settings_ = nullptr;
+    QStringList recentFiles_;
+    QMap<QString, QString> folders_;
+    bool unsaved_ = false;
+    After after_ = After::Nothing;
+    QString afterPath_; // the file to open after the save, for After::Open
 
     // Shared with worker jobs, which keep them alive until they are done.
     std::shared_ptr<RecordingSession> session_;
@@ -116,6 +164,8 @@ private:
     Job jobKind_ = Job::None;
     QString jobPath_;           // the file the running export or save writes
     QString attachCommandLine_; // of the process being attached to, for the status
+    QString recordedName_;      // the script or module recorded, for default file names
+    QDateTime recordStarted_;
 };
 
 } // namespace gilscope::ui

@@ -51,6 +51,8 @@ struct Harness {
     MainWindow window;
     QList<Message> messages;
     QString savePath, openPath;
+    QStringList unsavedQuestions;
+    MainWindow::UnsavedChoice unsavedChoice = MainWindow::UnsavedChoice::Discard;
     Harness() {
         window.showMessage = [this](MainWindow::MessageKind k, const QString& t, const QString& m) {
             messages.append({k, t, m});
@@ -59,6 +61,10 @@ struct Harness {
             return savePath;
         };
         window.askOpenPath = [this] { return openPath; };
+        window.askUnsaved = [this](const QString& text, bool) {
+            unsavedQuestions.append(text);
+            return unsavedChoice;
+        };
         window.show();
     }
     bool select(qint64 pid) {
@@ -115,8 +121,7 @@ private:
         QVERIFY(!h.window.recordAction()->isEnabled());
         QVERIFY(h.window.stopAction()->isEnabled());
         QVERIFY(!h.window.openAction()->isEnabled());
-        QVERIFY(h.window.statusBar()->currentMessage().contains(
-            QStringLiteral("Attaching to PID %1").arg(pid)));
+        QVERIFY(h.window.statusText().contains(QStringLiteral("Attaching to PID %1").arg(pid)));
         QTRY_VERIFY_WITH_TIMEOUT(!h.window.attaching(), 20000);
         QVERIFY2(h.window.recording(),
                  qPrintable(h.messages.isEmpty() ? h.window.statusText() : h.messages.last().text));
@@ -394,8 +399,13 @@ private slots:
         QVERIFY(!h.window.attaching());
         QCOMPARE(h.messages.size(), 1);
         QCOMPARE(h.messages[0].kind, MainWindow::MessageKind::Error);
-        QVERIFY(!h.messages[0].text.isEmpty());
-        QVERIFY2(h.window.statusText().contains(h.messages[0].text),
+        // Advice for a window user, not for the command line.
+        QVERIFY2(h.messages[0].text.contains(QStringLiteral("Pick another process")),
+                 qPrintable(h.messages[0].text));
+        QVERIFY2(!h.messages[0].text.contains(QStringLiteral("gilscope ps")),
+                 qPrintable(h.messages[0].text));
+        QVERIFY(h.messages[0].title.contains(QString::number(target.pid())));
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("Pick another process")),
                  qPrintable(h.window.statusText()));
         QVERIFY(h.window.recordAction()->isEnabled());
     }
@@ -488,7 +498,14 @@ private slots:
         QVERIFY(!loaded.at(0).at(0).toBool());
         QCOMPARE(h.messages.size(), 1);
         QCOMPARE(h.messages[0].kind, MainWindow::MessageKind::Error);
-        QVERIFY(!h.messages[0].text.isEmpty());
+        // Says which file, that it is damaged, and what the reader found.
+        QVERIFY2(h.messages[0].title.contains(QStringLiteral("bad-magic.bin")),
+                 qPrintable(h.messages[0].title));
+        QVERIFY2(h.messages[0].text.contains(QStringLiteral("damaged")),
+                 qPrintable(h.messages[0].text));
+        QVERIFY2(h.messages[0].text.contains(h.openPath), qPrintable(h.messages[0].text));
+        QVERIFY2(h.messages[0].text.contains(QStringLiteral("found: ")),
+                 qPrintable(h.messages[0].text));
         QVERIFY(!h.window.exportAction()->isEnabled());
     }
 };

@@ -12,6 +12,7 @@
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTest>
 #include <QWidget>
@@ -145,6 +146,54 @@ private slots:
         const QString text =
             model.index(0, gilscope::ui::ProcessTableModel::CanAttach).data().toString();
         QVERIFY2(text.contains(QStringLiteral("another user")), qPrintable(text));
+    }
+
+    // Versions sort as versions (3.9.18 before 3.13.0), not as text.
+    void pythonColumnSortsByVersion() {
+        using gilscope::ui::ProcessTableModel;
+        QVERIFY(gilscope::ui::versionSortKey("3.9.18") < gilscope::ui::versionSortKey("3.13.0"));
+        QVERIFY(gilscope::ui::versionSortKey("3.13") < gilscope::ui::versionSortKey("3.13.1"));
+        ProcessTableModel model;
+        auto a = proc(1), b = proc(2), c = proc(3);
+        a.version = "3.13.0";
+        b.version = "3.9.18";
+        c.version = "3.10.2";
+        model.setProcesses({a, b, c});
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(ProcessTableModel::SortRole);
+        proxy.sort(ProcessTableModel::Version, Qt::AscendingOrder);
+        QStringList order;
+        for (int r = 0; r < 3; ++r)
+            order << proxy.index(r, ProcessTableModel::Version).data().toString();
+        QCOMPARE(order, (QStringList{"3.9.18", "3.10.2", "3.13.0"}));
+    }
+
+    // A newline in a command line stays on one line, escaped as `gilscope ps` does.
+    void commandLineIsEscaped() {
+        gilscope::ui::ProcessTableModel model;
+        auto p = proc(7);
+        p.commandLine = "python3 -c print(1)\nprint(2)";
+        model.setProcesses({p});
+        const QString text =
+            model.index(0, gilscope::ui::ProcessTableModel::CommandLine).data().toString();
+        QCOMPARE(text, QStringLiteral("python3 -c print(1)\\nprint(2)"));
+    }
+
+    // CPU % from the CPU time two scans apart (none after the first scan).
+    void cpuColumnComesFromTwoScans() {
+        using gilscope::ui::ProcessTableModel;
+        ProcessTableModel model;
+        auto p = proc(9);
+        p.cpuSeconds = 10;
+        model.setProcesses({p});
+        QCOMPARE(model.index(0, ProcessTableModel::Cpu).data().toString(), QString());
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        p.cpuSeconds = 10 + 1e6; // more than any wall time: a clearly positive share
+        model.setProcesses({p});
+        QVERIFY(
+            model.index(0, ProcessTableModel::Cpu).data(ProcessTableModel::SortRole).toDouble() >
+            100);
     }
 
     void timelinePaintsLanes() {

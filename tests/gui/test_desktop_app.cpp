@@ -1,0 +1,239 @@
+// The window as a desktop application: settings restored on the next start (through a
+// temporary QSettings file), recent files, `gilscope FILE.bin` and drag and drop open a
+// recording, a recording is never lost without a question (Record over it, quit while
+// recording), Ctrl+Shift+S saves, the first size fits the screen, the About text.
+#include "tests/gui/gui_test_helpers.h"
+#include "tests/support/python_interpreters.h"
+#include "tests/support/shared_dir.h"
+#include "ui/live_figures.h"
+#include "ui/main_window.h"
+#include "ui/process_picker.h"
+#include "ui/run_gui.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDropEvent>
+#include <QGuiApplication>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMimeData>
+#include <QScreen>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+using gilscope::test::TargetProcess;
+using gilscope::ui::MainWindow;
+
+namespace {
+
+struct Harness {
+    MainWindow window;
+    QStringList messages, questions;
+    QString savePath;
+    MainWindow::UnsavedChoice answer = MainWindow::UnsavedChoice::Cancel;
+    explicit Harness(QSettings* settings = nullptr) : window(settings) {
+        window.showMessage = [this](MainWindow::MessageKind, const QString&, const QString& m) {
+            messages.append(m);
+        };
+        window.askSavePath = [this](const QString&, const QString&, const QString&) {
+            return savePath;
+        };
+        window.askOpenPath = [] { return QString(); };
+        window.askUnsaved = [this](const QString& text, bool) {
+            questions.append(text);
+            return answer;
+        };
+        window.show();
+    }
+    bool load(const QString& path) {
+        QSignalSpy loaded(&window, &MainWindow::recordingLoaded);
+        window.openRecordingFile(path);
+        return loaded.wait(60000) && loaded.at(0).at(0).toBool();
+    }
+};
+
+} // namespace
+
+class TestDesktopApp : public QObject {
+    Q_OBJECT
+private:
+    // Records target for a moment and stops: the window then holds an unsaved recording.
+    void recordAndStop(Harness& h, qint64 pid) {
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (h.window.picker()->refreshNow(), h.window.picker()->selectPid(int(pid))), 20000);
+        QSignalSpy started(&h.window, &MainWindow::recordingStarted);
+        h.window.record();
+        QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples > 50, 20000);
+        h.window.stop();
+        QVERIFY(h.window.hasUnsavedRecording());
+    }
+
+private slots:
+    void initTestCase() { GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS(); }
+
+    void settingsRoundTrip() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("gilscope.conf"));
+        QByteArray splitterState;
+        {
+            QSettings settings(file, QSettings::IniFormat);
+            Harness h(&settings);
+            QCOMPARE(h.window.rateBox()->currentText(), QStringLiteral("1khz")); // defaults
+            h.window.rateBox()->setCurrentText(QStringLiteral("5khz"));
+            h.window.findChild<QLineEdit*>(QStringLiteral("processFilter"))
+                ->setText(QStringLiteral("worker"));
+            h.window.resize(900, 640);
+            h.window.splitter()->setSizes({100, 400});
+            splitterState = h.window.splitter()->saveState();
+            h.savePath = dir.filePath(QStringLiteral("out/x.json"));
+            QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("out")));
+            h.window.close(); // saves
+        }
+        QSettings settings(file, QSettings::IniFormat);
+        Harness h(&settings);
+        QCOMPARE(h.window.rateBox()->currentText(), QStringLiteral("5khz"));
+        QCOMPARE(h.window.findChild<QLineEdit*>(QStringLiteral("processFilter"))->text(),
+                 QStringLiteral("worker"));
+        QCOMPARE(h.window.size(), QSize(900, 640));
+        QCOMPARE(h.window.splitter()->saveState(), splitterState);
+    }
+
+    // Opened files join the recent list (newest first), which the next start restores;
+    // `gilscope FILE.bin` and a dropped .bin open the file.
+    void commandLineDropAndRecentFiles() {
+        GILSCOPE_REQUIRE_SHARED();
+        const QString real = gilscope::test::fixturePath(QStringLiteral("tach/real-315.bin"));
+        const QString tiny = gilscope::test::fixturePath(QStringLiteral("tach/tiny.bin"));
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("gilscope.conf"));
+        {
+            QSettings settings(file, QSettings::IniFormat);
+            Harness h(&settings);
+            QSignalSpy loaded(&h.window, &MainWindow::recordingLoaded);
+            gilscope::ui::openCommandLineFiles(
+                h.window, {QStringLiteral("gilscope"), QStringLiteral("-style=fusion"), real});
+            QVERIFY(loaded.wait(60000));
+            QVERIFY2(loaded.at(0).at(0).toBool(), qPrintable(h.messages.join('\n')));
+            QVERIFY(h.window.windowTitle().contains(QStringLiteral("real-315.bin")));
+
+            QMimeData mime;
+            mime.setUrls({QUrl::fromLocalFile(tiny)});
+            QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, {});
+            QCoreApplication::sendEvent(&h.window, &enter);
+            QVERIFY(enter.isAccepted());
+            QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, {});
+            QCoreApplication::sendEvent(&h.window, &drop);
+            QVERIFY(loaded.wait(60000));
+            QVERIFY2(loaded.at(1).at(0).toBool(), qPrintable(h.messages.join('\n')));
+            QVERIFY(h.window.windowTitle().contains(QStringLiteral("tiny.bin")));
+            QCOMPARE(h.window.recentFiles(), (QStringList{tiny, real}));
+        }
+        QSettings settings(file, QSettings::IniFormat);
+        Harness h(&settings);
+        QCOMPARE(h.window.recentFiles(), (QStringList{tiny, real}));
+        QStringList shown;
+        for (QAction* a : h.window.recentMenu()->actions())
+            if (a->data().isValid()) shown << a->data().toString();
+        QCOMPARE(shown, (QStringList{tiny, real}));
+    }
+
+    // Record over an unsaved recording asks first: Cancel keeps it and records nothing,
+    // Save as .bin saves it and then records.
+    void recordOverUnsavedRecordingAsks() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.last(), QStringLiteral("three_deep.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        recordAndStop(h, target.pid());
+        if (QTest::currentTestFailed()) return;
+
+        QSignalSpy started(&h.window, &MainWindow::recordingStarted);
+        h.answer = MainWindow::UnsavedChoice::Cancel;
+        h.window.record();
+        QCOMPARE(h.questions.size(), 1);
+        QVERIFY(h.questions[0].contains(QString::number(target.pid())));
+        QVERIFY(!h.window.attaching());
+        QVERIFY(h.window.hasUnsavedRecording());
+
+        QTemporaryDir dir;
+        h.savePath = dir.filePath(QStringLiteral("kept.bin"));
+        h.answer = MainWindow::UnsavedChoice::SaveBin;
+        QSignalSpy saved(&h.window, &MainWindow::binSaved);
+        h.window.record();
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 60000);
+        QVERIFY(saved.at(0).at(0).toBool());
+        QVERIFY(QFileInfo(h.savePath).size() > 0);
+        QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 20000); // then it records
+        QCOMPARE(h.questions.size(), 2);
+        h.window.stop();
+    }
+
+    // Quitting while recording asks; Cancel keeps recording, Discard quits.
+    void quitWhileRecordingAsks() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (h.window.picker()->refreshNow(), h.window.picker()->selectPid(int(target.pid()))),
+            20000);
+        QSignalSpy started(&h.window, &MainWindow::recordingStarted);
+        h.window.record();
+        QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 20000);
+        h.answer = MainWindow::UnsavedChoice::Cancel;
+        QVERIFY(!h.window.close());
+        QCOMPARE(h.questions.size(), 1);
+        QVERIFY(h.window.recording());
+        h.answer = MainWindow::UnsavedChoice::Discard;
+        QVERIFY(h.window.close());
+        QVERIFY(!h.window.recording());
+    }
+
+    // Ctrl+Shift+S saves a finished recording (QKeySequence::SaveAs is empty offscreen).
+    void ctrlShiftSSavesTheRecording() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.last(), QStringLiteral("three_deep.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        h.window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&h.window));
+        recordAndStop(h, target.pid());
+        if (QTest::currentTestFailed()) return;
+        QTemporaryDir dir;
+        h.savePath = dir.filePath(QStringLiteral("shortcut.bin"));
+        QSignalSpy saved(&h.window, &MainWindow::binSaved);
+        QTest::keyClick(&h.window, Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 60000);
+        QVERIFY(saved.at(0).at(0).toBool());
+        QVERIFY(!h.window.hasUnsavedRecording());
+    }
+
+    void windowFitsTheScreenAndSaysThingsOnce() {
+        Harness h;
+        const QRect free = QGuiApplication::primaryScreen()->availableGeometry();
+        QVERIFY(h.window.width() <= free.width());
+        QVERIFY(h.window.height() <= free.height());
+        // The status label is not repeated word for word in the status bar.
+        QVERIFY(!h.window.statusText().isEmpty());
+        QVERIFY(h.window.statusBar()->currentMessage() != h.window.statusText());
+        const QString about = MainWindow::aboutText();
+        QVERIFY(about.contains(QStringLiteral(GILSCOPE_VERSION)));
+        QVERIFY(about.contains(QString::fromLatin1(qVersion())));
+        QVERIFY(about.contains(QStringLiteral("3.8 to 3.15")));
+        QVERIFY(about.contains(QStringLiteral("Licence")));
+        QVERIFY(!h.window.windowIcon().pixmap(32, 32).isNull()); // the SVG renders
+    }
+};
+
+QTEST_MAIN(TestDesktopApp)
+#include "test_desktop_app.moc"
