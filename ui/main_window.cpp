@@ -8,6 +8,7 @@
 #include "ui/live_figures.h"
 #include "ui/process_picker.h"
 #include "ui/progress_job.h"
+#include "ui/record_options_bar.h"
 #include "ui/timeline_widget.h"
 #include "ui/window_dialogs.h"
 
@@ -45,7 +46,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     : QMainWindow(parent), picker_(new ProcessPicker(this)), figures_(new LiveFigures(this)),
       timeline_(new TimelineWidget(this)), status_(new QLabel(this)), fileInfo_(new QLabel(this)),
       liveTimer_(new QTimer(this)), job_(new ProgressJob(this)), attach_(new AttachJob(this)),
-      settings_(settings) {
+      options_(new RecordOptionsBar(this)), settings_(settings) {
     initResources();
     setWindowTitle(QStringLiteral("gilscope"));
     setWindowIcon(QIcon(QStringLiteral(":/gilscope/gilscope.svg")));
@@ -142,7 +143,6 @@ void MainWindow::setStatus(const QString& text) {
 void MainWindow::record() {
     const auto process = picker_->currentProcess();
     if (recording() || attaching() || job_->running() || !process) return;
-    if (!settleUnsaved(After::Record)) return;
     if (!process->canAttach) {
         showMessage(MessageKind::Error, tr("Cannot record"),
                     tr("gilscope cannot attach to process %1: %2")
@@ -150,16 +150,15 @@ void MainWindow::record() {
                         .arg(QString::fromStdString(process->reason)));
         return;
     }
-    auto interval = parseSamplingRate(rateBox_->currentText().toStdString());
-    if (!interval) {
+    auto options = options_->options();
+    if (!options) {
         showMessage(MessageKind::Error, tr("Cannot record"),
-                    QString::fromStdString(interval.error().message));
+                    QString::fromStdString(options.error().message));
         return;
     }
-    RecordingOptions options;
-    options.intervalUs = *interval;
+    if (!settleUnsaved(After::Record)) return;
     attachCommandLine_ = QString::fromStdString(process->commandLine);
-    attach_->start(process->pid, options);
+    attach_->start(process->pid, *options);
     setStatus(tr("Attaching to PID %1…").arg(process->pid));
     updateActions();
 }
@@ -260,6 +259,10 @@ void MainWindow::onRecordingEnded() {
                       .arg(QString::fromStdString(failure), kept));
     } else if (session_->finish() == StopReason::TargetExited) {
         setStatus(tr("Process %1 exited during the recording. %2").arg(session_->pid()).arg(kept));
+    } else if (session_->finish() == StopReason::Duration) {
+        setStatus(tr("Recording of pid %1 stopped after the chosen duration. %2")
+                      .arg(session_->pid())
+                      .arg(kept));
     } else {
         setStatus(tr("Recording of pid %1 stopped. %2").arg(session_->pid()).arg(kept));
     }

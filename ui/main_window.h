@@ -29,6 +29,7 @@ class AttachJob;
 class LiveFigures;
 class ProcessPicker;
 class ProgressJob;
+class RecordOptionsBar;
 class TimelineWidget;
 
 // The gilscope window: pick a Python process, record it (live figures and per-thread
@@ -71,7 +72,8 @@ public:
     bool hasUnsavedRecording() const { return unsaved_; }
     static QString aboutText(); // version, Qt version, supported Pythons, licence
     // Sampling rate for the next recording, in CPython's -r syntax ("1khz", "500", "2.5k").
-    QComboBox* rateBox() const { return rateBox_; }
+    QComboBox* rateBox() const;
+    RecordOptionsBar* recordOptions() const { return options_; }
     QString statusText() const;
     bool recording() const;
     bool attaching() const; // Record was pressed; the worker is still opening the process
@@ -146,7 +148,7 @@ private:
     QAction* exportAction_ = nullptr;
     QAction* saveBinAction_ = nullptr;
     QAction* openAction_ = nullptr;
-    QComboBox* rateBox_ = nullptr;
+    RecordOptionsBar* options_;
     QAction* aboutAction_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QSplitter* splitter_ = nullptr;

@@ -4,6 +4,7 @@
 #include "core/live/recording_session.h"
 #include "ui/process_picker.h"
 #include "ui/progress_job.h"
+#include "ui/record_options_bar.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -47,19 +48,16 @@ void MainWindow::buildActions() {
     toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     toolbar->addAction(recordAction_);
     toolbar->addAction(stopAction_);
-    toolbar->addWidget(new QLabel(tr(" Rate "), toolbar));
-    rateBox_ = new QComboBox(toolbar);
-    rateBox_->setObjectName(QStringLiteral("rateBox"));
-    rateBox_->setEditable(true); // any rate CPython's -r accepts, e.g. 2.5khz
-    rateBox_->addItems({QStringLiteral("100hz"), QStringLiteral("1khz"), QStringLiteral("5khz"),
-                        QStringLiteral("10khz"), QStringLiteral("20khz"), QStringLiteral("50khz")});
-    rateBox_->setCurrentText(QStringLiteral("1khz")); // CPython's default
-    rateBox_->setToolTip(tr("Sampling rate, as python -m profiling.sampling -r takes it"));
-    toolbar->addWidget(rateBox_);
     toolbar->addSeparator();
     toolbar->addAction(openAction_);
     toolbar->addAction(exportAction_);
     toolbar->addAction(saveBinAction_);
+    // The options get a line of their own, so the window stays usable at 1024 px.
+    addToolBarBreak();
+    auto* optionsBar = addToolBar(tr("Recording options"));
+    optionsBar->setObjectName(QStringLiteral("recordOptionsToolbar"));
+    optionsBar->setMovable(false);
+    options_->addTo(optionsBar);
 
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(openAction_);
@@ -86,7 +84,7 @@ void MainWindow::updateActions() {
         process && !process->canAttach
             ? tr("Cannot attach: %1").arg(QString::fromStdString(process->reason))
             : tr("Sample the selected process, all threads"));
-    rateBox_->setEnabled(idle);
+    options_->setEnabled(idle);
     stopAction_->setEnabled(recording() || attaching()); // Stop also cancels an attach
     openAction_->setEnabled(idle);
     const bool finishedSession = session_ && session_->finished();
@@ -98,6 +96,10 @@ void MainWindow::updateActions() {
                                    ? tr("This recording has no .bin copy: %1")
                                          .arg(QString::fromStdString(session_->backupProblem()))
                                    : tr("Save the recording in CPython's .bin format"));
+}
+
+QComboBox* MainWindow::rateBox() const {
+    return options_->rateBox();
 }
 
 } // namespace gilscope::ui

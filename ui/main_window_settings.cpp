@@ -3,6 +3,7 @@
 #include "ui/main_window.h"
 
 #include "ui/process_picker.h"
+#include "ui/record_options_bar.h"
 
 #include <QAction>
 #include <QApplication>
@@ -43,8 +44,7 @@ void MainWindow::loadSettings() {
         restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
     if (s.contains(QStringLiteral("window/splitter")))
         splitter_->restoreState(s.value(QStringLiteral("window/splitter")).toByteArray());
-    const QString rate = s.value(QStringLiteral("record/rate")).toString();
-    if (!rate.isEmpty()) rateBox_->setCurrentText(rate);
+    options_->load(s);
     for (const QString& kind : kFolderKinds) {
         const QString folder = s.value(QStringLiteral("folders/") + kind).toString();
         if (!folder.isEmpty()) folders_[kind] = folder;
@@ -59,7 +59,7 @@ void MainWindow::saveSettings() const {
     QSettings& s = *settings_;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/splitter"), splitter_->saveState());
-    s.setValue(QStringLiteral("record/rate"), rateBox_->currentText());
+    options_->save(s);
     for (auto it = folders_.begin(); it != folders_.end(); ++it)
         s.setValue(QStringLiteral("folders/") + it.key(), it.value());
     s.setValue(QStringLiteral("picker/filter"), picker_->filter()->text());

@@ -2,15 +2,20 @@
 // temporary QSettings file), recent files, `gilscope FILE.bin` and drag and drop open a
 // recording, a recording is never lost without a question (Record over it, quit while
 // recording), Ctrl+Shift+S saves, the first size fits the screen, the About text.
+#include "core/sample/thread_status.h"
+#include "core/tach/tach_reader.h"
 #include "tests/gui/gui_test_helpers.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/shared_dir.h"
 #include "ui/live_figures.h"
 #include "ui/main_window.h"
 #include "ui/process_picker.h"
+#include "ui/record_options_bar.h"
 #include "ui/run_gui.h"
+#include "ui/timeline_widget.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDropEvent>
 #include <QGuiApplication>
@@ -21,6 +26,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -87,9 +93,14 @@ private slots:
             Harness h(&settings);
             QCOMPARE(h.window.rateBox()->currentText(), QStringLiteral("1khz")); // defaults
             h.window.rateBox()->setCurrentText(QStringLiteral("5khz"));
+            h.window.recordOptions()->threadsBox()->setCurrentIndex(1);
+            h.window.recordOptions()->modeBox()->setCurrentIndex(3);
+            h.window.recordOptions()->opcodesBox()->setChecked(true);
+            h.window.recordOptions()->gcBox()->setChecked(false);
+            h.window.recordOptions()->durationBox()->setValue(30);
             h.window.findChild<QLineEdit*>(QStringLiteral("processFilter"))
                 ->setText(QStringLiteral("worker"));
-            h.window.resize(900, 640);
+            h.window.resize(700, 520);
             h.window.splitter()->setSizes({100, 400});
             splitterState = h.window.splitter()->saveState();
             h.savePath = dir.filePath(QStringLiteral("out/x.json"));
@@ -99,9 +110,19 @@ private slots:
         QSettings settings(file, QSettings::IniFormat);
         Harness h(&settings);
         QCOMPARE(h.window.rateBox()->currentText(), QStringLiteral("5khz"));
+        QCOMPARE(h.window.recordOptions()->threadsBox()->currentIndex(), 1);
+        QCOMPARE(h.window.recordOptions()->modeBox()->currentIndex(), 3);
+        QVERIFY(h.window.recordOptions()->opcodesBox()->isChecked());
+        QVERIFY(!h.window.recordOptions()->gcBox()->isChecked());
+        QCOMPARE(h.window.recordOptions()->durationBox()->value(), 30);
+        const auto chosen = h.window.recordOptions()->options();
+        QVERIFY(chosen);
+        QCOMPARE(chosen->intervalUs, uint64_t(200));
+        QVERIFY(!chosen->read.allThreads && chosen->read.opcodes && !chosen->read.gc);
+        QCOMPARE(chosen->durationSec, 30.0);
         QCOMPARE(h.window.findChild<QLineEdit*>(QStringLiteral("processFilter"))->text(),
                  QStringLiteral("worker"));
-        QCOMPARE(h.window.size(), QSize(900, 640));
+        QCOMPARE(h.window.size(), QSize(700, 520));
         QCOMPARE(h.window.splitter()->saveState(), splitterState);
     }
 
@@ -216,6 +237,67 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 60000);
         QVERIFY(saved.at(0).at(0).toBool());
         QVERIFY(!h.window.hasUnsavedRecording());
+    }
+
+    // The options bar's choices reach the recording: gil mode keeps only samples of
+    // threads holding the GIL (the waiting main thread's go, though the live timeline
+    // shows it), a duration ends the recording by itself, and "main thread only" reads
+    // one thread. The saved .bin says which mode and features it was recorded with.
+    void recordingOptionsReachTheRecording() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.last(), QStringLiteral("gil_contention.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const qint64 mainTid = target.readyInfo()["threads"].toObject()["main"].toInteger();
+        Harness h;
+        auto* options = h.window.recordOptions();
+        options->modeBox()->setCurrentIndex(
+            options->modeBox()->findData(int(gilscope::ProfilingMode::Gil)));
+        options->durationBox()->setValue(1);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (h.window.picker()->refreshNow(), h.window.picker()->selectPid(int(target.pid()))),
+            20000);
+        QSignalSpy ended(&h.window, &MainWindow::recordingEnded);
+        h.window.record();
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 30000); // nobody pressed Stop
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("duration")),
+                 qPrintable(h.window.statusText()));
+        QVERIFY(h.window.timeline()->snapshot().threads.size() >= 3);
+
+        QTemporaryDir dir;
+        h.savePath = dir.filePath(QStringLiteral("gil.bin"));
+        QSignalSpy saved(&h.window, &MainWindow::binSaved);
+        h.window.saveRecordingAsBin();
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 60000);
+        QVERIFY(saved.at(0).at(0).toBool());
+        auto reader = gilscope::TachReader::open(h.savePath.toStdString());
+        QVERIFY(reader);
+        QCOMPARE(reader->info().mode, std::optional(int(gilscope::ProfilingMode::Gil)));
+        struct Statuses : gilscope::SampleSink {
+            uint64_t total = 0, withGil = 0, fromMain = 0;
+            qint64 mainTid = 0;
+            void addBatch(const gilscope::SampleBatch& b) override {
+                total += b.timestampsUs.size();
+                if (b.status & gilscope::ThreadStatus::HasGil) withGil += b.timestampsUs.size();
+                if (qint64(b.threadId) == mainTid) fromMain += b.timestampsUs.size();
+            }
+        } statuses;
+        statuses.mainTid = mainTid;
+        QVERIFY(reader->replay(statuses));
+        QVERIFY(statuses.total > 0);
+        QCOMPARE(statuses.withGil, statuses.total);
+        QCOMPARE(statuses.fromMain, uint64_t(0)); // it only waits
+
+        // Main thread only, wall mode: one thread is read.
+        options->threadsBox()->setCurrentIndex(1);
+        options->modeBox()->setCurrentIndex(
+            options->modeBox()->findData(int(gilscope::ProfilingMode::Wall)));
+        h.answer = MainWindow::UnsavedChoice::Discard;
+        h.window.record();
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 30000);
+        const auto snapshot = h.window.timeline()->snapshot();
+        QCOMPARE(snapshot.threads.size(), size_t(1));
+        QVERIFY(snapshot.threads.front().mainThread);
     }
 
     void windowFitsTheScreenAndSaysThingsOnce() {

@@ -3,12 +3,14 @@
 // view's selection, and the timeline actually painting its lanes.
 #include "core/live/live_timeline.h"
 #include "ui/attach_job.h"
+#include "ui/live_figures.h"
 #include "ui/process_table_model.h"
 #include "ui/progress_job.h"
 #include "ui/timeline_widget.h"
 
 #include <QImage>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -194,6 +196,24 @@ private slots:
         QVERIFY(
             model.index(0, ProcessTableModel::Cpu).data(ProcessTableModel::SortRole).toDouble() >
             100);
+    }
+
+    // Missed above 10 % turns red, with a tooltip on why and what helps.
+    void missedRateAboveTenPercentIsFlagged() {
+        gilscope::ui::LiveFigures figures;
+        gilscope::SamplerStats s;
+        s.missedPct = 9.9;
+        figures.setStats(s);
+        QVERIFY(!figures.missedFlagged());
+        s.missedPct = 15;
+        figures.setStats(s);
+        QVERIFY(figures.missedFlagged());
+        const QString tip = figures.findChild<QLabel*>(QStringLiteral("missedPct"))->toolTip();
+        QVERIFY2(tip.contains(QStringLiteral("--rt-priority")) &&
+                     tip.contains(QStringLiteral("lower rate")),
+                 qPrintable(tip));
+        figures.clear();
+        QVERIFY(!figures.missedFlagged());
     }
 
     void timelinePaintsLanes() {
