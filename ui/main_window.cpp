@@ -8,6 +8,7 @@
 #include "ui/live_figures.h"
 #include "ui/process_picker.h"
 #include "ui/progress_job.h"
+#include "ui/rate_chart.h"
 #include "ui/record_options_bar.h"
 #include "ui/timeline_widget.h"
 #include "ui/window_dialogs.h"
@@ -46,7 +47,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     : QMainWindow(parent), picker_(new ProcessPicker(this)), figures_(new LiveFigures(this)),
       timeline_(new TimelineWidget(this)), status_(new QLabel(this)), fileInfo_(new QLabel(this)),
       liveTimer_(new QTimer(this)), job_(new ProgressJob(this)), attach_(new AttachJob(this)),
-      options_(new RecordOptionsBar(this)), settings_(settings) {
+      options_(new RecordOptionsBar(this)), rateChart_(new RateChart(this)), settings_(settings) {
     initResources();
     setWindowTitle(QStringLiteral("gilscope"));
     setWindowIcon(QIcon(QStringLiteral(":/gilscope/gilscope.svg")));
@@ -116,10 +117,18 @@ QWidget* MainWindow::buildRecordingPanel() {
     scroll->setWidget(timeline_);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::StyledPanel);
+    rateChart_->hide(); // until something records
+    auto* charts = new QSplitter(Qt::Vertical, panel);
+    charts->setObjectName(QStringLiteral("chartSplitter"));
+    charts->addWidget(rateChart_);
+    charts->addWidget(scroll);
+    charts->setStretchFactor(0, 1);
+    charts->setStretchFactor(1, 2);
+    charts->setChildrenCollapsible(false);
     layout->addWidget(status_);
     layout->addWidget(figures_);
     layout->addWidget(fileInfo_);
-    layout->addWidget(scroll, 1);
+    layout->addWidget(charts, 1);
     return panel;
 }
 
@@ -208,6 +217,8 @@ void MainWindow::onAttached(std::shared_ptr<RecordingSession> session) {
     fileInfo_->hide();
     figures_->show();
     figures_->clear();
+    rateChart_->clear();
+    rateChart_->show();
     timeline_->clear();
     setWindowTitle(tr("gilscope — recording pid %1").arg(session_->pid()));
     setStatus(tr("Recording pid %1 · Python %2 · %3")
@@ -231,7 +242,9 @@ void MainWindow::stop() {
 
 void MainWindow::tick() {
     if (!session_) return;
-    figures_->setStats(session_->stats());
+    const SamplerStats stats = session_->stats();
+    figures_->setStats(stats);
+    rateChart_->addStats(stats);
     timeline_->setSnapshot(session_->timeline());
     if (!session_->finished() && !session_->running()) {
         session_->finish(); // the target exited, or a sink failed

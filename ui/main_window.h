@@ -29,6 +29,7 @@ class AttachJob;
 class LiveFigures;
 class ProcessPicker;
 class ProgressJob;
+class RateChart;
 class RecordOptionsBar;
 class TimelineWidget;
 
@@ -57,6 +58,7 @@ public:
     ProcessPicker* picker() const { return picker_; }
     LiveFigures* figures() const { return figures_; }
     TimelineWidget* timeline() const { return timeline_; }
+    RateChart* rateChart() const { return rateChart_; }
     QAction* recordAction() const { return recordAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* exportAction() const { return exportAction_; }
@@ -149,6 +151,7 @@ private:
     QAction* saveBinAction_ = nullptr;
     QAction* openAction_ = nullptr;
     RecordOptionsBar* options_;
+    RateChart* rateChart_;
     QAction* aboutAction_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QSplitter* splitter_ = nullptr;

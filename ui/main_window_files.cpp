@@ -4,6 +4,7 @@
 #include "core/live/recording_session.h"
 #include "ui/live_figures.h"
 #include "ui/progress_job.h"
+#include "ui/rate_chart.h"
 #include "ui/timeline_widget.h"
 
 #include <QAction>
@@ -183,6 +184,7 @@ void MainWindow::onLoadFinished(bool ok, ErrorKind kind, const QString& message)
         file_ = *pendingFile_;
         figures_->clear();
         figures_->hide(); // live figures mean nothing for a file; its info says more
+        rateChart_->hide();
         timeline_->setSnapshot(file_->timeline());
         showFileInfo();
         setWindowTitle(tr("gilscope — %1").arg(QString::fromStdString(file_->path().string())));

@@ -16,6 +16,7 @@
 #include "ui/main_window.h"
 #include "ui/process_picker.h"
 #include "ui/process_table_model.h"
+#include "ui/rate_chart.h"
 #include "ui/timeline_widget.h"
 
 #include <QAction>
@@ -216,6 +217,11 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples > 200, 20000);
         QVERIFY(samplesLabel->text() != QStringLiteral("–"));
         QCOMPARE(h.window.figures()->stats().requestedRateHz, 1000.0);
+        // The rate chart plots requested and achieved rates, several times a second.
+        QVERIFY(h.window.rateChart()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.rateChart()->history().size() >= 4, 20000);
+        QCOMPARE(h.window.rateChart()->history().points().back().requestedHz, 1000.0);
+        QVERIFY(h.window.rateChart()->history().points().back().achievedHz > 0);
         QTRY_VERIFY_WITH_TIMEOUT(h.window.timeline()->snapshot().threads.size() >= 3, 10000);
         const auto snapshot = h.window.timeline()->snapshot();
         QVERIFY(snapshot.threads.front().mainThread);

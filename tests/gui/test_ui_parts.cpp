@@ -6,6 +6,7 @@
 #include "ui/live_figures.h"
 #include "ui/process_table_model.h"
 #include "ui/progress_job.h"
+#include "ui/rate_history.h"
 #include "ui/timeline_widget.h"
 
 #include <QImage>
@@ -20,6 +21,7 @@
 #include <QWidget>
 
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 using namespace gilscope;
@@ -214,6 +216,55 @@ private slots:
                  qPrintable(tip));
         figures.clear();
         QVERIFY(!figures.missedFlagged());
+    }
+
+    // Ten hours at the window's 5 polls a second: the history stays bounded, still spans
+    // the whole recording, and an hour of heavy misses in the middle is still visible.
+    void rateHistoryStaysBoundedAndReadable() {
+        gilscope::ui::RateHistory history(60, 400);
+        const int perSec = 5;
+        for (int i = 1; i <= 10 * 3600 * perSec; ++i) {
+            const double t = double(i) / perSec;
+            const bool bad = t >= 5 * 3600 && t < 6 * 3600;
+            history.addPoint({t, 1000.0, bad ? 600.0 : 1000.0, bad ? 40.0 : 0.0, 0.5});
+        }
+        QVERIFY2(history.size() <= 400 + 1 + 60 * perSec + 1,
+                 qPrintable(QString::number(history.size())));
+        const auto points = history.points();
+        QVERIFY(points.front().timeSec < 3600 / 4.0);
+        QCOMPARE(points.back().timeSec, 36000.0);
+        double worst = 0, before = 0;
+        for (const auto& p : points) {
+            if (p.timeSec > 5.2 * 3600 && p.timeSec < 5.8 * 3600)
+                worst = std::max(worst, p.missedPct);
+            if (p.timeSec < 4 * 3600) before = std::max(before, p.missedPct);
+            QVERIFY(std::abs(p.errorPct - 0.5) < 1e-9); // averaging keeps steady values
+        }
+        QVERIFY2(worst > 30, qPrintable(QString::number(worst)));
+        QCOMPARE(before, 0.0);
+        for (size_t i = 1; i < points.size(); ++i)
+            QVERIFY(points[i].timeSec > points[i - 1].timeSec);
+    }
+
+    // From the sampler's cumulative counters, per interval: 900 attempted + 100 missed
+    // in one second is 900/s and 10 % missed, whatever came before.
+    void rateHistoryUsesIntervals() {
+        gilscope::ui::RateHistory history;
+        gilscope::SamplerStats s;
+        s.requestedRateHz = 1000;
+        s.elapsedSec = 10;
+        s.samples = 10000;
+        history.add(s); // baseline
+        s.elapsedSec = 11;
+        s.samples += 890;
+        s.errors += 10;
+        s.missed += 100;
+        history.add(s);
+        const auto points = history.points();
+        QCOMPARE(points.size(), size_t(1));
+        QCOMPARE(points[0].achievedHz, 900.0);
+        QCOMPARE(points[0].missedPct, 10.0);
+        QVERIFY(std::abs(points[0].errorPct - 100.0 * 10 / 900) < 1e-9);
     }
 
     void timelinePaintsLanes() {
