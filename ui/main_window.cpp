@@ -4,6 +4,7 @@
 #include "core/live/recording_session.h"
 #include "core/sampling/rate_parser.h"
 #include "core/util/temp_dir.h"
+#include "net/profile_server.h"
 #include "ui/attach_job.h"
 #include "ui/live_figures.h"
 #include "ui/process_picker.h"
@@ -18,6 +19,7 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDateTime>
+#include <QDesktopServices>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGroupBox>
@@ -47,7 +49,9 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     : QMainWindow(parent), picker_(new ProcessPicker(this)), figures_(new LiveFigures(this)),
       timeline_(new TimelineWidget(this)), status_(new QLabel(this)), fileInfo_(new QLabel(this)),
       liveTimer_(new QTimer(this)), job_(new ProgressJob(this)), attach_(new AttachJob(this)),
-      options_(new RecordOptionsBar(this)), rateChart_(new RateChart(this)), settings_(settings) {
+      options_(new RecordOptionsBar(this)), rateChart_(new RateChart(this)), settings_(settings),
+      profileServer_(new net::ProfileServer(this)),
+      profilerAddress_(net::ProfileServer::kDefaultProfiler) {
     initResources();
     setWindowTitle(QStringLiteral("gilscope"));
     setWindowIcon(QIcon(QStringLiteral(":/gilscope/gilscope.svg")));
@@ -66,6 +70,8 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     showMessage = [this](MessageKind kind, const QString& title, const QString& text) {
         showMessageBox(this, kind == MessageKind::Error, title, text);
     };
+    askAfterExport = [this](const QString& path) { return askExportChoiceBox(this, path); };
+    openUrl = [](const QUrl& url) { return QDesktopServices::openUrl(url); };
     askUnsaved = [this](const QString& text, bool canSaveBin) {
         return static_cast<UnsavedChoice>(askUnsavedChoice(this, text, canSaveBin));
     };

@@ -6,6 +6,7 @@
 #include <QMainWindow>
 #include <QMap>
 #include <QStringList>
+#include <QUrl>
 
 #include <functional>
 #include <memory>
@@ -22,6 +23,10 @@ namespace gilscope {
 class RecordingSession;
 class RecordingFile;
 } // namespace gilscope
+
+namespace gilscope::net {
+class ProfileServer;
+} // namespace gilscope::net
 
 namespace gilscope::ui {
 
@@ -47,6 +52,8 @@ public:
     enum class MessageKind { Info, Error };
     // What to do with a recording that was neither saved nor exported.
     enum class UnsavedChoice { SaveBin, Export, Discard, Cancel };
+    // What to do with a profile just exported.
+    enum class ExportChoice { OpenInProfiler, ShowInFolder, CopyPath, Close };
     // Replaceable so tests can drive the window without modal dialogs.
     std::function<QString(const QString& title, const QString& suggestedName,
                           const QString& filter)>
@@ -54,11 +61,14 @@ public:
     std::function<QString()> askOpenPath;
     std::function<void(MessageKind, const QString& title, const QString& text)> showMessage;
     std::function<UnsavedChoice(const QString& text, bool canSaveBin)> askUnsaved;
+    std::function<ExportChoice(const QString& path)> askAfterExport;
+    std::function<bool(const QUrl&)> openUrl; // the default browser or file manager
 
     ProcessPicker* picker() const { return picker_; }
     LiveFigures* figures() const { return figures_; }
     TimelineWidget* timeline() const { return timeline_; }
     RateChart* rateChart() const { return rateChart_; }
+    net::ProfileServer* profileServer() const { return profileServer_; }
     QAction* recordAction() const { return recordAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* exportAction() const { return exportAction_; }
@@ -89,6 +99,10 @@ public slots:
     // Opens a .bin (Open, recent files, drag and drop, `gilscope FILE.bin`).
     void openRecordingFile(const QString& path);
     void saveSettings() const;
+    // Serves an exported profile once and opens the Firefox Profiler on it.
+    bool openInProfiler(const QString& path);
+    QString profilerAddress() const; // https://profiler.firefox.com unless set
+    void setProfilerAddress(const QString& address);
     void showAbout();
 
 signals:
@@ -136,6 +150,8 @@ private:
     void rebuildRecentMenu();
     void rememberFolder(const QString& kind, const QString& path);
     void showError(const QString& title, const QString& text);
+    void offerExportChoices(const QString& path);
+    void askProfilerAddress();
 
     ProcessPicker* picker_;
     LiveFigures* figures_;
@@ -150,12 +166,14 @@ private:
     QAction* exportAction_ = nullptr;
     QAction* saveBinAction_ = nullptr;
     QAction* openAction_ = nullptr;
-    RecordOptionsBar* options_;
-    RateChart* rateChart_;
+    RecordOptionsBar* options_ = nullptr;
+    RateChart* rateChart_ = nullptr;
     QAction* aboutAction_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QSplitter* splitter_ = nullptr;
     QSettings* settings_ = nullptr;
+    net::ProfileServer* profileServer_ = nullptr;
+    QString profilerAddress_;
     QStringList recentFiles_;
     QMap<QString, QString> folders_;
     bool unsaved_ = false;
@@ -172,5 +190,8 @@ private:
     QString recordedName_;      // the script or module recorded, for default file names
     QDateTime recordStarted_;
 };
+
+// The after-export question as a message box (MainWindow::askAfterExport's default).
+MainWindow::ExportChoice askExportChoiceBox(QWidget* parent, const QString& path);
 
 } // namespace gilscope::ui

@@ -67,6 +67,8 @@ void MainWindow::buildActions() {
     file->addAction(exportAction_);
     file->addAction(saveBinAction_);
     file->addSeparator();
+    file->addAction(tr("Firefox Profiler address…"), this, &MainWindow::askProfilerAddress);
+    file->addSeparator();
     file->addAction(tr("Quit"), QKeySequence::Quit, this, &QWidget::close);
     auto* rec = menuBar()->addMenu(tr("&Recording"));
     rec->addAction(recordAction_);

@@ -20,41 +20,6 @@
 
 namespace gilscope::ui {
 
-void MainWindow::exportProfile() {
-    if (!exportAction_->isEnabled()) return;
-    // What was recorded and when: {script}_{pid}_{yyyymmdd-hhmmss}.json, or the file's name.
-    const QString name =
-        session_ ? QStringLiteral("%1_%2_%3.json")
-                       .arg(recordedName_)
-                       .arg(session_->pid())
-                       .arg(recordStarted_.toString(QStringLiteral("yyyyMMdd-HHmmss")))
-                 : QFileInfo(QString::fromStdString(file_->path().string())).completeBaseName() +
-                       QStringLiteral(".json");
-    QString path = askSavePath(tr("Export to Firefox Profiler"),
-                               QDir(lastFolder(QStringLiteral("export"))).filePath(name),
-                               tr("Firefox Profiler JSON (*.json)"));
-    if (path.isEmpty()) return;
-    rememberFolder(QStringLiteral("export"), path);
-    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
-    const std::filesystem::path dest = path.toStdString();
-    ProgressJob::Work work;
-    if (session_ && session_->canExport()) {
-        work = [session = session_, dest](const ProgressCallback& p, const CancelToken* c) {
-            return session->exportTo(dest, p, c);
-        };
-    } else if (file_ && file_->loaded()) {
-        work = [file = file_, dest](const ProgressCallback& p, const CancelToken* c) {
-            return file->exportTo(dest, p, c);
-        };
-    } else {
-        return;
-    }
-    jobPath_ = path;
-    jobKind_ = Job::Export;
-    job_->start(tr("Exporting to %1…").arg(QFileInfo(path).fileName()), std::move(work));
-    updateActions();
-}
-
 void MainWindow::saveRecordingAsBin() {
     if (!saveBinAction_->isEnabled()) return;
     const QString name = QStringLiteral("%1_%2_%3.bin")
@@ -123,34 +88,6 @@ void MainWindow::onJobFinished(bool ok, ErrorKind kind, const QString& message) 
     case Job::None:
         break;
     }
-}
-
-void MainWindow::onExportFinished(bool ok, ErrorKind kind, const QString& message) {
-    if (ok) {
-        const QString text =
-            tr("Saved %1.\n\nTo view it, open https://profiler.firefox.com and drop the file "
-               "on the page (or choose “Load a profile from file”).")
-                .arg(jobPath_);
-        setStatus(tr("Exported to %1").arg(jobPath_));
-        if (session_) unsaved_ = false;
-        if (after_ == After::Nothing) showMessage(MessageKind::Info, tr("Export finished"), text);
-    } else {
-        after_ = After::Nothing;
-        const QString again = session_ && !session_->canExport()
-                                  ? tr(" This recording cannot be exported again; "
-                                       "record the process anew.")
-                                  : QString();
-        if (kind == ErrorKind::Cancelled) {
-            setStatus(tr("Export cancelled; %1 was not written.").arg(jobPath_) + again);
-        } else {
-            setStatus(tr("Export failed: %1").arg(message) + again);
-            showMessage(MessageKind::Error, tr("Export failed"),
-                        tr("Cannot write %1: %2").arg(jobPath_, message) + again);
-        }
-    }
-    updateActions();
-    emit exportFinished(ok, ok ? jobPath_ : message);
-    if (ok) runAfterSave();
 }
 
 void MainWindow::onSaveBinFinished(bool ok, ErrorKind kind, const QString& message) {

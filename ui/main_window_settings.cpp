@@ -51,6 +51,8 @@ void MainWindow::loadSettings() {
     }
     picker_->filter()->setText(s.value(QStringLiteral("picker/filter")).toString());
     recentFiles_ = s.value(QStringLiteral("recent/files")).toStringList();
+    const QString profiler = s.value(QStringLiteral("export/profilerAddress")).toString();
+    if (!profiler.isEmpty()) profilerAddress_ = profiler;
     rebuildRecentMenu();
 }
 
@@ -64,6 +66,7 @@ void MainWindow::saveSettings() const {
         s.setValue(QStringLiteral("folders/") + it.key(), it.value());
     s.setValue(QStringLiteral("picker/filter"), picker_->filter()->text());
     s.setValue(QStringLiteral("recent/files"), recentFiles_);
+    s.setValue(QStringLiteral("export/profilerAddress"), profilerAddress_);
     s.sync();
 }
 

@@ -27,6 +27,7 @@ struct RecordOptions {
     std::string compression = "auto"; // --binary only
     std::string output;               // empty: {format}_{pid}.{ext}
     int realtimePriority = 0;         // --rt-priority: SCHED_FIFO sampler thread
+    bool browser = false;             // --browser: open a --gecko profile in the profiler
 
     ReadOptions readOptions() const;
 };

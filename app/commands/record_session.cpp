@@ -1,5 +1,6 @@
 #include "app/commands/record_session.h"
 
+#include "app/commands/browser_open.h"
 #include "app/commands/cli_output.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
@@ -109,6 +110,12 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     }
     std::printf("%s\n", (*output)->writtenMessage().c_str());
     std::fflush(stdout);
+    if (options.browser) {
+        const int before = interrupts.count(); // a further Ctrl-C stops the wait
+        const int opened = openInFirefoxProfiler(QString::fromStdString(destination.string()), {},
+                                                 [&] { return interrupts.count() > before; });
+        if (result.exitCode == 0) result.exitCode = opened;
+    }
     return result;
 }
 

@@ -4,6 +4,7 @@
 // recording), Ctrl+Shift+S saves, the first size fits the screen, the About text.
 #include "core/sample/thread_status.h"
 #include "core/tach/tach_reader.h"
+#include "net/profile_server.h"
 #include "tests/gui/gui_test_helpers.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/shared_dir.h"
@@ -16,6 +17,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDropEvent>
 #include <QGuiApplication>
@@ -23,6 +25,9 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMimeData>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
@@ -40,15 +45,23 @@ namespace {
 
 struct Harness {
     MainWindow window;
-    QStringList messages, questions;
+    QStringList messages, questions, suggestions;
+    QList<QUrl> opened;
+    MainWindow::ExportChoice afterExport = MainWindow::ExportChoice::Close;
     QString savePath;
     MainWindow::UnsavedChoice answer = MainWindow::UnsavedChoice::Cancel;
     explicit Harness(QSettings* settings = nullptr) : window(settings) {
         window.showMessage = [this](MainWindow::MessageKind, const QString&, const QString& m) {
             messages.append(m);
         };
-        window.askSavePath = [this](const QString&, const QString&, const QString&) {
+        window.askSavePath = [this](const QString&, const QString& suggested, const QString&) {
+            suggestions.append(suggested);
             return savePath;
+        };
+        window.askAfterExport = [this](const QString&) { return afterExport; };
+        window.openUrl = [this](const QUrl& url) {
+            opened.append(url);
+            return true;
         };
         window.askOpenPath = [] { return QString(); };
         window.askUnsaved = [this](const QString& text, bool) {
@@ -298,6 +311,64 @@ private slots:
         const auto snapshot = h.window.timeline()->snapshot();
         QCOMPARE(snapshot.threads.size(), size_t(1));
         QVERIFY(snapshot.threads.front().mainThread);
+    }
+
+    // Export names the file after what was recorded, in the last folder used; then Open
+    // in Firefox Profiler serves it once to the browser (the URL the window opens leads
+    // to exactly the exported bytes, for the configured profiler's origin), and Copy path
+    // puts the path on the clipboard.
+    void exportThenOpenInFirefoxProfiler() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess target(all.last(), QStringLiteral("three_deep.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("s.conf")), QSettings::IniFormat);
+        Harness h(&settings);
+        h.window.setProfilerAddress(QStringLiteral("https://profiler.example.org/"));
+        recordAndStop(h, target.pid());
+        if (QTest::currentTestFailed()) return;
+
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("exports")));
+        h.savePath = dir.filePath(QStringLiteral("exports/first.json"));
+        h.afterExport = MainWindow::ExportChoice::OpenInProfiler;
+        QSignalSpy done(&h.window, &MainWindow::exportFinished);
+        h.window.exportProfile();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+        QVERIFY(done.at(0).at(0).toBool());
+        static const QRegularExpression name(
+            QStringLiteral("^three_deep_%1_\\d{8}-\\d{6}\\.json$").arg(target.pid()));
+        QVERIFY2(name.match(QFileInfo(h.suggestions.last()).fileName()).hasMatch(),
+                 qPrintable(h.suggestions.last()));
+        QVERIFY(!h.window.hasUnsavedRecording());
+
+        QCOMPARE(h.opened.size(), 1);
+        const QString opened = h.opened[0].toString(QUrl::FullyEncoded);
+        const QString prefix = QStringLiteral("https://profiler.example.org/from-url/");
+        QVERIFY2(opened.startsWith(prefix), qPrintable(opened));
+        const QUrl served(QUrl::fromPercentEncoding(opened.mid(prefix.size()).toLatin1()));
+        QCOMPARE(served.host(), QStringLiteral("127.0.0.1"));
+        QNetworkAccessManager nam;
+        QNetworkReply* reply = nam.get(QNetworkRequest(served));
+        QSignalSpy finished(reply, &QNetworkReply::finished);
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(reply->error(), QNetworkReply::NoError);
+        QCOMPARE(reply->rawHeader("Access-Control-Allow-Origin"),
+                 QByteArray("https://profiler.example.org"));
+        QFile file(h.savePath);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(reply->readAll(), file.readAll());
+        delete reply;
+        QTRY_VERIFY(!h.window.profileServer()->serving());
+
+        // The next export starts in the folder of the last one; Copy path.
+        h.savePath = dir.filePath(QStringLiteral("exports/second.json"));
+        h.afterExport = MainWindow::ExportChoice::CopyPath;
+        h.window.exportProfile();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 60000);
+        QCOMPARE(QFileInfo(h.suggestions.last()).absolutePath(),
+                 QFileInfo(dir.filePath(QStringLiteral("exports"))).absoluteFilePath());
+        QCOMPARE(QGuiApplication::clipboard()->text(), QFileInfo(h.savePath).absoluteFilePath());
     }
 
     void windowFitsTheScreenAndSaysThingsOnce() {
