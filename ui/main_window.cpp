@@ -6,6 +6,7 @@
 #include "core/util/temp_dir.h"
 #include "net/profile_server.h"
 #include "ui/attach_job.h"
+#include "ui/launch_dialog.h"
 #include "ui/live_figures.h"
 #include "ui/process_picker.h"
 #include "ui/progress_job.h"
@@ -22,12 +23,14 @@
 #include <QDesktopServices>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QGroupBox>
 #include <QIcon>
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
@@ -53,6 +56,9 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
       profileServer_(new net::ProfileServer(this)),
       profilerAddress_(net::ProfileServer::kDefaultProfiler) {
     initResources();
+    launch_ = new LaunchJob(this);
+    output_ = new QPlainTextEdit(this);
+    exitWatch_ = new QTimer(this);
     setWindowTitle(QStringLiteral("gilscope"));
     setWindowIcon(QIcon(QStringLiteral(":/gilscope/gilscope.svg")));
     setAcceptDrops(true); // .bin recordings dropped on the window open
@@ -72,6 +78,13 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     };
     askAfterExport = [this](const QString& path) { return askExportChoiceBox(this, path); };
     openUrl = [](const QUrl& url) { return QDesktopServices::openUrl(url); };
+    askLaunch = [this]() -> std::optional<LaunchRequest> {
+        LaunchDialog dialog(this);
+        if (settings_) dialog.load(*settings_);
+        if (dialog.exec() != QDialog::Accepted) return std::nullopt;
+        if (settings_) dialog.save(*settings_);
+        return dialog.request();
+    };
     askUnsaved = [this](const QString& text, bool canSaveBin) {
         return static_cast<UnsavedChoice>(askUnsavedChoice(this, text, canSaveBin));
     };
@@ -98,6 +111,13 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     connect(attach_, &AttachJob::attached, this, &MainWindow::onAttached);
     connect(attach_, &AttachJob::failed, this, &MainWindow::onAttachFailed);
     connect(attach_, &AttachJob::discarded, this, &MainWindow::attachDiscarded);
+    connect(launch_, &LaunchJob::launched, this, &MainWindow::onLaunched);
+    connect(launch_, &LaunchJob::failed, this, &MainWindow::onLaunchFailed);
+    connect(launch_, &LaunchJob::output, this, &MainWindow::appendOutput);
+    connect(launch_, &LaunchJob::notice, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 15000); });
+    exitWatch_->setInterval(100); // reaps the launched program once it has ended
+    connect(exitWatch_, &QTimer::timeout, this, &MainWindow::checkProgramExit);
     liveTimer_->setInterval(200); // 5 Hz: figures and timelines, never per sample
     connect(liveTimer_, &QTimer::timeout, this, &MainWindow::tick);
     setStatus(tr("Pick a Python process and press Record, or open a .bin recording."));
@@ -128,6 +148,13 @@ QWidget* MainWindow::buildRecordingPanel() {
     charts->setObjectName(QStringLiteral("chartSplitter"));
     charts->addWidget(rateChart_);
     charts->addWidget(scroll);
+    output_->setObjectName(QStringLiteral("programOutput"));
+    output_->setReadOnly(true);
+    output_->setMaximumBlockCount(10000); // a chatty program cannot eat the memory
+    output_->setPlaceholderText(tr("Output of the launched program"));
+    output_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    output_->hide(); // until a program is launched
+    charts->addWidget(output_);
     charts->setStretchFactor(0, 1);
     charts->setStretchFactor(1, 2);
     charts->setChildrenCollapsible(false);
@@ -143,7 +170,7 @@ bool MainWindow::recording() const {
 }
 
 bool MainWindow::attaching() const {
-    return attach_->busy();
+    return attach_->busy() || launch_->busy();
 }
 
 QString MainWindow::statusText() const {
@@ -237,12 +264,19 @@ void MainWindow::onAttached(std::shared_ptr<RecordingSession> session) {
 }
 
 void MainWindow::stop() {
+    if (launch_->busy()) {
+        launch_->cancel(); // the program goes; launchFailed says so
+        return;
+    }
     if (attaching()) {
         cancelAttach({});
         return;
     }
     if (!recording()) return;
     session_->finish();
+    // A launched program is recorded for as long as it runs, as `gilscope run` does:
+    // stopping ends it too, and its exit shows.
+    if (programRunning_) launch_->terminate();
     onRecordingEnded();
 }
 

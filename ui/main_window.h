@@ -2,7 +2,9 @@
 
 #include "core/common/error.h"
 
+#include "ui/launch_job.h"
 #include <QDateTime>
+
 #include <QMainWindow>
 #include <QMap>
 #include <QStringList>
@@ -10,11 +12,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QAction;
 class QComboBox;
 class QLabel;
 class QMenu;
+class QPlainTextEdit;
 class QSettings;
 class QSplitter;
 class QTimer;
@@ -63,6 +67,8 @@ public:
     std::function<UnsavedChoice(const QString& text, bool canSaveBin)> askUnsaved;
     std::function<ExportChoice(const QString& path)> askAfterExport;
     std::function<bool(const QUrl&)> openUrl; // the default browser or file manager
+    // The Launch script dialog; nullopt when cancelled.
+    std::function<std::optional<LaunchRequest>()> askLaunch;
 
     ProcessPicker* picker() const { return picker_; }
     LiveFigures* figures() const { return figures_; }
@@ -75,6 +81,8 @@ public:
     QAction* saveBinAction() const { return saveBinAction_; }
     QAction* openAction() const { return openAction_; }
     QAction* aboutAction() const { return aboutAction_; }
+    QAction* launchAction() const { return launchAction_; }
+    QPlainTextEdit* outputPane() const { return output_; }
     QMenu* recentMenu() const { return recentMenu_; }
     QSplitter* splitter() const { return splitter_; }
     QStringList recentFiles() const { return recentFiles_; }
@@ -98,6 +106,8 @@ public slots:
     void openRecording();
     // Opens a .bin (Open, recent files, drag and drop, `gilscope FILE.bin`).
     void openRecordingFile(const QString& path);
+    void launchScript();                       // asks askLaunch, then launch()
+    void launch(const LaunchRequest& request); // starts and records a program
     void saveSettings() const;
     // Serves an exported profile once and opens the Firefox Profiler on it.
     bool openInProfiler(const QString& path);
@@ -113,6 +123,8 @@ signals:
     void exportFinished(bool ok, const QString& message);
     void binSaved(bool ok, const QString& pathOrMessage);
     void recordingLoaded(bool ok);
+    void launchFailed(const QString& message);
+    void programExited(const QString& how); // a launched program ended: "exit code 3"
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -122,7 +134,7 @@ protected:
 private:
     enum class Job { None, Export, SaveBin, Load };
     // What a Save/Export asked for by the unsaved-recording question goes on to do.
-    enum class After { Nothing, Quit, Record, Open };
+    enum class After { Nothing, Quit, Record, Open, Launch };
 
     void buildActions();
     QWidget* buildRecordingPanel();
@@ -151,6 +163,10 @@ private:
     void rememberFolder(const QString& kind, const QString& path);
     void showError(const QString& title, const QString& text);
     void offerExportChoices(const QString& path);
+    void onLaunched(std::shared_ptr<RecordingSession> session, int pid);
+    void onLaunchFailed(const QString& message, const QString& exitText);
+    void appendOutput(const QString& text);
+    void checkProgramExit();
     void askProfilerAddress();
 
     ProcessPicker* picker_;
@@ -169,6 +185,12 @@ private:
     RecordOptionsBar* options_ = nullptr;
     RateChart* rateChart_ = nullptr;
     QAction* aboutAction_ = nullptr;
+    QAction* launchAction_ = nullptr;
+    LaunchJob* launch_ = nullptr;
+    QPlainTextEdit* output_ = nullptr;
+    QTimer* exitWatch_ = nullptr;
+    std::optional<LaunchRequest> pendingLaunch_;
+    bool programRunning_ = false; // the launched program has not been seen to end
     QMenu* recentMenu_ = nullptr;
     QSplitter* splitter_ = nullptr;
     QSettings* settings_ = nullptr;

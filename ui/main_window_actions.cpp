@@ -36,6 +36,11 @@ void MainWindow::buildActions() {
     aboutAction_ = new QAction(tr("About gilscope"), this);
     aboutAction_->setObjectName(QStringLiteral("aboutAction"));
     connect(aboutAction_, &QAction::triggered, this, &MainWindow::showAbout);
+    launchAction_ = new QAction(tr("Launch script…"), this);
+    launchAction_->setObjectName(QStringLiteral("launchAction"));
+    launchAction_->setShortcut(Qt::CTRL | Qt::Key_L);
+    launchAction_->setToolTip(tr("Start a Python program and record it from its first line"));
+    connect(launchAction_, &QAction::triggered, this, &MainWindow::launchScript);
     connect(recordAction_, &QAction::triggered, this, &MainWindow::record);
     connect(stopAction_, &QAction::triggered, this, &MainWindow::stop);
     connect(openAction_, &QAction::triggered, this, &MainWindow::openRecording);
@@ -48,6 +53,7 @@ void MainWindow::buildActions() {
     toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     toolbar->addAction(recordAction_);
     toolbar->addAction(stopAction_);
+    toolbar->addAction(launchAction_);
     toolbar->addSeparator();
     toolbar->addAction(openAction_);
     toolbar->addAction(exportAction_);
@@ -72,6 +78,7 @@ void MainWindow::buildActions() {
     file->addAction(tr("Quit"), QKeySequence::Quit, this, &QWidget::close);
     auto* rec = menuBar()->addMenu(tr("&Recording"));
     rec->addAction(recordAction_);
+    rec->addAction(launchAction_);
     rec->addAction(stopAction_);
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(aboutAction_);
@@ -88,6 +95,7 @@ void MainWindow::updateActions() {
             : tr("Sample the selected process, all threads"));
     options_->setEnabled(idle);
     stopAction_->setEnabled(recording() || attaching()); // Stop also cancels an attach
+    launchAction_->setEnabled(idle);
     openAction_->setEnabled(idle);
     const bool finishedSession = session_ && session_->finished();
     const bool haveSession = finishedSession && session_->canExport();

@@ -201,6 +201,9 @@ void MainWindow::runAfterSave() {
     case After::Open:
         openRecordingFile(afterPath_);
         break;
+    case After::Launch:
+        if (pendingLaunch_) launch(*std::exchange(pendingLaunch_, std::nullopt));
+        break;
     case After::Nothing:
         break;
     }

@@ -17,12 +17,20 @@ GeckoOptions geckoOptions(uint64_t intervalUs) {
 
 Result<std::unique_ptr<RecordingSession>> RecordingSession::open(int pid,
                                                                  const RecordingOptions& options) {
+    auto source = openLiveProcess(pid, readOptionsFor(options));
+    if (!source) return source.error();
+    return fromSource(std::move(source).value(), options);
+}
+
+std::unique_ptr<RecordingSession> RecordingSession::fromSource(std::unique_ptr<StackSource> source,
+                                                               const RecordingOptions& options) {
+    return std::unique_ptr<RecordingSession>(new RecordingSession(std::move(source), options));
+}
+
+ReadOptions RecordingSession::readOptionsFor(const RecordingOptions& options) {
     ReadOptions read = options.read;
     if (options.mode == ProfilingMode::Wall) read.cpuState = false; // as CPython's wall mode
-    auto source = openLiveProcess(pid, read);
-    if (!source) return source.error();
-    return std::unique_ptr<RecordingSession>(
-        new RecordingSession(std::move(source).value(), options));
+    return read;
 }
 
 void RecordingSession::startSampling() {

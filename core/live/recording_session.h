@@ -37,6 +37,12 @@ public:
     // _PyRuntime) can take hundreds of milliseconds, so the GUI calls this on a worker
     // thread; a session that is then dropped never sampled the target.
     static Result<std::unique_ptr<RecordingSession>> open(int pid, const RecordingOptions& options);
+    // The same over a source already open (a launched program, core/launch), which
+    // was opened with options' read options (and cpuState off in wall mode).
+    static std::unique_ptr<RecordingSession> fromSource(std::unique_ptr<StackSource> source,
+                                                        const RecordingOptions& options);
+    // What the source must be opened with for these options.
+    static ReadOptions readOptionsFor(const RecordingOptions& options);
     ~RecordingSession();
 
     // Starts the sampler thread (cheap). Once; the owner's thread from then on.
