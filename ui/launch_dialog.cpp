@@ -116,12 +116,19 @@ LaunchDialog::LaunchDialog(QWidget* parent)
     environment_->setTabChangesFocus(true);
     environment_->setFixedHeight(environment_->fontMetrics().lineSpacing() * 4 + 12);
 
+    // Rows whose field is a layout get their label's buddy by hand (QFormLayout only
+    // does it for a widget), so the Alt shortcuts work and no '&' shows.
+    auto label = [this](const QString& text, QWidget* buddy) {
+        auto* l = new QLabel(text, this);
+        l->setBuddy(buddy);
+        return l;
+    };
     auto* form = new QFormLayout;
-    form->addRow(tr("&Interpreter"), pythonRow);
+    form->addRow(label(tr("&Interpreter"), interpreter_), pythonRow);
     form->addRow(tr("Run"), kindRow);
-    form->addRow(tr("&Target"), targetRow);
+    form->addRow(label(tr("&Target"), target_), targetRow);
     form->addRow(tr("&Arguments"), arguments_);
-    form->addRow(tr("&Working directory"), dirRow);
+    form->addRow(label(tr("&Working directory"), workDir_), dirRow);
     form->addRow(tr("&Environment"), environment_);
     auto* note = new QLabel(tr("gilscope records the program from its first line: its start-up "
                                "is held until sampling has begun (as gilscope run does). Its "

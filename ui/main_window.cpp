@@ -96,9 +96,18 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     splitter_ = new QSplitter(Qt::Vertical, this);
     splitter_->setObjectName(QStringLiteral("mainSplitter"));
     splitter_->addWidget(processes);
-    splitter_->addWidget(buildRecordingPanel());
+    // On a small screen (or at QT_SCALE_FACTOR=2) the recording panel scrolls rather
+    // than making the window taller than the screen.
+    auto* recordingScroll = new QScrollArea(this);
+    recordingScroll->setObjectName(QStringLiteral("recordingScroll"));
+    recordingScroll->setWidget(buildRecordingPanel());
+    recordingScroll->setWidgetResizable(true);
+    recordingScroll->setFrameShape(QFrame::NoFrame);
+    recordingScroll->setMinimumHeight(fontMetrics().height() * 8);
+    splitter_->addWidget(recordingScroll);
+    // The process list keeps room for several rows and its details line.
     splitter_->setStretchFactor(0, 2);
-    splitter_->setStretchFactor(1, 5);
+    splitter_->setStretchFactor(1, 3);
     setCentralWidget(splitter_);
 
     connect(picker_, &ProcessPicker::currentProcessChanged, this, &MainWindow::onProcessChanged);
@@ -157,7 +166,6 @@ QWidget* MainWindow::buildRecordingPanel() {
     charts->addWidget(output_);
     charts->setStretchFactor(0, 1);
     charts->setStretchFactor(1, 2);
-    charts->setChildrenCollapsible(false);
     layout->addWidget(status_);
     layout->addWidget(figures_);
     layout->addWidget(fileInfo_);

@@ -48,7 +48,6 @@ ProcessPicker::ProcessPicker(QWidget* parent)
     view_->horizontalHeader()->setStretchLastSection(true);
     view_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     view_->setWordWrap(false);
-    view_->setTextElideMode(Qt::ElideMiddle);
     view_->installEventFilter(this);
     view_->viewport()->installEventFilter(this);
     view_->viewport()->setMouseTracking(true);

@@ -144,8 +144,10 @@ QVariant ProcessTableModel::display(const Row& r, int column) const {
         return r.cpuPct < 0 ? QString() : QString::number(r.cpuPct, 'f', 1);
     case CanAttach:
         if (r.exited) return tr("no: exited");
-        // The first words; the details line under the table has the whole reason.
-        return p.canAttach ? tr("yes") : tr("no: %1").arg(QString::fromStdString(p.reason));
+        // The first clause; the details line under the table has the whole reason.
+        return p.canAttach ? tr("yes")
+                           : tr("no: %1").arg(QString::fromStdString(escapeForDisplay(
+                                 p.reason.substr(0, p.reason.find_first_of(";:(")))));
     case CommandLine:
         // One line per row, escaped as `gilscope ps` escapes it.
         return QString::fromStdString(escapeForDisplay(p.commandLine));

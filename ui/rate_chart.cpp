@@ -37,10 +37,10 @@ RateChart::RateChart(QWidget* parent) : QChartView(parent) {
     errors_ = addSeries(chart, tr("errors %"), QColor(191, 135, 0), Qt::SolidLine);
     time_ = new QValueAxis(chart);
     time_->setLabelFormat(QStringLiteral("%.0f"));
-    time_->setTitleText(tr("seconds"));
+
     rate_ = new QValueAxis(chart);
     rate_->setLabelFormat(QStringLiteral("%.0f"));
-    rate_->setTitleText(tr("samples/s"));
+
     percent_ = new QValueAxis(chart);
     percent_->setLabelFormat(QStringLiteral("%.0f %%"));
     chart->addAxis(time_, Qt::AlignBottom);
@@ -57,15 +57,19 @@ RateChart::RateChart(QWidget* parent) : QChartView(parent) {
         a->setLabelsFont(small);
         a->setTitleFont(small);
     }
+    // Few ticks: the chart is short, and crowded labels turn into "…".
+    rate_->setTickCount(3);
+    percent_->setTickCount(3);
+    time_->setTickCount(6);
     chart->legend()->setFont(small);
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
-    setMinimumHeight(120);
+    setMinimumHeight(fontMetrics().height() * 7); // small screens; sizeHint asks for more
     clear();
 }
 
 QSize RateChart::sizeHint() const {
-    return {600, 180};
+    return {600, fontMetrics().height() * 13};
 }
 
 void RateChart::clear() {
@@ -106,7 +110,7 @@ void RateChart::redraw() {
     achieved_->replace(ach);
     missed_->replace(mis);
     errors_->replace(err);
-    time_->setTitleText(unitName);
+    time_->setTitleText(unit == 1 ? QString() : unitName); // seconds go without saying
     time_->setLabelFormat(unit == 1 ? QStringLiteral("%.0f") : QStringLiteral("%.1f"));
     time_->setRange(0, std::max(end / unit, unit == 1 ? 10.0 : 1.0));
     rate_->setRange(0, maxRate * 1.1);
