@@ -7,7 +7,10 @@
 #include <QCoreApplication>
 #include <QStringList>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -19,8 +22,9 @@
 namespace {
 
 void printUsage() {
-    std::printf("Usage: gilscope [COMMAND] [OPTIONS]\n\n"
-                "With no command, gilscope opens its window.\n\nCommands:\n");
+    std::printf("Usage: gilscope [COMMAND] [OPTIONS]\n       gilscope [FILE.bin]\n\n"
+                "With no command, gilscope opens its window (and FILE.bin in it).\n\n"
+                "Commands:\n");
     auto commands = gilscope::cli::commandRegistry();
     std::sort(commands.begin(), commands.end(),
               [](const auto& a, const auto& b) { return std::strcmp(a.name, b.name) < 0; });
@@ -56,6 +60,17 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (first[0] != '-') {
+#ifdef GILSCOPE_WITH_GUI
+            // `gilscope FILE.bin` opens the recording in the window.
+            struct stat st {};
+            if (::stat(first, &st) == 0 && S_ISREG(st.st_mode))
+                return gilscope::ui::runGui(argc, argv);
+            if (std::strchr(first, '.') || std::strchr(first, '/')) {
+                std::fprintf(stderr, "gilscope: cannot open '%s': %s\n", first,
+                             std::strerror(errno ? errno : ENOENT));
+                return 2;
+            }
+#endif
             std::fprintf(stderr, "gilscope: unknown command '%s'\n\n", first);
             printUsage();
             return 2;

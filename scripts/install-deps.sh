@@ -14,6 +14,9 @@ packages=(
     build-essential cmake ninja-build pkg-config
     # Qt 6. qt6-charts-dev's CMake config needs Qt6OpenGL, which it does not depend on.
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libgl-dev
+    # the SVG icon's image plugin; the local server behind "Open in Firefox Profiler"
+    # (qt6-httpserver-dev's CMake config needs Qt6WebSockets)
+    libqt6svg6 qt6-httpserver-dev qt6-websockets-dev
     # formats
     nlohmann-json3-dev libzstd-dev
     # tests: Debian's own Python (a test target), a font for the offscreen GUI tests,

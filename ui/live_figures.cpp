@@ -52,6 +52,18 @@ void LiveFigures::setStats(const SamplerStats& s) {
                               .arg(s.meanIntervalUs, 0, 'f', 0)
                               .arg(s.maxIntervalUs, 0, 'f', 0));
     missed_->setText(tr("%1 %").arg(s.missedPct, 0, 'f', 1));
+    // More than 10 % of the ticks missed: the figures are less trustworthy. Say why.
+    const bool late = s.missedPct > kMissedWarningPct;
+    missed_->setStyleSheet(late ? QStringLiteral("color: #d1242f") : QString());
+    missed_->setToolTip(
+        late ? tr("%1 % of the sampling ticks were missed: the sampler thread did not get a "
+                  "CPU in time, because the machine is busy or the rate is more than one "
+                  "core can keep up with (each sample reads the target's memory).\n\n"
+                  "What helps: a lower rate; fewer busy programs; or, from the command line, "
+                  "gilscope attach --rt-priority 10 (needs root or CAP_SYS_NICE), which "
+                  "runs the sampler real-time.")
+                   .arg(s.missedPct, 0, 'f', 1)
+             : tr("Ticks the sampler could not take on time"));
     errors_->setText(tr("%1 %").arg(s.errorPct, 0, 'f', 1));
     samples_->setText(QLocale().toString(qulonglong(s.samples)));
     samples_->setToolTip(
@@ -59,10 +71,15 @@ void LiveFigures::setStats(const SamplerStats& s) {
     elapsed_->setText(tr("%1 s").arg(s.elapsedSec, 0, 'f', 1));
 }
 
+bool LiveFigures::missedFlagged() const {
+    return !missed_->styleSheet().isEmpty();
+}
+
 void LiveFigures::clear() {
     stats_ = {};
     for (QLabel* l : {requested_, achieved_, missed_, errors_, samples_, elapsed_})
         l->setText(QStringLiteral("–"));
+    missed_->setStyleSheet({});
 }
 
 } // namespace gilscope::ui

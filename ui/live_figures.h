@@ -17,6 +17,8 @@ public:
     void setStats(const SamplerStats& stats);
     void clear();
     const SamplerStats& stats() const { return stats_; }
+    static constexpr double kMissedWarningPct = 10; // above this, Missed turns red
+    bool missedFlagged() const;
 
 private:
     QLabel* addFigure(const QString& name, const QString& objectName, int column);

@@ -4,23 +4,33 @@
 #include "core/live/recording_session.h"
 #include "core/sampling/rate_parser.h"
 #include "core/util/temp_dir.h"
+#include "net/profile_server.h"
 #include "ui/attach_job.h"
+#include "ui/launch_dialog.h"
 #include "ui/live_figures.h"
 #include "ui/process_picker.h"
 #include "ui/progress_job.h"
+#include "ui/rate_chart.h"
+#include "ui/record_options_bar.h"
 #include "ui/timeline_widget.h"
+#include "ui/window_dialogs.h"
 
 #include <QAbstractItemView>
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDateTime>
+#include <QDesktopServices>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QGroupBox>
+#include <QIcon>
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
@@ -31,13 +41,27 @@
 
 #include <algorithm>
 
+// The icon's resources live in this static library: register them once.
+static void initResources() {
+    Q_INIT_RESOURCE(gilscope);
+}
+
 namespace gilscope::ui {
 
-MainWindow::MainWindow(QWidget* parent)
+MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     : QMainWindow(parent), picker_(new ProcessPicker(this)), figures_(new LiveFigures(this)),
       timeline_(new TimelineWidget(this)), status_(new QLabel(this)), fileInfo_(new QLabel(this)),
-      liveTimer_(new QTimer(this)), job_(new ProgressJob(this)), attach_(new AttachJob(this)) {
+      liveTimer_(new QTimer(this)), job_(new ProgressJob(this)), attach_(new AttachJob(this)),
+      options_(new RecordOptionsBar(this)), rateChart_(new RateChart(this)), settings_(settings),
+      profileServer_(new net::ProfileServer(this)),
+      profilerAddress_(net::ProfileServer::kDefaultProfiler) {
+    initResources();
+    launch_ = new LaunchJob(this);
+    output_ = new QPlainTextEdit(this);
+    exitWatch_ = new QTimer(this);
     setWindowTitle(QStringLiteral("gilscope"));
+    setWindowIcon(QIcon(QStringLiteral(":/gilscope/gilscope.svg")));
+    setAcceptDrops(true); // .bin recordings dropped on the window open
     // Private .bin copies of recordings left behind by a gilscope that was killed.
     cleanStaleTempDirs("gilscope-live");
     askSavePath = [this](const QString& title, const QString& suggestedName,
@@ -46,96 +70,73 @@ MainWindow::MainWindow(QWidget* parent)
     };
     askOpenPath = [this] {
         return QFileDialog::getOpenFileName(
-            this, tr("Open recording"), {},
+            this, tr("Open recording"), lastFolder(QStringLiteral("open")),
             tr("CPython sampling recordings (*.bin);;All files (*)"));
     };
     showMessage = [this](MessageKind kind, const QString& title, const QString& text) {
-        if (kind == MessageKind::Error)
-            QMessageBox::warning(this, title, text);
-        else
-            QMessageBox::information(this, title, text);
+        showMessageBox(this, kind == MessageKind::Error, title, text);
+    };
+    askAfterExport = [this](const QString& path) { return askExportChoiceBox(this, path); };
+    openUrl = [](const QUrl& url) { return QDesktopServices::openUrl(url); };
+    askLaunch = [this]() -> std::optional<LaunchRequest> {
+        LaunchDialog dialog(this);
+        if (settings_) dialog.load(*settings_);
+        if (dialog.exec() != QDialog::Accepted) return std::nullopt;
+        if (settings_) dialog.save(*settings_);
+        return dialog.request();
+    };
+    askUnsaved = [this](const QString& text, bool canSaveBin) {
+        return static_cast<UnsavedChoice>(askUnsavedChoice(this, text, canSaveBin));
     };
 
     buildActions();
     auto* processes = new QGroupBox(tr("Python processes"), this);
     auto* processLayout = new QVBoxLayout(processes);
     processLayout->addWidget(picker_);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(processes);
-    splitter->addWidget(buildRecordingPanel());
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 5);
-    setCentralWidget(splitter);
+    splitter_ = new QSplitter(Qt::Vertical, this);
+    splitter_->setObjectName(QStringLiteral("mainSplitter"));
+    splitter_->addWidget(processes);
+    // On a small screen (or at QT_SCALE_FACTOR=2) the recording panel scrolls rather
+    // than making the window taller than the screen.
+    auto* recordingScroll = new QScrollArea(this);
+    recordingScroll->setObjectName(QStringLiteral("recordingScroll"));
+    recordingScroll->setWidget(buildRecordingPanel());
+    recordingScroll->setWidgetResizable(true);
+    recordingScroll->setFrameShape(QFrame::NoFrame);
+    recordingScroll->setMinimumHeight(fontMetrics().height() * 8);
+    splitter_->addWidget(recordingScroll);
+    // The process list keeps room for several rows and its details line.
+    splitter_->setStretchFactor(0, 2);
+    splitter_->setStretchFactor(1, 3);
+    setCentralWidget(splitter_);
 
     connect(picker_, &ProcessPicker::currentProcessChanged, this, &MainWindow::onProcessChanged);
-    connect(picker_->view(), &QAbstractItemView::doubleClicked, this, &MainWindow::record);
+    // Double-click or Space on the selected row; never a row the user did not pick.
+    connect(picker_, &ProcessPicker::recordRequested, this, [this](int pid) {
+        if (pid == picker_->selectedPid()) record();
+    });
+    connect(picker_, &ProcessPicker::selectionLost, this, &MainWindow::onSelectionLost);
     connect(job_, &ProgressJob::finished, this, &MainWindow::onJobFinished);
     connect(attach_, &AttachJob::attached, this, &MainWindow::onAttached);
     connect(attach_, &AttachJob::failed, this, &MainWindow::onAttachFailed);
     connect(attach_, &AttachJob::discarded, this, &MainWindow::attachDiscarded);
+    connect(launch_, &LaunchJob::launched, this, &MainWindow::onLaunched);
+    connect(launch_, &LaunchJob::failed, this, &MainWindow::onLaunchFailed);
+    connect(launch_, &LaunchJob::output, this, &MainWindow::appendOutput);
+    connect(launch_, &LaunchJob::notice, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 15000); });
+    exitWatch_->setInterval(100); // reaps the launched program once it has ended
+    connect(exitWatch_, &QTimer::timeout, this, &MainWindow::checkProgramExit);
     liveTimer_->setInterval(200); // 5 Hz: figures and timelines, never per sample
     connect(liveTimer_, &QTimer::timeout, this, &MainWindow::tick);
     setStatus(tr("Pick a Python process and press Record, or open a .bin recording."));
+    fitToScreen();
+    loadSettings();
     updateActions();
-    resize(1300, 850);
 }
 
 MainWindow::~MainWindow() {
     if (session_) session_->finish();
-}
-
-void MainWindow::buildActions() {
-    recordAction_ = new QAction(tr("Record"), this);
-    recordAction_->setObjectName(QStringLiteral("recordAction"));
-    recordAction_->setShortcut(Qt::CTRL | Qt::Key_R);
-    recordAction_->setToolTip(tr("Sample the selected process at 1 kHz, all threads"));
-    stopAction_ = new QAction(tr("Stop"), this);
-    stopAction_->setObjectName(QStringLiteral("stopAction"));
-    stopAction_->setShortcut(Qt::CTRL | Qt::Key_Period);
-    openAction_ = new QAction(tr("Open recording…"), this);
-    openAction_->setObjectName(QStringLiteral("openAction"));
-    openAction_->setShortcut(QKeySequence::Open);
-    exportAction_ = new QAction(tr("Export to Firefox Profiler…"), this);
-    exportAction_->setObjectName(QStringLiteral("exportAction"));
-    exportAction_->setShortcut(QKeySequence::Save);
-    saveBinAction_ = new QAction(tr("Save recording as .bin…"), this);
-    saveBinAction_->setObjectName(QStringLiteral("saveBinAction"));
-    saveBinAction_->setShortcut(QKeySequence::SaveAs);
-    connect(recordAction_, &QAction::triggered, this, &MainWindow::record);
-    connect(stopAction_, &QAction::triggered, this, &MainWindow::stop);
-    connect(openAction_, &QAction::triggered, this, &MainWindow::openRecording);
-    connect(exportAction_, &QAction::triggered, this, &MainWindow::exportProfile);
-    connect(saveBinAction_, &QAction::triggered, this, &MainWindow::saveRecordingAsBin);
-
-    auto* toolbar = addToolBar(tr("Recording"));
-    toolbar->setObjectName(QStringLiteral("recordingToolbar"));
-    toolbar->setMovable(false);
-    toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    toolbar->addAction(recordAction_);
-    toolbar->addAction(stopAction_);
-    toolbar->addWidget(new QLabel(tr(" Rate "), toolbar));
-    rateBox_ = new QComboBox(toolbar);
-    rateBox_->setObjectName(QStringLiteral("rateBox"));
-    rateBox_->setEditable(true); // any rate CPython's -r accepts, e.g. 2.5khz
-    rateBox_->addItems({QStringLiteral("100hz"), QStringLiteral("1khz"), QStringLiteral("5khz"),
-                        QStringLiteral("10khz"), QStringLiteral("20khz"), QStringLiteral("50khz")});
-    rateBox_->setCurrentText(QStringLiteral("1khz")); // CPython's default
-    rateBox_->setToolTip(tr("Sampling rate, as python -m profiling.sampling -r takes it"));
-    toolbar->addWidget(rateBox_);
-    toolbar->addSeparator();
-    toolbar->addAction(openAction_);
-    toolbar->addAction(exportAction_);
-    toolbar->addAction(saveBinAction_);
-
-    auto* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(openAction_);
-    file->addAction(exportAction_);
-    file->addAction(saveBinAction_);
-    file->addSeparator();
-    file->addAction(tr("Quit"), QKeySequence::Quit, this, &QWidget::close);
-    auto* rec = menuBar()->addMenu(tr("&Recording"));
-    rec->addAction(recordAction_);
-    rec->addAction(stopAction_);
 }
 
 QWidget* MainWindow::buildRecordingPanel() {
@@ -151,10 +152,24 @@ QWidget* MainWindow::buildRecordingPanel() {
     scroll->setWidget(timeline_);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::StyledPanel);
+    rateChart_->hide(); // until something records
+    auto* charts = new QSplitter(Qt::Vertical, panel);
+    charts->setObjectName(QStringLiteral("chartSplitter"));
+    charts->addWidget(rateChart_);
+    charts->addWidget(scroll);
+    output_->setObjectName(QStringLiteral("programOutput"));
+    output_->setReadOnly(true);
+    output_->setMaximumBlockCount(10000); // a chatty program cannot eat the memory
+    output_->setPlaceholderText(tr("Output of the launched program"));
+    output_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    output_->hide(); // until a program is launched
+    charts->addWidget(output_);
+    charts->setStretchFactor(0, 1);
+    charts->setStretchFactor(1, 2);
     layout->addWidget(status_);
     layout->addWidget(figures_);
     layout->addWidget(fileInfo_);
-    layout->addWidget(scroll, 1);
+    layout->addWidget(charts, 1);
     return panel;
 }
 
@@ -163,7 +178,7 @@ bool MainWindow::recording() const {
 }
 
 bool MainWindow::attaching() const {
-    return attach_->busy();
+    return attach_->busy() || launch_->busy();
 }
 
 QString MainWindow::statusText() const {
@@ -171,31 +186,8 @@ QString MainWindow::statusText() const {
 }
 
 void MainWindow::setStatus(const QString& text) {
+    // The status bar is for passing notes; it does not repeat this label.
     status_->setText(text);
-    statusBar()->showMessage(text);
-}
-
-void MainWindow::updateActions() {
-    const bool busy = job_->running() || attaching();
-    const bool idle = !recording() && !busy;
-    const auto process = picker_->currentProcess();
-    recordAction_->setEnabled(idle && process && process->canAttach);
-    recordAction_->setToolTip(
-        process && !process->canAttach
-            ? tr("Cannot attach: %1").arg(QString::fromStdString(process->reason))
-            : tr("Sample the selected process, all threads"));
-    rateBox_->setEnabled(idle);
-    stopAction_->setEnabled(recording() || attaching()); // Stop also cancels an attach
-    openAction_->setEnabled(idle);
-    const bool finishedSession = session_ && session_->finished();
-    const bool haveSession = finishedSession && session_->canExport();
-    const bool haveFile = file_ && file_->loaded();
-    exportAction_->setEnabled(idle && (haveSession || haveFile));
-    saveBinAction_->setEnabled(idle && finishedSession && session_->hasBinCopy());
-    saveBinAction_->setToolTip(finishedSession && !session_->hasBinCopy()
-                                   ? tr("This recording has no .bin copy: %1")
-                                         .arg(QString::fromStdString(session_->backupProblem()))
-                                   : tr("Save the recording in CPython's .bin format"));
 }
 
 void MainWindow::record() {
@@ -208,16 +200,15 @@ void MainWindow::record() {
                         .arg(QString::fromStdString(process->reason)));
         return;
     }
-    auto interval = parseSamplingRate(rateBox_->currentText().toStdString());
-    if (!interval) {
+    auto options = options_->options();
+    if (!options) {
         showMessage(MessageKind::Error, tr("Cannot record"),
-                    QString::fromStdString(interval.error().message));
+                    QString::fromStdString(options.error().message));
         return;
     }
-    RecordingOptions options;
-    options.intervalUs = *interval;
+    if (!settleUnsaved(After::Record)) return;
     attachCommandLine_ = QString::fromStdString(process->commandLine);
-    attach_->start(process->pid, options);
+    attach_->start(process->pid, *options);
     setStatus(tr("Attaching to PID %1…").arg(process->pid));
     updateActions();
 }
@@ -230,6 +221,16 @@ void MainWindow::onProcessChanged() {
     updateActions();
 }
 
+void MainWindow::onSelectionLost(int pid, const QString& why) {
+    const QString text =
+        tr("Process %1 is no longer selected: %2. Pick another process.").arg(pid).arg(why);
+    if (!recording() && !attaching() && !job_->running() && !session_ && !file_)
+        setStatus(text);
+    else
+        statusBar()->showMessage(text, 10000);
+    updateActions();
+}
+
 void MainWindow::cancelAttach(const QString& why) {
     const int pid = attach_->pid();
     attach_->cancel();
@@ -238,9 +239,12 @@ void MainWindow::cancelAttach(const QString& why) {
     updateActions();
 }
 
-void MainWindow::onAttachFailed(int pid, ErrorKind, const QString& message) {
-    setStatus(tr("Cannot record pid %1: %2").arg(pid).arg(message));
-    showMessage(MessageKind::Error, tr("Cannot record"), message);
+void MainWindow::onAttachFailed(int pid, ErrorKind kind, const QString& message) {
+    const QString text = adviceForWindow(kind, message);
+    setStatus(tr("Cannot record pid %1: %2")
+                  .arg(pid)
+                  .arg(QString(text).replace(QStringLiteral("\n\n"), QStringLiteral(" "))));
+    showMessage(MessageKind::Error, tr("Cannot record process %1").arg(pid), text);
     updateActions();
     emit attachFailed(message);
 }
@@ -248,10 +252,14 @@ void MainWindow::onAttachFailed(int pid, ErrorKind, const QString& message) {
 void MainWindow::onAttached(std::shared_ptr<RecordingSession> session) {
     session_ = std::move(session);
     session_->startSampling();
+    recordedName_ = scriptNameOf(attachCommandLine_);
+    recordStarted_ = QDateTime::currentDateTime();
     file_.reset();
     fileInfo_->hide();
     figures_->show();
     figures_->clear();
+    rateChart_->clear();
+    rateChart_->show();
     timeline_->clear();
     setWindowTitle(tr("gilscope — recording pid %1").arg(session_->pid()));
     setStatus(tr("Recording pid %1 · Python %2 · %3")
@@ -264,18 +272,27 @@ void MainWindow::onAttached(std::shared_ptr<RecordingSession> session) {
 }
 
 void MainWindow::stop() {
+    if (launch_->busy()) {
+        launch_->cancel(); // the program goes; launchFailed says so
+        return;
+    }
     if (attaching()) {
         cancelAttach({});
         return;
     }
     if (!recording()) return;
     session_->finish();
+    // A launched program is recorded for as long as it runs, as `gilscope run` does:
+    // stopping ends it too, and its exit shows.
+    if (programRunning_) launch_->terminate();
     onRecordingEnded();
 }
 
 void MainWindow::tick() {
     if (!session_) return;
-    figures_->setStats(session_->stats());
+    const SamplerStats stats = session_->stats();
+    figures_->setStats(stats);
+    rateChart_->addStats(stats);
     timeline_->setSnapshot(session_->timeline());
     if (!session_->finished() && !session_->running()) {
         session_->finish(); // the target exited, or a sink failed
@@ -312,176 +329,33 @@ void MainWindow::onRecordingEnded() {
         else
             setStatus(
                 tr("Process %1 exited during the recording. %2").arg(session_->pid()).arg(kept));
+    } else if (session_->finish() == StopReason::Duration) {
+        setStatus(tr("Recording of pid %1 stopped after the chosen duration. %2")
+                      .arg(session_->pid())
+                      .arg(kept));
     } else {
         setStatus(tr("Recording of pid %1 stopped. %2").arg(session_->pid()).arg(kept));
     }
     setWindowTitle(tr("gilscope — pid %1 (stopped)").arg(session_->pid()));
+    unsaved_ = stats.threadSamples > 0;
     updateActions();
     emit recordingEnded();
 }
 
-void MainWindow::exportProfile() {
-    if (!exportAction_->isEnabled()) return;
-    QString path = askSavePath(tr("Export to Firefox Profiler"), QStringLiteral("profile.json"),
-                               tr("Firefox Profiler JSON (*.json)"));
-    if (path.isEmpty()) return;
-    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
-    const std::filesystem::path dest = path.toStdString();
-    ProgressJob::Work work;
-    if (session_ && session_->canExport()) {
-        work = [session = session_, dest](const ProgressCallback& p, const CancelToken* c) {
-            return session->exportTo(dest, p, c);
-        };
-    } else if (file_ && file_->loaded()) {
-        work = [file = file_, dest](const ProgressCallback& p, const CancelToken* c) {
-            return file->exportTo(dest, p, c);
-        };
-    } else {
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (job_->running() && (after_ == After::Quit || unsaved_ || recording())) {
+        // The save or export asked for runs first (the window closes after it), or
+        // one the user started: let it finish or cancel it, then quit.
+        if (after_ != After::Quit)
+            statusBar()->showMessage(tr("Finish or cancel the running job, then quit."), 10000);
+        event->ignore();
         return;
     }
-    jobPath_ = path;
-    jobKind_ = Job::Export;
-    job_->start(tr("Exporting to %1…").arg(QFileInfo(path).fileName()), std::move(work));
-    updateActions();
-}
-
-void MainWindow::saveRecordingAsBin() {
-    if (!saveBinAction_->isEnabled()) return;
-    QString path = askSavePath(tr("Save recording as .bin"),
-                               QStringLiteral("binary_%1.bin").arg(session_->pid()),
-                               tr("CPython sampling recordings (*.bin)"));
-    if (path.isEmpty()) return;
-    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".bin");
-    const std::filesystem::path dest = path.toStdString();
-    jobPath_ = path;
-    jobKind_ = Job::SaveBin;
-    // A long recording's copy is large: copy it behind the progress dialog.
-    job_->start(tr("Saving %1…").arg(QFileInfo(path).fileName()),
-                [session = session_, dest](const ProgressCallback& p, const CancelToken* c) {
-                    return session->saveBinCopyTo(dest, p, c);
-                });
-    updateActions();
-}
-
-void MainWindow::openRecording() {
-    if (recording() || attaching() || job_->running()) return;
-    const QString path = askOpenPath();
-    if (path.isEmpty()) return;
-    auto holder = std::make_shared<std::shared_ptr<RecordingFile>>();
-    pendingFile_ = holder;
-    const std::filesystem::path source = path.toStdString();
-    jobKind_ = Job::Load;
-    job_->start(tr("Reading %1…").arg(QFileInfo(path).fileName()),
-                [holder, source](const ProgressCallback& p, const CancelToken* c) -> Status {
-                    auto file = RecordingFile::open(source);
-                    if (!file) return file.error();
-                    auto loaded = (*file)->load(p, c);
-                    if (!loaded) return loaded.error();
-                    *holder = std::shared_ptr<RecordingFile>(std::move(file).value());
-                    return {};
-                });
-    updateActions();
-}
-
-void MainWindow::onJobFinished(bool ok, ErrorKind kind, const QString& message) {
-    switch (std::exchange(jobKind_, Job::None)) {
-    case Job::Export:
-        onExportFinished(ok, kind, message);
-        break;
-    case Job::SaveBin:
-        onSaveBinFinished(ok, kind, message);
-        break;
-    case Job::Load:
-        onLoadFinished(ok, kind, message);
-        break;
-    case Job::None:
-        break;
+    if (!job_->running() && !settleUnsaved(After::Quit)) {
+        event->ignore(); // a save or export runs first, or the user cancelled
+        return;
     }
-}
-
-void MainWindow::onExportFinished(bool ok, ErrorKind kind, const QString& message) {
-    if (ok) {
-        const QString text =
-            tr("Saved %1.\n\nTo view it, open https://profiler.firefox.com and drop the file "
-               "on the page (or choose “Load a profile from file”).")
-                .arg(jobPath_);
-        setStatus(tr("Exported to %1").arg(jobPath_));
-        showMessage(MessageKind::Info, tr("Export finished"), text);
-    } else {
-        const QString again = session_ && !session_->canExport()
-                                  ? tr(" This recording cannot be exported again; "
-                                       "record the process anew.")
-                                  : QString();
-        if (kind == ErrorKind::Cancelled) {
-            setStatus(tr("Export cancelled; %1 was not written.").arg(jobPath_) + again);
-        } else {
-            setStatus(tr("Export failed: %1").arg(message) + again);
-            showMessage(MessageKind::Error, tr("Export failed"), message + again);
-        }
-    }
-    updateActions();
-    emit exportFinished(ok, ok ? jobPath_ : message);
-}
-
-void MainWindow::onSaveBinFinished(bool ok, ErrorKind kind, const QString& message) {
-    if (ok) {
-        setStatus(tr("Saved the recording to %1").arg(jobPath_));
-        showMessage(MessageKind::Info, tr("Recording saved"),
-                    tr("Saved %1.\n\ngilscope opens it with “Open recording…”; CPython 3.15 "
-                       "replays it with “python3.15 -m profiling.sampling replay”.")
-                        .arg(jobPath_));
-    } else if (kind == ErrorKind::Cancelled) {
-        setStatus(tr("Saving cancelled; nothing was written to %1.").arg(jobPath_));
-    } else {
-        setStatus(tr("Saving the recording failed: %1").arg(message));
-        showMessage(MessageKind::Error, tr("Save failed"),
-                    tr("%1\n\nNothing was written to %2; a file already there is unchanged.")
-                        .arg(message, jobPath_));
-    }
-    updateActions();
-    emit binSaved(ok, ok ? jobPath_ : message);
-}
-
-void MainWindow::onLoadFinished(bool ok, ErrorKind kind, const QString& message) {
-    if (ok && pendingFile_ && *pendingFile_) {
-        session_.reset();
-        file_ = *pendingFile_;
-        figures_->clear();
-        figures_->hide(); // live figures mean nothing for a file; its info says more
-        timeline_->setSnapshot(file_->timeline());
-        showFileInfo();
-        setWindowTitle(tr("gilscope — %1").arg(QString::fromStdString(file_->path().string())));
-        setStatus(tr("Opened %1").arg(QString::fromStdString(file_->path().string())));
-    } else if (kind == ErrorKind::Cancelled) {
-        setStatus(tr("Opening the recording was cancelled."));
-    } else {
-        showMessage(MessageKind::Error, tr("Cannot open recording"), message);
-        setStatus(tr("Cannot open recording: %1").arg(message));
-    }
-    pendingFile_.reset();
-    updateActions();
-    emit recordingLoaded(ok);
-}
-
-void MainWindow::showFileInfo() {
-    // Label/value pairs in three column pairs, so the timelines keep the room.
-    const auto rows = describeTachInfo(file_->info());
-    constexpr size_t kPairsPerRow = 3;
-    QString html = QStringLiteral("<table cellspacing=0 cellpadding=2>");
-    for (size_t i = 0; i < rows.size(); i += kPairsPerRow) {
-        html += QStringLiteral("<tr>");
-        for (size_t j = i; j < std::min(rows.size(), i + kPairsPerRow); ++j)
-            html += QStringLiteral("<td><i>%1</i>&nbsp;&nbsp;</td><td>%2&nbsp;&nbsp;&nbsp;&nbsp;"
-                                   "&nbsp;&nbsp;</td>")
-                        .arg(QString::fromStdString(rows[j].first).toHtmlEscaped(),
-                             QString::fromStdString(rows[j].second).toHtmlEscaped());
-        html += QStringLiteral("</tr>");
-    }
-    fileInfo_->setText(html + QStringLiteral("</table>"));
-    fileInfo_->show();
-}
-
-void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
     attach_->cancel();
     if (session_) session_->finish();
     job_->cancel();

@@ -2,14 +2,25 @@
 
 #include "core/common/error.h"
 
+#include "ui/launch_job.h"
+#include <QDateTime>
+
 #include <QMainWindow>
+#include <QMap>
+#include <QStringList>
+#include <QUrl>
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QAction;
 class QComboBox;
 class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QSettings;
+class QSplitter;
 class QTimer;
 
 namespace gilscope {
@@ -17,12 +28,18 @@ class RecordingSession;
 class RecordingFile;
 } // namespace gilscope
 
+namespace gilscope::net {
+class ProfileServer;
+} // namespace gilscope::net
+
 namespace gilscope::ui {
 
 class AttachJob;
 class LiveFigures;
 class ProcessPicker;
 class ProgressJob;
+class RateChart;
+class RecordOptionsBar;
 class TimelineWidget;
 
 // The gilscope window: pick a Python process, record it (live figures and per-thread
@@ -31,27 +48,52 @@ class TimelineWidget;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    // settings: where choices are remembered between runs (rate and options, geometry,
+    // folders, filter, recent files); none when null (tests).
+    explicit MainWindow(QSettings* settings = nullptr, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     enum class MessageKind { Info, Error };
+    // What to do with a recording that was neither saved nor exported.
+    enum class UnsavedChoice { SaveBin, Export, Discard, Cancel };
+    // What to do with a profile just exported.
+    enum class ExportChoice { OpenInProfiler, ShowInFolder, CopyPath, Close };
     // Replaceable so tests can drive the window without modal dialogs.
     std::function<QString(const QString& title, const QString& suggestedName,
                           const QString& filter)>
         askSavePath;
     std::function<QString()> askOpenPath;
     std::function<void(MessageKind, const QString& title, const QString& text)> showMessage;
+    std::function<UnsavedChoice(const QString& text, bool canSaveBin)> askUnsaved;
+    std::function<ExportChoice(const QString& path)> askAfterExport;
+    std::function<bool(const QUrl&)> openUrl; // the default browser or file manager
+    // The Launch script dialog; nullopt when cancelled.
+    std::function<std::optional<LaunchRequest>()> askLaunch;
 
     ProcessPicker* picker() const { return picker_; }
     LiveFigures* figures() const { return figures_; }
     TimelineWidget* timeline() const { return timeline_; }
+    RateChart* rateChart() const { return rateChart_; }
+    net::ProfileServer* profileServer() const { return profileServer_; }
     QAction* recordAction() const { return recordAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* exportAction() const { return exportAction_; }
     QAction* saveBinAction() const { return saveBinAction_; }
     QAction* openAction() const { return openAction_; }
+    QAction* aboutAction() const { return aboutAction_; }
+    QAction* launchAction() const { return launchAction_; }
+    QPlainTextEdit* outputPane() const { return output_; }
+    QMenu* recentMenu() const { return recentMenu_; }
+    QSplitter* splitter() const { return splitter_; }
+    QStringList recentFiles() const { return recentFiles_; }
+    // The folder the next file dialog starts in, per kind ("export", "save", "open").
+    QString lastFolder(const QString& kind) const;
+    // Has a finished recording that was neither exported nor saved.
+    bool hasUnsavedRecording() const { return unsaved_; }
+    static QString aboutText(); // version, Qt version, supported Pythons, licence
     // Sampling rate for the next recording, in CPython's -r syntax ("1khz", "500", "2.5k").
-    QComboBox* rateBox() const { return rateBox_; }
+    QComboBox* rateBox() const;
+    RecordOptionsBar* recordOptions() const { return options_; }
     QString statusText() const;
     bool recording() const;
     bool attaching() const; // Record was pressed; the worker is still opening the process
@@ -62,6 +104,16 @@ public slots:
     void exportProfile();
     void saveRecordingAsBin();
     void openRecording();
+    // Opens a .bin (Open, recent files, drag and drop, `gilscope FILE.bin`).
+    void openRecordingFile(const QString& path);
+    void launchScript();                       // asks askLaunch, then launch()
+    void launch(const LaunchRequest& request); // starts and records a program
+    void saveSettings() const;
+    // Serves an exported profile once and opens the Firefox Profiler on it.
+    bool openInProfiler(const QString& path);
+    QString profilerAddress() const; // https://profiler.firefox.com unless set
+    void setProfilerAddress(const QString& address);
+    void showAbout();
 
 signals:
     void recordingStarted();
@@ -71,17 +123,24 @@ signals:
     void exportFinished(bool ok, const QString& message);
     void binSaved(bool ok, const QString& pathOrMessage);
     void recordingLoaded(bool ok);
+    void launchFailed(const QString& message);
+    void programExited(const QString& how); // a launched program ended: "exit code 3"
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     enum class Job { None, Export, SaveBin, Load };
+    // What a Save/Export asked for by the unsaved-recording question goes on to do.
+    enum class After { Nothing, Quit, Record, Open, Launch };
 
     void buildActions();
     QWidget* buildRecordingPanel();
     void tick();
     void onProcessChanged();
+    void onSelectionLost(int pid, const QString& why);
     void onAttached(std::shared_ptr<RecordingSession> session);
     void onAttachFailed(int pid, ErrorKind kind, const QString& message);
     void cancelAttach(const QString& why);
@@ -93,6 +152,22 @@ private:
     void showFileInfo();
     void setStatus(const QString& text);
     void updateActions();
+    // Asks before a recording would be lost; true: go ahead now. A Save or Export
+    // answer starts that job, and `after` runs once it has succeeded.
+    bool settleUnsaved(After after);
+    void runAfterSave();
+    void loadSettings();
+    void fitToScreen();
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void rememberFolder(const QString& kind, const QString& path);
+    void showError(const QString& title, const QString& text);
+    void offerExportChoices(const QString& path);
+    void onLaunched(std::shared_ptr<RecordingSession> session, int pid);
+    void onLaunchFailed(const QString& message, const QString& exitText);
+    void appendOutput(const QString& text);
+    void checkProgramExit();
+    void askProfilerAddress();
 
     ProcessPicker* picker_;
     LiveFigures* figures_;
@@ -107,7 +182,25 @@ private:
     QAction* exportAction_ = nullptr;
     QAction* saveBinAction_ = nullptr;
     QAction* openAction_ = nullptr;
-    QComboBox* rateBox_ = nullptr;
+    RecordOptionsBar* options_ = nullptr;
+    RateChart* rateChart_ = nullptr;
+    QAction* aboutAction_ = nullptr;
+    QAction* launchAction_ = nullptr;
+    LaunchJob* launch_ = nullptr;
+    QPlainTextEdit* output_ = nullptr;
+    QTimer* exitWatch_ = nullptr;
+    std::optional<LaunchRequest> pendingLaunch_;
+    bool programRunning_ = false; // the launched program has not been seen to end
+    QMenu* recentMenu_ = nullptr;
+    QSplitter* splitter_ = nullptr;
+    QSettings* settings_ = nullptr;
+    net::ProfileServer* profileServer_ = nullptr;
+    QString profilerAddress_;
+    QStringList recentFiles_;
+    QMap<QString, QString> folders_;
+    bool unsaved_ = false;
+    After after_ = After::Nothing;
+    QString afterPath_; // the file to open after the save, for After::Open
 
     // Shared with worker jobs, which keep them alive until they are done.
     std::shared_ptr<RecordingSession> session_;
@@ -116,6 +209,11 @@ private:
     Job jobKind_ = Job::None;
     QString jobPath_;           // the file the running export or save writes
     QString attachCommandLine_; // of the process being attached to, for the status
+    QString recordedName_;      // the script or module recorded, for default file names
+    QDateTime recordStarted_;
 };
+
+// The after-export question as a message box (MainWindow::askAfterExport's default).
+MainWindow::ExportChoice askExportChoiceBox(QWidget* parent, const QString& path);
 
 } // namespace gilscope::ui

@@ -1,9 +1,13 @@
 #include "ui/process_picker.h"
 
+#include "core/util/utf8.h"
 #include "ui/process_table_model.h"
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QKeyEvent>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -15,16 +19,22 @@ namespace gilscope::ui {
 
 ProcessPicker::ProcessPicker(QWidget* parent)
     : QWidget(parent), model_(new ProcessTableModel(this)), proxy_(new QSortFilterProxyModel(this)),
-      filter_(new QLineEdit(this)), view_(new QTableView(this)), timer_(new QTimer(this)) {
+      filter_(new QLineEdit(this)), view_(new QTableView(this)), details_(new QLabel(this)),
+      timer_(new QTimer(this)) {
     proxy_->setSourceModel(model_);
     proxy_->setFilterKeyColumn(-1); // every column
     proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    proxy_->setSortRole(Qt::DisplayRole);
+    proxy_->setSortRole(ProcessTableModel::SortRole);
 
     filter_->setObjectName(QStringLiteral("processFilter"));
     filter_->setPlaceholderText(tr("Filter by pid, user, version or command line"));
     filter_->setClearButtonEnabled(true);
-    connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        internalChange_ = true;
+        proxy_->setFilterFixedString(text);
+        internalChange_ = false;
+        reconcileSelection(tr("the filter hides it"));
+    });
 
     view_->setObjectName(QStringLiteral("processTable"));
     view_->setModel(proxy_);
@@ -38,15 +48,34 @@ ProcessPicker::ProcessPicker(QWidget* parent)
     view_->horizontalHeader()->setStretchLastSection(true);
     view_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     view_->setWordWrap(false);
-    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            &ProcessPicker::currentProcessChanged);
+    view_->installEventFilter(this);
+    view_->viewport()->installEventFilter(this);
+    view_->viewport()->setMouseTracking(true);
+    // A click selects in two steps (current index, then selection): follow the
+    // selection, which is complete after both.
+    connect(view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &ProcessPicker::onSelectionChanged);
+    connect(view_, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex& index) {
+        const int pid = index.data(ProcessTableModel::PidRole).toInt();
+        if (pid != 0 && pid == selectedPid_) emit recordRequested(pid);
+    });
     // Row changes in place (e.g. can-attach flips) also matter to the Record button.
-    connect(model_, &QAbstractItemModel::dataChanged, this, &ProcessPicker::currentProcessChanged);
+    connect(model_, &QAbstractItemModel::dataChanged, this, [this] {
+        updateDetails();
+        emit currentProcessChanged();
+    });
+
+    details_->setObjectName(QStringLiteral("processDetails"));
+    details_->setWordWrap(true);
+    details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    details_->setTextFormat(Qt::PlainText);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(filter_);
-    layout->addWidget(view_);
+    layout->addWidget(view_, 1);
+    layout->addWidget(details_);
+    updateDetails();
 
     connect(&watcher_, &QFutureWatcher<std::vector<PythonProcessInfo>>::finished, this,
             &ProcessPicker::applyScan);
@@ -74,33 +103,145 @@ void ProcessPicker::setAutoRefresh(bool on) {
 }
 
 void ProcessPicker::applyScan() {
-    const int before = currentProcess() ? currentProcess()->pid : 0;
-    model_->setProcesses(watcher_.result());
+    internalChange_ = true;
+    model_->setProcesses(watcher_.result(), pointerInside_);
+    internalChange_ = false;
     view_->resizeColumnToContents(ProcessTableModel::Pid);
     view_->resizeColumnToContents(ProcessTableModel::User);
     view_->resizeColumnToContents(ProcessTableModel::Version);
-    const int after = currentProcess() ? currentProcess()->pid : 0;
-    if (before != after) emit currentProcessChanged();
+    view_->resizeColumnToContents(ProcessTableModel::Cpu);
+    reconcileSelection(tr("it has exited"));
     emit scanFinished();
 }
 
+bool ProcessPicker::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == view_->viewport()) {
+        switch (event->type()) {
+        case QEvent::Enter:
+        case QEvent::MouseMove:
+        case QEvent::MouseButtonPress:
+            setPointerInside(true);
+            break;
+        case QEvent::Leave:
+            setPointerInside(false);
+            break;
+        default:
+            break;
+        }
+    } else if (watched == view_ && event->type() == QEvent::KeyPress) {
+        const int key = static_cast<QKeyEvent*>(event)->key();
+        if ((key == Qt::Key_Space || key == Qt::Key_Return || key == Qt::Key_Enter) &&
+            selectedPid_ != 0) {
+            emit recordRequested(selectedPid_);
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void ProcessPicker::setPointerInside(bool inside) {
+    if (inside == pointerInside_) return;
+    pointerInside_ = inside;
+    // Rows keep their order under the pointer; on leaving, catch up.
+    proxy_->setDynamicSortFilter(!inside);
+    if (inside) return;
+    internalChange_ = true;
+    model_->releaseHeldRows();
+    internalChange_ = false;
+    reconcileSelection(tr("it has exited"));
+}
+
+void ProcessPicker::onSelectionChanged() {
+    if (internalChange_) return;
+    const QModelIndexList rows = view_->selectionModel()->selectedRows();
+    const int pid = rows.size() == 1 ? rows.first().data(ProcessTableModel::PidRole).toInt() : 0;
+    const bool exited =
+        rows.size() == 1 && rows.first().data(ProcessTableModel::ExitedRole).toBool();
+    selectedPid_ = exited ? 0 : pid;
+    lost_.clear();
+    updateDetails();
+    emit currentProcessChanged();
+}
+
+void ProcessPicker::reconcileSelection(const QString& whyLost) {
+    if (selectedPid_ == 0) {
+        // Qt may have moved the current row to a neighbour; it is not a selection.
+        if (!view_->selectionModel()->selectedRows().isEmpty()) clearSelection();
+        updateDetails();
+        return;
+    }
+    const int sourceRow = model_->rowOfPid(selectedPid_);
+    const QModelIndex index =
+        sourceRow < 0 ? QModelIndex() : proxy_->mapFromSource(model_->index(sourceRow, 0));
+    if (index.isValid()) {
+        const QModelIndexList rows = view_->selectionModel()->selectedRows();
+        if (rows.size() != 1 || rows.first().row() != index.row()) {
+            internalChange_ = true;
+            view_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                                QItemSelectionModel::Rows);
+            internalChange_ = false;
+        }
+        updateDetails();
+        return;
+    }
+    const int lost = selectedPid_;
+    const QString why = model_->rowOfPid(lost) < 0 ? tr("it has exited") : whyLost;
+    lost_ = tr("Process %1 is no longer selected: %2.").arg(lost).arg(why);
+    clearSelection();
+    emit selectionLost(lost, why);
+}
+
+void ProcessPicker::clearSelection() {
+    internalChange_ = true;
+    view_->selectionModel()->clear(); // selection and current index
+    internalChange_ = false;
+    const bool had = selectedPid_ != 0;
+    selectedPid_ = 0;
+    updateDetails();
+    if (had) emit currentProcessChanged();
+}
+
+void ProcessPicker::updateDetails() {
+    const auto p = currentProcess();
+    if (!p) {
+        details_->setText(lost_.isEmpty()
+                              ? tr("Click a process to select it; Record (Ctrl+R) samples it.")
+                              : lost_);
+        return;
+    }
+    const int row = model_->rowOfPid(p->pid);
+    const double cpu = model_->cpuPercentAt(row);
+    QString text =
+        tr("PID %1 · %2 · Python %3")
+            .arg(p->pid)
+            .arg(QString::fromStdString(escapeForDisplay(p->user)))
+            .arg(p->version.empty() ? tr("unknown") : QString::fromStdString(p->version));
+    if (cpu >= 0) text += tr(" · CPU %1 %").arg(cpu, 0, 'f', 1);
+    text +=
+        p->canAttach
+            ? tr(" · can attach")
+            : tr("\nCannot attach: %1").arg(QString::fromStdString(escapeForDisplay(p->reason)));
+    QString command = QString::fromStdString(escapeForDisplay(p->commandLine));
+    if (command.size() > 400)
+        command = command.left(200) + QStringLiteral(" … ") + command.right(200);
+    text += QLatin1Char('\n') + command;
+    details_->setText(text);
+}
+
 std::optional<PythonProcessInfo> ProcessPicker::currentProcess() const {
-    const QModelIndex current = view_->selectionModel()->currentIndex();
-    if (!current.isValid() || !view_->selectionModel()->isRowSelected(current.row(), {}))
-        return std::nullopt;
-    return model_->processAt(proxy_->mapToSource(current).row());
+    if (selectedPid_ == 0) return std::nullopt;
+    return model_->processAt(model_->rowOfPid(selectedPid_));
 }
 
 bool ProcessPicker::selectPid(int pid) {
-    for (int row = 0; row < proxy_->rowCount(); ++row) {
-        const QModelIndex index = proxy_->index(row, 0);
-        if (index.data(ProcessTableModel::PidRole).toInt() != pid) continue;
-        view_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
-                                                            QItemSelectionModel::Rows);
-        view_->scrollTo(index);
-        return true;
-    }
-    return false;
+    const int sourceRow = model_->rowOfPid(pid);
+    if (sourceRow < 0) return false;
+    const QModelIndex index = proxy_->mapFromSource(model_->index(sourceRow, 0));
+    if (!index.isValid()) return false; // hidden by the filter
+    view_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                        QItemSelectionModel::Rows);
+    view_->scrollTo(index);
+    return true;
 }
 
 } // namespace gilscope::ui

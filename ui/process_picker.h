@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
@@ -18,8 +19,13 @@ namespace gilscope::ui {
 class ProcessTableModel;
 
 // Lists the Python processes on this machine, rescanned in the background every two
-// seconds and merged into the table without losing the selection; a filter box
-// narrows the rows by any column.
+// seconds and merged into the table; a filter box narrows the rows by any column.
+//
+// The selection belongs to a pid the user picked (click, keys, selectPid()): a rescan
+// or the filter never moves it to another process. If the process exits or the filter
+// hides it, the selection clears and selectionLost() says why. While the pointer is
+// over the table no row moves: gone processes stay, struck out, and new ones wait
+// until the pointer leaves.
 class ProcessPicker : public QWidget {
     Q_OBJECT
 public:
@@ -28,26 +34,47 @@ public:
 
     // The selected process as of the last scan, if any.
     std::optional<PythonProcessInfo> currentProcess() const;
+    int selectedPid() const { return selectedPid_; }
     bool selectPid(int pid); // selects the row of pid; false if it is not listed
+    void clearSelection();
 
     void refreshNow();            // starts a scan unless one is running
     void setAutoRefresh(bool on); // paused while recording, to leave the CPU to the sampler
+    bool rowsHeld() const { return pointerInside_; }
     ProcessTableModel* model() const { return model_; }
     QTableView* view() const { return view_; }
+    QLineEdit* filter() const { return filter_; }
 
 signals:
     void currentProcessChanged();
+    // The selected process exited or the filter hid it; the selection is now empty.
+    void selectionLost(int pid, const QString& why);
+    // Double-click or Space/Enter on the selected row.
+    void recordRequested(int pid);
     void scanFinished();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void applyScan();
+    void onSelectionChanged();
+    void setPointerInside(bool inside);
+    // After the model or the filter changed rows: keep the selection on its pid.
+    void reconcileSelection(const QString& whyLost);
+    void updateDetails();
 
     ProcessTableModel* model_;
     QSortFilterProxyModel* proxy_;
     QLineEdit* filter_;
     QTableView* view_;
+    QLabel* details_;
     QTimer* timer_;
     QFutureWatcher<std::vector<PythonProcessInfo>> watcher_;
+    int selectedPid_ = 0;
+    QString lost_;                // why the last selection went, until the user picks again
+    bool internalChange_ = false; // selection signals caused by us, not the user
+    bool pointerInside_ = false;
 };
 
 } // namespace gilscope::ui

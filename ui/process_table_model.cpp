@@ -1,38 +1,126 @@
 #include "ui/process_table_model.h"
 
-#include "core/live/process_list_diff.h"
+#include "core/util/utf8.h"
 
-#include <QBrush>
 #include <QGuiApplication>
 #include <QPalette>
 
+#include <QFont>
+
+#include <charconv>
+#include <map>
+
 namespace gilscope::ui {
 
-ProcessTableModel::ProcessTableModel(QObject* parent) : QAbstractTableModel(parent) {
+qint64 versionSortKey(const std::string& version) {
+    qint64 key = 0;
+    const char* p = version.data();
+    const char* end = p + version.size();
+    for (int part = 0; part < 3; ++part) {
+        int n = 0;
+        auto [next, ec] = std::from_chars(p, end, n);
+        key = key * 1000 + (ec == std::errc{} ? n : 0);
+        p = next;
+        if (p < end && *p == '.') ++p;
+    }
+    return key;
 }
 
-void ProcessTableModel::setProcesses(const std::vector<PythonProcessInfo>& fresh) {
-    const ProcessListChanges changes = diffProcessLists(rows_, fresh);
-    for (size_t row : changes.removedRows) {
-        beginRemoveRows({}, int(row), int(row));
-        rows_.erase(rows_.begin() + long(row));
+ProcessTableModel::ProcessTableModel(QObject* parent) : QAbstractTableModel(parent) {
+    clock_.start();
+}
+
+void ProcessTableModel::setProcesses(const std::vector<PythonProcessInfo>& fresh, bool holdRows) {
+    const double now = double(clock_.nsecsElapsed()) / 1e9;
+    const double wall = lastScanSec_ < 0 ? 0 : now - lastScanSec_;
+    lastScanSec_ = now;
+
+    // A process is its pid and executable (core/live/process_list_diff.h): a recycled
+    // pid running another program is one process gone and a new one come.
+    std::map<std::pair<int, std::string>, size_t> freshIndex;
+    for (size_t i = 0; i < fresh.size(); ++i)
+        freshIndex.emplace(std::pair(fresh[i].pid, fresh[i].executable), i);
+    std::vector<bool> seen(fresh.size(), false);
+    std::vector<size_t> gone;
+    for (size_t i = 0; i < rows_.size(); ++i) {
+        Row& r = rows_[i];
+        auto it = freshIndex.find({r.info.pid, r.info.executable});
+        if (it == freshIndex.end() || seen[it->second]) {
+            gone.push_back(i);
+            continue;
+        }
+        seen[it->second] = true;
+        const PythonProcessInfo& f = fresh[it->second];
+        r.cpuPct = wall > 0 && r.info.cpuSeconds >= 0 && f.cpuSeconds >= r.info.cpuSeconds
+                       ? 100.0 * (f.cpuSeconds - r.info.cpuSeconds) / wall
+                       : -1;
+        r.info = f;
+        r.exited = false;
+    }
+    if (holdRows) {
+        for (size_t i : gone) {
+            rows_[i].exited = true;
+            rows_[i].cpuPct = -1;
+        }
+    } else {
+        for (auto i = gone.rbegin(); i != gone.rend(); ++i) {
+            beginRemoveRows({}, int(*i), int(*i));
+            rows_.erase(rows_.begin() + long(*i));
+            endRemoveRows();
+        }
+    }
+    // In place (CPU % changes every scan): one signal for all rows.
+    if (!rows_.empty())
+        emit dataChanged(index(0, 0), index(int(rows_.size()) - 1, ColumnCount - 1));
+    std::vector<Row> added;
+    for (size_t i = 0; i < fresh.size(); ++i)
+        if (!seen[i]) added.push_back(Row{fresh[i], -1, false});
+    if (holdRows) {
+        held_ = std::move(added);
+        return;
+    }
+    held_.clear();
+    if (added.empty()) return;
+    const int first = int(rows_.size());
+    beginInsertRows({}, first, first + int(added.size()) - 1);
+    for (auto& r : added)
+        rows_.push_back(std::move(r));
+    endInsertRows();
+}
+
+void ProcessTableModel::releaseHeldRows() {
+    for (size_t i = rows_.size(); i-- > 0;) {
+        if (!rows_[i].exited) continue;
+        beginRemoveRows({}, int(i), int(i));
+        rows_.erase(rows_.begin() + long(i));
         endRemoveRows();
     }
-    for (const auto& [row, info] : changes.changedRows) {
-        rows_[row] = info;
-        emit dataChanged(index(int(row), 0), index(int(row), ColumnCount - 1));
-    }
-    if (!changes.appended.empty()) {
-        const int first = int(rows_.size());
-        beginInsertRows({}, first, first + int(changes.appended.size()) - 1);
-        rows_.insert(rows_.end(), changes.appended.begin(), changes.appended.end());
-        endInsertRows();
-    }
+    if (held_.empty()) return;
+    const int first = int(rows_.size());
+    beginInsertRows({}, first, first + int(held_.size()) - 1);
+    for (auto& r : held_)
+        rows_.push_back(std::move(r));
+    held_.clear();
+    endInsertRows();
 }
 
 std::optional<PythonProcessInfo> ProcessTableModel::processAt(int row) const {
     if (row < 0 || size_t(row) >= rows_.size()) return std::nullopt;
-    return rows_[size_t(row)];
+    return rows_[size_t(row)].info;
+}
+
+bool ProcessTableModel::exitedAt(int row) const {
+    return row >= 0 && size_t(row) < rows_.size() && rows_[size_t(row)].exited;
+}
+
+double ProcessTableModel::cpuPercentAt(int row) const {
+    return row >= 0 && size_t(row) < rows_.size() ? rows_[size_t(row)].cpuPct : -1;
+}
+
+int ProcessTableModel::rowOfPid(int pid) const {
+    for (size_t i = 0; i < rows_.size(); ++i)
+        if (rows_[i].info.pid == pid && !rows_[i].exited) return int(i);
+    return -1;
 }
 
 int ProcessTableModel::rowCount(const QModelIndex& parent) const {
@@ -43,41 +131,78 @@ int ProcessTableModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+QVariant ProcessTableModel::display(const Row& r, int column) const {
+    const PythonProcessInfo& p = r.info;
+    switch (column) {
+    case Pid:
+        return p.pid;
+    case User:
+        return QString::fromStdString(escapeForDisplay(p.user));
+    case Version:
+        return p.version.empty() ? tr("unknown") : QString::fromStdString(p.version);
+    case Cpu:
+        return r.cpuPct < 0 ? QString() : QString::number(r.cpuPct, 'f', 1);
+    case CanAttach:
+        if (r.exited) return tr("no: exited");
+        // The first clause; the details line under the table has the whole reason.
+        return p.canAttach ? tr("yes")
+                           : tr("no: %1").arg(QString::fromStdString(escapeForDisplay(
+                                 p.reason.substr(0, p.reason.find_first_of(";:(")))));
+    case CommandLine:
+        // One line per row, escaped as `gilscope ps` escapes it.
+        return QString::fromStdString(escapeForDisplay(p.commandLine));
+    }
+    return {};
+}
+
 QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || size_t(index.row()) >= rows_.size()) return {};
-    const PythonProcessInfo& p = rows_[size_t(index.row())];
+    const Row& r = rows_[size_t(index.row())];
+    const PythonProcessInfo& p = r.info;
     switch (role) {
     case PidRole:
         return p.pid;
     case CanAttachRole:
-        return p.canAttach;
+        return p.canAttach && !r.exited;
     case ReasonRole:
-        return QString::fromStdString(p.reason);
-    case Qt::DisplayRole:
+        return r.exited ? tr("the process has exited") : QString::fromStdString(p.reason);
+    case ExitedRole:
+        return r.exited;
+    case SortRole:
         switch (index.column()) {
+        case Version:
+            return versionSortKey(p.version);
+        case Cpu:
+            return r.cpuPct;
         case Pid:
             return p.pid;
-        case User:
-            return QString::fromStdString(p.user);
-        case Version:
-            return p.version.empty() ? tr("unknown") : QString::fromStdString(p.version);
-        case CanAttach:
-            return p.canAttach ? tr("yes") : tr("no: %1").arg(QString::fromStdString(p.reason));
-        case CommandLine:
-            return QString::fromStdString(p.commandLine);
+        default:
+            return display(r, index.column());
         }
-        break;
+    case Qt::DisplayRole:
+        return display(r, index.column());
     case Qt::ToolTipRole:
-        if (index.column() == CanAttach && !p.canAttach) return QString::fromStdString(p.reason);
+        if (index.column() == CanAttach && !p.canAttach)
+            return QString::fromStdString(escapeForDisplay(p.reason));
         if (index.column() == CommandLine)
-            return QString::fromStdString(p.executable + "\n" + p.commandLine);
+            return QString::fromStdString(escapeForDisplay(p.executable) + "\n" +
+                                          escapeForDisplay(p.commandLine));
+        if (index.column() == Cpu) return tr("CPU use since the previous scan (100 % = one core)");
         break;
     case Qt::ForegroundRole:
-        if (!p.canAttach)
+        if (!p.canAttach || r.exited)
             return QGuiApplication::palette().brush(QPalette::Disabled, QPalette::Text);
         break;
+    case Qt::FontRole:
+        if (r.exited) {
+            QFont f;
+            f.setStrikeOut(true);
+            return f;
+        }
+        break;
     case Qt::TextAlignmentRole:
-        if (index.column() == Pid) return int(Qt::AlignRight | Qt::AlignVCenter);
+        if (index.column() == Pid || index.column() == Cpu)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
         break;
     }
     return {};
@@ -92,6 +217,8 @@ QVariant ProcessTableModel::headerData(int section, Qt::Orientation orientation,
         return tr("User");
     case Version:
         return tr("Python");
+    case Cpu:
+        return tr("CPU %");
     case CanAttach:
         return tr("Can attach");
     case CommandLine:

@@ -3,6 +3,7 @@
 #include "core/remote/process_scanner.h"
 
 #include <QAbstractTableModel>
+#include <QElapsedTimer>
 
 #include <optional>
 #include <vector>
@@ -15,14 +16,21 @@ namespace gilscope::ui {
 class ProcessTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Pid, User, Version, CanAttach, CommandLine, ColumnCount };
-    enum Role { PidRole = Qt::UserRole + 1, CanAttachRole, ReasonRole };
+    enum Column { Pid, User, Version, Cpu, CanAttach, CommandLine, ColumnCount };
+    enum Role { PidRole = Qt::UserRole + 1, CanAttachRole, ReasonRole, SortRole, ExitedRole };
 
     explicit ProcessTableModel(QObject* parent = nullptr);
 
-    void setProcesses(const std::vector<PythonProcessInfo>& fresh);
-    const std::vector<PythonProcessInfo>& processes() const { return rows_; }
+    // Merges a scan. With holdRows (the pointer is over the table) no row moves: rows
+    // of processes that are gone stay, marked as exited, and new processes wait for the
+    // next merge without holdRows.
+    void setProcesses(const std::vector<PythonProcessInfo>& fresh, bool holdRows = false);
+    // Applies what holdRows kept back: exited rows go, waiting new processes come.
+    void releaseHeldRows();
     std::optional<PythonProcessInfo> processAt(int row) const;
+    bool exitedAt(int row) const;
+    double cpuPercentAt(int row) const; // -1 until two scans have seen the process
+    int rowOfPid(int pid) const;        // -1 if not listed (or listed as exited)
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -30,7 +38,20 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
 private:
-    std::vector<PythonProcessInfo> rows_;
+    struct Row {
+        PythonProcessInfo info;
+        double cpuPct = -1;
+        bool exited = false;
+    };
+    QVariant display(const Row& r, int column) const;
+
+    std::vector<Row> rows_;
+    std::vector<Row> held_; // new processes kept back while rows are held
+    QElapsedTimer clock_;   // wall time between scans, for CPU %
+    double lastScanSec_ = -1;
 };
+
+// "3.9.18" -> a number that sorts by version (3.9.18 before 3.13.0); 0 for unknown.
+qint64 versionSortKey(const std::string& version);
 
 } // namespace gilscope::ui

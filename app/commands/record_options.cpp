@@ -101,6 +101,7 @@ void addRecordOptions(QCommandLineParser& parser) {
         {"subprocesses", "Not supported yet: also record child Python processes."},
         {"async-aware", "Not supported yet: asyncio task stacks."},
         {"async-mode", "Not supported yet (with --async-aware): running or all.", "MODE"},
+        {"browser", "With --gecko: open the profile in the Firefox Profiler when done."},
         {"rt-priority",
          "Run the sampler thread SCHED_FIFO at priority N (1-99; needs root or CAP_SYS_NICE) so it "
          "wakes on time on a busy machine (default 0: off).",
@@ -200,6 +201,9 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
                                                       "' (choose from 'auto', 'zstd', 'none')");
     if (parser.isSet("compression") && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments, "--compression is only valid with --binary");
+    o.browser = parser.isSet("browser");
+    if (o.browser && o.format != OutputFormat::Gecko)
+        return makeError(ErrorKind::BadArguments, "--browser is only valid with --gecko");
     if (o.opcodes && o.format != OutputFormat::Gecko && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments,
                          "--opcodes is only compatible with --gecko, --binary.");

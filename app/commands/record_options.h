@@ -34,6 +34,7 @@ struct RecordOptions {
     std::string sort = "nsamples";            // --pstats table: --sort, -l/--limit, --no-summary
     long limit = 15;
     bool summary = true;
+    bool browser = false; // --browser: open a --gecko profile in the profiler
 
     ReadOptions readOptions() const;
 };

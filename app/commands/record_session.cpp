@@ -1,5 +1,6 @@
 #include "app/commands/record_session.h"
 
+#include "app/commands/browser_open.h"
 #include "app/commands/cli_output.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
@@ -153,6 +154,12 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         result.exitCode = fail(makeError(sampler.failureKind(),
                                          "the recording stopped early because of the error "
                                          "above; what was recorded until then was written"));
+    if (options.browser) {
+        const int before = interrupts.count(); // a further Ctrl-C stops the wait
+        const int opened = openInFirefoxProfiler(QString::fromStdString(destination.string()), {},
+                                                 [&] { return interrupts.count() > before; });
+        if (result.exitCode == 0) result.exitCode = opened;
+    }
     return result;
 }
 

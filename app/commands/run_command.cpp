@@ -4,9 +4,9 @@
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
 #include "app/commands/command_registry.h"
-#include "app/commands/record_launcher.h"
 #include "app/commands/record_options.h"
 #include "app/commands/record_session.h"
+#include "core/launch/gated_child.h"
 
 #include <QCommandLineParser>
 
@@ -78,7 +78,9 @@ int runRun(const QStringList& args) {
     if (!child) return fail(child.error());
     GatedChild& target = **child;
 
-    auto source = target.attach(options->readOptions());
+    auto source = target.attach(options->readOptions(), [](const std::string& notice) {
+        std::fprintf(stderr, "gilscope: %s\n", notice.c_str());
+    });
     if (!source) {
         if (target.exitCode()) {
             std::fprintf(stderr, "gilscope: %s\n", source.error().message.c_str());

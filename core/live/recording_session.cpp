@@ -17,10 +17,20 @@ GeckoOptions geckoOptions(uint64_t intervalUs) {
 
 Result<std::unique_ptr<RecordingSession>> RecordingSession::open(int pid,
                                                                  const RecordingOptions& options) {
-    auto source = openLiveProcess(pid, options.read);
+    auto source = openLiveProcess(pid, readOptionsFor(options));
     if (!source) return source.error();
-    return std::unique_ptr<RecordingSession>(
-        new RecordingSession(std::move(source).value(), options));
+    return fromSource(std::move(source).value(), options);
+}
+
+std::unique_ptr<RecordingSession> RecordingSession::fromSource(std::unique_ptr<StackSource> source,
+                                                               const RecordingOptions& options) {
+    return std::unique_ptr<RecordingSession>(new RecordingSession(std::move(source), options));
+}
+
+ReadOptions RecordingSession::readOptionsFor(const RecordingOptions& options) {
+    ReadOptions read = options.read;
+    if (options.mode == ProfilingMode::Wall) read.cpuState = false; // as CPython's wall mode
+    return read;
 }
 
 void RecordingSession::startSampling() {
@@ -32,14 +42,17 @@ void RecordingSession::startSampling() {
 RecordingSession::RecordingSession(std::unique_ptr<StackSource> source,
                                    const RecordingOptions& options)
     : source_(std::move(source)), collector_(geckoOptions(options.intervalUs)),
-      timeline_(options.timeline), pid_(source_->pid()) {
-    tee_.add(&collector_);
-    tee_.add(&timeline_);
+      timeline_(options.timeline), filter_(options.mode, recorded_), pid_(source_->pid()) {
+    recorded_.add(&collector_);
     openBackup();
-    if (backup_) tee_.add(backup_.get());
+    if (backup_) recorded_.add(backup_.get());
+    tee_.add(&filter_);
+    tee_.add(&timeline_);
     SamplerOptions samplerOptions;
     samplerOptions.intervalUs = options.intervalUs;
+    samplerOptions.durationSec = options.durationSec;
     samplerOptions.read = options.read;
+    if (options.mode == ProfilingMode::Wall) samplerOptions.read.cpuState = false;
     sampler_ = std::make_unique<Sampler>(*source_, tee_, samplerOptions);
 }
 

@@ -3,6 +3,7 @@
 #include "core/common/error.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/live/live_timeline.h"
+#include "core/sample/mode_filter_sink.h"
 #include "core/sample/stack_source.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/sampler.h"
@@ -17,6 +18,10 @@ namespace gilscope {
 struct RecordingOptions {
     uint64_t intervalUs = 1000;
     ReadOptions read{.allThreads = true, .opcodes = false, .gc = true, .cpuState = true};
+    // Which samples the recording keeps (CPython's --mode; see ModeFilterSink). The live
+    // timeline sees every sample. Wall also stops probing CPU state, as CPython's does.
+    ProfilingMode mode = ProfilingMode::All;
+    double durationSec = 0; // 0: until stopped or the target exits
     LiveTimelineOptions timeline;
 };
 
@@ -32,6 +37,12 @@ public:
     // _PyRuntime) can take hundreds of milliseconds, so the GUI calls this on a worker
     // thread; a session that is then dropped never sampled the target.
     static Result<std::unique_ptr<RecordingSession>> open(int pid, const RecordingOptions& options);
+    // The same over a source already open (a launched program, core/launch), which
+    // was opened with options' read options (and cpuState off in wall mode).
+    static std::unique_ptr<RecordingSession> fromSource(std::unique_ptr<StackSource> source,
+                                                        const RecordingOptions& options);
+    // What the source must be opened with for these options.
+    static ReadOptions readOptionsFor(const RecordingOptions& options);
     ~RecordingSession();
 
     // Starts the sampler thread (cheap). Once; the owner's thread from then on.
@@ -82,7 +93,9 @@ private:
     std::filesystem::path backupPath_; // set once the copy is finalized
     std::string backupProblem_;
     LiveTimeline timeline_;
-    TeeSink tee_;
+    TeeSink recorded_; // what the mode keeps: the collector and the .bin copy
+    ModeFilterSink filter_;
+    TeeSink tee_; // the filter and the timeline
     std::unique_ptr<Sampler> sampler_;
     int pid_ = 0;
     bool started_ = false;

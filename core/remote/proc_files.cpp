@@ -103,6 +103,36 @@ std::optional<uint32_t> readUid(int pid) {
     return uid;
 }
 
+std::optional<double> readCpuSeconds(int pid) {
+    auto text = readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096);
+    if (!text) return std::nullopt;
+    // comm (field 2) may hold spaces and parentheses: count fields after the last ')'.
+    const size_t close = text->rfind(')');
+    if (close == std::string::npos) return std::nullopt;
+    std::string_view rest = std::string_view(*text).substr(close + 1);
+    // Fields 3.. follow; utime and stime are fields 14 and 15.
+    uint64_t values[2] = {};
+    int field = 2;
+    size_t i = 0;
+    while (i < rest.size() && field < 15) {
+        while (i < rest.size() && rest[i] == ' ')
+            ++i;
+        const size_t start = i;
+        while (i < rest.size() && rest[i] != ' ')
+            ++i;
+        ++field;
+        if (field == 14 || field == 15) {
+            uint64_t v = 0;
+            if (std::from_chars(rest.data() + start, rest.data() + i, v).ec != std::errc{})
+                return std::nullopt;
+            values[field - 14] = v;
+        }
+    }
+    if (field < 15) return std::nullopt;
+    static const long ticks = ::sysconf(_SC_CLK_TCK);
+    return double(values[0] + values[1]) / double(ticks > 0 ? ticks : 100);
+}
+
 std::string userName(uint32_t uid) {
     struct passwd pw {};
     struct passwd* result = nullptr;

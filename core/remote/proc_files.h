@@ -30,6 +30,9 @@ std::optional<uint32_t> readUid(int pid);
 
 std::string userName(uint32_t uid);
 
+// CPU time (user + system) the process has used so far, in seconds, from /proc/PID/stat.
+std::optional<double> readCpuSeconds(int pid);
+
 bool processExists(int pid);
 
 // Thread ids from /proc/PID/task.

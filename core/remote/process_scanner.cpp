@@ -63,6 +63,7 @@ Result<PythonProcessInfo> inspect(int pid, bool requirePythonName) {
     info.uid = readUid(pid).value_or(0);
     info.user = userName(info.uid);
     info.commandLine = readCommandLine(pid);
+    info.cpuSeconds = readCpuSeconds(pid).value_or(-1);
     char exe[4096];
     const ssize_t n =
         ::readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), exe, sizeof exe - 1);

@@ -17,7 +17,8 @@ struct PythonProcessInfo {
     std::string executable;
     std::string commandLine; // arguments joined by spaces, valid UTF-8
     bool canAttach = false;
-    std::string reason; // why we cannot attach, in plain words; empty when canAttach
+    std::string reason;     // why we cannot attach, in plain words; empty when canAttach
+    double cpuSeconds = -1; // user + system CPU time used so far; -1 if unreadable
 };
 
 // Every Python process visible in /proc. Processes that vanish while we look are skipped.

@@ -16,6 +16,7 @@
 #include "ui/main_window.h"
 #include "ui/process_picker.h"
 #include "ui/process_table_model.h"
+#include "ui/rate_chart.h"
 #include "ui/timeline_widget.h"
 
 #include <QAction>
@@ -51,6 +52,8 @@ struct Harness {
     MainWindow window;
     QList<Message> messages;
     QString savePath, openPath;
+    QStringList unsavedQuestions, exported;
+    MainWindow::UnsavedChoice unsavedChoice = MainWindow::UnsavedChoice::Discard;
     Harness() {
         window.showMessage = [this](MainWindow::MessageKind k, const QString& t, const QString& m) {
             messages.append({k, t, m});
@@ -59,6 +62,15 @@ struct Harness {
             return savePath;
         };
         window.askOpenPath = [this] { return openPath; };
+        window.askAfterExport = [this](const QString& path) {
+            exported.append(path);
+            return MainWindow::ExportChoice::Close;
+        };
+        window.openUrl = [](const QUrl&) { return true; };
+        window.askUnsaved = [this](const QString& text, bool) {
+            unsavedQuestions.append(text);
+            return unsavedChoice;
+        };
         window.show();
     }
     bool select(qint64 pid) {
@@ -115,8 +127,7 @@ private:
         QVERIFY(!h.window.recordAction()->isEnabled());
         QVERIFY(h.window.stopAction()->isEnabled());
         QVERIFY(!h.window.openAction()->isEnabled());
-        QVERIFY(h.window.statusBar()->currentMessage().contains(
-            QStringLiteral("Attaching to PID %1").arg(pid)));
+        QVERIFY(h.window.statusText().contains(QStringLiteral("Attaching to PID %1").arg(pid)));
         QTRY_VERIFY_WITH_TIMEOUT(!h.window.attaching(), 60000);
         QVERIFY2(h.window.recording(),
                  qPrintable(h.messages.isEmpty() ? h.window.statusText() : h.messages.last().text));
@@ -170,8 +181,8 @@ private:
         QVERIFY(samples > 0);
         const QString problems = gilscope::test::checkGeckoProblems(path);
         QVERIFY2(problems.isEmpty(), qPrintable(problems));
-        QVERIFY(!h.messages.isEmpty());
-        QVERIFY(h.messages.last().text.contains(QStringLiteral("profiler.firefox.com")));
+        QVERIFY(!h.exported.isEmpty()); // offered Open in Firefox Profiler and the rest
+        QCOMPARE(h.exported.last(), path);
         if (samplesOut) *samplesOut = samples;
     }
 
@@ -211,6 +222,11 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples > 200, 60000);
         QVERIFY(samplesLabel->text() != QStringLiteral("–"));
         QCOMPARE(h.window.figures()->stats().requestedRateHz, 1000.0);
+        // The rate chart plots requested and achieved rates, several times a second.
+        QVERIFY(h.window.rateChart()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.rateChart()->history().size() >= 4, 60000);
+        QCOMPARE(h.window.rateChart()->history().points().back().requestedHz, 1000.0);
+        QVERIFY(h.window.rateChart()->history().points().back().achievedHz > 0);
         QTRY_VERIFY_WITH_TIMEOUT(h.window.timeline()->snapshot().threads.size() >= 3, 60000);
         const auto snapshot = h.window.timeline()->snapshot();
         QVERIFY(snapshot.threads.front().mainThread);
@@ -394,8 +410,13 @@ private slots:
         QVERIFY(!h.window.attaching());
         QCOMPARE(h.messages.size(), 1);
         QCOMPARE(h.messages[0].kind, MainWindow::MessageKind::Error);
-        QVERIFY(!h.messages[0].text.isEmpty());
-        QVERIFY2(h.window.statusText().contains(h.messages[0].text),
+        // Advice for a window user, not for the command line.
+        QVERIFY2(h.messages[0].text.contains(QStringLiteral("Pick another process")),
+                 qPrintable(h.messages[0].text));
+        QVERIFY2(!h.messages[0].text.contains(QStringLiteral("gilscope ps")),
+                 qPrintable(h.messages[0].text));
+        QVERIFY(h.messages[0].title.contains(QString::number(target.pid())));
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("Pick another process")),
                  qPrintable(h.window.statusText()));
         QVERIFY(h.window.recordAction()->isEnabled());
     }
@@ -488,7 +509,14 @@ private slots:
         QVERIFY(!loaded.at(0).at(0).toBool());
         QCOMPARE(h.messages.size(), 1);
         QCOMPARE(h.messages[0].kind, MainWindow::MessageKind::Error);
-        QVERIFY(!h.messages[0].text.isEmpty());
+        // Says which file, that it is damaged, and what the reader found.
+        QVERIFY2(h.messages[0].title.contains(QStringLiteral("bad-magic.bin")),
+                 qPrintable(h.messages[0].title));
+        QVERIFY2(h.messages[0].text.contains(QStringLiteral("damaged")),
+                 qPrintable(h.messages[0].text));
+        QVERIFY2(h.messages[0].text.contains(h.openPath), qPrintable(h.messages[0].text));
+        QVERIFY2(h.messages[0].text.contains(QStringLiteral("found: ")),
+                 qPrintable(h.messages[0].text));
         QVERIFY(!h.window.exportAction()->isEnabled());
     }
 };

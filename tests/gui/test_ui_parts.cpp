@@ -3,21 +3,26 @@
 // view's selection, and the timeline actually painting its lanes.
 #include "core/live/live_timeline.h"
 #include "ui/attach_job.h"
+#include "ui/live_figures.h"
 #include "ui/process_table_model.h"
 #include "ui/progress_job.h"
+#include "ui/rate_history.h"
 #include "ui/timeline_widget.h"
 
 #include <QFutureWatcher>
 #include <QImage>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTest>
 #include <QWidget>
 
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 using namespace gilscope;
@@ -148,6 +153,121 @@ private slots:
         const QString text =
             model.index(0, gilscope::ui::ProcessTableModel::CanAttach).data().toString();
         QVERIFY2(text.contains(QStringLiteral("another user")), qPrintable(text));
+    }
+
+    // Versions sort as versions (3.9.18 before 3.13.0), not as text.
+    void pythonColumnSortsByVersion() {
+        using gilscope::ui::ProcessTableModel;
+        QVERIFY(gilscope::ui::versionSortKey("3.9.18") < gilscope::ui::versionSortKey("3.13.0"));
+        QVERIFY(gilscope::ui::versionSortKey("3.13") < gilscope::ui::versionSortKey("3.13.1"));
+        ProcessTableModel model;
+        auto a = proc(1), b = proc(2), c = proc(3);
+        a.version = "3.13.0";
+        b.version = "3.9.18";
+        c.version = "3.10.2";
+        model.setProcesses({a, b, c});
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(ProcessTableModel::SortRole);
+        proxy.sort(ProcessTableModel::Version, Qt::AscendingOrder);
+        QStringList order;
+        for (int r = 0; r < 3; ++r)
+            order << proxy.index(r, ProcessTableModel::Version).data().toString();
+        QCOMPARE(order, (QStringList{"3.9.18", "3.10.2", "3.13.0"}));
+    }
+
+    // A newline in a command line stays on one line, escaped as `gilscope ps` does.
+    void commandLineIsEscaped() {
+        gilscope::ui::ProcessTableModel model;
+        auto p = proc(7);
+        p.commandLine = "python3 -c print(1)\nprint(2)";
+        model.setProcesses({p});
+        const QString text =
+            model.index(0, gilscope::ui::ProcessTableModel::CommandLine).data().toString();
+        QCOMPARE(text, QStringLiteral("python3 -c print(1)\\nprint(2)"));
+    }
+
+    // CPU % from the CPU time two scans apart (none after the first scan).
+    void cpuColumnComesFromTwoScans() {
+        using gilscope::ui::ProcessTableModel;
+        ProcessTableModel model;
+        auto p = proc(9);
+        p.cpuSeconds = 10;
+        model.setProcesses({p});
+        QCOMPARE(model.index(0, ProcessTableModel::Cpu).data().toString(), QString());
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        p.cpuSeconds = 10 + 1e6; // more than any wall time: a clearly positive share
+        model.setProcesses({p});
+        QVERIFY(
+            model.index(0, ProcessTableModel::Cpu).data(ProcessTableModel::SortRole).toDouble() >
+            100);
+    }
+
+    // Missed above 10 % turns red, with a tooltip on why and what helps.
+    void missedRateAboveTenPercentIsFlagged() {
+        gilscope::ui::LiveFigures figures;
+        gilscope::SamplerStats s;
+        s.missedPct = 9.9;
+        figures.setStats(s);
+        QVERIFY(!figures.missedFlagged());
+        s.missedPct = 15;
+        figures.setStats(s);
+        QVERIFY(figures.missedFlagged());
+        const QString tip = figures.findChild<QLabel*>(QStringLiteral("missedPct"))->toolTip();
+        QVERIFY2(tip.contains(QStringLiteral("--rt-priority")) &&
+                     tip.contains(QStringLiteral("lower rate")),
+                 qPrintable(tip));
+        figures.clear();
+        QVERIFY(!figures.missedFlagged());
+    }
+
+    // Ten hours at the window's 5 polls a second: the history stays bounded, still spans
+    // the whole recording, and an hour of heavy misses in the middle is still visible.
+    void rateHistoryStaysBoundedAndReadable() {
+        gilscope::ui::RateHistory history(60, 400);
+        const int perSec = 5;
+        for (int i = 1; i <= 10 * 3600 * perSec; ++i) {
+            const double t = double(i) / perSec;
+            const bool bad = t >= 5 * 3600 && t < 6 * 3600;
+            history.addPoint({t, 1000.0, bad ? 600.0 : 1000.0, bad ? 40.0 : 0.0, 0.5});
+        }
+        QVERIFY2(history.size() <= 400 + 1 + 60 * perSec + 1,
+                 qPrintable(QString::number(history.size())));
+        const auto points = history.points();
+        QVERIFY(points.front().timeSec < 3600 / 4.0);
+        QCOMPARE(points.back().timeSec, 36000.0);
+        double worst = 0, before = 0;
+        for (const auto& p : points) {
+            if (p.timeSec > 5.2 * 3600 && p.timeSec < 5.8 * 3600)
+                worst = std::max(worst, p.missedPct);
+            if (p.timeSec < 4 * 3600) before = std::max(before, p.missedPct);
+            QVERIFY(std::abs(p.errorPct - 0.5) < 1e-9); // averaging keeps steady values
+        }
+        QVERIFY2(worst > 30, qPrintable(QString::number(worst)));
+        QCOMPARE(before, 0.0);
+        for (size_t i = 1; i < points.size(); ++i)
+            QVERIFY(points[i].timeSec > points[i - 1].timeSec);
+    }
+
+    // From the sampler's cumulative counters, per interval: 900 attempted + 100 missed
+    // in one second is 900/s and 10 % missed, whatever came before.
+    void rateHistoryUsesIntervals() {
+        gilscope::ui::RateHistory history;
+        gilscope::SamplerStats s;
+        s.requestedRateHz = 1000;
+        s.elapsedSec = 10;
+        s.samples = 10000;
+        history.add(s); // baseline
+        s.elapsedSec = 11;
+        s.samples += 890;
+        s.errors += 10;
+        s.missed += 100;
+        history.add(s);
+        const auto points = history.points();
+        QCOMPARE(points.size(), size_t(1));
+        QCOMPARE(points[0].achievedHz, 900.0);
+        QCOMPARE(points[0].missedPct, 10.0);
+        QVERIFY(std::abs(points[0].errorPct - 100.0 * 10 / 900) < 1e-9);
     }
 
     void timelinePaintsLanes() {

@@ -1,11 +1,11 @@
-#include "app/commands/record_launcher.h"
+#include "core/launch/gated_child.h"
 
-namespace gilscope::cli {
+namespace gilscope {
 
-// Runs inside the target during site's start-up (see record_launcher.h). Written for
+// Runs inside the target during site's start-up (see gated_child.h). Written for
 // every Python from 3.8 on; it must never break the target, so failures fall through.
 const char* startupHookSource() {
-    return R"PY(# Written by `gilscope run`. Imported by site before any user code: it tells
+    return R"PY(# Written by gilscope (`gilscope run`, Launch script). Imported by site before any user code: it tells
 # gilscope which process to read, waits until the recording has started, then steps
 # aside so the target runs exactly as it would have.
 def _gilscope_gate():
@@ -51,4 +51,4 @@ del _gilscope_gate
 )PY";
 }
 
-} // namespace gilscope::cli
+} // namespace gilscope

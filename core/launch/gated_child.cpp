@@ -1,9 +1,8 @@
-#include "app/commands/record_launcher.h"
+#include "core/launch/gated_child.h"
 
 #include "core/remote/live_stack_source.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -11,13 +10,14 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char** environ;
 
-namespace gilscope::cli {
+namespace gilscope {
 
 namespace {
 
@@ -33,14 +33,35 @@ uint64_t nowMs() {
     return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
 }
 
-std::vector<std::string> childEnvironment(const std::string& hookDir, int readyFd, int goFd) {
+std::vector<std::string> childEnvironment(const std::string& hookDir, int readyFd, int goFd,
+                                          const LaunchOptions& options) {
     std::vector<std::string> env;
-    const char* original = std::getenv("PYTHONPATH");
+    std::string originalPath;
+    bool haveOriginal = false;
+    if (const char* p = std::getenv("PYTHONPATH")) {
+        originalPath = p;
+        haveOriginal = true;
+    }
+    for (const auto& [name, value] : options.extraEnv)
+        if (name == "PYTHONPATH") {
+            originalPath = value;
+            haveOriginal = true;
+        }
     for (char** e = environ; *e; ++e) {
         if (std::strncmp(*e, "PYTHONPATH=", 11) == 0 || std::strncmp(*e, "GILSCOPE_", 9) == 0)
             continue;
-        env.emplace_back(*e);
+        bool replaced = false;
+        for (const auto& extra : options.extraEnv)
+            replaced =
+                replaced || (std::strncmp(*e, extra.first.c_str(), extra.first.size()) == 0 &&
+                             (*e)[extra.first.size()] == '=');
+        if (!replaced) env.emplace_back(*e);
     }
+    for (const auto& [name, value] : options.extraEnv)
+        if (name != "PYTHONPATH" && name != "GILSCOPE_READY_FD" && name != "GILSCOPE_GO_FD" &&
+            name != "GILSCOPE_ORIG_PYTHONPATH")
+            env.push_back(name + "=" + value);
+    const char* original = haveOriginal ? originalPath.c_str() : nullptr;
     if (original && *original) {
         env.push_back("PYTHONPATH=" + hookDir + ":" + original);
         env.push_back(std::string("GILSCOPE_ORIG_PYTHONPATH=") + original);
@@ -62,7 +83,8 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 
 } // namespace
 
-Result<std::unique_ptr<GatedChild>> GatedChild::launch(const std::vector<std::string>& argvIn) {
+Result<std::unique_ptr<GatedChild>> GatedChild::launch(const std::vector<std::string>& argvIn,
+                                                       const LaunchOptions& options) {
     if (argvIn.empty()) return makeError(ErrorKind::BadArguments, "run: no command to run");
     std::unique_ptr<GatedChild> child(new GatedChild());
 
@@ -84,11 +106,26 @@ Result<std::unique_ptr<GatedChild>> GatedChild::launch(const std::vector<std::st
     if (pipe2(go, O_CLOEXEC) != 0)
         return makeError(ErrorKind::Internal, std::string("pipe: ") + std::strerror(errno));
     UniqueFd goRead(go[0]), goWrite(go[1]);
+    UniqueFd outputRead, outputWrite, devNull;
+    if (options.captureOutput) {
+        int out[2];
+        if (pipe2(out, O_CLOEXEC) != 0)
+            return makeError(ErrorKind::Internal, std::string("pipe: ") + std::strerror(errno));
+        outputRead = UniqueFd(out[0]);
+        outputWrite = UniqueFd(out[1]);
+        fcntl(outputRead.get(), F_SETFL, fcntl(outputRead.get(), F_GETFL) | O_NONBLOCK);
+        devNull = UniqueFd(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    }
+    if (!options.workDir.empty() && access(options.workDir.c_str(), X_OK) != 0)
+        return makeError(ErrorKind::BadArguments, "cannot enter the working directory " +
+                                                      options.workDir + ": " +
+                                                      std::strerror(errno));
 
     // Everything the child needs is built before fork: after it, only async-signal-safe calls.
     std::vector<std::string> argvStrings = argvIn;
     std::vector<std::string> envStrings =
-        childEnvironment(child->hookDir_.path().string(), readyWrite.get(), goRead.get());
+        childEnvironment(child->hookDir_.path().string(), readyWrite.get(), goRead.get(), options);
+    const char* workDir = options.workDir.empty() ? nullptr : options.workDir.c_str();
     std::vector<char*> argv = pointers(argvStrings);
     std::vector<char*> envp = pointers(envStrings);
 
@@ -100,6 +137,12 @@ Result<std::unique_ptr<GatedChild>> GatedChild::launch(const std::vector<std::st
         fcntl(readyWrite.get(), F_SETFD, 0);
         fcntl(goRead.get(), F_SETFD, 0);
         signal(SIGPIPE, SIG_DFL); // `run` ignores it; the command gets the usual default
+        if (outputWrite.valid()) {
+            dup2(outputWrite.get(), STDOUT_FILENO); // dup2 clears close-on-exec
+            dup2(outputWrite.get(), STDERR_FILENO);
+            if (devNull.valid()) dup2(devNull.get(), STDIN_FILENO);
+        }
+        if (workDir && chdir(workDir) != 0) _exit(126);
         execvpe(argv[0], argv.data(), envp.data());
         const int err = errno;
         const char* prefix = "gilscope: cannot run ";
@@ -113,6 +156,7 @@ Result<std::unique_ptr<GatedChild>> GatedChild::launch(const std::vector<std::st
     child->pid_ = pid;
     child->readyRead_ = std::move(readyRead);
     child->goWrite_ = std::move(goWrite);
+    child->outputRead_ = std::move(outputRead);
     return child;
 }
 
@@ -124,8 +168,10 @@ GatedChild::~GatedChild() {
 void GatedChild::recordStatus(int status) {
     if (WIFEXITED(status))
         exitCode_ = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status))
+    else if (WIFSIGNALED(status)) {
         exitCode_ = 128 + WTERMSIG(status);
+        exitSignal_ = WTERMSIG(status);
+    }
 }
 
 bool GatedChild::exited() {
@@ -161,11 +207,25 @@ void GatedChild::terminate(int graceMs) {
 
 void GatedChild::release() {
     if (!goWrite_.valid()) return;
-    (void)!write(goWrite_.get(), "g", 1);
+    // The program may be gone already (the pipe has no reader): that write must not
+    // raise SIGPIPE in gilscope. Block it for this thread, write, and take back a
+    // SIGPIPE the write left pending.
+    sigset_t pipeOnly, previous;
+    sigemptyset(&pipeOnly);
+    sigaddset(&pipeOnly, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipeOnly, &previous);
+    const bool broken = write(goWrite_.get(), "g", 1) < 0 && errno == EPIPE;
+    if (broken && !sigismember(&previous, SIGPIPE)) {
+        const timespec none{0, 0};
+        sigtimedwait(&pipeOnly, nullptr, &none);
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     goWrite_.reset();
 }
 
-Result<std::unique_ptr<StackSource>> GatedChild::attach(const ReadOptions& options) {
+Result<std::unique_ptr<StackSource>>
+GatedChild::attach(const ReadOptions& options,
+                   const std::function<void(const std::string&)>& notice) {
     const uint64_t start = nowMs();
     bool hinted = false;
     std::string line;
@@ -195,10 +255,9 @@ Result<std::unique_ptr<StackSource>> GatedChild::attach(const ReadOptions& optio
             // No hook (python -S / -I / -E?): read the child itself once it is Python.
             auto source = openLiveProcess(pid_, options);
             if (source) {
-                std::fprintf(
-                    stderr,
-                    "gilscope: the target did not load gilscope's startup hook "
-                    "(python -S, -I or -E?); recording from now, its first moments were missed\n");
+                if (notice)
+                    notice("the target did not load gilscope's startup hook (python -S, -I or "
+                           "-E?); recording from now, its first moments were missed");
                 return source;
             }
             if (source.error().kind == ErrorKind::PermissionDenied ||
@@ -206,12 +265,10 @@ Result<std::unique_ptr<StackSource>> GatedChild::attach(const ReadOptions& optio
                 return source.error();
             if (!hinted && waited >= kHookGraceMs + 3000) {
                 hinted = true;
-                std::fprintf(
-                    stderr,
-                    "gilscope: waiting for a Python interpreter to start in the command...\n");
+                if (notice) notice("waiting for a Python interpreter to start in the command...");
             }
         }
     }
 }
 
-} // namespace gilscope::cli
+} // namespace gilscope

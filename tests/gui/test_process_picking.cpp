@@ -1,0 +1,200 @@
+// The selection belongs to the pid the user picked: one click enables Record and
+// Ctrl+R or Space records that pid; a rescan that brings a new process moves neither
+// the selection nor the row under the pointer; a selected process that exits clears the
+// selection, and the window says so. Real Python targets, offscreen widgets.
+#include "tests/support/python_interpreters.h"
+#include "ui/main_window.h"
+#include "ui/process_picker.h"
+#include "ui/process_table_model.h"
+
+#include <QAction>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+
+using gilscope::test::TargetProcess;
+using gilscope::ui::MainWindow;
+using gilscope::ui::ProcessPicker;
+
+namespace {
+
+struct Harness {
+    MainWindow window;
+    QStringList errors;
+    Harness() {
+        window.showMessage = [this](MainWindow::MessageKind, const QString&, const QString& m) {
+            errors.append(m);
+        };
+        window.askSavePath = [](const QString&, const QString&, const QString&) {
+            return QString();
+        };
+        window.askOpenPath = [] { return QString(); };
+        window.askUnsaved = [](const QString&, bool) { return MainWindow::UnsavedChoice::Discard; };
+        window.resize(1000, 700);
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+    }
+    ProcessPicker* picker() { return window.picker(); }
+    QTableView* view() { return picker()->view(); }
+    // Waits for a scan that lists every pid (without selecting anything).
+    bool listed(std::initializer_list<qint64> pids) {
+        QSignalSpy scans(picker(), &ProcessPicker::scanFinished);
+        picker()->refreshNow();
+        if (!scans.wait(20000)) return false;
+        for (qint64 pid : pids)
+            if (rowOf(pid) < 0) return false;
+        return true;
+    }
+    void rescan() {
+        QSignalSpy scans(picker(), &ProcessPicker::scanFinished);
+        picker()->refreshNow();
+        QVERIFY(scans.wait(20000));
+    }
+    int rowOf(qint64 pid) {
+        for (int r = 0; r < view()->model()->rowCount(); ++r)
+            if (view()->model()->index(r, 0).data(gilscope::ui::ProcessTableModel::PidRole) ==
+                int(pid))
+                return r;
+        return -1;
+    }
+    QPoint centreOfRow(int row) {
+        return view()
+            ->visualRect(view()->model()->index(row, gilscope::ui::ProcessTableModel::User))
+            .center();
+    }
+    int pidAt(QPoint pos) {
+        return view()->indexAt(pos).data(gilscope::ui::ProcessTableModel::PidRole).toInt();
+    }
+};
+
+} // namespace
+
+class TestProcessPicking : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS(); }
+
+    // One click on a row (no arrow keys, no double-click) enables Record everywhere,
+    // and Ctrl+R records exactly that pid, not a neighbour.
+    void singleClickThenCtrlRRecordsTheClickedPid() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess a(all.first(), QStringLiteral("three_deep.py"));
+        TargetProcess b(all.last(), QStringLiteral("three_deep.py"));
+        QVERIFY2(a.start(), qPrintable(a.error()));
+        QVERIFY2(b.start(), qPrintable(b.error()));
+        Harness h;
+        if (QTest::currentTestFailed()) return;
+        QTRY_VERIFY_WITH_TIMEOUT(h.listed({a.pid(), b.pid()}), 60000);
+        QVERIFY(!h.window.recordAction()->isEnabled());
+
+        h.picker()->setAutoRefresh(false);
+        const QPoint at = h.centreOfRow(h.rowOf(b.pid()));
+        QTest::mouseClick(h.view()->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(h.picker()->selectedPid(), int(b.pid()));
+        QVERIFY(h.window.recordAction()->isEnabled());
+
+        QSignalSpy started(&h.window, &MainWindow::recordingStarted);
+        QTest::keyClick(&h.window, Qt::Key_R, Qt::ControlModifier);
+        QVERIFY2(h.window.attaching() || h.window.recording(), qPrintable(h.window.statusText()));
+        QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 60000);
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("Recording pid %1").arg(b.pid())),
+                 qPrintable(h.window.statusText()));
+        h.window.stop();
+
+        // Space on the clicked row records it too.
+        QTest::mouseClick(h.view()->viewport(), Qt::LeftButton, {},
+                          h.centreOfRow(h.rowOf(a.pid())));
+        QCOMPARE(h.picker()->selectedPid(), int(a.pid()));
+        QTest::keyClick(h.view(), Qt::Key_Space);
+        QTRY_COMPARE_WITH_TIMEOUT(started.count(), 2, 60000);
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("Recording pid %1").arg(a.pid())),
+                 qPrintable(h.window.statusText()));
+        h.window.stop();
+        QVERIFY(h.errors.isEmpty());
+    }
+
+    // Newest first, so a new process would land above the picked one: while the pointer
+    // rests on the table, a rescan moves nothing; the new process shows once it leaves.
+    void refreshWithNewProcessKeepsSelectionAndRowUnderPointer() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess a(all.first(), QStringLiteral("three_deep.py"));
+        QVERIFY2(a.start(), qPrintable(a.error()));
+        Harness h;
+        if (QTest::currentTestFailed()) return;
+        h.picker()->setAutoRefresh(false);
+        h.view()->sortByColumn(gilscope::ui::ProcessTableModel::Pid, Qt::DescendingOrder);
+        QTRY_VERIFY_WITH_TIMEOUT(h.listed({a.pid()}), 60000);
+
+        const QPoint at = h.centreOfRow(h.rowOf(a.pid()));
+        QTest::mouseMove(h.view()->viewport(), at);
+        QTest::mouseClick(h.view()->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(h.picker()->selectedPid(), int(a.pid()));
+        QCOMPARE(h.pidAt(at), int(a.pid()));
+        QVERIFY(h.picker()->rowsHeld());
+
+        TargetProcess b(all.last(), QStringLiteral("three_deep.py")); // a higher pid
+        QVERIFY2(b.start(), qPrintable(b.error()));
+        QVERIFY(b.pid() > a.pid());
+        h.rescan();
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(h.pidAt(at), int(a.pid()));
+        QCOMPARE(h.picker()->selectedPid(), int(a.pid()));
+        QCOMPARE(h.picker()->currentProcess()->pid, int(a.pid()));
+        QCOMPARE(h.rowOf(b.pid()), -1); // waits for the pointer to leave
+
+        // The pointer leaves the table: the new process appears, the selection stays.
+        auto* filter = h.window.findChild<QLineEdit*>(QStringLiteral("processFilter"));
+        QTest::mouseMove(filter);
+        QTRY_VERIFY_WITH_TIMEOUT(!h.picker()->rowsHeld(), 60000);
+        QVERIFY(h.rowOf(b.pid()) >= 0);
+        QVERIFY(h.rowOf(b.pid()) < h.rowOf(a.pid()));
+        QCOMPARE(h.picker()->selectedPid(), int(a.pid()));
+        const QModelIndexList selected = h.view()->selectionModel()->selectedRows();
+        QCOMPARE(selected.size(), 1);
+        QCOMPARE(selected.first().row(), h.rowOf(a.pid()));
+    }
+
+    // The selected process exits: nothing is selected (no neighbour inherits the
+    // selection), Record is disabled, and the window says which process went.
+    void selectedProcessExitingClearsTheSelection() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        TargetProcess a(all.first(), QStringLiteral("three_deep.py"));
+        TargetProcess b(all.last(), QStringLiteral("three_deep.py"));
+        TargetProcess c(all.first(), QStringLiteral("three_deep.py"));
+        QVERIFY2(a.start() && b.start() && c.start(), "targets did not start");
+        Harness h;
+        if (QTest::currentTestFailed()) return;
+        h.picker()->setAutoRefresh(false);
+        QTRY_VERIFY_WITH_TIMEOUT(h.listed({a.pid(), b.pid(), c.pid()}), 60000);
+        QVERIFY(h.picker()->selectPid(int(b.pid())));
+        QVERIFY(h.window.recordAction()->isEnabled());
+
+        QSignalSpy lost(h.picker(), &ProcessPicker::selectionLost);
+        b.terminate();
+        QTRY_VERIFY_WITH_TIMEOUT((h.rescan(), h.rowOf(b.pid()) < 0), 60000);
+        QCOMPARE(lost.count(), 1);
+        QCOMPARE(lost.at(0).at(0).toInt(), int(b.pid()));
+        QVERIFY(!h.picker()->currentProcess());
+        QCOMPARE(h.picker()->selectedPid(), 0);
+        QVERIFY(h.view()->selectionModel()->selectedRows().isEmpty());
+        QVERIFY(!h.window.recordAction()->isEnabled());
+        const QString said = QStringLiteral("Process %1").arg(b.pid());
+        QVERIFY2(h.window.statusText().contains(said), qPrintable(h.window.statusText()));
+        auto* details = h.window.findChild<QLabel*>(QStringLiteral("processDetails"));
+        QVERIFY(details && details->text().contains(said));
+        QVERIFY(details->text().contains(QStringLiteral("exited")));
+        QTest::keyClick(&h.window, Qt::Key_R, Qt::ControlModifier);
+        QVERIFY(!h.window.attaching());
+    }
+};
+
+QTEST_MAIN(TestProcessPicking)
+#include "test_process_picking.moc"

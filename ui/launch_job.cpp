@@ -1,0 +1,133 @@
+#include "ui/launch_job.h"
+
+#include <QSocketNotifier>
+#include <QtConcurrent>
+
+#include <csignal>
+#include <cstring>
+#include <unistd.h>
+
+namespace gilscope::ui {
+
+QStringList LaunchRequest::commandLine() const {
+    QStringList argv{interpreter};
+    if (module) argv << QStringLiteral("-m");
+    argv << target << arguments;
+    return argv;
+}
+
+LaunchJob::LaunchJob(QObject* parent) : QObject(parent) {
+}
+
+LaunchJob::~LaunchJob() {
+    if (watcher_) {
+        cancel(); // the worker's attach ends when the program does
+        watcher_->waitForFinished();
+    }
+    terminate();
+}
+
+void LaunchJob::start(const LaunchRequest& request, const RecordingOptions& options) {
+    terminate();
+    delete outputNotifier_;
+    outputNotifier_ = nullptr;
+    options_ = options;
+    std::vector<std::string> argv;
+    for (const QString& a : request.commandLine())
+        argv.push_back(a.toStdString());
+    LaunchOptions launch;
+    launch.workDir = request.workDir.toStdString();
+    launch.captureOutput = true;
+    for (const QString& line : request.environment) {
+        const qsizetype eq = line.indexOf(QLatin1Char('='));
+        if (eq > 0)
+            launch.extraEnv.emplace_back(line.left(eq).trimmed().toStdString(),
+                                         line.mid(eq + 1).toStdString());
+    }
+    auto child = GatedChild::launch(argv, launch);
+    if (!child) {
+        emit failed(QString::fromStdString(child.error().message), {});
+        return;
+    }
+    child_ = std::shared_ptr<GatedChild>(std::move(child).value());
+    outputNotifier_ = new QSocketNotifier(child_->outputFd(), QSocketNotifier::Read, this);
+    connect(outputNotifier_, &QSocketNotifier::activated, this, &LaunchJob::readOutput);
+
+    watcher_ = new QFutureWatcher<std::shared_ptr<Outcome>>(this);
+    connect(watcher_, &QFutureWatcherBase::finished, this, &LaunchJob::onAttached);
+    const ReadOptions read = RecordingSession::readOptionsFor(options);
+    watcher_->setFuture(QtConcurrent::run([child = child_, read, this] {
+        auto outcome = std::make_shared<Outcome>();
+        auto source = child->attach(read, [this](const std::string& text) {
+            QMetaObject::invokeMethod(this,
+                                      [this, t = QString::fromStdString(text)] { emit notice(t); });
+        });
+        if (source)
+            outcome->source = std::move(source).value();
+        else
+            outcome->error = source.error();
+        return outcome;
+    }));
+}
+
+void LaunchJob::onAttached() {
+    auto outcome = watcher_->result();
+    watcher_->deleteLater();
+    watcher_ = nullptr;
+    if (!outcome->source) {
+        readOutput();
+        if (child_) child_->terminate(500);
+        emit failed(QString::fromStdString(outcome->error.message), exitText());
+        return;
+    }
+    const int pid = outcome->source->pid();
+    emit launched(std::shared_ptr<RecordingSession>(
+                      RecordingSession::fromSource(std::move(outcome->source), options_)),
+                  pid);
+}
+
+void LaunchJob::readOutput() {
+    if (!child_ || child_->outputFd() < 0) return;
+    char buf[16384];
+    QByteArray got;
+    for (;;) {
+        const ssize_t n = ::read(child_->outputFd(), buf, sizeof buf);
+        if (n > 0) {
+            got.append(buf, n);
+            if (got.size() > (1 << 20)) break; // the rest on the next notification
+            continue;
+        }
+        if (n == 0 && outputNotifier_) outputNotifier_->setEnabled(false); // all writers gone
+        break;
+    }
+    if (!got.isEmpty()) emit output(QString::fromUtf8(got));
+}
+
+void LaunchJob::cancel() {
+    if (child_ && !child_->exited()) ::kill(child_->pid(), SIGTERM);
+}
+
+void LaunchJob::release() {
+    if (child_) child_->release();
+}
+
+bool LaunchJob::exited() {
+    if (!child_ || !child_->exited()) return false;
+    readOutput();
+    return true;
+}
+
+QString LaunchJob::exitText() const {
+    if (!child_ || !child_->exitCode()) return {};
+    if (const auto sig = child_->exitSignal())
+        return tr("killed by signal %1 (SIG%2)")
+            .arg(*sig)
+            .arg(QString::fromLatin1(sigabbrev_np(*sig)));
+    return tr("exit code %1").arg(*child_->exitCode());
+}
+
+void LaunchJob::terminate() {
+    if (child_ && !child_->exited()) child_->terminate(1000);
+}
+
+} // namespace gilscope::ui

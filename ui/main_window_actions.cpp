@@ -1,0 +1,115 @@
+#include "ui/main_window.h"
+
+#include "core/live/recording_file.h"
+#include "core/live/recording_session.h"
+#include "ui/process_picker.h"
+#include "ui/progress_job.h"
+#include "ui/record_options_bar.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QToolBar>
+
+namespace gilscope::ui {
+
+void MainWindow::buildActions() {
+    recordAction_ = new QAction(tr("Record"), this);
+    recordAction_->setObjectName(QStringLiteral("recordAction"));
+    recordAction_->setShortcut(Qt::CTRL | Qt::Key_R);
+    recordAction_->setToolTip(tr("Sample the selected process at 1 kHz, all threads"));
+    stopAction_ = new QAction(tr("Stop"), this);
+    stopAction_->setObjectName(QStringLiteral("stopAction"));
+    stopAction_->setShortcut(Qt::CTRL | Qt::Key_Period);
+    openAction_ = new QAction(tr("Open recording…"), this);
+    openAction_->setObjectName(QStringLiteral("openAction"));
+    openAction_->setShortcut(QKeySequence::Open);
+    exportAction_ = new QAction(tr("Export to Firefox Profiler…"), this);
+    exportAction_->setObjectName(QStringLiteral("exportAction"));
+    exportAction_->setShortcut(QKeySequence::Save);
+    saveBinAction_ = new QAction(tr("Save recording as .bin…"), this);
+    saveBinAction_->setObjectName(QStringLiteral("saveBinAction"));
+    // QKeySequence::SaveAs is empty on some platforms (then the shortcut did nothing).
+    saveBinAction_->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_S);
+    aboutAction_ = new QAction(tr("About gilscope"), this);
+    aboutAction_->setObjectName(QStringLiteral("aboutAction"));
+    connect(aboutAction_, &QAction::triggered, this, &MainWindow::showAbout);
+    launchAction_ = new QAction(tr("Launch script…"), this);
+    launchAction_->setObjectName(QStringLiteral("launchAction"));
+    launchAction_->setShortcut(Qt::CTRL | Qt::Key_L);
+    launchAction_->setToolTip(tr("Start a Python program and record it from its first line"));
+    connect(launchAction_, &QAction::triggered, this, &MainWindow::launchScript);
+    connect(recordAction_, &QAction::triggered, this, &MainWindow::record);
+    connect(stopAction_, &QAction::triggered, this, &MainWindow::stop);
+    connect(openAction_, &QAction::triggered, this, &MainWindow::openRecording);
+    connect(exportAction_, &QAction::triggered, this, &MainWindow::exportProfile);
+    connect(saveBinAction_, &QAction::triggered, this, &MainWindow::saveRecordingAsBin);
+
+    auto* toolbar = addToolBar(tr("Recording"));
+    toolbar->setObjectName(QStringLiteral("recordingToolbar"));
+    toolbar->setMovable(false);
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    toolbar->addAction(recordAction_);
+    toolbar->addAction(stopAction_);
+    toolbar->addAction(launchAction_);
+    toolbar->addSeparator();
+    toolbar->addAction(openAction_);
+    toolbar->addAction(exportAction_);
+    toolbar->addAction(saveBinAction_);
+    // The options get a line of their own, so the window stays usable at 1024 px.
+    addToolBarBreak();
+    auto* optionsBar = addToolBar(tr("Recording options"));
+    optionsBar->setObjectName(QStringLiteral("recordOptionsToolbar"));
+    optionsBar->setMovable(false);
+    options_->addTo(optionsBar);
+
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(openAction_);
+    recentMenu_ = file->addMenu(tr("Open recent"));
+    recentMenu_->setObjectName(QStringLiteral("recentMenu"));
+    rebuildRecentMenu();
+    file->addAction(exportAction_);
+    file->addAction(saveBinAction_);
+    file->addSeparator();
+    file->addAction(tr("Firefox Profiler address…"), this, &MainWindow::askProfilerAddress);
+    file->addSeparator();
+    file->addAction(tr("Quit"), QKeySequence::Quit, this, &QWidget::close);
+    auto* rec = menuBar()->addMenu(tr("&Recording"));
+    rec->addAction(recordAction_);
+    rec->addAction(launchAction_);
+    rec->addAction(stopAction_);
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(aboutAction_);
+}
+
+void MainWindow::updateActions() {
+    const bool busy = job_->running() || attaching();
+    const bool idle = !recording() && !busy;
+    const auto process = picker_->currentProcess();
+    recordAction_->setEnabled(idle && process && process->canAttach);
+    recordAction_->setToolTip(
+        process && !process->canAttach
+            ? tr("Cannot attach: %1").arg(QString::fromStdString(process->reason))
+            : tr("Sample the selected process, all threads"));
+    options_->setEnabled(idle);
+    stopAction_->setEnabled(recording() || attaching()); // Stop also cancels an attach
+    launchAction_->setEnabled(idle);
+    openAction_->setEnabled(idle);
+    const bool finishedSession = session_ && session_->finished();
+    const bool haveSession = finishedSession && session_->canExport();
+    const bool haveFile = file_ && file_->loaded();
+    exportAction_->setEnabled(idle && (haveSession || haveFile));
+    saveBinAction_->setEnabled(idle && finishedSession && session_->hasBinCopy());
+    saveBinAction_->setToolTip(finishedSession && !session_->hasBinCopy()
+                                   ? tr("This recording has no .bin copy: %1")
+                                         .arg(QString::fromStdString(session_->backupProblem()))
+                                   : tr("Save the recording in CPython's .bin format"));
+}
+
+QComboBox* MainWindow::rateBox() const {
+    return options_->rateBox();
+}
+
+} // namespace gilscope::ui

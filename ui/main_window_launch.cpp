@@ -1,0 +1,87 @@
+// Launch script…: start a Python program held before its first line (core/launch, as
+// `gilscope run` does), record it, show its output, and say how it ended.
+#include "ui/main_window.h"
+
+#include "core/live/recording_session.h"
+#include "ui/launch_job.h"
+#include "ui/progress_job.h"
+#include "ui/record_options_bar.h"
+
+#include <QPlainTextEdit>
+#include <QScrollBar>
+#include <QTimer>
+
+namespace gilscope::ui {
+
+void MainWindow::launchScript() {
+    if (recording() || attaching() || job_->running()) return;
+    const auto request = askLaunch();
+    if (request) launch(*request);
+}
+
+void MainWindow::launch(const LaunchRequest& request) {
+    if (recording() || attaching() || job_->running()) return;
+    auto options = options_->options();
+    if (!options) {
+        showMessage(MessageKind::Error, tr("Cannot record"),
+                    QString::fromStdString(options.error().message));
+        return;
+    }
+    if (!settleUnsaved(After::Launch)) {
+        pendingLaunch_ = request;
+        return;
+    }
+    const QString command = request.commandLine().join(QLatin1Char(' '));
+    attachCommandLine_ = command;
+    output_->clear();
+    output_->show();
+    appendOutput(QStringLiteral("$ %1\n").arg(command));
+    programRunning_ = true;
+    launch_->start(request, *options);
+    if (launch_->busy()) {
+        exitWatch_->start();
+        setStatus(tr("Starting %1…").arg(command));
+    }
+    updateActions();
+}
+
+void MainWindow::onLaunched(std::shared_ptr<RecordingSession> session, int pid) {
+    Q_UNUSED(pid);
+    onAttached(std::move(session)); // starts sampling
+    launch_->release();             // and only then lets the program run its first line
+}
+
+void MainWindow::onLaunchFailed(const QString& message, const QString& exitText) {
+    programRunning_ = false;
+    exitWatch_->stop();
+    const QString how = exitText.isEmpty() ? QString() : tr(" (%1)").arg(exitText);
+    setStatus(tr("The program could not be recorded: %1%2").arg(message, how));
+    if (!exitText.isEmpty()) appendOutput(tr("\n[%1]\n").arg(exitText));
+    showMessage(MessageKind::Error, tr("Cannot launch and record"), message + how);
+    updateActions();
+    emit launchFailed(message);
+}
+
+void MainWindow::appendOutput(const QString& text) {
+    // Appended as it comes (lines may arrive in pieces); follows the end unless the
+    // user scrolled up to read.
+    QScrollBar* bar = output_->verticalScrollBar();
+    const bool atEnd = bar->value() >= bar->maximum() - 2;
+    QTextCursor end(output_->document());
+    end.movePosition(QTextCursor::End);
+    end.insertText(text);
+    if (atEnd) bar->setValue(bar->maximum());
+}
+
+void MainWindow::checkProgramExit() {
+    if (!programRunning_ || launch_->busy() || !launch_->exited()) return;
+    programRunning_ = false;
+    exitWatch_->stop();
+    if (recording()) tick(); // let the recording see the end first
+    const QString how = launch_->exitText();
+    appendOutput(tr("\n[%1]\n").arg(how));
+    setStatus(statusText() + QLatin1Char(' ') + tr("The program ended with %1.").arg(how));
+    emit programExited(how);
+}
+
+} // namespace gilscope::ui

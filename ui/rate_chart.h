@@ -1,0 +1,38 @@
+#pragma once
+
+#include "core/sampling/sampler.h"
+#include "ui/rate_history.h"
+
+#include <QChartView>
+
+class QLineSeries;
+class QValueAxis;
+
+namespace gilscope::ui {
+
+// The live rate chart: requested and achieved samples per second (left axis), missed
+// and error percentages (right axis) over the recording. Fed by the window's live
+// timer; its history is bounded (RateHistory), so a 10-hour recording stays readable.
+class RateChart : public QChartView {
+    Q_OBJECT
+public:
+    explicit RateChart(QWidget* parent = nullptr);
+    void addStats(const SamplerStats& stats);
+    void clear();
+    const RateHistory& history() const { return history_; }
+    QSize sizeHint() const override;
+
+private:
+    void redraw();
+
+    RateHistory history_;
+    QLineSeries* requested_;
+    QLineSeries* achieved_;
+    QLineSeries* missed_;
+    QLineSeries* errors_;
+    QValueAxis* time_;
+    QValueAxis* rate_;
+    QValueAxis* percent_;
+};
+
+} // namespace gilscope::ui
