@@ -5,14 +5,20 @@
 #include "core/sampling/rate_parser.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace gilscope::cli {
+
+namespace {
+constexpr double kMaxDurationSec = 1e9;
+}
 
 ReadOptions RecordOptions::readOptions() const {
     ReadOptions r;
     r.allThreads = allThreads;
     r.opcodes = opcodes;
     r.gc = true;
+    r.maxDepth = maxDepth;
     // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode; the other
     // formats use wall mode, which does not probe /proc per thread.
     r.cpuState = format == OutputFormat::Gecko;
@@ -44,6 +50,10 @@ void addRecordOptions(QCommandLineParser& parser) {
          "N", "0"},
         {"compression", "Compression of --binary output: auto, zstd or none (default auto).",
          "MODE", "auto"},
+        {"max-depth",
+         "Keep at most N frames of a stack (default 1536, CPython's bound): a deeper one keeps "
+         "its leaf frames and root frames around a '<truncated: K frames>' frame.",
+         "N", "1536"},
     });
 }
 
@@ -64,7 +74,15 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
                 ErrorKind::BadArguments,
                 "argument -d/--duration: expected a positive number of seconds, got '" +
                     text.toStdString() + "'");
-        o.durationSec = d;
+        // Beyond ~31 years the end time would overflow the clock (1e300 once stopped at
+        // once and emptied the output): such a duration means "until the target exits".
+        if (d > kMaxDurationSec)
+            std::fprintf(stderr,
+                         "gilscope: -d %s is longer than any recording can run; recording until "
+                         "the target exits or Ctrl-C\n",
+                         text.toLocal8Bit().constData());
+        else
+            o.durationSec = d;
     }
     o.allThreads = parser.isSet("all-threads");
     o.opcodes = parser.isSet("opcodes");
@@ -75,6 +93,14 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
         return makeError(ErrorKind::BadArguments, "argument --rt-priority: expected 0-99, got '" +
                                                       parser.value("rt-priority").toStdString() +
                                                       "'");
+    bool depthOk = false;
+    const qulonglong depth = parser.value("max-depth").toULongLong(&depthOk);
+    if (!depthOk || depth < 3 || depth > (1u << 20))
+        return makeError(ErrorKind::BadArguments,
+                         "argument --max-depth: expected a number of frames from 3 to 1048576 "
+                         "(the leaf frame, the cut and the root frame at least), got '" +
+                             parser.value("max-depth").toStdString() + "'");
+    o.maxDepth = depth;
     o.output = argumentBytes(parser.value("output"));
 
     int formats = 0;
@@ -133,8 +159,9 @@ std::filesystem::path outputPath(const RecordOptions& options, int pid) {
 }
 
 bool recordOptionTakesValue(const QString& name) {
-    static const QStringList withValue = {"r",      "sampling-rate", "d",      "duration",   "o",
-                                          "output", "compression",   "python", "rt-priority"};
+    static const QStringList withValue = {"r",           "sampling-rate", "d",      "duration",
+                                          "o",           "output",        "python", "rt-priority",
+                                          "compression", "max-depth"};
     return withValue.contains(name);
 }
 

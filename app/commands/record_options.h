@@ -24,15 +24,16 @@ struct RecordOptions {
     bool opcodes = false;
     bool realtimeStats = false;
     OutputFormat format = OutputFormat::Collapsed;
-    std::string compression = "auto"; // --binary only
-    std::string output;               // empty: {format}_{pid}.{ext}
-    int realtimePriority = 0;         // --rt-priority: SCHED_FIFO sampler thread
-    bool browser = false;             // --browser: open a --gecko profile in the profiler
+    std::string compression = "auto";         // --binary only
+    std::string output;                       // empty: {format}_{pid}.{ext}
+    int realtimePriority = 0;                 // --rt-priority: SCHED_FIFO sampler thread
+    size_t maxDepth = ReadOptions{}.maxDepth; // --max-depth: frames a stack keeps
+    bool browser = false;                     // --browser: open a --gecko profile in the profiler
 
     ReadOptions readOptions() const;
 };
 
-// Adds -r, -d, -a, --opcodes, --realtime-stats, -o and the format flags.
+// Adds -r, -d, -a, --opcodes, --realtime-stats, --max-depth, -o and the format flags.
 void addRecordOptions(QCommandLineParser& parser);
 // Reads and validates them after parser.process(); errors carry CPython's wording
 // where CPython has one.

@@ -17,43 +17,51 @@ Status cancelled() {
 
 class CollapsedOutput final : public RecordingOutput {
 public:
-    explicit CollapsedOutput(fs::path dest) : dest_(std::move(dest)) {}
+    CollapsedOutput(fs::path dest, AtomicFile file)
+        : dest_(std::move(dest)), file_(std::move(file)) {}
     SampleSink& sink() override { return writer_; }
     Status write(const CancelToken& cancel) override {
         if (cancel.cancelled()) return cancelled();
-        return writer_.writeTo(dest_);
+        return writer_.writeTo(std::move(file_));
     }
     std::string writtenMessage() const override {
         return "Collapsed stack output written to " + escapeForDisplay(dest_.string());
     }
+    void discard() override { file_.discard(); }
+    bool toStdout() const override { return stdout_; }
 
 private:
     fs::path dest_;
+    AtomicFile file_;
+    bool stdout_ = file_.isStdout();
     CollapsedWriter writer_;
 };
 
 class GeckoOutput final : public RecordingOutput {
 public:
-    GeckoOutput(fs::path dest, GeckoOptions options)
-        : dest_(std::move(dest)), collector_(std::move(options)) {}
+    GeckoOutput(fs::path dest, AtomicFile file, GeckoOptions options)
+        : dest_(std::move(dest)), file_(std::move(file)), collector_(std::move(options)) {}
     SampleSink& sink() override { return collector_; }
     Status write(const CancelToken& cancel) override {
-        if (const auto& e = collector_.lastError()) return *e;
-        return collector_.exportTo(dest_, {}, &cancel);
+        return collector_.exportTo(std::move(file_), {}, &cancel);
     }
     std::string writtenMessage() const override {
         return "Gecko profile written to " + escapeForDisplay(dest_.string());
     }
+    void discard() override { file_.discard(); }
+    bool toStdout() const override { return stdout_; }
 
 private:
     fs::path dest_;
+    AtomicFile file_;
+    bool stdout_ = file_.isStdout();
     GeckoCollector collector_;
 };
 
 class BinaryOutput final : public RecordingOutput {
 public:
-    BinaryOutput(fs::path dest, std::unique_ptr<TachWriter> writer)
-        : dest_(std::move(dest)), writer_(std::move(writer)) {}
+    BinaryOutput(fs::path dest, std::unique_ptr<TachWriter> writer, bool toStdout)
+        : dest_(std::move(dest)), writer_(std::move(writer)), stdout_(toStdout) {}
     SampleSink& sink() override { return *writer_; }
     Status write(const CancelToken& cancel) override {
         // Dropping the writer without finalize() removes its temporary file.
@@ -64,35 +72,46 @@ public:
         return "Binary profile written to " + escapeForDisplay(dest_.string()) + " (" +
                std::to_string(writer_->totalSamples()) + " samples)";
     }
+    void discard() override { writer_.reset(); } // removes its temporary file
+    bool toStdout() const override { return stdout_; }
 
 private:
     fs::path dest_;
     std::unique_ptr<TachWriter> writer_;
+    bool stdout_;
 };
 
 } // namespace
 
 Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptions& options,
                                                                const fs::path& destination) {
+    if (options.format == OutputFormat::Binary) {
+        TachWriterOptions t;
+        t.compression =
+            options.compression == "none" ? TachCompression::None : TachCompression::Zstd;
+        auto file = AtomicFile::create(destination, {.needsSeek = true});
+        if (!file) return file.error();
+        const bool toStdout = file->isStdout();
+        auto writer = TachWriter::create(std::move(file.value()), t);
+        if (!writer) return writer.error();
+        return std::unique_ptr<RecordingOutput>(
+            std::make_unique<BinaryOutput>(destination, std::move(writer.value()), toStdout));
+    }
+    auto file = AtomicFile::create(destination);
+    if (!file) return file.error();
     switch (options.format) {
     case OutputFormat::Collapsed:
-        return std::unique_ptr<RecordingOutput>(std::make_unique<CollapsedOutput>(destination));
+        return std::unique_ptr<RecordingOutput>(
+            std::make_unique<CollapsedOutput>(destination, std::move(file.value())));
     case OutputFormat::Gecko: {
         GeckoOptions g;
         g.intervalUs = options.intervalUs;
         g.opcodes = options.opcodes;
         return std::unique_ptr<RecordingOutput>(
-            std::make_unique<GeckoOutput>(destination, std::move(g)));
+            std::make_unique<GeckoOutput>(destination, std::move(file.value()), std::move(g)));
     }
-    case OutputFormat::Binary: {
-        TachWriterOptions t;
-        t.compression =
-            options.compression == "none" ? TachCompression::None : TachCompression::Zstd;
-        auto writer = TachWriter::create(destination, t);
-        if (!writer) return writer.error();
-        return std::unique_ptr<RecordingOutput>(
-            std::make_unique<BinaryOutput>(destination, std::move(writer.value())));
-    }
+    case OutputFormat::Binary:
+        break;
     }
     return makeError(ErrorKind::Internal, "unknown output format");
 }

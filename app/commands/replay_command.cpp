@@ -77,12 +77,7 @@ int runReplay(const QStringList& args) {
     const QCommandLineOption output(QStringList{"o", "output"}, "Output file or directory.",
                                     "path");
     parser.addOptions({gecko, collapsed, output});
-    if (!parser.parse(args))
-        return failUsage("replay: " + parser.errorText() + " (see gilscope replay --help)");
-    if (parser.isSet("help")) {
-        std::printf("%s", parser.helpText().toLocal8Bit().constData());
-        return 0;
-    }
+    if (auto done = parseCommandLine(parser, args, "replay")) return *done;
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
         return failUsage("replay: expected one input file (see gilscope replay --help)");
@@ -100,6 +95,10 @@ int runReplay(const QStringList& args) {
     const bool toGecko = parser.isSet(gecko);
     const fs::path dest = toGecko ? outputPath(parser.value(output), "gecko", "json")
                                   : outputPath(parser.value(output), "collapsed", "txt");
+    // Made before the replay, so an output that cannot be written fails at once.
+    auto file = AtomicFile::create(dest);
+    if (!file) return fail(file.error());
+    if (file->isStdout()) sendMessagesToStderr();
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
 
@@ -122,16 +121,21 @@ int runReplay(const QStringList& args) {
     std::fprintf(stderr, "\n");
     if (!replayed) return fail(replayed.error());
     std::fprintf(stderr, "Replayed %llu samples\n", static_cast<unsigned long long>(*replayed));
+    if (*replayed == 0)
+        return fail(makeError(ErrorKind::NoSamples, "the recording holds no samples; " +
+                                                        escapeForDisplay(dest.string()) +
+                                                        " was not written"));
 
-    Status written =
-        toGecko ? geckoSink.exportTo(dest, {}, &g_cancel) : collapsedSink.writeTo(dest);
+    Status written = toGecko ? geckoSink.exportTo(std::move(file.value()), {}, &g_cancel)
+                             : collapsedSink.writeTo(std::move(file.value()));
     if (!written) return fail(written.error());
     if (toGecko) {
-        std::printf("Gecko profile written to %s\n", escapeForDisplay(dest.string()).c_str());
-        std::printf("Open in Firefox Profiler: https://profiler.firefox.com/\n");
+        std::fprintf(messages(), "Gecko profile written to %s\n",
+                     escapeForDisplay(dest.string()).c_str());
+        std::fprintf(messages(), "Open in Firefox Profiler: https://profiler.firefox.com/\n");
     } else {
-        std::printf("Collapsed stack output written to %s\n",
-                    escapeForDisplay(dest.string()).c_str());
+        std::fprintf(messages(), "Collapsed stack output written to %s\n",
+                     escapeForDisplay(dest.string()).c_str());
     }
     return 0;
 }

@@ -18,8 +18,8 @@ struct GeckoCollector::Impl {
     explicit Impl(GeckoOptions o);
 
     void addBatch(const SampleBatch& batch);
-    Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress,
-                    const CancelToken* cancel);
+    Status exportTo(const std::filesystem::path* dest, AtomicFile* made,
+                    const ProgressCallback& progress, const CancelToken* cancel);
     void cleanup(); // removes the spill directory
 
     // ingest helpers (gecko_ingest.cpp)
@@ -37,6 +37,7 @@ struct GeckoCollector::Impl {
     void emitInterval(GeckoThread& th, MarkerKind kind, double start, double end);
     void finalizeMarkers();
     void fail(Error e);
+    void spillFailed(Error e); // the spill disk failed: data stays in memory, recording stops
 
     GeckoOptions opt;
     const FrameRegistry* registry = nullptr;
@@ -53,6 +54,7 @@ struct GeckoCollector::Impl {
 
     bool exported = false;
     std::optional<Error> lastError;
+    std::optional<Error> spillError;
 
     GeckoStrings strings;
     RegistryFacts facts;
@@ -60,6 +62,7 @@ struct GeckoCollector::Impl {
     std::unordered_map<uint64_t, uint32_t> threadIndex;
     GeckoThread* lastThread = nullptr;
     TempDir spillDir;
+    std::unique_ptr<SpillStore> spill; // one file in spillDir for every thread's columns
 };
 
 } // namespace gilscope

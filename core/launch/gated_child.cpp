@@ -136,6 +136,7 @@ Result<std::unique_ptr<GatedChild>> GatedChild::launch(const std::vector<std::st
         // The hook's two fds survive exec; every other gilscope fd is close-on-exec.
         fcntl(readyWrite.get(), F_SETFD, 0);
         fcntl(goRead.get(), F_SETFD, 0);
+        signal(SIGPIPE, SIG_DFL); // `run` ignores it; the command gets the usual default
         if (outputWrite.valid()) {
             dup2(outputWrite.get(), STDOUT_FILENO); // dup2 clears close-on-exec
             dup2(outputWrite.get(), STDERR_FILENO);

@@ -60,7 +60,8 @@ public:
 
     SamplerStats stats() const;
     TimelineSnapshot timeline() const { return timeline_.snapshot(); }
-    std::string failure() const; // a sink failure, if the recording stopped because of one
+    std::string failure() const;   // a sink failure, if the recording stopped because of one
+    std::string endReason() const; // after finish(): why the target ended, if it did
 
     // After finish(): true while an export can still be made.
     bool canExport() const;

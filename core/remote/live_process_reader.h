@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/remote/code_cache.h"
+#include "core/remote/exec_watch.h"
 #include "core/remote/frame_walker.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/remote_memory.h"
@@ -33,6 +34,8 @@ public:
     uint64_t syscalls() const { return mem_.syscalls(); }
 
 private:
+    static constexpr size_t kMaxThreads = 8192; // CPython's per-interpreter bound
+
     // A byte window over a structure, read in one piece.
     struct Window {
         uint64_t lo = 0, hi = 0;
@@ -70,6 +73,8 @@ private:
     CodeCache codes_;
     FrameWalker walker_;
     ThreadStateProbe threadState_;
+    ExecWatch exec_;
+    uint64_t failuresSinceExecCheck_ = 0;
     std::string lastError_;
 
     Window runtimeWin_, interpWin_;

@@ -28,6 +28,9 @@ struct ReadOptions {
     bool opcodes = false;    // fill FrameInfo::opcode
     bool gc = true;          // synthetic <GC> frame while the collector runs
     bool cpuState = true;    // probe ON_CPU (else the UNKNOWN bit is set, as CPython's wall mode)
+    // Deepest stack kept whole (CPython's MAX_FRAME_CHAIN_DEPTH); a deeper one keeps its
+    // leaf side and root frames around a synthetic "<truncated: N frames>" frame.
+    size_t maxDepth = 1024 + 512;
 };
 
 // Something that can read a target's stacks, once per call. The sampler drives it;
