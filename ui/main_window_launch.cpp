@@ -48,7 +48,19 @@ void MainWindow::launch(const LaunchRequest& request) {
 void MainWindow::onLaunched(std::shared_ptr<RecordingSession> session, int pid) {
     Q_UNUSED(pid);
     onAttached(std::move(session)); // starts sampling
-    launch_->release();             // and only then lets the program run its first line
+    // The program runs its first line only once the first tick was taken (as `gilscope
+    // run` does), so the recording starts first even when the sampler thread is slow
+    // to be scheduled.
+    auto* firstTick = new QTimer(this);
+    firstTick->setInterval(1);
+    connect(firstTick, &QTimer::timeout, this, [this, firstTick] {
+        const SamplerStats s = session_ ? session_->stats() : SamplerStats{};
+        if (session_ && session_->running() && s.samples + s.errors == 0) return;
+        firstTick->stop();
+        firstTick->deleteLater();
+        launch_->release();
+    });
+    firstTick->start();
 }
 
 void MainWindow::onLaunchFailed(const QString& message, const QString& exitText) {
