@@ -7,6 +7,40 @@
 
 namespace gilscope {
 
+namespace {
+
+// Membership in a sorted vector for lookups that mostly come in increasing order:
+// gallops forward from the last hit instead of a binary search over everything.
+class TimeCursor {
+public:
+    explicit TimeCursor(const std::vector<uint64_t>& sorted) : v_(sorted) {}
+    bool contains(uint64_t t) {
+        const size_t n = v_.size();
+        size_t lo = 0, hi = n;
+        if (pos_ < n && t >= v_[pos_]) {
+            lo = pos_;
+            size_t step = 1;
+            hi = pos_ + 1;
+            while (hi < n && v_[hi] < t) {
+                lo = hi;
+                hi = std::min(n, hi + step);
+                step *= 2;
+            }
+            hi = std::min(n, hi + 1);
+        }
+        pos_ = static_cast<size_t>(std::lower_bound(v_.begin() + static_cast<long>(lo),
+                                                    v_.begin() + static_cast<long>(hi), t) -
+                                   v_.begin());
+        return pos_ < n && v_[pos_] == t;
+    }
+
+private:
+    const std::vector<uint64_t>& v_;
+    size_t pos_ = 0;
+};
+
+} // namespace
+
 ProfileModel::ProfileModel() = default;
 ProfileModel::~ProfileModel() = default;
 
@@ -43,15 +77,21 @@ void ProfileModel::addBatch(const SampleBatch& batch) {
     if (batch.status & ThreadStatus::MainThread) t.mainThread = true;
     const uint32_t node = interner_.intern(t.path, batch.frames);
     const auto status = static_cast<uint8_t>(batch.status);
-    if (node != t.lastNode || status != t.lastStatus || !t.lastCount) {
+    if (node != t.lastNode || status != t.lastStatus || t.lastCount == UINT32_MAX) {
         const uint64_t key =
             (static_cast<uint64_t>(node) << 24) | (static_cast<uint64_t>(index) << 8) | status;
-        t.lastCount = &counts_[key];
+        const auto [slot, added] =
+            countIndex_.tryEmplace(key, static_cast<uint32_t>(countKeys_.size()));
+        if (added) {
+            countKeys_.push_back(key);
+            countValues_.push_back(0);
+        }
+        t.lastCount = slot;
         t.lastNode = node;
         t.lastStatus = status;
     }
     const uint64_t n = batch.timestampsUs.size();
-    *t.lastCount += n;
+    countValues_[t.lastCount] += n;
     t.samples += n;
     samples_ += n;
     SampleRecord r;
@@ -110,7 +150,8 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
         }
         snap->selfCounts.assign(snap->nodes.size(), 0);
         if (!needScan) {
-            for (const auto& [key, count] : counts_) {
+            for (size_t i = 0; i < countKeys_.size(); ++i) {
+                const uint64_t key = countKeys_[i], count = countValues_[i];
                 const auto node = static_cast<uint32_t>(key >> 24);
                 if (!threadOk[(key >> 8) & 0xffff] || !statusOk[key & 0xff]) continue;
                 if (state == StateFilter::Gc && !(snap->nodes[node].flags & StackNode::kGc))
@@ -158,22 +199,25 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
             [&](std::span<const SampleRecord> records) {
                 for (const SampleRecord& r : records) {
                     const uint64_t t = r.time();
-                    if (t >= t0 && t <= t1 && (r.status & ThreadStatus::GilRequested))
+                    if (t >= t0 && t <= t1 && (r.status & ThreadStatus::GilRequested) &&
+                        (waits.empty() || waits.back() != t))
                         waits.push_back(t);
                 }
             },
             cancel);
         if (!st) return st.error();
-        std::sort(waits.begin(), waits.end());
+        // A live recording is already in time order; a replay nearly so.
+        if (!std::is_sorted(waits.begin(), waits.end())) std::sort(waits.begin(), waits.end());
         waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
         snap->contendedTicks = waits.size();
+        TimeCursor contended(waits);
         if (!waits.empty())
             st = view.scan(
                 waits.front(), waits.back(),
                 [&](std::span<const SampleRecord> records) {
                     for (const SampleRecord& r : records) {
                         if (!(r.status & ThreadStatus::HasGil) || !threadOk[r.thread]) continue;
-                        if (!std::binary_search(waits.begin(), waits.end(), r.time())) continue;
+                        if (!contended.contains(r.time())) continue;
                         ++counts[r.node];
                         ++matched;
                     }

@@ -4,6 +4,7 @@
 #include "core/analysis/sample_store.h"
 #include "core/analysis/stack_interner.h"
 #include "core/common/error.h"
+#include "core/gecko/flat_map.h"
 #include "core/sample/sample_sink.h"
 #include "core/util/cancel.h"
 
@@ -44,7 +45,7 @@ private:
         bool mainThread = false;
         uint64_t samples = 0;
         StackInterner::PathCache path;
-        uint64_t* lastCount = nullptr; // count of (lastNode, lastStatus)
+        uint32_t lastCount = UINT32_MAX; // index in countValues_ of (lastNode, lastStatus)
         uint32_t lastNode = UINT32_MAX;
         uint8_t lastStatus = 0;
     };
@@ -55,8 +56,10 @@ private:
     SampleStore store_;
     std::vector<ThreadState> threads_;
     std::unordered_map<uint64_t, uint16_t> threadIndex_;
-    // node << 24 | thread << 8 | status -> samples
-    std::unordered_map<uint64_t, uint64_t> counts_;
+    // Samples per (stack, thread, status): key node << 24 | thread << 8 | status.
+    FlatMap64 countIndex_; // key -> index into the two vectors below
+    std::vector<uint64_t> countKeys_;
+    std::vector<uint64_t> countValues_;
     bool started_ = false;
     bool finished_ = false;
     uint64_t originUs_ = 0;

@@ -4,6 +4,29 @@ namespace gilscope {
 
 StackInterner::StackInterner() {
     nodes_.push_back(StackNode{});
+    nodeFrames_.push_back(0);
+}
+
+namespace {
+uint64_t stackHash(std::span<const FrameId> frames) {
+    uint64_t h = 0x243F6A8885A308D3ull ^ frames.size();
+    for (FrameId f : frames)
+        h = (h ^ f) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    return h == UINT64_MAX ? 0 : h;
+}
+} // namespace
+
+bool StackInterner::matches(uint32_t node, std::span<const FrameId> frames,
+                            std::vector<uint32_t>& path) const {
+    const size_t n = frames.size();
+    path.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        if (node == 0 || nodeFrames_[node] != frames[i]) return false;
+        path[n - 1 - i] = node;
+        node = nodes_[node].parent;
+    }
+    return node == 0;
 }
 
 const StackInterner::FrameMeta& StackInterner::meta(FrameId id) {
@@ -31,7 +54,7 @@ const StackInterner::FrameMeta& StackInterner::meta(FrameId id) {
 
 uint32_t StackInterner::child(uint32_t parent, FrameId frame) {
     const uint64_t key = (static_cast<uint64_t>(parent) << 32) | frame;
-    auto [it, added] = children_.try_emplace(key, static_cast<uint32_t>(nodes_.size()));
+    auto [id, added] = children_.tryEmplace(key, static_cast<uint32_t>(nodes_.size()));
     if (added) {
         const FrameMeta& m = meta(frame);
         StackNode n;
@@ -40,8 +63,9 @@ uint32_t StackInterner::child(uint32_t parent, FrameId frame) {
         n.line = m.line;
         n.flags = (nodes_[parent].flags & StackNode::kGc) | (m.gc ? StackNode::kGc : 0);
         nodes_.push_back(n);
+        nodeFrames_.push_back(frame);
     }
-    return it->second;
+    return id;
 }
 
 uint32_t StackInterner::intern(PathCache& cache, std::span<const FrameId> frames) {
@@ -51,6 +75,14 @@ uint32_t StackInterner::intern(PathCache& cache, std::span<const FrameId> frames
     while (common < n && common < m && frames[n - 1 - common] == cache.frames[m - 1 - common])
         ++common;
     if (common == n && n == m) return n ? cache.path[n - 1] : 0;
+    // A stack seen before (on any thread): one lookup and a walk instead of a lookup
+    // per frame.
+    const uint64_t h = stackHash(frames);
+    if (const uint32_t* known = stackIds_.find(h); known && matches(*known, frames, scratch_)) {
+        cache.path.swap(scratch_);
+        cache.frames.assign(frames.begin(), frames.end());
+        return *known;
+    }
     cache.path.resize(n);
     uint32_t node = common ? cache.path[common - 1] : 0;
     for (size_t d = common; d < n; ++d) {
@@ -58,6 +90,7 @@ uint32_t StackInterner::intern(PathCache& cache, std::span<const FrameId> frames
         cache.path[d] = node;
     }
     cache.frames.assign(frames.begin(), frames.end());
+    stackIds_.tryEmplace(h, node);
     return node;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/gecko/flat_map.h"
 #include "core/sample/frame_registry.h"
 
 #include <cstdint>
@@ -66,11 +67,16 @@ private:
     };
     const FrameMeta& meta(FrameId id);
     uint32_t child(uint32_t parent, FrameId frame);
+    // Whether node's path (leaf to root) is exactly frames; fills path when it is.
+    bool matches(uint32_t node, std::span<const FrameId> frames, std::vector<uint32_t>& path) const;
 
     const FrameRegistry* registry_ = nullptr;
     std::vector<FrameMeta> frameMeta_; // per FrameId
+    std::vector<uint32_t> scratch_;
     std::vector<StackNode> nodes_;
-    std::unordered_map<uint64_t, uint32_t> children_; // parent << 32 | frame -> node
+    std::vector<FrameId> nodeFrames_; // per node
+    FlatMap64 children_;              // parent << 32 | frame -> node
+    FlatMap64 stackIds_; // hash of a whole stack -> node (verified on use, as hashes collide)
     std::vector<FunctionInfo> functions_;
     std::unordered_map<uint64_t, uint32_t> functionIds_; // filename << 32 | funcname
     std::vector<LineKey> lines_;
