@@ -13,9 +13,10 @@ ReadOptions RecordOptions::readOptions() const {
     r.allThreads = allThreads;
     r.opcodes = opcodes;
     r.gc = true;
-    // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode; the other
-    // formats use wall mode, which does not probe /proc per thread.
-    r.cpuState = format == OutputFormat::Gecko;
+    // Gecko shows GIL and CPU state, and `gilscope report` filters a .bin by them after
+    // the fact, so both sample in CPython's "all" mode; collapsed stacks use wall mode,
+    // which does not probe /proc per thread.
+    r.cpuState = format != OutputFormat::Collapsed;
     return r;
 }
 
