@@ -49,10 +49,14 @@ const StackInterner::FrameMeta& StackInterner::meta(FrameId id) {
     m.line = lit->second;
     // The remote reader marks garbage collection with a synthetic "<GC>" frame.
     m.gc = fn.name == "<GC>";
+    // `python -m profiling.sampling run` starts the target from this file; CPython's
+    // collectors drop its frames, and so do we.
+    m.filtered = fn.file.ends_with("_sync_coordinator.py");
     return m;
 }
 
 uint32_t StackInterner::child(uint32_t parent, FrameId frame) {
+    if (meta(frame).filtered) return parent;
     const uint64_t key = (static_cast<uint64_t>(parent) << 32) | frame;
     auto [id, added] = children_.tryEmplace(key, static_cast<uint32_t>(nodes_.size()));
     if (added) {

@@ -63,6 +63,7 @@ private:
         uint32_t func = kNoFunction;
         uint32_t line = 0;
         bool gc = false;
+        bool filtered = false; // CPython's profiler bootstrap: never shown
         bool known = false;
     };
     const FrameMeta& meta(FrameId id);
