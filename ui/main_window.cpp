@@ -4,6 +4,7 @@
 #include "core/live/recording_session.h"
 #include "core/sampling/rate_parser.h"
 #include "core/util/temp_dir.h"
+#include "ui/analysis/analysis_panel.h"
 #include "ui/attach_job.h"
 #include "ui/live_figures.h"
 #include "ui/process_picker.h"
@@ -14,6 +15,7 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGroupBox>
@@ -73,6 +75,20 @@ MainWindow::MainWindow(QWidget* parent)
     connect(attach_, &AttachJob::attached, this, &MainWindow::onAttached);
     connect(attach_, &AttachJob::failed, this, &MainWindow::onAttachFailed);
     connect(attach_, &AttachJob::discarded, this, &MainWindow::attachDiscarded);
+    // Analysis views: fed by the recording's (or opened file's) ProfileModel.
+    analysis_ = new AnalysisPanel(this);
+    analysis_->attachTimeline(timeline_);
+    auto* analysisDock = new QDockWidget(tr("Where the time goes"), this);
+    analysisDock->setObjectName(QStringLiteral("analysisDock"));
+    analysisDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    analysisDock->setWidget(analysis_);
+    addDockWidget(Qt::BottomDockWidgetArea, analysisDock);
+    connect(this, &MainWindow::recordingStarted, this,
+            [this] { analysis_->showRecording(session_->profile(), session_->pid(), true); });
+    connect(this, &MainWindow::recordingEnded, this, [this] { analysis_->setLive(false); });
+    connect(this, &MainWindow::recordingLoaded, this, [this](bool ok) {
+        if (ok && file_) analysis_->showRecording(file_->profile(), 0, false);
+    });
     liveTimer_->setInterval(200); // 5 Hz: figures and timelines, never per sample
     connect(liveTimer_, &QTimer::timeout, this, &MainWindow::tick);
     setStatus(tr("Pick a Python process and press Record, or open a .bin recording."));

@@ -19,6 +19,7 @@ class RecordingFile;
 
 namespace gilscope::ui {
 
+class AnalysisPanel;
 class AttachJob;
 class LiveFigures;
 class ProcessPicker;
@@ -45,6 +46,7 @@ public:
     ProcessPicker* picker() const { return picker_; }
     LiveFigures* figures() const { return figures_; }
     TimelineWidget* timeline() const { return timeline_; }
+    AnalysisPanel* analysis() const { return analysis_; }
     QAction* recordAction() const { return recordAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* exportAction() const { return exportAction_; }
@@ -108,6 +110,7 @@ private:
     QAction* saveBinAction_ = nullptr;
     QAction* openAction_ = nullptr;
     QComboBox* rateBox_ = nullptr;
+    AnalysisPanel* analysis_ = nullptr; // top functions, trees, flame graph (a dock)
 
     // Shared with worker jobs, which keep them alive until they are done.
     std::shared_ptr<RecordingSession> session_;

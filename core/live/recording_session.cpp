@@ -35,6 +35,7 @@ RecordingSession::RecordingSession(std::unique_ptr<StackSource> source,
       timeline_(options.timeline), pid_(source_->pid()) {
     tee_.add(&collector_);
     tee_.add(&timeline_);
+    tee_.add(profile_.get());
     openBackup();
     if (backup_) tee_.add(backup_.get());
     SamplerOptions samplerOptions;

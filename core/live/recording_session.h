@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/profile_model.h"
 #include "core/common/error.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/live/live_timeline.h"
@@ -49,6 +50,8 @@ public:
 
     SamplerStats stats() const;
     TimelineSnapshot timeline() const { return timeline_.snapshot(); }
+    // Samples for the analysis views (top functions, call trees): query it from any thread.
+    std::shared_ptr<ProfileModel> profile() const { return profile_; }
     std::string failure() const; // a sink failure, if the recording stopped because of one
 
     // After finish(): true while an export can still be made.
@@ -81,6 +84,8 @@ private:
     std::filesystem::path backupPath_; // set once the copy is finalized
     std::string backupProblem_;
     LiveTimeline timeline_;
+    // The analysis views' model; shared so a query running on a worker keeps it alive.
+    std::shared_ptr<ProfileModel> profile_ = std::make_shared<ProfileModel>();
     TeeSink tee_;
     std::unique_ptr<Sampler> sampler_;
     int pid_ = 0;
