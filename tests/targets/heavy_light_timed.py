@@ -1,8 +1,11 @@
 """heavy_light.py's workload, timing itself: runs argv[1] seconds, then prints
-"SHARE <heavy %>" (heavy's share of heavy + light, by wall clock) and exits.
+"SHARE <heavy %>" (heavy's share of heavy + light, by wall clock) and exits. With a
+path as argv[2], it waits for that file to exist before it starts (so the test can
+start recording first).
 
 READY json: {}
 """
+import os
 import sys
 import time
 
@@ -24,6 +27,9 @@ def light():
 
 
 ready()
+if len(sys.argv) > 2:
+    while not os.path.exists(sys.argv[2]):
+        time.sleep(0.005)
 t_heavy = t_light = 0.0
 deadline = time.perf_counter() + float(sys.argv[1])
 while time.perf_counter() < deadline:
