@@ -11,6 +11,7 @@
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/analysis_panel.h"
 #include "ui/analysis/call_tree_model.h"
+#include "ui/analysis/callers_callees_view.h"
 #include "ui/analysis/flame_graph_widget.h"
 #include "ui/analysis/source_view.h"
 #include "ui/analysis/top_functions_model.h"
@@ -210,6 +211,16 @@ private slots:
         // The click selected late_work: the source view says plainly it has no file.
         QVERIFY2(panel.sourceView()->status().contains(QStringLiteral("No source for late_work")),
                  qPrintable(panel.sourceView()->status()));
+        // ... and its callers and callees: main calls it in all 1000 samples, it calls
+        // helper in 750.
+        QTableWidget* callers = panel.callersCallees()->callers();
+        QTableWidget* callees = panel.callersCallees()->callees();
+        QCOMPARE(callers->rowCount(), 1);
+        QCOMPARE(callers->item(0, 0)->text(), QStringLiteral("main"));
+        QCOMPARE(callers->item(0, 1)->text(), QStringLiteral("1000"));
+        QCOMPARE(callees->rowCount(), 1);
+        QCOMPARE(callees->item(0, 0)->text(), QStringLiteral("helper"));
+        QCOMPARE(callees->item(0, 2)->text(), QStringLiteral("75.0%"));
         QVERIFY(flame->canGoBack());
         flame->back();
         QCOMPARE(flame->zoomNode(), 0u);

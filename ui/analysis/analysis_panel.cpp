@@ -3,6 +3,7 @@
 #include "core/analysis/profile_model.h"
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/call_tree_model.h"
+#include "ui/analysis/callers_callees_view.h"
 #include "ui/analysis/flame_graph_widget.h"
 #include "ui/analysis/source_view.h"
 #include "ui/analysis/timeline_range_selector.h"
@@ -86,6 +87,8 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
     tabs_->addTab(buildFlamePage(), tr("Flame graph"));
     tabs_->addTab(treeView_, tr("Call tree"));
     tabs_->addTab(bottomUpView_, tr("Bottom-up"));
+    callers_ = new CallersCalleesView(this);
+    tabs_->addTab(callers_, tr("Callers / callees"));
 
     source_ = new SourceView(this);
     auto* split = new QSplitter(Qt::Horizontal, this);
@@ -219,6 +222,7 @@ void AnalysisPanel::showRecording(std::shared_ptr<ProfileModel> model, int pid, 
     selectedName_.clear();
     selectedFile_.clear();
     source_->clear();
+    callers_->clear();
     flame_->resetZoom();
     controller_->setModel(std::move(model), pid, live);
 }
@@ -234,6 +238,7 @@ void AnalysisPanel::clear() {
     bottomUpModel_->setResult(nullptr);
     flame_->setResult(nullptr);
     source_->clear();
+    callers_->clear();
     summary_->clear();
 }
 
@@ -325,6 +330,7 @@ void AnalysisPanel::selectFunction(uint32_t func) {
     selectedName_ = result->snapshot->functions[func].name;
     selectedFile_ = result->snapshot->functions[func].file;
     source_->showFunction(result, func, controller_->pid());
+    callers_->showFunction(result, func);
 }
 
 void AnalysisPanel::expandHottestPath(QTreeView* view) {

@@ -24,6 +24,7 @@ namespace gilscope::ui {
 
 class AnalysisController;
 class CallTreeModel;
+class CallersCalleesView;
 class FlameGraphWidget;
 class SourceView;
 class TimelineRangeSelector;
@@ -58,6 +59,7 @@ public:
     CallTreeModel* callTreeModel() const { return treeModel_; }
     FlameGraphWidget* flameGraph() const { return flame_; }
     SourceView* sourceView() const { return source_; }
+    CallersCalleesView* callersCallees() const { return callers_; }
     QLabel* summary() const { return summary_; }
     QToolButton* backButton() const { return backButton_; }
     QToolButton* forwardButton() const { return forwardButton_; }
@@ -98,6 +100,7 @@ private:
     QLabel* flameStatus_;
     QCheckBox* icicle_;
     SourceView* source_;
+    CallersCalleesView* callers_;
     std::string selectedName_, selectedFile_; // survives live updates
     bool expandedOnce_ = false;
 };
