@@ -18,6 +18,7 @@
 #include <QScreen>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTest>
 
 #include <cstdio>
@@ -65,6 +66,8 @@ int main(int argc, char** argv) {
     }
     QTest::qWait(seconds * 1000);
     AnalysisPanel* panel = window.analysis();
+    // Select the hottest function, so the source view shows its heat.
+    panel->topView()->setCurrentIndex(panel->topView()->model()->index(0, 0));
     bool ok = shoot(window, out + QStringLiteral("/analysis-top.png"));
     panel->tabs()->setCurrentIndex(1);
     ok = shoot(window, out + QStringLiteral("/analysis-flame.png")) && ok;

@@ -314,8 +314,8 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
                 QSignalBlocker block(topView_->selectionModel());
                 topView_->selectionModel()->setCurrentIndex(
                     idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-                if (!controller_->pid() || s.finished)
-                    source_->showFunction(result, func, controller_->pid());
+                source_->showFunction(result, func, controller_->pid());
+                if (tabs_->currentWidget() == callers_) callers_->showFunction(result, func);
                 break;
             }
         }

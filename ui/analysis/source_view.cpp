@@ -3,8 +3,11 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <set>
 
 namespace gilscope::ui {
 
@@ -76,6 +79,14 @@ void SourceView::clear() {
 }
 
 void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, int pid) {
+    // The same function again (a live update, another filter): keep where the user scrolled.
+    const bool sameFunction =
+        result && result->snapshot && func < result->snapshot->functions.size() &&
+        result->snapshot->functions[func].name == shownName_ &&
+        result->snapshot->functions[func].file == shownFile_ && pid == shownPid_;
+    const int keepScroll = sameFunction ? table_->verticalScrollBar()->value() : -1;
+    shownName_.clear();
+    shownFile_.clear();
     table_->setRowCount(0);
     hottestLine_ = -1;
     if (!result || !result->snapshot || func >= result->snapshot->functions.size()) return clear();
@@ -89,6 +100,10 @@ void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, in
         return;
     }
     const auto heat = fileLineHeat(s, file);
+    // Scroll to the selected function's hottest line, not another function's.
+    std::set<int32_t> funcLines;
+    for (const LineKey& k : s.lines)
+        if (k.func == func) funcLines.insert(k.line);
     uint64_t maxTotal = 1;
     for (const FileLineHeat& h : heat)
         maxTotal = std::max(maxTotal, h.total);
@@ -114,7 +129,7 @@ void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, in
                                     .arg(lh.own));
             const int alpha = 40 + int(200.0 * double(lh.total) / double(maxTotal));
             samples->setBackground(QColor(230, 60, 30, alpha));
-            if (lh.total > best) {
+            if (lh.total > best && funcLines.count(line)) {
                 best = lh.total;
                 hottestLine_ = line;
             }
@@ -128,6 +143,13 @@ void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, in
     table_->resizeColumnToContents(0);
     table_->setColumnWidth(1, table_->fontMetrics().horizontalAdvance(QStringLiteral("100.0%  ")));
     status_->setText(tr("%1 — %2").arg(name, from));
+    shownName_ = s.functions[func].name;
+    shownFile_ = file;
+    shownPid_ = pid;
+    if (keepScroll >= 0) {
+        table_->verticalScrollBar()->setValue(keepScroll);
+        return;
+    }
     const int focus = hottestLine_ > 0 ? hottestLine_ : std::max(1, s.functions[func].firstLine);
     if (focus <= table_->rowCount())
         table_->scrollToItem(table_->item(focus - 1, 0), QAbstractItemView::PositionAtCenter);

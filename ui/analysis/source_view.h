@@ -4,6 +4,8 @@
 
 #include <QWidget>
 
+#include <string>
+
 class QLabel;
 class QTableWidget;
 
@@ -30,6 +32,8 @@ private:
     QLabel* status_;
     QTableWidget* table_;
     int hottestLine_ = -1;
+    std::string shownName_, shownFile_; // what the table shows now
+    int shownPid_ = 0;
 };
 
 // Reads a target's source file: through /proc/PID/root when pid > 0, else from disk.
