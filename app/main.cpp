@@ -2,6 +2,7 @@
 // opens the GUI.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/command_registry.h"
+#include "core/util/temp_dir.h"
 
 #include <QCoreApplication>
 #include <QStringList>
@@ -31,6 +32,9 @@ void printUsage() {
 } // namespace
 
 int main(int argc, char** argv) {
+    // Whatever runs, first remove the temporary directories of gilscopes that were
+    // killed (ours only, and only when their pid is gone).
+    gilscope::cleanStaleGilscopeTempDirs();
     if (argc >= 2) {
         const char* first = argv[1];
         for (const auto& c : gilscope::cli::commandRegistry()) {

@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
-# Installs the Debian packages gilscope needs to build, test and run, if any are missing.
+# Installs the Debian 12 packages gilscope needs, if any are missing: to build and run it
+# (scripts/run.sh) and to build and run the whole test suite, the sanitizer build and the
+# fuzz build (scripts/test.sh). scripts/check-fresh-machine.sh proves this list on a bare
+# `debootstrap --variant=minbase bookworm` system, so a package a developer happens to have
+# cannot hide here.
+#
+# Every name is a real package (not a virtual one), so the dpkg check below finds it once
+# installed and a second run needs no network.
 set -euo pipefail
 
 packages=(
-    build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
-    qt6-base-dev qt6-base-dev-tools libqt6charts6-dev libgl-dev
-    nlohmann-json3-dev libzstd-dev libelf-dev
-    debootstrap xvfb xauth
+    # toolchain
+    build-essential cmake ninja-build pkg-config
+    # Qt 6. qt6-charts-dev's CMake config needs Qt6OpenGL, which it does not depend on.
+    qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libgl-dev
+    # formats
+    nlohmann-json3-dev libzstd-dev
+    # tests: Debian's own Python (a test target), a font for the offscreen GUI tests,
+    # debootstrap + keyring for the Python 3.14/3.15 chroot and the fresh-machine check
+    python3 fonts-dejavu-core debootstrap debian-archive-keyring xvfb xauth
+    # ASan/UBSan and libFuzzer builds; the style test (the tree follows .clang-format)
+    clang libclang-rt-14-dev clang-format
 )
 
 missing=()
@@ -16,8 +30,14 @@ done
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi
-echo "Installing: ${missing[*]}"
+echo "install-deps: installing ${missing[*]}"
 SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || {
+        echo "install-deps: error: these packages are missing and this is not root (no sudo either): ${missing[*]}" >&2
+        exit 1
+    }
+    SUDO="sudo"
+fi
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -27,6 +27,6 @@ ctest --preset asan -j2 -L unit
 if [ -x tests/fuzz/run.sh ]; then
     cmake --preset fuzz
     cmake --build --preset fuzz
-    tests/fuzz/run.sh build/fuzz "${GILSCOPE_FUZZ_SECONDS:-60}"
+    tests/fuzz/run.sh build/fuzz "${GILSCOPE_FUZZ_SECONDS:-40}"
 fi
 echo "test.sh: done in $(( $(date +%s) - start )) s"

@@ -318,7 +318,16 @@ void MainWindow::onRecordingEnded() {
                       .arg(session_->pid())
                       .arg(QString::fromStdString(failure), kept));
     } else if (session_->finish() == StopReason::TargetExited) {
-        setStatus(tr("Process %1 exited during the recording. %2").arg(session_->pid()).arg(kept));
+        // The reader says why: the process exited, or exec'd another program (its pid
+        // lives on, without its Python).
+        const std::string why = session_->endReason();
+        if (!why.empty())
+            setStatus(tr("Recording of pid %1 stopped: %2. %3")
+                          .arg(session_->pid())
+                          .arg(QString::fromStdString(why), kept));
+        else
+            setStatus(
+                tr("Process %1 exited during the recording. %2").arg(session_->pid()).arg(kept));
     } else {
         setStatus(tr("Recording of pid %1 stopped. %2").arg(session_->pid()).arg(kept));
     }

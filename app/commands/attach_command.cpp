@@ -20,7 +20,7 @@ int runAttach(const QStringList& args) {
     parser.addHelpOption();
     addRecordOptions(parser);
     parser.addPositionalArgument("pid", "Process ID to attach to.");
-    parser.process(args);
+    if (auto done = parseCommandLine(parser, args, "attach")) return *done;
 
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)

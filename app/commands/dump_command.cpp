@@ -110,7 +110,12 @@ int runDump(const QStringList& args) {
     const QCommandLineOption all({"a", "all-threads"}, "Show every thread (default: main thread).");
     const QCommandLineOption json("json", "Print JSON instead of text.");
     const QCommandLineOption opcodes("opcodes", "Include the current opcode of each frame.");
-    parser.addOptions({all, json, opcodes});
+    const QCommandLineOption maxDepth(
+        "max-depth",
+        "Show at most N frames of a stack (default 1536): a deeper one keeps its leaf frames and "
+        "root frames around a '<truncated: K frames>' frame.",
+        "N", "1536");
+    parser.addOptions({all, json, opcodes, maxDepth});
     parser.addPositionalArgument("pid", "Process ID to read.");
     if (!parser.parse(args))
         return failUsage("dump: " + parser.errorText() + " (see gilscope dump --help)");
@@ -129,6 +134,12 @@ int runDump(const QStringList& args) {
     ReadOptions options;
     options.allThreads = parser.isSet(all);
     options.opcodes = parser.isSet(opcodes);
+    const qulonglong depth = parser.value(maxDepth).toULongLong(&ok);
+    if (!ok || depth < 3 || depth > (1u << 20))
+        return failUsage("dump: argument --max-depth: expected a number of frames from 3 to "
+                         "1048576, got '" +
+                         parser.value(maxDepth) + "'");
+    options.maxDepth = depth;
     auto source = openLiveProcess(pid, options);
     if (!source) return fail(source.error());
     StackSource& src = **source;

@@ -8,6 +8,7 @@
 
 #include <QCommandLineParser>
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 
@@ -16,6 +17,13 @@ namespace gilscope::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr uint64_t kLargeSampleCount = 10'000'000; // about a second of decoding
+
+CancelToken g_cancel; // Ctrl-C stops a long decode
+extern "C" void onInfoInterrupt(int) {
+    g_cancel.cancel();
+}
 
 // Decodes every record without keeping anything, to count record kinds.
 struct DiscardSink final : SampleSink {
@@ -47,20 +55,32 @@ int runInfo(const QStringList& args) {
 
     auto reader = TachReader::open(input);
     if (!reader) return fail(reader.error());
+    const bool text = !parser.isSet(json);
+    std::signal(SIGINT, onInfoInterrupt);
+    std::signal(SIGTERM, onInfoInterrupt);
+    // The header (and its sample count) first: decoding a large file takes a while.
+    if (text) {
+        std::printf("%s", tachInfoText(reader->info()).c_str());
+        std::fflush(stdout);
+    }
     std::optional<Error> decodeError;
     if (!parser.isSet(noDecode)) {
+        if (reader->info().sampleCount >= kLargeSampleCount)
+            std::fprintf(stderr,
+                         "gilscope: decoding %llu samples to count the records (--no-decode "
+                         "skips this; Ctrl-C stops it)\n",
+                         static_cast<unsigned long long>(reader->info().sampleCount));
         DiscardSink sink;
-        if (auto n = reader->replay(sink); !n) decodeError = n.error();
+        if (auto n = reader->replay(sink, {}, &g_cancel); !n) decodeError = n.error();
     }
 
-    if (parser.isSet(json)) {
+    if (!text) {
         nlohmann::ordered_json j = tachInfoJson(reader->info());
         if (!parser.isSet(noDecode)) j["reader_stats"] = tachReaderStatsJson(reader->recordStats());
         if (decodeError) j["decode_error"] = decodeError->message;
         std::printf("%s\n", j.dump(2).c_str());
     } else {
-        std::printf("%s", tachInfoText(reader->info()).c_str());
-        if (!parser.isSet(noDecode)) {
+        if (!parser.isSet(noDecode) && !decodeError) {
             const TachRecordStats& s = reader->recordStats();
             std::printf(
                 "Records:           %llu (full %llu, suffix %llu, pop-push %llu, repeat %llu "

@@ -99,6 +99,7 @@ Result<std::unique_ptr<GatedChild>> GatedChild::launch(const std::vector<std::st
         // The hook's two fds survive exec; every other gilscope fd is close-on-exec.
         fcntl(readyWrite.get(), F_SETFD, 0);
         fcntl(goRead.get(), F_SETFD, 0);
+        signal(SIGPIPE, SIG_DFL); // `run` ignores it; the command gets the usual default
         execvpe(argv[0], argv.data(), envp.data());
         const int err = errno;
         const char* prefix = "gilscope: cannot run ";

@@ -2,21 +2,62 @@
 
 #include "app/commands/cli_arguments.h"
 #include "app/commands/default_output_path.h"
+#include "core/pstats/pstats_collector.h"
 #include "core/sampling/rate_parser.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace gilscope::cli {
+
+namespace {
+
+constexpr double kMaxDurationSec = 1e9;
+
+// --sort, -l/--limit, --no-summary: only with --pstats, as CPython checks.
+Status readPstatsOptions(const QCommandLineParser& parser, RecordOptions& o) {
+    std::string misplaced;
+    for (const char* name : {"sort", "limit", "no-summary"})
+        if (parser.isSet(name))
+            misplaced += std::string(misplaced.empty() ? "" : ", ") + "--" + name;
+    if (!misplaced.empty() && o.format != OutputFormat::Pstats)
+        return makeError(ErrorKind::BadArguments, "Options " + misplaced +
+                                                      " are only valid with --pstats, not --" +
+                                                      formatName(o.format));
+    if (parser.isSet("sort")) {
+        o.sort = parser.value("sort").toStdString();
+        pstats::Sort ignored;
+        if (!pstats::parseSort(o.sort, ignored))
+            return makeError(ErrorKind::BadArguments,
+                             "argument --sort: invalid choice: '" + o.sort +
+                                 "' (choose from 'nsamples', 'tottime', 'cumtime', 'sample-pct', "
+                                 "'cumul-pct', 'nsamples-cumul', 'name')");
+    }
+    if (parser.isSet("limit")) {
+        bool ok = false;
+        o.limit = parser.value("limit").toLong(&ok);
+        if (!ok)
+            return makeError(ErrorKind::BadArguments, "argument -l/--limit: invalid int value: '" +
+                                                          parser.value("limit").toStdString() +
+                                                          "'");
+    }
+    o.summary = !parser.isSet("no-summary");
+    return {};
+}
+
+} // namespace
 
 ReadOptions RecordOptions::readOptions() const {
     ReadOptions r;
     r.allThreads = allThreads;
     r.opcodes = opcodes;
-    r.gc = true;
-    // Gecko shows GIL and CPU state, and `gilscope report` filters a .bin by them after
-    // the fact, so both sample in CPython's "all" mode; collapsed stacks use wall mode,
-    // which does not probe /proc per thread.
-    r.cpuState = format != OutputFormat::Collapsed;
+    r.gc = gcFrames;
+    r.maxDepth = maxDepth;
+    // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode whatever
+    // --mode says (as CPython does); the other formats use --mode, and wall mode does not
+    // probe /proc per thread.
+    r.cpuState = format == OutputFormat::Gecko || mode == ProfilingMode::All;
+    r.mode = format == OutputFormat::Gecko ? ProfilingMode::All : mode;
     return r;
 }
 
@@ -30,6 +71,13 @@ void addRecordOptions(QCommandLineParser& parser) {
          "Stop recording after SECONDS (default: until the target exits or Ctrl-C).",
          "SECONDS"},
         {{"a", "all-threads"}, "Sample all threads, not only the main thread."},
+        {"mode",
+         "Sampling mode: wall (all samples), cpu (only threads on CPU), gil (only threads "
+         "holding the GIL), exception (only threads with an active exception), all (every "
+         "thread with its CPU and GIL state, for `gilscope report --mode ...` later). Default "
+         "wall; --gecko always records every thread with its state.",
+         "MODE", "wall"},
+        {"no-gc", "Do not add artificial <GC> frames where garbage collection runs."},
         {"opcodes", "Record the executing opcode of each frame (--gecko and --binary)."},
         {"realtime-stats", "Print sampling statistics about once a second."},
         {{"o", "output"},
@@ -38,12 +86,32 @@ void addRecordOptions(QCommandLineParser& parser) {
         {"collapsed", "Write collapsed stacks for flamegraph.pl / speedscope (default)."},
         {"gecko", "Write a Firefox Profiler (Gecko) profile."},
         {"binary", "Write CPython's binary .bin format (replayable with `gilscope replay`)."},
+        {"pstats", "Write pstats: a table on stdout, or with -o a file pstats.Stats() loads."},
+        {"jsonl", "Write newline-delimited JSON (CPython's JSONL schema)."},
+        {"sort",
+         "--pstats table order: nsamples, tottime, cumtime, sample-pct, cumul-pct, "
+         "nsamples-cumul or name (default nsamples).",
+         "KEY"},
+        {{"l", "limit"}, "--pstats table: at most N rows (default 15).", "N"},
+        {"no-summary", "--pstats table: no summary of interesting functions."},
+        // CPython's capture options that gilscope cannot honour yet: refused by name.
+        {"native", "Not supported yet: CPython's <native> frames."},
+        {"blocking",
+         "Stop every thread of the target (ptrace) while each sample is read, so stacks are "
+         "consistent; costs the target a pause per sample."},
+        {"subprocesses", "Not supported yet: also record child Python processes."},
+        {"async-aware", "Not supported yet: asyncio task stacks."},
+        {"async-mode", "Not supported yet (with --async-aware): running or all.", "MODE"},
         {"rt-priority",
          "Run the sampler thread SCHED_FIFO at priority N (1-99; needs root or CAP_SYS_NICE) so it "
          "wakes on time on a busy machine (default 0: off).",
          "N", "0"},
         {"compression", "Compression of --binary output: auto, zstd or none (default auto).",
          "MODE", "auto"},
+        {"max-depth",
+         "Keep at most N frames of a stack (default 1536, CPython's bound): a deeper one keeps "
+         "its leaf frames and root frames around a '<truncated: K frames>' frame.",
+         "N", "1536"},
     });
 }
 
@@ -64,28 +132,69 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
                 ErrorKind::BadArguments,
                 "argument -d/--duration: expected a positive number of seconds, got '" +
                     text.toStdString() + "'");
-        o.durationSec = d;
+        // Beyond ~31 years the end time would overflow the clock (1e300 once stopped at
+        // once and emptied the output): such a duration means "until the target exits".
+        if (d > kMaxDurationSec)
+            std::fprintf(stderr,
+                         "gilscope: -d %s is longer than any recording can run; recording until "
+                         "the target exits or Ctrl-C\n",
+                         text.toLocal8Bit().constData());
+        else
+            o.durationSec = d;
     }
     o.allThreads = parser.isSet("all-threads");
+    for (const char* unsupported : {"native", "subprocesses", "async-aware", "async-mode"})
+        if (parser.isSet(unsupported))
+            return makeError(ErrorKind::BadArguments,
+                             std::string("--") + unsupported +
+                                 " is not supported by gilscope yet; record without it");
     o.opcodes = parser.isSet("opcodes");
+    o.blocking = parser.isSet("blocking");
+    o.gcFrames = !parser.isSet("no-gc");
     o.realtimeStats = parser.isSet("realtime-stats");
+    const std::string mode = parser.value("mode").toStdString();
+    if (mode == "wall")
+        o.mode = ProfilingMode::Wall;
+    else if (mode == "cpu")
+        o.mode = ProfilingMode::Cpu;
+    else if (mode == "gil")
+        o.mode = ProfilingMode::Gil;
+    else if (mode == "exception")
+        o.mode = ProfilingMode::Exception;
+    else if (mode == "all")
+        o.mode = ProfilingMode::All;
+    else
+        return makeError(ErrorKind::BadArguments,
+                         "argument --mode: invalid choice: '" + mode +
+                             "' (choose from 'wall', 'cpu', 'gil', 'exception', 'all')");
     bool prioOk = false;
     o.realtimePriority = parser.value("rt-priority").toInt(&prioOk);
     if (!prioOk || o.realtimePriority < 0 || o.realtimePriority > 99)
         return makeError(ErrorKind::BadArguments, "argument --rt-priority: expected 0-99, got '" +
                                                       parser.value("rt-priority").toStdString() +
                                                       "'");
+    bool depthOk = false;
+    const qulonglong depth = parser.value("max-depth").toULongLong(&depthOk);
+    if (!depthOk || depth < 3 || depth > (1u << 20))
+        return makeError(ErrorKind::BadArguments,
+                         "argument --max-depth: expected a number of frames from 3 to 1048576 "
+                         "(the leaf frame, the cut and the root frame at least), got '" +
+                             parser.value("max-depth").toStdString() + "'");
+    o.maxDepth = depth;
     o.output = argumentBytes(parser.value("output"));
 
     int formats = 0;
-    for (const char* f : {"collapsed", "gecko", "binary"})
+    for (const char* f : {"collapsed", "gecko", "binary", "pstats", "jsonl"})
         formats += parser.isSet(f) ? 1 : 0;
     if (formats > 1)
-        return makeError(
-            ErrorKind::BadArguments,
-            "argument --collapsed/--gecko/--binary: only one output format may be given");
+        return makeError(ErrorKind::BadArguments,
+                         "argument --collapsed/--gecko/--binary/--pstats/--jsonl: only one "
+                         "output format may be given");
     if (parser.isSet("gecko")) o.format = OutputFormat::Gecko;
     if (parser.isSet("binary")) o.format = OutputFormat::Binary;
+    if (parser.isSet("pstats")) o.format = OutputFormat::Pstats;
+    if (parser.isSet("jsonl")) o.format = OutputFormat::Jsonl;
+    if (auto s = readPstatsOptions(parser, o); !s) return s.error();
 
     o.compression = parser.value("compression").toStdString();
     if (o.compression != "auto" && o.compression != "zstd" && o.compression != "none")
@@ -94,7 +203,7 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
                                                       "' (choose from 'auto', 'zstd', 'none')");
     if (parser.isSet("compression") && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments, "--compression is only valid with --binary");
-    if (o.opcodes && o.format == OutputFormat::Collapsed)
+    if (o.opcodes && o.format != OutputFormat::Gecko && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments,
                          "--opcodes is only compatible with --gecko, --binary.");
     return o;
@@ -102,6 +211,11 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
 
 const char* formatName(OutputFormat f) {
     switch (f) {
+    case OutputFormat::Pstats:
+        return "pstats";
+    case OutputFormat::Jsonl:
+        return "jsonl";
+
     case OutputFormat::Collapsed:
         return "collapsed";
     case OutputFormat::Gecko:
@@ -114,6 +228,11 @@ const char* formatName(OutputFormat f) {
 
 static const char* formatExtension(OutputFormat f) {
     switch (f) {
+    case OutputFormat::Pstats:
+        return "pstats";
+    case OutputFormat::Jsonl:
+        return "jsonl";
+
     case OutputFormat::Collapsed:
         return "txt";
     case OutputFormat::Gecko:
@@ -125,13 +244,15 @@ static const char* formatExtension(OutputFormat f) {
 }
 
 std::filesystem::path outputPath(const RecordOptions& options, int pid) {
+    if (options.format == OutputFormat::Pstats && options.output.empty()) return {};
     return defaultOutputPath(options.output, formatName(options.format), pid,
                              formatExtension(options.format));
 }
 
 bool recordOptionTakesValue(const QString& name) {
-    static const QStringList withValue = {"r",      "sampling-rate", "d",      "duration",   "o",
-                                          "output", "compression",   "python", "rt-priority"};
+    static const QStringList withValue = {"r",           "sampling-rate", "d",           "duration",
+                                          "o",           "output",        "compression", "python",
+                                          "rt-priority", "mode",          "max-depth"};
     return withValue.contains(name);
 }
 

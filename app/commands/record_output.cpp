@@ -2,8 +2,12 @@
 
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
+#include "core/jsonl/jsonl_writer.h"
+#include "core/pstats/pstats_collector.h"
 #include "core/tach/tach_writer.h"
 #include "core/util/utf8.h"
+
+#include <optional>
 
 namespace gilscope::cli {
 
@@ -17,43 +21,51 @@ Status cancelled() {
 
 class CollapsedOutput final : public RecordingOutput {
 public:
-    explicit CollapsedOutput(fs::path dest) : dest_(std::move(dest)) {}
+    CollapsedOutput(fs::path dest, AtomicFile file)
+        : dest_(std::move(dest)), file_(std::move(file)) {}
     SampleSink& sink() override { return writer_; }
     Status write(const CancelToken& cancel) override {
         if (cancel.cancelled()) return cancelled();
-        return writer_.writeTo(dest_);
+        return writer_.writeTo(std::move(file_));
     }
     std::string writtenMessage() const override {
         return "Collapsed stack output written to " + escapeForDisplay(dest_.string());
     }
+    void discard() override { file_.discard(); }
+    bool toStdout() const override { return stdout_; }
 
 private:
     fs::path dest_;
+    AtomicFile file_;
+    bool stdout_ = file_.isStdout();
     CollapsedWriter writer_;
 };
 
 class GeckoOutput final : public RecordingOutput {
 public:
-    GeckoOutput(fs::path dest, GeckoOptions options)
-        : dest_(std::move(dest)), collector_(std::move(options)) {}
+    GeckoOutput(fs::path dest, AtomicFile file, GeckoOptions options)
+        : dest_(std::move(dest)), file_(std::move(file)), collector_(std::move(options)) {}
     SampleSink& sink() override { return collector_; }
     Status write(const CancelToken& cancel) override {
-        if (const auto& e = collector_.lastError()) return *e;
-        return collector_.exportTo(dest_, {}, &cancel);
+        return collector_.exportTo(std::move(file_), {}, &cancel);
     }
     std::string writtenMessage() const override {
         return "Gecko profile written to " + escapeForDisplay(dest_.string());
     }
+    void discard() override { file_.discard(); }
+    bool toStdout() const override { return stdout_; }
 
 private:
     fs::path dest_;
+    AtomicFile file_;
+    bool stdout_ = file_.isStdout();
     GeckoCollector collector_;
 };
 
 class BinaryOutput final : public RecordingOutput {
 public:
-    BinaryOutput(fs::path dest, std::unique_ptr<TachWriter> writer)
-        : dest_(std::move(dest)), writer_(std::move(writer)) {}
+    BinaryOutput(fs::path dest, std::unique_ptr<TachWriter> writer, bool toStdout)
+        : dest_(std::move(dest)), writer_(std::move(writer)), stdout_(toStdout) {}
     SampleSink& sink() override { return *writer_; }
     Status write(const CancelToken& cancel) override {
         // Dropping the writer without finalize() removes its temporary file.
@@ -64,35 +76,115 @@ public:
         return "Binary profile written to " + escapeForDisplay(dest_.string()) + " (" +
                std::to_string(writer_->totalSamples()) + " samples)";
     }
+    void discard() override { writer_.reset(); } // removes its temporary file
+    bool toStdout() const override { return stdout_; }
 
 private:
     fs::path dest_;
     std::unique_ptr<TachWriter> writer_;
+    bool stdout_;
+};
+
+// CPython's default output: the table on stdout, or with -o the marshal file (and no
+// message, as CPython prints none).
+class PstatsOutput final : public RecordingOutput {
+public:
+    PstatsOutput(std::optional<AtomicFile> file, pstats::TableOptions table)
+        : file_(std::move(file)), table_(table) {}
+    SampleSink& sink() override { return collector_; }
+    Status write(const CancelToken& cancel) override {
+        if (cancel.cancelled()) return cancelled();
+        if (file_) return collector_.writeTo(std::move(*file_));
+        collector_.printTable(stdout, table_);
+        return {};
+    }
+    std::string writtenMessage() const override { return {}; }
+    void discard() override {
+        if (file_) file_->discard();
+    }
+    // The table is text for people, printed with the summary as CPython does; only a
+    // marshal file sent to stdout (-o -) keeps stdout to itself.
+    bool toStdout() const override { return file_ && file_->isStdout(); }
+
+private:
+    std::optional<AtomicFile> file_; // none: the table goes to stdout
+    pstats::TableOptions table_;
+    pstats::PstatsCollector collector_;
+};
+
+class JsonlOutput final : public RecordingOutput {
+public:
+    JsonlOutput(fs::path dest, AtomicFile file, int mode)
+        : dest_(std::move(dest)), file_(std::move(file)), writer_(mode) {}
+    SampleSink& sink() override { return writer_; }
+    Status write(const CancelToken& cancel) override {
+        if (cancel.cancelled()) return cancelled();
+        return writer_.writeTo(std::move(file_));
+    }
+    std::string writtenMessage() const override {
+        return "JSONL profile written to " + escapeForDisplay(dest_.string());
+    }
+    void discard() override { file_.discard(); }
+    bool toStdout() const override { return stdout_; }
+
+private:
+    fs::path dest_;
+    AtomicFile file_;
+    bool stdout_ = file_.isStdout();
+    jsonl::JsonlWriter writer_;
 };
 
 } // namespace
 
 Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptions& options,
                                                                const fs::path& destination) {
+    if (options.format == OutputFormat::Binary) {
+        TachWriterOptions t;
+        t.compression =
+            options.compression == "none" ? TachCompression::None : TachCompression::Zstd;
+        auto file = AtomicFile::create(destination, {.needsSeek = true});
+        if (!file) return file.error();
+        const bool toStdout = file->isStdout();
+        auto writer = TachWriter::create(std::move(file.value()), t);
+        if (!writer) return writer.error();
+        return std::unique_ptr<RecordingOutput>(
+            std::make_unique<BinaryOutput>(destination, std::move(writer.value()), toStdout));
+    }
+    if (options.format == OutputFormat::Pstats) {
+        pstats::TableOptions t;
+        pstats::parseSort(options.sort, t.sort);
+        t.limit = options.limit;
+        t.summary = options.summary;
+        t.cpuMode = options.mode == ProfilingMode::Cpu;
+        t.color = pstats::canColorize(1);
+        std::optional<AtomicFile> file; // without -o, the table goes to stdout
+        if (!destination.empty()) {
+            auto made = AtomicFile::create(destination);
+            if (!made) return made.error();
+            file.emplace(std::move(made.value()));
+        }
+        return std::unique_ptr<RecordingOutput>(std::make_unique<PstatsOutput>(std::move(file), t));
+    }
+    auto file = AtomicFile::create(destination);
+    if (!file) return file.error();
     switch (options.format) {
     case OutputFormat::Collapsed:
-        return std::unique_ptr<RecordingOutput>(std::make_unique<CollapsedOutput>(destination));
+        return std::unique_ptr<RecordingOutput>(
+            std::make_unique<CollapsedOutput>(destination, std::move(file.value())));
     case OutputFormat::Gecko: {
         GeckoOptions g;
         g.intervalUs = options.intervalUs;
         g.opcodes = options.opcodes;
         return std::unique_ptr<RecordingOutput>(
-            std::make_unique<GeckoOutput>(destination, std::move(g)));
+            std::make_unique<GeckoOutput>(destination, std::move(file.value()), std::move(g)));
     }
-    case OutputFormat::Binary: {
-        TachWriterOptions t;
-        t.compression =
-            options.compression == "none" ? TachCompression::None : TachCompression::Zstd;
-        auto writer = TachWriter::create(destination, t);
-        if (!writer) return writer.error();
+    case OutputFormat::Jsonl: // the meta record names the mode the recording used
         return std::unique_ptr<RecordingOutput>(
-            std::make_unique<BinaryOutput>(destination, std::move(writer.value())));
-    }
+            std::make_unique<JsonlOutput>(destination, std::move(file.value()),
+                                          static_cast<int>(recordedMode(options.readOptions()))));
+    case OutputFormat::Binary:
+    case OutputFormat::Pstats:
+        break;
     }
     return makeError(ErrorKind::Internal, "unknown output format");
 }

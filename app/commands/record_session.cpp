@@ -3,11 +3,13 @@
 #include "app/commands/cli_output.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
+#include "core/remote/thread_freezer.h"
 #include "core/util/utf8.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
 #include <unistd.h>
 
 namespace gilscope::cli {
@@ -21,25 +23,27 @@ void sleepMs(int ms) {
 
 void printRealtimeStats(const SamplerStats& s, bool tty) {
     const auto hz = [](double us) { return us > 0 ? 1e6 / us : 0.0; };
-    std::printf(
+    std::fprintf(
+        messages(),
         "Real-time sampling stats: Mean: %.1fHz (%.2f\u00b5s) Min: %.1fHz (%.2f\u00b5s) "
         "Max: %.1fHz (%.2f\u00b5s) Last 1s: %.1fHz Samples: %llu Errors: %.2f%% Missed: %.2f%%%s",
         hz(s.meanIntervalUs), s.meanIntervalUs, hz(s.maxIntervalUs), s.maxIntervalUs,
         hz(s.minIntervalUs), s.minIntervalUs, s.achievedRateLastSecond,
         static_cast<unsigned long long>(s.samples + s.errors), s.errorPct, s.missedPct,
         tty ? "\x1b[K\r" : "\n");
-    std::fflush(stdout);
+    std::fflush(messages());
 }
 
 void printSummary(const RecordingSummary& s, uint64_t missed) {
-    std::printf("Captured %llu samples in %.2f seconds\n",
-                static_cast<unsigned long long>(s.samples), s.durationSec);
-    std::printf("Sample rate: %.2f samples/sec\n", s.sampleRate);
-    std::printf("Error rate: %.2f%%\n", s.errorRatePct);
+    FILE* out = messages();
+    std::fprintf(out, "Captured %llu samples in %.2f seconds\n",
+                 static_cast<unsigned long long>(s.samples), s.durationSec);
+    std::fprintf(out, "Sample rate: %.2f samples/sec\n", s.sampleRate);
+    std::fprintf(out, "Error rate: %.2f%%\n", s.errorRatePct);
     if (missed > 0) {
         const unsigned long long expected = s.samples + missed;
-        std::printf("Warning: missed %llu samples from the expected total of %llu (%.2f%%)\n",
-                    static_cast<unsigned long long>(missed), expected, s.missedPct);
+        std::fprintf(out, "Warning: missed %llu samples from the expected total of %llu (%.2f%%)\n",
+                     static_cast<unsigned long long>(missed), expected, s.missedPct);
     }
 }
 
@@ -55,6 +59,19 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         result.exitCode = fail(output.error());
         return result;
     }
+    if ((*output)->toStdout()) sendMessagesToStderr();
+
+    // --blocking: one freeze up front says at once when the target cannot be stopped.
+    std::optional<remote::BlockingStackSource> blocking;
+    if (options.blocking) {
+        if (auto probe = remote::FrozenThreads::freeze(source.pid()); !probe) {
+            if (hooks.afterStart) hooks.afterStart();
+            result.exitCode = fail(probe.error());
+            return result;
+        }
+        blocking.emplace(source);
+    }
+    StackSource& reader = blocking ? static_cast<StackSource&>(*blocking) : source;
 
     InterruptGuard interrupts;
     SamplerOptions samplerOptions;
@@ -62,11 +79,18 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     samplerOptions.durationSec = options.durationSec;
     samplerOptions.read = options.readOptions();
     samplerOptions.realtimePriority = options.realtimePriority;
-    Sampler sampler(source, (*output)->sink(), samplerOptions);
+    Sampler sampler(reader, (*output)->sink(), samplerOptions);
     sampler.start();
-    if (hooks.afterStart) hooks.afterStart();
+    if (hooks.afterStart) {
+        // A held target (`run`) is released only once the first tick was taken, so the
+        // recording starts before the target's first line even when the sampler thread
+        // is slow to be scheduled.
+        while (sampler.running() && sampler.stats().samples + sampler.stats().errors == 0)
+            sleepMs(1);
+        hooks.afterStart();
+    }
 
-    const bool tty = isatty(STDOUT_FILENO);
+    const bool tty = isatty(fileno(messages()));
     bool targetGone = false;
     int ticksSincePrint = 0;
     while (sampler.running()) {
@@ -84,14 +108,29 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     result.reason = sampler.wait();
     if (targetGone) result.reason = StopReason::TargetExited;
     result.interrupted = interrupts.count() > 0;
-    if (options.realtimeStats && tty) std::printf("\n");
+    if (options.realtimeStats && tty) std::fprintf(messages(), "\n");
     if (!sampler.failure().empty())
         std::fprintf(stderr, "gilscope: %s\n", sampler.failure().c_str());
-    if (result.reason == StopReason::TargetExited)
-        std::fprintf(stderr, "gilscope: the target process exited; recording stopped\n");
+    if (result.reason == StopReason::TargetExited) {
+        // The reader says why: the process exited, or it exec'd another program (the pid
+        // lives on, running something that is not our Python any more).
+        const std::string why = targetGone ? std::string() : sampler.endReason();
+        std::fprintf(stderr, "gilscope: %s; recording stopped\n",
+                     why.empty() ? "the target process exited" : escapeForDisplay(why).c_str());
+    }
 
     const RecordingSummary summary = sampler.summary();
     printSummary(summary, sampler.stats().missed);
+
+    // Nothing to keep: an existing file at the destination must not be replaced by an
+    // empty recording.
+    if (sampler.stats().threadSamples == 0) {
+        (*output)->discard();
+        result.exitCode = fail(makeError(
+            ErrorKind::NoSamples, "no samples were recorded; " +
+                                      escapeForDisplay(destination.string()) + " was not written"));
+        return result;
+    }
 
     // Test hook: widens the window between stop and write so the "second Ctrl-C
     // aborts" path can be tested deterministically (collapsed writes take ~1 ms).
@@ -107,8 +146,13 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
                          escapeForDisplay(destination.string()).c_str());
         return result;
     }
-    std::printf("%s\n", (*output)->writtenMessage().c_str());
-    std::fflush(stdout);
+    if (const std::string said = (*output)->writtenMessage(); !said.empty())
+        std::fprintf(messages(), "%s\n", said.c_str());
+    std::fflush(messages());
+    if (result.reason == StopReason::SinkFailed)
+        result.exitCode = fail(makeError(sampler.failureKind(),
+                                         "the recording stopped early because of the error "
+                                         "above; what was recorded until then was written"));
     return result;
 }
 

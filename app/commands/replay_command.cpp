@@ -1,4 +1,4 @@
-// gilscope replay FILE.bin --gecko|--collapsed [-o OUT]: converts a Tachyon .bin
+// gilscope replay FILE.bin --gecko|--collapsed|--pstats|--jsonl [-o OUT]: converts a Tachyon .bin
 // recording, as `python -m profiling.sampling replay` does, with its progress on stderr.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
@@ -6,6 +6,9 @@
 #include "app/commands/default_output_path.h"
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
+#include "core/jsonl/jsonl_writer.h"
+#include "core/pstats/pstats_collector.h"
+#include "core/sample/thread_status.h"
 #include "core/tach/tach_reader.h"
 #include "core/util/utf8.h"
 
@@ -14,6 +17,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
@@ -76,18 +80,35 @@ int runReplay(const QStringList& args) {
                                        "Write collapsed stacks (for flamegraph.pl, speedscope).");
     const QCommandLineOption output(QStringList{"o", "output"}, "Output file or directory.",
                                     "path");
-    parser.addOptions({gecko, collapsed, output});
-    if (!parser.parse(args))
-        return failUsage("replay: " + parser.errorText() + " (see gilscope replay --help)");
-    if (parser.isSet("help")) {
-        std::printf("%s", parser.helpText().toLocal8Bit().constData());
-        return 0;
-    }
+    const QCommandLineOption pstatsOpt(
+        "pstats", "Print a pstats table (or with -o, write a file pstats.Stats() loads).");
+    const QCommandLineOption sort("sort", "--pstats table order (default nsamples).", "KEY");
+    const QCommandLineOption limit(QStringList{"l", "limit"}, "--pstats table rows (15).", "N");
+    const QCommandLineOption noSummary("no-summary", "--pstats table without the summary.");
+    const QCommandLineOption jsonlOpt("jsonl", "Write newline-delimited JSON (CPython's schema).");
+    parser.addOptions({gecko, collapsed, pstatsOpt, jsonlOpt, sort, limit, noSummary, output});
+    if (auto done = parseCommandLine(parser, args, "replay")) return *done;
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
         return failUsage("replay: expected one input file (see gilscope replay --help)");
-    if (parser.isSet(gecko) == parser.isSet(collapsed))
-        return failUsage("replay: choose exactly one output format: --gecko or --collapsed");
+    if (int(parser.isSet(gecko)) + int(parser.isSet(collapsed)) + int(parser.isSet(pstatsOpt)) +
+            int(parser.isSet(jsonlOpt)) !=
+        1)
+        return failUsage("replay: choose exactly one output format: --gecko, --collapsed, "
+                         "--pstats or --jsonl");
+    pstats::TableOptions table;
+    if (parser.isSet(sort) && !pstats::parseSort(parser.value(sort).toStdString(), table.sort))
+        return failUsage("replay: argument --sort: invalid choice: '" + parser.value(sort) + "'");
+    bool limitOk = true;
+    if (parser.isSet(limit)) table.limit = parser.value(limit).toLong(&limitOk);
+    if (!limitOk)
+        return failUsage("replay: argument -l/--limit: invalid int value: '" + parser.value(limit) +
+                         "'");
+    table.summary = !parser.isSet(noSummary);
+    table.color = pstats::canColorize(STDOUT_FILENO);
+    if (!parser.isSet(pstatsOpt) &&
+        (parser.isSet(sort) || parser.isSet(limit) || parser.isSet(noSummary)))
+        return failUsage("replay: --sort, --limit and --no-summary are only valid with --pstats");
 
     const fs::path input = argumentPath(positional[0]);
     std::error_code ec;
@@ -98,8 +119,22 @@ int runReplay(const QStringList& args) {
     const TachInfo& info = reader->info();
 
     const bool toGecko = parser.isSet(gecko);
-    const fs::path dest = toGecko ? outputPath(parser.value(output), "gecko", "json")
-                                  : outputPath(parser.value(output), "collapsed", "txt");
+    const bool toPstats = parser.isSet(pstatsOpt);
+    const bool toJsonl = parser.isSet(jsonlOpt);
+    const fs::path dest =
+        toGecko    ? outputPath(parser.value(output), "gecko", "json")
+        : toJsonl  ? outputPath(parser.value(output), "jsonl", "jsonl")
+        : toPstats ? (parser.isSet(output) ? argumentPath(parser.value(output)) : fs::path())
+                   : outputPath(parser.value(output), "collapsed", "txt");
+    // Made before the replay, so an output that cannot be written fails at once (none for
+    // a pstats table, which goes to stdout).
+    std::optional<AtomicFile> file;
+    if (!dest.empty()) {
+        auto made = AtomicFile::create(dest);
+        if (!made) return fail(made.error());
+        file.emplace(std::move(made.value()));
+        if (file->isStdout()) sendMessagesToStderr();
+    }
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
 
@@ -115,23 +150,46 @@ int runReplay(const QStringList& args) {
     geckoOptions.startTimeMs = static_cast<double>(info.startTimeUs) / 1000.0;
     GeckoCollector geckoSink(geckoOptions);
     CollapsedWriter collapsedSink;
-    SampleSink& sink = toGecko ? static_cast<SampleSink&>(geckoSink) : collapsedSink;
+    pstats::PstatsCollector pstatsSink;
+    table.cpuMode = info.mode == static_cast<int>(ProfilingMode::Cpu);
+    jsonl::JsonlWriter jsonlSink(info.mode);
+    SampleSink& sink = toGecko    ? static_cast<SampleSink&>(geckoSink)
+                       : toPstats ? static_cast<SampleSink&>(pstatsSink)
+                       : toJsonl  ? static_cast<SampleSink&>(jsonlSink)
+                                  : collapsedSink;
 
     ProgressBar bar;
     auto replayed = reader->replay(sink, std::ref(bar), &g_cancel);
     std::fprintf(stderr, "\n");
     if (!replayed) return fail(replayed.error());
     std::fprintf(stderr, "Replayed %llu samples\n", static_cast<unsigned long long>(*replayed));
+    if (*replayed == 0)
+        return fail(makeError(ErrorKind::NoSamples, "the recording holds no samples; " +
+                                                        escapeForDisplay(dest.string()) +
+                                                        " was not written"));
 
-    Status written =
-        toGecko ? geckoSink.exportTo(dest, {}, &g_cancel) : collapsedSink.writeTo(dest);
+    if (!file) {
+        pstatsSink.printTable(stdout, table);
+        return 0;
+    }
+    Status written = toGecko    ? geckoSink.exportTo(std::move(*file), {}, &g_cancel)
+                     : toPstats ? pstatsSink.writeTo(std::move(*file))
+                     : toJsonl  ? jsonlSink.writeTo(std::move(*file))
+                                : collapsedSink.writeTo(std::move(*file));
     if (!written) return fail(written.error());
+    if (toPstats) return 0; // CPython prints nothing after writing the file
+    if (toJsonl) {
+        std::fprintf(messages(), "JSONL profile written to %s\n",
+                     escapeForDisplay(dest.string()).c_str());
+        return 0;
+    }
     if (toGecko) {
-        std::printf("Gecko profile written to %s\n", escapeForDisplay(dest.string()).c_str());
-        std::printf("Open in Firefox Profiler: https://profiler.firefox.com/\n");
+        std::fprintf(messages(), "Gecko profile written to %s\n",
+                     escapeForDisplay(dest.string()).c_str());
+        std::fprintf(messages(), "Open in Firefox Profiler: https://profiler.firefox.com/\n");
     } else {
-        std::printf("Collapsed stack output written to %s\n",
-                    escapeForDisplay(dest.string()).c_str());
+        std::fprintf(messages(), "Collapsed stack output written to %s\n",
+                     escapeForDisplay(dest.string()).c_str());
     }
     return 0;
 }

@@ -49,7 +49,10 @@ int runRun(const QStringList& args) {
     addRecordOptions(parser);
     parser.addPositionalArgument("target", "Script file or module name; or, after --, a command.",
                                  "[-m] TARGET [ARGS...] | -- COMMAND [ARGS...]");
-    parser.process(args);
+    if (auto done = parseCommandLine(parser, args, "run")) return *done;
+    // Releasing the startup gate of a command that already exited writes to a pipe
+    // nobody reads: that must not kill us before we forward the command's exit code.
+    std::signal(SIGPIPE, SIG_IGN);
 
     auto options = readRecordOptions(parser);
     if (!options) return fail(options.error());

@@ -20,6 +20,9 @@ void SampleStore::append(const SampleRecord& r) {
 
 void SampleStore::flush() {
     if (!spillFailed_ && !file_) {
+        // Spill dirs left by a gilscope that was killed go first, once per process.
+        static const int cleaned = cleanStaleTempDirs("gilscope-analysis");
+        (void)cleaned;
         auto dir = TempDir::create("gilscope-analysis");
         if (!dir) {
             spillFailed_ = true;

@@ -102,8 +102,12 @@ std::string CollapsedWriter::render() const {
 Status CollapsedWriter::writeTo(const std::filesystem::path& path) {
     auto file = AtomicFile::create(path);
     if (!file) return file.error();
-    if (Status s = file->write(render()); !s) return s;
-    return file->commit();
+    return writeTo(std::move(file.value()));
+}
+
+Status CollapsedWriter::writeTo(AtomicFile file) {
+    if (Status s = file.write(render()); !s) return s;
+    return file.commit();
 }
 
 } // namespace gilscope

@@ -2,6 +2,7 @@
 
 #include "core/common/error.h"
 #include "core/sample/sample_sink.h"
+#include "core/util/atomic_file.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -23,6 +24,8 @@ public:
 
     // Writes the file whole or not at all (AtomicFile).
     Status writeTo(const std::filesystem::path& path);
+    // The same into a file made earlier (the CLI makes it before sampling starts).
+    Status writeTo(AtomicFile file);
 
     // The text writeTo() would write.
     std::string render() const;

@@ -24,6 +24,8 @@ const char* errorKindName(ErrorKind kind) {
         return "disk full";
     case ErrorKind::Cancelled:
         return "cancelled";
+    case ErrorKind::NoSamples:
+        return "no samples";
     case ErrorKind::Internal:
         return "internal error";
     }
@@ -52,6 +54,8 @@ int exitCodeFor(ErrorKind kind) {
         return 10;
     case ErrorKind::Cancelled:
         return 130;
+    case ErrorKind::NoSamples:
+        return 11;
     case ErrorKind::Internal:
         return 1;
     }

@@ -19,6 +19,7 @@ enum class ErrorKind {
     Io,
     DiskFull,
     Cancelled,
+    NoSamples,
     Internal,
 };
 

@@ -12,7 +12,7 @@ namespace gilscope {
 // UINT64_MAX is reserved as the empty key.
 class FlatMap64 {
 public:
-    FlatMap64() { rehash(64); }
+    FlatMap64() { rehash(8); } // small: 40,000 threads may each hold one stack
 
     // Returns {value, inserted}: the existing value, or `value` after inserting it.
     std::pair<uint32_t, bool> tryEmplace(uint64_t key, uint32_t value) {

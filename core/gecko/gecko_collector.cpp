@@ -21,7 +21,8 @@ double monotonicMs() {
 }
 
 void cleanStaleSpillDirsOnce() {
-    // A gilscope killed mid-recording leaves its spill directory behind.
+    // A gilscope killed mid-recording leaves its spill directory behind (the CLI
+    // cleans at start too; this covers other users of the library).
     static std::once_flag once;
     std::call_once(once, [] { cleanStaleTempDirs("gilscope-gecko"); });
 }
@@ -34,10 +35,11 @@ GeckoCollector::Impl::Impl(GeckoOptions o) : opt(std::move(o)) {
 }
 
 void GeckoCollector::Impl::cleanup() {
+    spill.reset(); // closes the spill file before its directory goes
     spillDir.remove();
 }
 
-Status GeckoCollector::Impl::exportTo(const std::filesystem::path& dest,
+Status GeckoCollector::Impl::exportTo(const std::filesystem::path* dest, AtomicFile* made,
                                       const ProgressCallback& progress, const CancelToken* cancel) {
     if (exported) {
         if (lastError) return *lastError;
@@ -51,7 +53,7 @@ Status GeckoCollector::Impl::exportTo(const std::filesystem::path& dest,
 
     if (lastError) return *lastError;
     if (threads.empty())
-        return makeError(ErrorKind::BadArguments,
+        return makeError(ErrorKind::NoSamples,
                          "no samples were collected, so there is no Gecko profile to write");
     if (intervalCount > 0) interval = intervalSpan / static_cast<double>(intervalCount);
     if (sampleCount > 0 && lastSampleTime > 0)
@@ -59,15 +61,18 @@ Status GeckoCollector::Impl::exportTo(const std::filesystem::path& dest,
     if (!(interval > 0) || !std::isfinite(interval))
         interval = static_cast<double>(opt.intervalUs) / 1000.0;
 
+    // A spill failure stopped the recording, but nothing was lost: what could not go to
+    // disk stayed in memory, and the columns are read from both.
     finalizeMarkers();
     if (lastError) return *lastError;
-    for (auto& th : threads)
-        if (Status s = th->flushAll(); !s.ok()) return s;
 
-    std::error_code ec;
-    const std::filesystem::path target = std::filesystem::absolute(dest, ec);
-    auto file = AtomicFile::create(ec ? dest : target);
-    if (!file.ok()) return file.error();
+    Result<AtomicFile> file = made ? std::move(*made) : AtomicFile();
+    if (!made) {
+        std::error_code ec;
+        const std::filesystem::path target = std::filesystem::absolute(*dest, ec);
+        file = AtomicFile::create(ec ? *dest : target);
+        if (!file.ok()) return file.error();
+    }
 
     std::string pid = opt.pid ? *opt.pid : std::to_string(::getpid());
     utsname uts{};
@@ -104,6 +109,7 @@ GeckoCollector::~GeckoCollector() {
 void GeckoCollector::begin(const FrameRegistry& registry, const RecordingInfo& info) {
     impl_->registry = &registry;
     if (info.sampleIntervalUs != 0) impl_->opt.intervalUs = info.sampleIntervalUs;
+    if (info.pythonMajor == 3) impl_->pythonMinor = info.pythonMinor;
 }
 
 void GeckoCollector::addBatch(const SampleBatch& batch) {
@@ -114,9 +120,23 @@ void GeckoCollector::finish(const RecordingSummary& summary) {
     (void)summary;
 }
 
+bool GeckoCollector::failed() const {
+    return impl_->spillError.has_value() || impl_->lastError.has_value();
+}
+
+Error GeckoCollector::sinkError() const {
+    if (impl_->lastError) return *impl_->lastError;
+    return impl_->spillError.value_or(Error{});
+}
+
 Status GeckoCollector::exportTo(const std::filesystem::path& dest, const ProgressCallback& progress,
                                 const CancelToken* cancel) {
-    return impl_->exportTo(dest, progress, cancel);
+    return impl_->exportTo(&dest, nullptr, progress, cancel);
+}
+
+Status GeckoCollector::exportTo(AtomicFile file, const ProgressCallback& progress,
+                                const CancelToken* cancel) {
+    return impl_->exportTo(nullptr, &file, progress, cancel);
 }
 
 const std::optional<Error>& GeckoCollector::lastError() const {

@@ -2,6 +2,7 @@
 
 #include "core/common/error.h"
 #include "core/sample/sample_sink.h"
+#include "core/util/atomic_file.h"
 #include "core/util/cancel.h"
 
 #include <cstddef>
@@ -37,10 +38,11 @@ struct GeckoOptions {
 
 // Turns samples into a Firefox Profiler processed profile (meta.version 32,
 // preprocessedProfileVersion 57), as CPython 3.15's GeckoCollector does, in bounded
-// memory: per-thread sample and marker columns are spilled to a private temporary
-// directory ("gilscope-gecko-<pid>-*", created on first thread, removed after export,
-// after a failed export and on destruction); the deduplicated stack/frame/func/resource
-// tables and the string array stay in memory.
+// memory: per-thread sample and marker columns are spilled, in chunks, to one shared
+// file in a private temporary directory ("gilscope-gecko-<pid>-*/spill.bin", created
+// on first thread, removed after export, after a failed export and on destruction);
+// each column's last partial chunk stays in memory. The deduplicated
+// stack/frame/func/resource tables and the string array stay in memory.
 //
 // Threading: begin/addBatch/finish and exportTo must not run concurrently (exportTo may
 // run on another thread once recording has stopped); only the CancelToken may be
@@ -59,6 +61,10 @@ public:
     void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
     void addBatch(const SampleBatch& batch) override;
     void finish(const RecordingSummary& summary) override;
+    // True once the spill directory failed (disk full, not writable): the recording
+    // should stop; everything collected until then still exports (it stayed in memory).
+    bool failed() const override;
+    Error sinkError() const override;
 
     // Streams the profile into a temporary file beside dest, then renames it over dest.
     // On any failure (I/O, disk full, cancel, count mismatch) dest is untouched and no
@@ -67,8 +73,12 @@ public:
     // from another thread stops the export within ~200 ms with ErrorKind::Cancelled.
     Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress = {},
                     const CancelToken* cancel = nullptr);
+    // The same into a file made earlier (the CLI makes it before sampling starts).
+    Status exportTo(AtomicFile file, const ProgressCallback& progress = {},
+                    const CancelToken* cancel = nullptr);
 
-    // First error recorded outside exportTo (addBatch after export, spill I/O failure).
+    // First error recorded outside exportTo that makes export impossible (addBatch after
+    // export). A spill failure is not one: see failed().
     const std::optional<Error>& lastError() const;
     bool exported() const;
     uint64_t sampleCount() const; // thread-samples recorded so far

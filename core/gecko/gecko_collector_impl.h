@@ -18,8 +18,8 @@ struct GeckoCollector::Impl {
     explicit Impl(GeckoOptions o);
 
     void addBatch(const SampleBatch& batch);
-    Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress,
-                    const CancelToken* cancel);
+    Status exportTo(const std::filesystem::path* dest, AtomicFile* made,
+                    const ProgressCallback& progress, const CancelToken* cancel);
     void cleanup(); // removes the spill directory
 
     // ingest helpers (gecko_ingest.cpp)
@@ -37,9 +37,11 @@ struct GeckoCollector::Impl {
     void emitInterval(GeckoThread& th, MarkerKind kind, double start, double end);
     void finalizeMarkers();
     void fail(Error e);
+    void spillFailed(Error e); // the spill disk failed: data stays in memory, recording stops
 
     GeckoOptions opt;
     const FrameRegistry* registry = nullptr;
+    int pythonMinor = 15; // the target's, from begin(): picks the opcode table
     double startTimeMs = 0;
     double interval = 1.0;
     double intervalSpan = 0;    // operands of CPython's last in-collect interval update
@@ -53,6 +55,7 @@ struct GeckoCollector::Impl {
 
     bool exported = false;
     std::optional<Error> lastError;
+    std::optional<Error> spillError;
 
     GeckoStrings strings;
     RegistryFacts facts;
@@ -60,6 +63,7 @@ struct GeckoCollector::Impl {
     std::unordered_map<uint64_t, uint32_t> threadIndex;
     GeckoThread* lastThread = nullptr;
     TempDir spillDir;
+    std::unique_ptr<SpillStore> spill; // one file in spillDir for every thread's columns
 };
 
 } // namespace gilscope

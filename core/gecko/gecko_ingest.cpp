@@ -46,6 +46,10 @@ void GeckoCollector::Impl::fail(Error e) {
     if (!lastError) lastError = std::move(e);
 }
 
+void GeckoCollector::Impl::spillFailed(Error e) {
+    if (!spillError) spillError = std::move(e);
+}
+
 void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
     if (exported) {
         fail(makeError(ErrorKind::Internal,
@@ -122,7 +126,7 @@ void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
             const double t = std::max(single ? firstTime : toMs(ts), th->lastTime);
             th->lastTime = t;
             Status s = th->appendSample(stack, t);
-            if (!s.ok()) fail(s.error());
+            if (!s.ok()) spillFailed(s.error());
         }
         if (opt.opcodes) trackOpcode(*th, t0);
     }
@@ -137,16 +141,19 @@ GeckoThread* GeckoCollector::Impl::threadFor(uint64_t tid, bool isMain) {
     }
     auto it = threadIndex.find(tid);
     if (it != threadIndex.end()) return lastThread = threads[it->second].get();
-    if (!spillDir.valid()) {
+    if (!spill) {
         auto dir = TempDir::create("gilscope-gecko");
-        if (!dir.ok()) {
-            fail(dir.error());
-            return nullptr;
+        if (dir.ok()) {
+            spillDir = std::move(dir.value());
+            spill = std::make_unique<SpillStore>(spillDir.path() / "spill.bin");
+        } else {
+            // No spill at all: the samples stay in memory and the recording stops.
+            spill = std::make_unique<SpillStore>(dir.error());
+            spillFailed(dir.error());
         }
-        spillDir = std::move(dir.value());
     }
     threads.push_back(
-        std::make_unique<GeckoThread>(spillDir.path(), tid, isMain, opt.spillBufferBytes));
+        std::make_unique<GeckoThread>(spill.get(), tid, isMain, opt.spillBufferBytes));
     threadIndex.emplace(tid, static_cast<uint32_t>(threads.size() - 1));
     return lastThread = threads.back().get();
 }
@@ -248,7 +255,7 @@ void GeckoCollector::Impl::trackOpcode(GeckoThread& th, double firstTime) {
 
 void GeckoCollector::Impl::emitOpcodeMarker(GeckoThread& th, const OpcodeState& st, double end) {
     if (st.opcode == kNoOpcode) return; // None opcodes are tracked, never shown
-    const uint32_t name = strings.intern(formatOpcode(st.opcode));
+    const uint32_t name = strings.intern(formatOpcode(st.opcode, pythonMinor));
     MarkerRecord rec;
     rec.kind = kOpcodeMarker;
     rec.opcode = st.opcode;
@@ -257,7 +264,7 @@ void GeckoCollector::Impl::emitOpcodeMarker(GeckoThread& th, const OpcodeState& 
     rec.line = st.line;
     rec.duration = end - st.start;
     Status s = th.appendMarker(name, st.start, end, 7, rec);
-    if (!s.ok()) fail(s.error());
+    if (!s.ok()) spillFailed(s.error());
 }
 
 } // namespace gilscope

@@ -16,7 +16,7 @@ void GeckoCollector::Impl::emitInterval(GeckoThread& th, MarkerKind kind, double
     rec.kind = kind;
     rec.duration = end - start;
     Status s = th.appendMarker(name, start, end, info.category, rec);
-    if (!s.ok()) fail(s.error());
+    if (!s.ok()) spillFailed(s.error());
 }
 
 // dict[tid] = t (overwrite) or dict.setdefault(tid, t).

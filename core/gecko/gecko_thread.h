@@ -88,7 +88,7 @@ struct FrameKeyHash {
 // number of distinct stacks), the spilled sample and marker columns (disk), and the
 // marker state machine.
 struct GeckoThread {
-    GeckoThread(const std::filesystem::path& dir, uint64_t tid, bool isMain, size_t bufferBytes);
+    GeckoThread(SpillStore* store, uint64_t tid, bool isMain, size_t bufferBytes);
 
     uint64_t tid;
     bool isMainThread;
@@ -149,12 +149,11 @@ struct GeckoThread {
 
     Status appendSample(int32_t stack, double time) {
         Status s = samplesStack.append(stack);
-        if (!s.ok()) return s;
-        return samplesTime.append(time);
+        Status t = samplesTime.append(time); // even when the first failed: equal counts
+        return s.ok() ? t : s;
     }
     Status appendMarker(uint32_t name, double start, double end, uint8_t category,
                         const MarkerRecord& data);
-    Status flushAll();
 };
 
 } // namespace gilscope

@@ -53,6 +53,14 @@ ProfileStreamer::ProfileStreamer(GeckoCollector::Impl& impl, JsonWriter& out,
         total_ += 2 * th->sampleCount() + 6 * th->markerCount(); // values of spilled columns
 }
 
+OpcodeInfo ProfileStreamer::opcodeInfo(uint32_t opcode) const {
+    return gilscope::opcodeInfo(opcode, impl_.pythonMinor);
+}
+
+std::string ProfileStreamer::formatOpcode(uint32_t opcode) const {
+    return gilscope::formatOpcode(opcode, impl_.pythonMinor);
+}
+
 Status ProfileStreamer::tick() {
     if ((++done_ & kTickMask) != 0) return {};
     if (cancel_ && cancel_->cancelled())

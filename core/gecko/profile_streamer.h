@@ -2,6 +2,7 @@
 
 #include "core/gecko/gecko_collector_impl.h"
 #include "core/gecko/json_writer.h"
+#include "core/gecko/opcode_names.h"
 
 namespace gilscope {
 
@@ -28,6 +29,9 @@ private:
     // Counts one streamed item; checks cancellation and reports progress now and then.
     Status tick();
     Status checkCount(uint64_t count, uint64_t expected, const char* label);
+    // Opcode names from the target version's table.
+    OpcodeInfo opcodeInfo(uint32_t opcode) const;
+    std::string formatOpcode(uint32_t opcode) const;
 
     template <typename T, typename Fn>
     Status spilled(const SpillColumn& column, uint64_t expected, const char* label, Fn&& write);

@@ -1,13 +1,11 @@
 #include "core/gecko/spill_column.h"
 
 #include "core/util/atomic_file.h"
-#include "core/util/unique_fd.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
 #include <unistd.h>
-#include <utility>
 
 namespace gilscope {
 
@@ -15,10 +13,53 @@ namespace {
 constexpr size_t kReadChunk = 256 * 1024;
 }
 
+Result<uint64_t> SpillStore::append(const char* data, size_t size) {
+    if (error_) return *error_;
+    if (!fd_) {
+        fd_.reset(::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+        if (!fd_) {
+            error_ = ioError(errno, "cannot write the profile spill file", path_);
+            return *error_;
+        }
+    }
+    const uint64_t offset = end_;
+    size_t done = 0;
+    while (done < size) {
+        const ssize_t n =
+            ::pwrite(fd_.get(), data + done, size - done, static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            error_ = ioError(n < 0 ? errno : EIO, "cannot write the profile spill file", path_);
+            // Take back a partial chunk, so the file holds whole chunks only.
+            (void)!::ftruncate(fd_.get(), static_cast<off_t>(offset));
+            return *error_;
+        }
+        done += static_cast<size_t>(n);
+    }
+    end_ += size;
+    return offset;
+}
+
+Status SpillStore::read(uint64_t offset, char* out, size_t size) const {
+    size_t done = 0;
+    while (done < size) {
+        const ssize_t n =
+            ::pread(fd_.get(), out + done, size - done, static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return ioError(errno, "cannot read the profile spill file", path_);
+        if (n == 0)
+            return makeError(ErrorKind::CorruptFile,
+                             "the profile spill file " + path_.string() + " became shorter");
+        done += static_cast<size_t>(n);
+    }
+    return {};
+}
+
 void SpillColumn::grow(size_t need) {
-    // Grows geometrically up to the flush limit (plus one record), never beyond.
-    size_t cap = std::max<size_t>(capacity_ * 2, 256);
-    cap = std::min(cap, limit_ + need);
+    // Grows geometrically up to the flush limit (plus one record); beyond it only when
+    // the store failed and the buffer must hold everything.
+    size_t cap = std::max<size_t>(capacity_ * 2, 64); // small: a thread may hold one sample
+    if (!store_->error()) cap = std::min(cap, limit_ + need);
     cap = std::max(cap, used_ + need);
     auto bigger = std::make_unique<char[]>(cap);
     if (used_) std::memcpy(bigger.get(), buf_.get(), used_);
@@ -27,85 +68,50 @@ void SpillColumn::grow(size_t need) {
 }
 
 Status SpillColumn::flush() {
-    // Opened per flush, as CPython does: thousands of threads must not hold
-    // thousands of descriptors, and flushes are rare at the default buffer size.
-    UniqueFd fd(::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
-    if (!fd) return ioError(errno, "cannot write the profile spill file", path_);
-    const char* p = buf_.get();
-    size_t left = used_;
-    while (left > 0) {
-        const ssize_t n = ::write(fd.get(), p, left);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return ioError(errno, "cannot write the profile spill file", path_);
-        }
-        p += n;
-        left -= static_cast<size_t>(n);
-    }
+    if (used_ == 0) return {};
+    if (store_->error()) return {}; // already reported; the data stays in memory
+    auto offset = store_->append(buf_.get(), used_);
+    if (!offset) return offset.error();
+    chunks_.push_back({*offset, used_});
     used_ = 0;
     return {};
 }
 
 Result<SpillReader> SpillReader::open(const SpillColumn& column) {
     SpillReader r;
-    r.fd_ = ::open(column.path().c_str(), O_RDONLY | O_CLOEXEC);
-    if (r.fd_ < 0) return ioError(errno, "cannot read the profile spill file", column.path());
-    r.path_ = column.path();
+    r.column_ = &column;
     r.recordSize_ = column.recordSize();
-    r.chunk_.resize((kReadChunk / r.recordSize_ + 1) * r.recordSize_);
+    if (!column.chunks().empty())
+        r.buffer_.resize(std::max<size_t>(1, kReadChunk / r.recordSize_) * r.recordSize_);
     return r;
 }
 
-SpillReader::SpillReader(SpillReader&& o) noexcept
-    : fd_(std::exchange(o.fd_, -1)), path_(std::move(o.path_)), recordSize_(o.recordSize_),
-      chunk_(std::move(o.chunk_)), pos_(o.pos_), len_(o.len_), status_(o.status_) {
-}
-
-SpillReader& SpillReader::operator=(SpillReader&& o) noexcept {
-    if (this != &o) {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = std::exchange(o.fd_, -1);
-        path_ = std::move(o.path_);
-        recordSize_ = o.recordSize_;
-        chunk_ = std::move(o.chunk_);
-        pos_ = o.pos_;
-        len_ = o.len_;
-        status_ = o.status_;
-    }
-    return *this;
-}
-
-SpillReader::~SpillReader() {
-    if (fd_ >= 0) ::close(fd_);
-}
-
 bool SpillReader::refill() {
-    if (fd_ < 0 || !status_.ok()) return false;
-    // Keep a partial record's bytes and read after them.
-    const size_t keep = len_ - pos_;
-    std::memmove(chunk_.data(), chunk_.data() + pos_, keep);
-    pos_ = 0;
-    len_ = keep;
-    while (len_ < chunk_.size()) {
-        const ssize_t n = ::read(fd_, chunk_.data() + len_, chunk_.size() - len_);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            status_ = ioError(errno, "cannot read the profile spill file", path_);
-            return false;
+    if (!column_ || !status_.ok()) return false;
+    const auto& chunks = column_->chunks();
+    while (nextChunk_ < chunks.size()) {
+        const SpillColumn::Chunk& c = chunks[nextChunk_];
+        if (chunkDone_ == c.bytes) {
+            ++nextChunk_;
+            chunkDone_ = 0;
+            continue;
         }
-        if (n == 0) break;
-        len_ += static_cast<size_t>(n);
-        if (len_ >= recordSize_) break;
+        const size_t n =
+            static_cast<size_t>(std::min<uint64_t>(buffer_.size(), c.bytes - chunkDone_));
+        status_ = column_->store()->read(c.offset + chunkDone_, buffer_.data(), n);
+        if (!status_.ok()) return false;
+        chunkDone_ += n;
+        data_ = buffer_.data();
+        pos_ = 0;
+        len_ = n;
+        return true;
     }
-    if (len_ < recordSize_) {
-        if (len_ != 0)
-            status_ = makeError(ErrorKind::CorruptFile, "the profile spill file " + path_.string() +
-                                                            " ends with a partial record");
-        ::close(fd_);
-        fd_ = -1;
-        return false;
-    }
-    return true;
+    if (tailDone_) return false;
+    tailDone_ = true;
+    data_ = column_->tail();
+    pos_ = 0;
+    len_ = column_->tailBytes();
+    return len_ >= recordSize_;
 }
 
 } // namespace gilscope

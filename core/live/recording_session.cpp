@@ -127,6 +127,10 @@ SamplerStats RecordingSession::stats() const {
     return sampler_->stats();
 }
 
+std::string RecordingSession::endReason() const {
+    return sampler_ ? sampler_->endReason() : std::string();
+}
+
 std::string RecordingSession::failure() const {
     return sampler_->failure();
 }

@@ -52,7 +52,8 @@ public:
     TimelineSnapshot timeline() const { return timeline_.snapshot(); }
     // Samples for the analysis views (top functions, call trees): query it from any thread.
     std::shared_ptr<ProfileModel> profile() const { return profile_; }
-    std::string failure() const; // a sink failure, if the recording stopped because of one
+    std::string failure() const;   // a sink failure, if the recording stopped because of one
+    std::string endReason() const; // after finish(): why the target ended, if it did
 
     // After finish(): true while an export can still be made.
     bool canExport() const;

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <unistd.h>
 
 namespace gilscope::remote {
@@ -49,6 +50,39 @@ std::string otherUser(int pid, uint32_t owner) {
            "' or with sudo (or grant it: sudo setcap cap_sys_ptrace+ep $(which gilscope))";
 }
 
+std::string userNamespace(const std::string& pid) {
+    std::error_code ec;
+    const auto target = std::filesystem::read_symlink("/proc/" + pid + "/ns/user", ec);
+    return ec ? std::string() : target.string();
+}
+
+std::string lockdownMode() {
+    auto v = readProcFile("/sys/kernel/security/lockdown", 256);
+    if (!v) return {};
+    const size_t open = v->find('['), close = v->find(']');
+    if (open == std::string::npos || close == std::string::npos || close < open) return {};
+    const std::string mode = v->substr(open + 1, close - open - 1);
+    return mode == "none" ? std::string() : mode;
+}
+
+// We have CAP_SYS_PTRACE (root, or setcap) and the kernel still said no: sudo cannot
+// help, so name what can.
+std::string refusedDespiteCapability(int pid) {
+    const std::string who =
+        pid == 1 ? "process 1 (the init process)" : "process " + std::to_string(pid);
+    std::string msg = "the kernel refused to let gilscope read " + who +
+                      " although gilscope already has CAP_SYS_PTRACE, so sudo will not help: ";
+    const std::string ours = userNamespace("self"), theirs = userNamespace(std::to_string(pid));
+    if (!ours.empty() && !theirs.empty() && ours != theirs)
+        return msg + "it runs in another user namespace, where gilscope's capability does not "
+                     "count; run gilscope inside that container or namespace";
+    if (const std::string mode = lockdownMode(); !mode.empty())
+        return msg + "kernel lockdown (" + mode +
+               ") forbids reading other processes' memory; boot without lockdown to profile";
+    return msg + "a security module (SELinux, AppArmor) or the container runtime protects it; "
+                 "check its policy (e.g. the audit log) for a ptrace denial";
+}
+
 } // namespace
 
 std::string predictAccessProblem(int pid) {
@@ -72,6 +106,8 @@ std::string explainAccessFailure(int pid, int err) {
     if (!haveCapSysPtrace()) {
         const auto owner = readUid(pid);
         if (owner && *owner != ::geteuid()) return otherUser(pid, *owner);
+    } else if (yamaPtraceScope() != 3) {
+        return refusedDespiteCapability(pid);
     }
     const int scope = yamaPtraceScope();
     if (scope >= 1) return yamaExplanation(scope);

@@ -32,9 +32,12 @@ void legacyCommon(PythonLayout& l) {
     l.tsThreadId = 176;
     l.tsCurrentException = 88; // curexc_type
     l.tsExcStateValue = 112 + 8;
-    l.frSize = 112;
+    l.tsRecursionDepth = 32;
+    l.frSize = 120; // up to f_executing (3.8/3.9) / f_state (3.10)
+    l.frRefcnt = 0;
     l.frPrevious = 24;
     l.frCode = 32;
+    l.base = PythonLayout::Base::ExecutingRoot;
     l.coSize = 176;
     l.coFirstlineno = 40;
     l.coCode = 48;
@@ -53,6 +56,7 @@ void table38(PythonLayout& l) {
     legacyCommon(l);
     l.tsSize = 264;
     l.frLasti = 104;
+    l.frExecuting = 116;
     l.rtGilHolder = 1160;
     l.rtGilLocked = 1168;
     l.rtGcCollecting = 544;
@@ -63,6 +67,10 @@ void table39or310(PythonLayout& l) {
     legacyCommon(l);
     l.tsSize = l.minor == 9 ? 264 : 280;
     l.frLasti = l.minor == 9 ? 104 : 96;
+    if (l.minor == 9)
+        l.frExecuting = 116;
+    else
+        l.frState = 108;
     l.rtGilHolder = 360;
     l.rtGilLocked = 368;
     l.inId = 24;
@@ -81,6 +89,7 @@ void modernCommon(PythonLayout& l) {
     l.rtInterpretersHead = 40;
     l.inNext = 0;
     l.firstSkippedOwner = 3; // 3.12: FRAME_OWNED_BY_CSTACK (3.11 has none, harmless)
+    l.base = PythonLayout::Base::ShimFrame;
 }
 
 void table311(PythonLayout& l) {
@@ -103,6 +112,8 @@ void table311(PythonLayout& l) {
     l.frPrevious = 48;
     l.frInstr = 56;
     l.frOwner = 69;
+    l.frIsEntry = 68;
+    l.base = PythonLayout::Base::ThreadEntryFrame; // no shim frames yet
     l.coSize = 192;
     l.coFirstlineno = 72;
     l.coCodeAdaptive = 184;

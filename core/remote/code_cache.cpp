@@ -7,8 +7,6 @@ namespace gilscope::remote {
 
 namespace {
 
-constexpr size_t kMaxNameChars = 1024; // CPython's cap for names
-constexpr size_t kMaxPathChars = 4096;
 constexpr size_t kMaxLineTable = 1 << 20;
 constexpr size_t kMaxBytecode = 1 << 22;
 
@@ -32,7 +30,8 @@ std::optional<StringId> CodeCache::string(uint64_t addr) {
     // Strings are only cached for the duration of one fill: a string's address may be
     // reused after it is freed, but the code object keeps its own strings alive.
     if (auto it = strings_.find(addr); it != strings_.end()) return it->second;
-    auto s = objects_.readString(addr, kMaxPathChars);
+    // Names and paths of any length: one past RemoteObjects::kMaxStringChars is cut there.
+    auto s = objects_.readString(addr);
     if (!s) return std::nullopt;
     const StringId id = registry_.internString(*s);
     strings_.emplace(addr, id);
@@ -61,7 +60,7 @@ bool CodeCache::fillFrom(uint64_t codeAddr, const std::vector<uint8_t>& code, Co
                                   ? field<uint64_t>(code, layout_.coQualname)
                                   : field<uint64_t>(code, layout_.coName);
     auto name = string(nameAddr);
-    if (!filename || !name || registry_.string(*name).size() > kMaxNameChars * 4) return false;
+    if (!filename || !name) return false;
     auto table = objects_.readBytes(field<uint64_t>(code, layout_.coLinetable), kMaxLineTable);
     if (!table) return false;
     out.filename = *filename;

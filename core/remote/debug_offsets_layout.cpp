@@ -16,8 +16,8 @@ struct TablePositions {
     size_t rtSize, rtInterpretersHead;
     size_t inSize, inId, inNext, inThreadsHead, inThreadsMain, inGc, inGilState, inGilLocked,
         inGilHolder, inCodeGeneration;
-    size_t tsSize, tsNext, tsInterp, tsCurrentFrame, tsThreadId, tsNativeThreadId, tsDatastackChunk,
-        tsStatus, tsHoldsGil, tsGilRequested, tsCurrentException, tsExcState;
+    size_t tsSize, tsNext, tsInterp, tsCurrentFrame, tsBaseFrame, tsThreadId, tsNativeThreadId,
+        tsDatastackChunk, tsStatus, tsHoldsGil, tsGilRequested, tsCurrentException, tsExcState;
     size_t excValue;
     size_t frSize, frPrevious, frExecutable, frInstr, frOwner;
     size_t coSize, coFilename, coName, coQualname, coLinetable, coFirstlineno, coAdaptive;
@@ -32,22 +32,169 @@ constexpr size_t N = 0; // field absent in this minor
 
 // 3.13: Include/internal/pycore_runtime.h, 584 bytes.
 constexpr TablePositions k313{
-    584,   0x18,  0x28,  0x30,  0x38,  0x40,  0x48,  N,     0x50,  0x78,  0x88,  0x90,  N,
-    0x98,  0xa8,  0xb0,  0xb8,  0xc0,  0xc8,  0xd0,  0xd8,  N,     N,     N,     N,     N,
-    0xe0,  0xe8,  0xf0,  0xf8,  0x108, 0x110, 0x118, 0x120, 0x128, 0x130, 0x138, 0x158, 0x160,
-    0x168, 0x198, 0x200, 0x208, 0x210, 0x218, 0x220, 0x228, 0x230, N,     0x238, 0x240};
+    .totalSize = 584,
+    .rtSize = 0x18,
+    .rtInterpretersHead = 0x28,
+    .inSize = 0x30,
+    .inId = 0x38,
+    .inNext = 0x40,
+    .inThreadsHead = 0x48,
+    .inThreadsMain = N,
+    .inGc = 0x50,
+    .inGilState = 0x78,
+    .inGilLocked = 0x88,
+    .inGilHolder = 0x90,
+    .inCodeGeneration = N,
+    .tsSize = 0x98,
+    .tsNext = 0xa8,
+    .tsInterp = 0xb0,
+    .tsCurrentFrame = 0xb8,
+    .tsBaseFrame = N,
+    .tsThreadId = 0xc0,
+    .tsNativeThreadId = 0xc8,
+    .tsDatastackChunk = 0xd0,
+    .tsStatus = 0xd8,
+    .tsHoldsGil = N,
+    .tsGilRequested = N,
+    .tsCurrentException = N,
+    .tsExcState = N,
+    .excValue = N,
+    .frSize = 0xe0,
+    .frPrevious = 0xe8,
+    .frExecutable = 0xf0,
+    .frInstr = 0xf8,
+    .frOwner = 0x108,
+    .coSize = 0x110,
+    .coFilename = 0x118,
+    .coName = 0x120,
+    .coQualname = 0x128,
+    .coLinetable = 0x130,
+    .coFirstlineno = 0x138,
+    .coAdaptive = 0x158,
+    .obSize = 0x160,
+    .obType = 0x168,
+    .tupleItem = 0x198,
+    .bytesSize = 0x200,
+    .bytesObSize = 0x208,
+    .bytesSval = 0x210,
+    .strSize = 0x218,
+    .strState = 0x220,
+    .strLength = 0x228,
+    .strAsciiSize = 0x230,
+    .strCompactSize = N,
+    .gcSize = 0x238,
+    .gcCollecting = 0x240,
+};
 // 3.14: Include/internal/pycore_debug_offsets.h, 760 bytes.
 constexpr TablePositions k314{
-    760,   0x18,  0x28,  0x30,  0x38,  0x40,  0x48,  0x50,  0x58,  0x80,  0x90,  0x98,  0xa0,
-    0xb0,  0xc0,  0xc8,  0xd0,  0xd8,  0xe0,  0xe8,  0xf0,  N,     N,     N,     N,     N,
-    0xf8,  0x100, 0x108, 0x110, 0x120, 0x138, 0x140, 0x148, 0x150, 0x158, 0x160, 0x180, 0x190,
-    0x198, 0x1c8, 0x250, 0x258, 0x260, 0x268, 0x270, 0x278, 0x280, N,     0x288, 0x290};
+    .totalSize = 760,
+    .rtSize = 0x18,
+    .rtInterpretersHead = 0x28,
+    .inSize = 0x30,
+    .inId = 0x38,
+    .inNext = 0x40,
+    .inThreadsHead = 0x48,
+    .inThreadsMain = 0x50,
+    .inGc = 0x58,
+    .inGilState = 0x80,
+    .inGilLocked = 0x90,
+    .inGilHolder = 0x98,
+    .inCodeGeneration = 0xa0,
+    .tsSize = 0xb0,
+    .tsNext = 0xc0,
+    .tsInterp = 0xc8,
+    .tsCurrentFrame = 0xd0,
+    .tsBaseFrame = N,
+    .tsThreadId = 0xd8,
+    .tsNativeThreadId = 0xe0,
+    .tsDatastackChunk = 0xe8,
+    .tsStatus = 0xf0,
+    .tsHoldsGil = N,
+    .tsGilRequested = N,
+    .tsCurrentException = N,
+    .tsExcState = N,
+    .excValue = N,
+    .frSize = 0xf8,
+    .frPrevious = 0x100,
+    .frExecutable = 0x108,
+    .frInstr = 0x110,
+    .frOwner = 0x120,
+    .coSize = 0x138,
+    .coFilename = 0x140,
+    .coName = 0x148,
+    .coQualname = 0x150,
+    .coLinetable = 0x158,
+    .coFirstlineno = 0x160,
+    .coAdaptive = 0x180,
+    .obSize = 0x190,
+    .obType = 0x198,
+    .tupleItem = 0x1c8,
+    .bytesSize = 0x250,
+    .bytesObSize = 0x258,
+    .bytesSval = 0x260,
+    .strSize = 0x268,
+    .strState = 0x270,
+    .strLength = 0x278,
+    .strAsciiSize = 0x280,
+    .strCompactSize = N,
+    .gcSize = 0x288,
+    .gcCollecting = 0x290,
+};
 // 3.15: 888 bytes; adds base/last-profiled frames, holds_gil, gil_requested, exceptions.
 constexpr TablePositions k315{
-    888,   0x18,  0x28,  0x30,  0x38,  0x40,  0x48,  0x50,  0x58,  0x80,  0x90,  0x98,  0xa0,
-    0xb0,  0xc0,  0xc8,  0xd0,  0xf0,  0xf8,  0x100, 0x108, 0x110, 0x118, 0x120, 0x128, 0x130,
-    0x138, 0x140, 0x148, 0x150, 0x160, 0x178, 0x180, 0x188, 0x190, 0x198, 0x1a0, 0x1c0, 0x1d0,
-    0x1d8, 0x228, 0x2b0, 0x2b8, 0x2c0, 0x2c8, 0x2d0, 0x2d8, 0x2e0, 0x2e8, 0x2f0, 0x2f8};
+    .totalSize = 888,
+    .rtSize = 0x18,
+    .rtInterpretersHead = 0x28,
+    .inSize = 0x30,
+    .inId = 0x38,
+    .inNext = 0x40,
+    .inThreadsHead = 0x48,
+    .inThreadsMain = 0x50,
+    .inGc = 0x58,
+    .inGilState = 0x80,
+    .inGilLocked = 0x90,
+    .inGilHolder = 0x98,
+    .inCodeGeneration = 0xa0,
+    .tsSize = 0xb0,
+    .tsNext = 0xc0,
+    .tsInterp = 0xc8,
+    .tsCurrentFrame = 0xd0,
+    .tsBaseFrame = 0xd8,
+    .tsThreadId = 0xf0,
+    .tsNativeThreadId = 0xf8,
+    .tsDatastackChunk = 0x100,
+    .tsStatus = 0x108,
+    .tsHoldsGil = 0x110,
+    .tsGilRequested = 0x118,
+    .tsCurrentException = 0x120,
+    .tsExcState = 0x128,
+    .excValue = 0x130,
+    .frSize = 0x138,
+    .frPrevious = 0x140,
+    .frExecutable = 0x148,
+    .frInstr = 0x150,
+    .frOwner = 0x160,
+    .coSize = 0x178,
+    .coFilename = 0x180,
+    .coName = 0x188,
+    .coQualname = 0x190,
+    .coLinetable = 0x198,
+    .coFirstlineno = 0x1a0,
+    .coAdaptive = 0x1c0,
+    .obSize = 0x1d0,
+    .obType = 0x1d8,
+    .tupleItem = 0x228,
+    .bytesSize = 0x2b0,
+    .bytesObSize = 0x2b8,
+    .bytesSval = 0x2c0,
+    .strSize = 0x2c8,
+    .strState = 0x2d0,
+    .strLength = 0x2d8,
+    .strAsciiSize = 0x2e0,
+    .strCompactSize = 0x2e8,
+    .gcSize = 0x2f0,
+    .gcCollecting = 0x2f8,
+};
 
 class TableReader {
 public:
@@ -122,6 +269,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     l.tsNext = r.at(p->tsNext);
     l.tsInterp = r.at(p->tsInterp);
     l.tsCurrentFrame = r.at(p->tsCurrentFrame);
+    l.tsBaseFrame = r.opt(p->tsBaseFrame);
     l.tsThreadId = r.at(p->tsThreadId);
     l.tsNativeThreadId = r.at(p->tsNativeThreadId);
     l.tsDatastackChunk = r.at(p->tsDatastackChunk);
@@ -146,6 +294,10 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     // 3.13: CSTACK shim = 3. 3.14+: INTERPRETER = 3 (and CSTACK = 4 in 3.14).
     l.firstSkippedOwner = 3;
     if (minor >= 14) l.frameTagMask = ~uint64_t{7};
+    // Every eval-loop call starts with a shim frame of owner 3 (CSTACK on 3.13, INTERPRETER
+    // on 3.14), so the thread's chain ends at one; 3.15 ends it at tstate->base_frame.
+    l.base =
+        l.tsBaseFrame != kAbsent ? PythonLayout::Base::BaseFrame : PythonLayout::Base::ShimFrame;
 
     l.coSize = r.at(p->coSize);
     l.coFilename = r.at(p->coFilename);
@@ -171,29 +323,55 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     if (obSize != 16 || l.obType != 8 || r.at(p->tupleItem) != tupleItem || l.bytesData != 32 ||
         l.bytesSize != 16)
         return badTable(ver, "object header offsets are not the GIL-build values");
+    // Each check is named, so a rejected table says which offset did not fit.
     auto within = [](uint64_t off, uint64_t size, uint64_t width) {
         return off != kAbsent && size > 0 && off + width <= size;
     };
+    auto withinIfPresent = [&](uint64_t off, uint64_t size, uint64_t width) {
+        return off == kAbsent || within(off, size, width);
+    };
     const uint64_t interpSize = r.at(p->inSize);
     const uint64_t frameSize = l.frSize, codeSize = l.coSize, strSize = r.at(p->strSize);
-    bool ok = r.at(p->rtSize) > l.rtInterpretersHead + 8 && interpSize < (64u << 20) &&
-              within(l.inThreadsHead, interpSize, 8) && within(l.inThreadsMain, interpSize, 8) &&
-              within(l.inGcCollecting, interpSize, 4) && within(l.inGilHolder, interpSize, 8) &&
-              within(l.inGilLocked, interpSize, 4) && within(l.inId, interpSize, 8) &&
-              l.tsSize <= 4096 && within(l.tsNext, l.tsSize, 8) &&
-              within(l.tsCurrentFrame, l.tsSize, 8) && within(l.tsNativeThreadId, l.tsSize, 8) &&
-              within(l.tsDatastackTop, l.tsSize, 8) && within(l.tsExcStateValue, l.tsSize, 8) &&
-              within(l.tsCurrentException, l.tsSize, 8) && frameSize <= 256 &&
-              within(l.frPrevious, frameSize, 8) && within(l.frCode, frameSize, 8) &&
-              within(l.frInstr, frameSize, 8) && within(l.frOwner, frameSize, 1) &&
-              codeSize <= 1024 && within(l.coFilename, codeSize, 8) &&
-              within(l.coQualname, codeSize, 8) && within(l.coLinetable, codeSize, 8) &&
-              within(l.coFirstlineno, codeSize, 4) && l.coCodeAdaptive >= codeSize - 8 &&
-              l.coCodeAdaptive <= codeSize && within(l.strState, strSize, 4) &&
-              within(l.strLength, strSize, 8) && l.strAsciiSize >= 32 && l.strAsciiSize <= 64;
-    if (l.tsHoldsGil != kAbsent) ok = ok && within(l.tsHoldsGil, l.tsSize, 4);
-    if (l.tsGilRequested != kAbsent) ok = ok && within(l.tsGilRequested, l.tsSize, 4);
-    if (!ok) return badTable(ver, "an offset lies outside its structure");
+    const struct {
+        const char* name;
+        bool ok;
+    } checks[] = {
+        {"runtime.interpreters_head", r.at(p->rtSize) > l.rtInterpretersHead + 8},
+        {"interpreter size", interpSize < (64u << 20)},
+        {"interpreter.threads_head", within(l.inThreadsHead, interpSize, 8)},
+        {"interpreter.threads_main", within(l.inThreadsMain, interpSize, 8)},
+        {"interpreter.gc.collecting", within(l.inGcCollecting, interpSize, 4)},
+        {"interpreter.gil holder", within(l.inGilHolder, interpSize, 8)},
+        {"interpreter.gil locked", within(l.inGilLocked, interpSize, 4)},
+        {"interpreter.id", within(l.inId, interpSize, 8)},
+        {"thread state size", l.tsSize <= 4096},
+        {"thread_state.next", within(l.tsNext, l.tsSize, 8)},
+        {"thread_state.current_frame", within(l.tsCurrentFrame, l.tsSize, 8)},
+        {"thread_state.native_thread_id", within(l.tsNativeThreadId, l.tsSize, 8)},
+        {"thread_state.datastack_top", within(l.tsDatastackTop, l.tsSize, 8)},
+        {"thread_state.exc_state value", within(l.tsExcStateValue, l.tsSize, 8)},
+        {"thread_state.current_exception", within(l.tsCurrentException, l.tsSize, 8)},
+        {"thread_state.holds_gil", withinIfPresent(l.tsHoldsGil, l.tsSize, 4)},
+        {"thread_state.gil_requested", withinIfPresent(l.tsGilRequested, l.tsSize, 4)},
+        {"thread_state.base_frame", withinIfPresent(l.tsBaseFrame, l.tsSize, 8)},
+        {"frame size", frameSize <= 256},
+        {"frame.previous", within(l.frPrevious, frameSize, 8)},
+        {"frame.executable", within(l.frCode, frameSize, 8)},
+        {"frame.instr_ptr", within(l.frInstr, frameSize, 8)},
+        {"frame.owner", within(l.frOwner, frameSize, 1)},
+        {"code object size", codeSize <= 1024},
+        {"code.co_filename", within(l.coFilename, codeSize, 8)},
+        {"code.co_qualname", within(l.coQualname, codeSize, 8)},
+        {"code.co_linetable", within(l.coLinetable, codeSize, 8)},
+        {"code.co_firstlineno", within(l.coFirstlineno, codeSize, 4)},
+        {"code.co_code_adaptive", l.coCodeAdaptive >= codeSize - 8 && l.coCodeAdaptive <= codeSize},
+        {"str.state", within(l.strState, strSize, 4)},
+        {"str.length", within(l.strLength, strSize, 8)},
+        {"str ascii size", l.strAsciiSize >= 32 && l.strAsciiSize <= 64},
+    };
+    for (const auto& check : checks)
+        if (!check.ok)
+            return badTable(ver, std::string(check.name) + " lies outside its structure");
     return l;
 }
 

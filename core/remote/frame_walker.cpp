@@ -17,7 +17,8 @@ T at(const uint8_t* p, uint64_t off) {
 constexpr uint64_t kChunkHeader = 24;          // _PyStackChunk {previous, size, top, data[]}
 constexpr uint64_t kMaxChunkBytes = 16u << 20; // CPython's MAX_STACK_CHUNK_SIZE
 constexpr uint64_t kDefaultChunk = 16u << 10;  // DATA_STACK_CHUNK_SIZE
-constexpr size_t kMaxChunks = 64;
+constexpr size_t kMaxChunks = 4096;            // 64 MiB of default-sized chunks: deep recursion
+constexpr uint8_t kMaxOwner = 4;               // 3.14's FRAME_OWNED_BY_CSTACK
 
 } // namespace
 
@@ -34,17 +35,39 @@ bool FrameWalker::fail(std::string why) {
 bool FrameWalker::walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
                        Prefetch* ahead) {
     error_.clear();
-    // The frame chain remembered for this thread (with -a, every thread has its own).
-    if (layout_.legacyFrames) return walkLegacy(tstate, out, ahead ? *ahead : ownAhead_);
-    ahead_ = ahead;
-    singlesThisWalk_.clear();
-    const bool ok = walkModern(tstate, out);
-    if (ahead) {
-        dropPrefetch(*ahead); // what was read ahead served this walk only
-        ahead->frames = singlesThisWalk_;
+    const size_t first = out.size();
+    bool ok = false;
+    if (layout_.legacyFrames) {
+        // The frame chain remembered for this thread (with -a, every thread has its own).
+        ok = walkLegacy(tstate, out, ahead ? *ahead : ownAhead_);
+    } else {
+        ahead_ = ahead;
+        singlesThisWalk_.clear();
+        ok = walkModern(tstate, out);
+        if (ahead) {
+            dropPrefetch(*ahead); // what was read ahead served this walk only
+            ahead->frames = singlesThisWalk_;
+        }
+        ahead_ = nullptr;
     }
-    ahead_ = nullptr;
+    if (ok && out.size() - first > maxDepth_) cutMiddle(out, first);
     return ok;
+}
+
+void FrameWalker::cutMiddle(std::vector<FrameId>& out, size_t first) {
+    // Keep the leaf side whole (where the time goes) and the frames nearest the root (the
+    // entry point: <module> and what it called), so that trees stay rooted; drop from
+    // the middle, usually a recursion, and say so in one synthetic frame in its place.
+    const size_t depth = out.size() - first;
+    const size_t root = std::min(kRootFramesKept, (maxDepth_ - 1) / 4 + 1);
+    const size_t leaf = maxDepth_ - 1 - root;
+    const size_t dropped = depth - leaf - root;
+    FrameInfo cut{registry_.internString("~"),
+                  registry_.internString("<truncated: " + std::to_string(dropped) + " frames>")};
+    cut.line = cut.endLine = 0;
+    const auto middle = out.begin() + static_cast<ptrdiff_t>(first + leaf);
+    out.erase(middle, middle + static_cast<ptrdiff_t>(dropped));
+    out.insert(out.begin() + static_cast<ptrdiff_t>(first + leaf), registry_.internFrame(cut));
 }
 
 void FrameWalker::dropPrefetch(Prefetch& pf) {
@@ -127,11 +150,18 @@ bool FrameWalker::loadOlderChunk() {
 
 const uint8_t* FrameWalker::frameBytes(uint64_t addr) {
     const uint64_t need = layout_.frSize;
+    auto inChunk = [&](size_t i) {
+        const Chunk& c = chunks_[i];
+        return addr >= c.addr + kChunkHeader && addr + need <= c.addr + c.bytes.size();
+    };
+    // Callers usually sit in the chunk of the frame before (deep recursion spans many).
+    if (lastChunk_ < chunksUsed_ && inChunk(lastChunk_))
+        return chunks_[lastChunk_].bytes.data() + (addr - chunks_[lastChunk_].addr);
     for (;;) {
         for (size_t i = 0; i < chunksUsed_; ++i) {
-            const Chunk& c = chunks_[i];
-            if (addr >= c.addr + kChunkHeader && addr + need <= c.addr + c.bytes.size())
-                return c.bytes.data() + (addr - c.addr);
+            if (!inChunk(i)) continue;
+            lastChunk_ = i;
+            return chunks_[i].bytes.data() + (addr - chunks_[i].addr);
         }
         // A frame below the copied chunks lives in an older chunk (deep recursion) or
         // in a generator; try the older chunks first, they hold many frames each.
@@ -154,6 +184,7 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     const uint64_t chunk = at<uint64_t>(t, layout_.tsDatastackChunk);
     const uint64_t top = at<uint64_t>(t, layout_.tsDatastackTop);
     chunksUsed_ = 0;
+    lastChunk_ = 0;
     olderChunk_ = 0;
     const bool haveChunk =
         plausibleAddress(chunk) && top > chunk + kChunkHeader && top - chunk <= kMaxChunkBytes;
@@ -206,15 +237,20 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     if (ahead_) learnPrefetch(haveChunk ? chunk : 0, used, cframeWord);
 
     const uint8_t skipOwner = static_cast<uint8_t>(layout_.firstSkippedOwner);
-    const size_t first = out.size();
+    const uint64_t baseFrame =
+        layout_.tsBaseFrame != kAbsent ? at<uint64_t>(t, layout_.tsBaseFrame) : 0;
+    bool atBase = true; // an empty chain: the thread runs no Python code
     for (size_t steps = 0; frame != 0; ++steps) {
-        if (out.size() - first >= kMaxDepth) return true; // capped, as CPython does
-        if (steps >= 2 * kMaxDepth) return fail("frame chain too long (torn read?)");
+        if (steps >= kMaxWalk) return fail("frame chain deeper than 1,048,576 frames");
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
         const uint8_t* f = frameBytes(frame);
         if (!f) return fail("cannot read a frame");
         const uint64_t previous = at<uint64_t>(f, layout_.frPrevious);
-        if (at<uint8_t>(f, layout_.frOwner) >= skipOwner) { // interpreter shim frame
+        const uint8_t owner = at<uint8_t>(f, layout_.frOwner);
+        // _frameowner has 4 values (5 from 3.14): anything else is memory that is no frame.
+        if (owner > kMaxOwner) return fail("not a frame (torn read)");
+        atBase = isBase(frame, f, owner, baseFrame);
+        if (owner >= skipOwner) { // interpreter shim frame
             frame = previous;
             continue;
         }
@@ -247,149 +283,30 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         if (previous == frame) return fail("frame chain loops");
         frame = previous;
     }
+    // A chain that ends anywhere else ended at a frame read after it left the stack (a
+    // generator frame suspended meanwhile has no previous frame any more).
+    if (!atBase) return fail("the frame chain does not reach the thread's base (torn read)");
+
     return true;
 }
 
-bool FrameWalker::addLegacyFrame(uint64_t addr, const uint8_t* f, uint64_t& previous, bool seen) {
-    previous = at<uint64_t>(f, layout_.frPrevious);
-    if (previous == addr) return fail("frame chain loops");
-    const uint64_t code = at<uint64_t>(f, layout_.frCode);
-    legacy_.push_back({code, at<int32_t>(f, layout_.frLasti), seen});
-    chain_.push_back(addr);
-    chainCodes_.push_back(code);
-    return true;
-}
-
-bool FrameWalker::readLegacyChain(uint64_t frame, const Prefetch& remembered) {
-    const std::vector<uint64_t>& lastChain = remembered.chain;
-    const size_t frSize = layout_.frSize;
-    constexpr size_t kIovMax = 1024;
-    // A chain that is all new would cost a search per frame; give up searching soon.
-    constexpr int kMaxMisses = 8;
-    legacy_.clear();
-    chain_.clear();
-    chainCodes_.clear();
-    size_t hint = 0; // where in lastChain the next frame is expected
-    int misses = 0;
-    while (frame != 0 && legacy_.size() < kMaxDepth) { // capped, as CPython does
-        if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
-        // Usually the chain below this frame is the one we saw last sample: read that
-        // stretch in one call and keep its frames while each one's f_back still leads to
-        // the next (a link that no longer holds ends the stretch, as a torn read would).
-        size_t k = hint;
-        if (k >= lastChain.size() || lastChain[k] != frame) {
-            k = misses < kMaxMisses
-                    ? static_cast<size_t>(std::find(lastChain.begin(), lastChain.end(), frame) -
-                                          lastChain.begin())
-                    : lastChain.size();
-            if (k == lastChain.size()) ++misses;
-        }
-        const size_t n = k < lastChain.size()
-                             ? std::min({kIovMax, lastChain.size() - k, kMaxDepth - legacy_.size()})
-                             : 0;
-        size_t added = 0;
-        if (n >= 2) {
-            chainCopies_.resize(n * frSize);
-            local_.resize(n);
-            remote_.resize(n);
-            for (size_t j = 0; j < n; ++j) {
-                local_[j] = {chainCopies_.data() + j * frSize, frSize};
-                remote_[j] = {reinterpret_cast<void*>(lastChain[k + j]), frSize};
-            }
-            const size_t done = mem_.readMany({local_.data(), n}, {remote_.data(), n});
-            while (added < done) {
-                uint64_t previous = 0;
-                const uint8_t* f = chainCopies_.data() + added * frSize;
-                const bool seen =
-                    at<uint64_t>(f, layout_.frCode) == remembered.chainCodes[k + added];
-                if (!addLegacyFrame(frame, f, previous, seen)) return false;
-                frame = previous;
-                ++added;
-                if (added < n && frame != lastChain[k + added]) break; // the chain changed
-            }
-        }
-        if (added > 0) {
-            hint = k + added;
-            continue;
-        }
-        single_.resize(frSize);
-        if (!mem_.read(frame, single_.data(), frSize)) return fail("cannot read a frame");
-        uint64_t previous = 0;
-        if (!addLegacyFrame(frame, single_.data(), previous, false)) return false;
-        frame = previous;
-        hint = k < lastChain.size() ? k + 1 : hint;
+bool FrameWalker::isBase(uint64_t addr, const uint8_t* f, uint8_t owner, uint64_t baseFrame) const {
+    switch (layout_.base) {
+    case PythonLayout::Base::BaseFrame: // 3.15: tstate->base_frame ends every chain
+        return addr == baseFrame;
+    case PythonLayout::Base::ShimFrame: { // 3.12-3.14: the first eval call's entry frame
+        // Owner 3 (CSTACK, INTERPRETER from 3.14), running the trampoline: f_executable is
+        // None from 3.13, the "<shim>" code object in 3.12.
+        if (owner != 3) return false;
+        const uint64_t exec = at<uint64_t>(f, layout_.frCode) & layout_.frameTagMask;
+        if (layout_.minor >= 13) return noneAddr_ == 0 || exec == noneAddr_;
+        const CodeInfo* info = codes_.lookup(exec, 0);
+        return info && info->interpreterShim;
     }
-    return true;
-}
-
-bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& out,
-                             Prefetch& remembered) {
-    // Pass 1: follow the PyFrameObject chain (each frame needs the previous pointer).
-    const bool ok = readLegacyChain(at<uint64_t>(ts.data(), layout_.tsFrame), remembered);
-    remembered.chain.swap(chain_);
-    remembered.chainCodes.swap(chainCodes_);
-    if (!ok) return false;
-    // Pass 2: fresh copies of their code objects in one call, so that a cache hit can be
-    // checked against the object now at that address (addresses get reused). Frames
-    // unchanged since the last sample keep their code object alive: no copy needed.
-    const size_t coSize = layout_.coSize;
-    copySlot_.assign(legacy_.size(), kNoSlot);
-    local_.clear();
-    remote_.clear();
-    for (size_t i = 0; i < legacy_.size(); ++i) {
-        if (legacy_[i].seen && codes_.contains(legacy_[i].code)) continue;
-        copySlot_[i] = remote_.size();
-        remote_.push_back({reinterpret_cast<void*>(legacy_[i].code), coSize});
-    }
-    codeCopies_.resize(remote_.size() * coSize);
-    for (size_t j = 0; j < remote_.size(); ++j)
-        local_.push_back({codeCopies_.data() + j * coSize, coSize});
-    constexpr size_t kIovMax = 1024;
-    for (size_t j = 0; j < remote_.size();) {
-        const size_t n = std::min(kIovMax, remote_.size() - j);
-        const size_t done = mem_.readMany({local_.data() + j, n}, {remote_.data() + j, n});
-        if (done == n) {
-            j += n;
-            continue;
-        }
-        j += done; // the one that failed: read it alone (it may be unmapped: torn read)
-        const uint64_t code = reinterpret_cast<uint64_t>(remote_[j].iov_base);
-        if (!plausibleAddress(code) || !mem_.read(code, codeCopies_.data() + j * coSize, coSize))
-            return fail("cannot read a code object");
-        ++j;
-    }
-    for (size_t i = 0; i < legacy_.size(); ++i) {
-        // Each entry is used before the next lookup, which may evict it.
-        const CodeInfo* info =
-            copySlot_[i] == kNoSlot ? codes_.lookupKnown(legacy_[i].code) : nullptr;
-        if (!info) {
-            std::span<const uint8_t> copy;
-            if (copySlot_[i] != kNoSlot) {
-                copy = {codeCopies_.data() + copySlot_[i] * coSize, coSize};
-            } else { // due for revalidation, or evicted meanwhile
-                single_.resize(coSize);
-                if (!mem_.read(legacy_[i].code, single_.data(), coSize))
-                    return fail("cannot read a code object");
-                copy = single_;
-            }
-            info = codes_.lookupChecked(legacy_[i].code, copy);
-        }
-        if (!info) return fail("cannot read a code object");
-        // f_lasti counts bytes in 3.8/3.9 and code units in 3.10.
-        const int32_t lasti = legacy_[i].lasti;
-        const int64_t offset = layout_.minor >= 10 ? int64_t{lasti} * 2 : lasti;
-        if (offset >= static_cast<int64_t>(info->bytecodeSize))
-            return fail("instruction offset outside its code object");
-        FrameInfo fi{info->filename, info->funcname};
-        if (offset < 0) {
-            fi.line = fi.endLine = info->firstLine;
-        } else {
-            const SourceLocation loc = codes_.location(*info, offset);
-            fi.line = fi.endLine = loc.line;
-            if (opcodes_ && static_cast<uint64_t>(offset) < info->bytecode.size())
-                fi.opcode = info->bytecode[static_cast<size_t>(offset)];
-        }
-        out.push_back(registry_.internFrame(fi));
+    case PythonLayout::Base::ThreadEntryFrame: // 3.11: a thread-owned frame entering the eval loop
+        return owner == 0 && at<uint8_t>(f, layout_.frIsEntry) != 0;
+    case PythonLayout::Base::ExecutingRoot:
+        break;
     }
     return true;
 }

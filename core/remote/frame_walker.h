@@ -5,6 +5,7 @@
 #include "core/remote/remote_memory.h"
 #include "core/sample/frame_registry.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -20,8 +21,11 @@ namespace gilscope::remote {
 // leaf); frames that are new are read one by one.
 class FrameWalker {
 public:
-    // CPython's bound on frame-chain walks (MAX_FRAME_CHAIN_DEPTH = 1024 + 512).
-    static constexpr size_t kMaxDepth = 1024 + 512;
+    // Longest chain walked: a deeper one cannot be shown rooted, and is an error. (Python
+    // frames cost memory: a million of them is far past any real recursion limit.)
+    static constexpr size_t kMaxWalk = size_t{1} << 20;
+    // Root-side frames a cut stack keeps below its <truncated: N frames> marker.
+    static constexpr size_t kRootFramesKept = 16;
 
     FrameWalker(RemoteMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
                 CodeCache& codes, bool opcodes);
@@ -40,7 +44,9 @@ public:
     };
 
     // `tstate` is a local copy of the PyThreadState at `tstateAddr`. Appends frames to
-    // `out`. Returns false on a torn/invalid read, with the reason in error().
+    // `out`. Returns false on a torn/invalid read, with the reason in error(): a walk
+    // counts only when it provably reached the thread's base (see isBase and
+    // frame_walker_legacy.cpp).
     // ahead: this thread's read-ahead state (used, then updated for next time), or null.
     bool walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
               Prefetch* ahead = nullptr);
@@ -59,6 +65,11 @@ public:
 
     const std::string& error() const { return error_; }
 
+    // _Py_NoneStruct in the target: 3.13+ entry frames run None (0: not checked).
+    void setNoneAddress(uint64_t none) { noneAddr_ = none; }
+    // Frames a stack keeps (ReadOptions::maxDepth, at least 3); see cutMiddle.
+    void setMaxDepth(size_t frames) { maxDepth_ = std::max<size_t>(frames, 3); }
+
 private:
     struct Chunk {
         uint64_t addr = 0;
@@ -70,10 +81,14 @@ private:
                     Prefetch& remembered);
     bool readLegacyChain(uint64_t frame, const Prefetch& remembered);
     bool addLegacyFrame(uint64_t addr, const uint8_t* f, uint64_t& previous, bool seen);
+    bool legacyExecuting(const uint8_t* f) const;
+    // Whether a chain ending at this frame reached the thread's base (3.11+).
+    bool isBase(uint64_t addr, const uint8_t* f, uint8_t owner, uint64_t baseFrame) const;
     // Local bytes of the frame at addr, from a copied chunk or a fresh read.
     const uint8_t* frameBytes(uint64_t addr);
     bool loadOlderChunk();
     bool fail(std::string why);
+    void cutMiddle(std::vector<FrameId>& out, size_t first);
     void learnPrefetch(uint64_t chunk, uint64_t used, uint64_t cframeWord);
 
     Prefetch* ahead_ = nullptr; // the walk's read-ahead state, if any
@@ -84,8 +99,11 @@ private:
     FrameRegistry& registry_;
     CodeCache& codes_;
     bool opcodes_;
+    uint64_t noneAddr_ = 0;
+    size_t maxDepth_ = 1024 + 512;
     std::vector<Chunk> chunks_; // [0] is the current chunk; more are loaded on demand
     size_t chunksUsed_ = 0;
+    size_t lastChunk_ = 0;    // the chunk that held the last frame found in one
     uint64_t olderChunk_ = 0; // next older chunk to load, 0 if none
     std::vector<uint8_t> single_;
     struct LegacyFrame {
@@ -97,7 +115,8 @@ private:
     };
     std::vector<LegacyFrame> legacy_; // <= 3.10: the chain, then its code objects in one read
     std::vector<uint64_t> chain_, chainCodes_; // this walk's frame addresses, leaf first
-    Prefetch ownAhead_; // <= 3.10: the remembered chain of walks given no Prefetch
+    size_t maxChain_ = kMaxWalk; // <= 3.10: longest chain the thread's recursion depth allows
+    Prefetch ownAhead_;          // <= 3.10: the remembered chain of walks given no Prefetch
     std::vector<uint8_t> chainCopies_;
     std::vector<uint8_t> codeCopies_;
     static constexpr size_t kNoSlot = SIZE_MAX;

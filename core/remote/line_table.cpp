@@ -1,36 +1,50 @@
 #include "core/remote/line_table.h"
 
+#include <cstdint>
+
 namespace gilscope::remote {
 
 namespace {
 
+// Lines are summed in 64 bits: co_firstlineno may be as large as 2**31 - 1, and a line
+// past what an int holds has no number (CPython 3.10+ reports None for it), rather than
+// a wrapped negative one.
+int32_t lineNumber(int64_t line) {
+    return line < 0 || line > INT32_MAX ? -1 : static_cast<int32_t>(line);
+}
+
+SourceLocation lineOnly(int64_t line) {
+    const int32_t l = lineNumber(line);
+    return {l, l, -1, -1};
+}
+
 // co_lnotab (3.8/3.9): (addr_delta u8, line_delta i8) pairs.
 SourceLocation lnotab(std::span<const uint8_t> t, int firstLine, int64_t addrq) {
-    int line = firstLine;
+    int64_t line = firstLine;
     int64_t addr = 0;
     for (size_t i = 0; i + 1 < t.size(); i += 2) {
         addr += t[i];
         if (addr > addrq) break;
         line += static_cast<int8_t>(t[i + 1]);
     }
-    return {line, line, -1, -1};
+    return lineOnly(line);
 }
 
 // PEP 626 interim table (3.10): (length in bytes u8, line_delta i8); -128 means "no line".
 SourceLocation linetable310(std::span<const uint8_t> t, int firstLine, int64_t addrq) {
-    if (addrq < 0) return {firstLine, firstLine, -1, -1};
-    int line = firstLine;
+    if (addrq < 0) return lineOnly(firstLine);
+    int64_t line = firstLine;
     int64_t end = 0;
     for (size_t i = 0; i + 1 < t.size(); i += 2) {
         const int64_t start = end;
         end += t[i];
         const int8_t delta = static_cast<int8_t>(t[i + 1]);
-        int current = -1;
+        int64_t current = -1;
         if (delta != -128) {
             line += delta;
             current = line;
         }
-        if (start <= addrq && addrq < end) return {current, current, -1, -1};
+        if (start <= addrq && addrq < end) return lineOnly(current);
     }
     return {-1, -1, -1, -1};
 }
@@ -77,7 +91,7 @@ private:
 SourceLocation locations311(std::span<const uint8_t> t, int firstLine, int64_t byteOffset) {
     const int64_t addrq = byteOffset / 2; // in code units
     Cursor c(t);
-    int32_t line = firstLine;
+    int64_t line = firstLine;
     int64_t addr = 0;
     while (!c.atEnd()) {
         uint8_t first = 0;
@@ -93,23 +107,23 @@ SourceLocation locations311(std::span<const uint8_t> t, int firstLine, int64_t b
             uint32_t endDelta = 0, col = 0, endCol = 0;
             ok = c.svarint(delta) && c.varint(endDelta) && c.varint(col) && c.varint(endCol);
             line += delta;
-            loc = {line, line + static_cast<int32_t>(endDelta), static_cast<int32_t>(col) - 1,
+            loc = {lineNumber(line), lineNumber(line + endDelta), static_cast<int32_t>(col) - 1,
                    static_cast<int32_t>(endCol) - 1};
         } else if (code == 13) {
             int32_t delta = 0;
             ok = c.svarint(delta);
             line += delta;
-            loc = {line, line, -1, -1};
+            loc = lineOnly(line);
         } else if (code >= 10) {
             uint8_t col = 0, endCol = 0;
             ok = c.byte(col) && c.byte(endCol);
             line += code - 10;
-            loc = {line, line, col, endCol};
+            loc = {lineNumber(line), lineNumber(line), col, endCol};
         } else {
             uint8_t second = 0;
             ok = c.byte(second);
             const int32_t col = code * 8 + ((second >> 4) & 7);
-            loc = {line, line, col, col + (second & 15)};
+            loc = {lineNumber(line), lineNumber(line), col, col + (second & 15)};
         }
         if (!ok) return {};
         if (addr <= addrq && addrq < addr + len) return loc;

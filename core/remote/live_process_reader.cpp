@@ -10,7 +10,6 @@ namespace gilscope::remote {
 
 namespace {
 
-constexpr size_t kMaxThreads = 8192; // CPython's per-interpreter bound
 constexpr size_t kMaxInterpreters = 256;
 constexpr uint64_t kMaxWindow = 64 << 10;
 
@@ -51,7 +50,7 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
                                      PythonLayout layout)
     : pid_(pid), options_(options), loc_(std::move(location)), layout_(layout), mem_(pid),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
-      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid) {
+      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid), exec_(pid) {
     if (options_.allThreads) runtimeWin_.include(layout_.rtInterpretersHead, 8);
     runtimeWin_.include(layout_.rtGilHolder, 8);
     runtimeWin_.include(layout_.rtGilLocked, 4);
@@ -63,6 +62,8 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
     interpWin_.include(layout_.inGilLocked, 4);
     interpWin_.include(layout_.inCodeGeneration, 8);
     tstate_.resize(layout_.tsSize);
+    walker_.setNoneAddress(loc_.noneAddr);
+    walker_.setMaxDepth(options_.maxDepth);
     gcFile_ = registry_.internString("~");
     gcName_ = registry_.internString("<GC>");
 }
@@ -116,6 +117,17 @@ ReadOutcome LiveProcessReader::fail(std::string why) {
         lastError_ = "process " + std::to_string(pid_) + " has exited";
         return ReadOutcome::ProcessEnded;
     }
+    // A target that exec'd another program keeps its pid, but its Python is gone: every
+    // read fails from then on. Looked for on the first failure and every 64th after
+    // (failures come at the sample rate; a look reads two /proc files).
+    if (failuresSinceExecCheck_++ % 64 == 0) {
+        std::string running;
+        if (exec_.execed(&running)) {
+            lastError_ = "process " + std::to_string(pid_) + " replaced its program (exec of " +
+                         running + "): its Python interpreter is gone";
+            return ReadOutcome::ProcessEnded;
+        }
+    }
     lastError_ = std::move(why);
     return ReadOutcome::Error;
 }
@@ -129,17 +141,6 @@ bool LiveProcessReader::decodeInterp(uint64_t addr, InterpState& s) {
     s.threadsHead = interpWin_.u64(layout_.inThreadsHead);
     s.threadsMain = interpWin_.u64(layout_.inThreadsMain);
     return true;
-}
-
-uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId) {
-    if (auto it = tidByPthread_.find(pthreadId); it != tidByPthread_.end()) return it->second;
-    int32_t tid = 0;
-    if (!plausibleAddress(pthreadId) || !mem_.readValue(pthreadId + pthreadTidOffset_, tid) ||
-        tid <= 0)
-        return 0;
-    if (tidByPthread_.size() > 4 * kMaxThreads) tidByPthread_.clear();
-    tidByPthread_.emplace(pthreadId, static_cast<uint64_t>(tid));
-    return static_cast<uint64_t>(tid);
 }
 
 ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count) {
@@ -251,7 +252,21 @@ void LiveProcessReader::forgetGoneThreads() {
 }
 
 uint64_t LiveProcessReader::findMainTstate(const InterpState& s) {
-    if (layout_.inThreadsMain != kAbsent) return s.threadsMain;
+    if (layout_.inThreadsMain != kAbsent) {
+        if (s.threadsMain) return s.threadsMain;
+        // 3.13+ set threads.main only when the main module starts to run: before (site,
+        // sitecustomize, `run`'s start-up hook) the main thread is the process's first
+        // one, whose native id is the pid.
+        uint64_t t = s.threadsHead;
+        for (size_t i = 0; t && i < kMaxThreads; ++i) {
+            if (!plausibleAddress(t) || !mem_.read(t, tstate_.data(), tstate_.size())) return 0;
+            tstateValid_ = true;
+            tstateAddr_ = t;
+            if (load<uint64_t>(tstate_, layout_.tsNativeThreadId) == uint64_t(pid_)) return t;
+            t = load<uint64_t>(tstate_, layout_.tsNext);
+        }
+        return 0;
+    }
     // <= 3.12: the main thread is the one whose pthread id is _PyRuntime.main_thread.
     // Check last time's answer first (it is in the batch read), then walk the list.
     if (tstateValid_ && load<uint64_t>(tstate_, layout_.tsThreadId) == mainThreadId_ &&
@@ -311,7 +326,7 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
         if (!t) return fail("cannot find the main thread");
         predictedTstate_ = t;
         if (!readThread(s, t, true, nextSlot())) return fail(lastError_);
-        ++count;
+        if (!skipped_) ++count;
         return ReadOutcome::Ok;
     }
     uint64_t t = s.threadsHead;
@@ -320,99 +335,13 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
         ThreadStack& stack = nextSlot();
         if (!readThread(s, t, isMain, stack)) return fail(lastError_);
         sawMain = sawMain || (stack.status & ThreadStatus::MainThread);
-        ++count;
+        if (!skipped_) ++count;
         t = load<uint64_t>(tstate_, layout_.tsNext);
     }
     // The main thread lives as long as the interpreter: a walk that missed it followed a
     // stale `next` of a thread that was exiting, and may have missed others too.
     if (isMain && !sawMain) return fail("the thread list changed while reading");
     return ReadOutcome::Ok;
-}
-
-bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, bool isMainInterp,
-                                   ThreadStack& stack) {
-    ThreadAhead* ahead = nullptr;
-    if (options_.allThreads) {
-        ahead = &ahead_[addr];
-        ahead->seen = sampleNo_;
-        threadsNow_.push_back(addr);
-        if (ahead->tstateOk && !(tstateValid_ && tstateAddr_ == addr)) {
-            tstate_.swap(ahead->tstate); // same size; the next plan reuses the other buffer
-            tstateValid_ = true;
-            tstateAddr_ = addr;
-        }
-        ahead->tstateOk = false; // served this sample only
-    }
-    if (!(tstateValid_ && tstateAddr_ == addr)) {
-        if (!plausibleAddress(addr) || !mem_.read(addr, tstate_.data(), tstate_.size())) {
-            lastError_ = "cannot read a thread state";
-            return false;
-        }
-        tstateValid_ = true;
-        tstateAddr_ = addr;
-    }
-    if (load<uint64_t>(tstate_, layout_.tsInterp) != interp.addr) {
-        lastError_ = "thread state changed while reading";
-        return false;
-    }
-    stack.interpreterId = interp.id;
-    stack.pythonThreadId = load<uint64_t>(tstate_, layout_.tsThreadId);
-    stack.threadId = layout_.tsNativeThreadId != kAbsent
-                         ? load<uint64_t>(tstate_, layout_.tsNativeThreadId)
-                         : nativeTid(stack.pythonThreadId);
-    uint32_t status = 0;
-    if (layout_.tsHoldsGil != kAbsent) {
-        if (load<int32_t>(tstate_, layout_.tsHoldsGil) != 0)
-            status |= ThreadStatus::HasGil;
-        else if (layout_.tsGilRequested != kAbsent &&
-                 load<int32_t>(tstate_, layout_.tsGilRequested))
-            status |= ThreadStatus::GilRequested;
-    } else if (interp.gilLocked && interp.gilHolder == addr) {
-        status |= ThreadStatus::HasGil;
-    }
-    const uint64_t excValue = load<uint64_t>(tstate_, layout_.tsExcStateValue);
-    if (load<uint64_t>(tstate_, layout_.tsCurrentException) != 0 ||
-        (excValue != 0 && excValue != loc_.noneAddr))
-        status |= ThreadStatus::HasException;
-    const bool isMainThread = layout_.inThreadsMain != kAbsent
-                                  ? addr == interp.threadsMain
-                                  : isMainInterp && stack.pythonThreadId == mainThreadId_;
-    if (isMainThread) status |= ThreadStatus::MainThread;
-    if (!options_.cpuState) {
-        status |= ThreadStatus::Unknown;
-    } else {
-        const ThreadStateProbe::State kernel = threadState_.read(stack.threadId);
-        switch (kernel.cpu) {
-        case ThreadStateProbe::Cpu::OnCpu:
-            status |= ThreadStatus::OnCpu;
-            break;
-        case ThreadStateProbe::Cpu::Unknown:
-            status |= ThreadStatus::Unknown;
-            break;
-        case ThreadStateProbe::Cpu::Idle:
-            break;
-        }
-        // <= 3.14 keep no per-thread "requested" flag: a thread that does not hold the GIL
-        // and sleeps in a futex inside the GIL struct (its cond/mutex) is waiting for it.
-        if (layout_.tsGilRequested == kAbsent && !(status & ThreadStatus::HasGil) &&
-            interp.gilStruct != 0 && kernel.futexAddr >= interp.gilStruct &&
-            kernel.futexAddr < interp.gilStruct + PythonLayout::kGilStructSize)
-            status |= ThreadStatus::GilRequested;
-    }
-    stack.status = status;
-    stack.frames.clear();
-    // The collector runs on the thread that holds the GIL.
-    if (options_.gc && interp.gcRunning && (status & ThreadStatus::HasGil)) {
-        FrameInfo gc{gcFile_, gcName_};
-        gc.line = gc.endLine = 0;
-        stack.frames.push_back(registry_.internFrame(gc));
-    }
-    // The walker may overwrite nothing of tstate_, but keep a copy of `next` semantics intact.
-    if (!walker_.walk(tstate_, stack.frames, ahead ? &ahead->frames : &mainAhead_)) {
-        lastError_ = walker_.error();
-        return false;
-    }
-    return true;
 }
 
 } // namespace gilscope::remote

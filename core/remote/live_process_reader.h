@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/remote/code_cache.h"
+#include "core/remote/exec_watch.h"
 #include "core/remote/frame_walker.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/remote_memory.h"
@@ -33,6 +34,8 @@ public:
     uint64_t syscalls() const { return mem_.syscalls(); }
 
 private:
+    static constexpr size_t kMaxThreads = 8192; // CPython's per-interpreter bound
+
     // A byte window over a structure, read in one piece.
     struct Window {
         uint64_t lo = 0, hi = 0;
@@ -56,6 +59,8 @@ private:
     ReadOutcome readInterpreter(uint64_t interpAddr, bool isMain, std::vector<ThreadStack>& out,
                                 size_t& count);
     bool decodeInterp(uint64_t addr, InterpState& s);
+    // False on a failed read. A thread that --mode skips reads fine but sets skipped_:
+    // its status is filled, its stack is not walked, and the caller does not count it.
     bool readThread(const InterpState& interp, uint64_t tstateAddr, bool isMain,
                     ThreadStack& stack);
     uint64_t nativeTid(uint64_t pthreadId);
@@ -70,7 +75,10 @@ private:
     CodeCache codes_;
     FrameWalker walker_;
     ThreadStateProbe threadState_;
+    ExecWatch exec_;
+    uint64_t failuresSinceExecCheck_ = 0;
     std::string lastError_;
+    bool skipped_ = false;
 
     Window runtimeWin_, interpWin_;
     std::vector<iovec> batchLocal_, batchRemote_; // the first read of every sample

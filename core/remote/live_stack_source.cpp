@@ -2,6 +2,7 @@
 
 #include "core/remote/attach_permission.h"
 #include "core/remote/live_process_reader.h"
+#include "core/remote/proc_files.h"
 #include "core/remote/runtime_locator.h"
 
 #include <cerrno>
@@ -10,6 +11,15 @@ namespace gilscope {
 
 Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions& options) {
     using namespace remote;
+    // A zombie has ended; only its /proc entry waits for its parent.
+    if (auto stat = readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096)) {
+        const size_t paren = stat->rfind(')');
+        if (paren != std::string::npos && paren + 2 < stat->size() &&
+            (stat->at(paren + 2) == 'Z' || stat->at(paren + 2) == 'X'))
+            return makeError(ErrorKind::ProcessEnded,
+                             "process " + std::to_string(pid) +
+                                 " has exited (it is a zombie waiting for its parent)");
+    }
     auto loc = locateRuntime(pid);
     if (!loc) return loc.error();
     RemoteMemory probe(pid);
@@ -17,7 +27,7 @@ Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions&
     if (!probe.readValue(loc->runtimeAddr, word)) {
         const int err = probe.lastErrno();
         if (err == ESRCH)
-            return makeError(ErrorKind::ProcessNotFound,
+            return makeError(ErrorKind::ProcessEnded,
                              "process " + std::to_string(pid) + " exited before it could be read");
         return makeError(ErrorKind::PermissionDenied, "cannot read the memory of process " +
                                                           std::to_string(pid) + ": " +

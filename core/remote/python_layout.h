@@ -45,15 +45,24 @@ struct PythonLayout {
     uint64_t tsThreadId = kAbsent, tsNativeThreadId = kAbsent;
     uint64_t tsDatastackChunk = kAbsent, tsDatastackTop = kAbsent;
     uint64_t tsHoldsGil = kAbsent, tsGilRequested = kAbsent; // 3.15 ints
+    uint64_t tsRecursionDepth = kAbsent;   // <= 3.10, int: bounds the frame chain's length
+    uint64_t tsBaseFrame = kAbsent;        // 3.15: the sentinel frame every walk must end at
     uint64_t tsCurrentException = kAbsent; // curexc_type (<= 3.11) / current_exception
     uint64_t tsExcStateValue = kAbsent;    // tstate->exc_state.exc_value (embedded item)
 
     // Frames: PyFrameObject (<= 3.10) or _PyInterpreterFrame (3.11+)
     bool legacyFrames = false;
     uint64_t frSize = 0, frPrevious = kAbsent, frCode = kAbsent, frInstr = kAbsent;
-    uint64_t frLasti = kAbsent;           // <= 3.10, int
-    uint64_t frOwner = kAbsent;           // 3.11+, char
-    int firstSkippedOwner = 99;           // owners >= this are interpreter shims, not Python frames
+    uint64_t frLasti = kAbsent;     // <= 3.10, int
+    uint64_t frOwner = kAbsent;     // 3.11+, char
+    uint64_t frRefcnt = kAbsent;    // <= 3.10: ob_refcnt (a freed frame has 0)
+    uint64_t frExecuting = kAbsent; // 3.8/3.9: char f_executing, 1 while evaluated
+    uint64_t frState = kAbsent;     // 3.10: signed char f_state, 0 = FRAME_EXECUTING
+    uint64_t frIsEntry = kAbsent;   // 3.11: bool, first frame of an eval-loop call
+    int firstSkippedOwner = 99;     // owners >= this are interpreter shims, not Python frames
+    // How a walk proves it reached the thread's base (see FrameWalker::reachedBase).
+    enum class Base { ExecutingRoot, ThreadEntryFrame, ShimFrame, BaseFrame };
+    Base base = Base::ExecutingRoot;
     uint64_t frameTagMask = ~uint64_t{0}; // 3.14+: f_executable is a tagged _PyStackRef
 
     // PyCodeObject

@@ -61,15 +61,25 @@ std::optional<std::string> RemoteObjects::readString(uint64_t addr, size_t maxCh
     const uint32_t state = load<uint32_t>(buf + layout_.strState);
     const unsigned kind = (state >> 2) & 7;
     const bool compact = state & 0x20, ascii = state & 0x40;
-    if (length < 0 || static_cast<size_t>(length) > maxChars || !compact ||
-        (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1))
+    // A length no str can have (more than the address space) is a torn read.
+    constexpr int64_t kMaxLength = int64_t{1} << 45;
+    if (length < 0 || length > kMaxLength || !compact || (kind != 1 && kind != 2 && kind != 4) ||
+        (ascii && kind != 1))
         return std::nullopt;
+    const bool cut = static_cast<uint64_t>(length) > maxChars;
+    const size_t chars = cut ? maxChars : static_cast<size_t>(length);
     const size_t dataOffset = ascii ? layout_.strAsciiSize : layout_.strCompactSize;
-    const size_t bytes = static_cast<size_t>(length) * kind;
-    if (dataOffset + bytes <= got) return decodeUnicodeData(buf + dataOffset, length, kind);
-    std::vector<uint8_t> data(bytes);
-    if (!mem_.read(addr + dataOffset, data.data(), bytes)) return std::nullopt;
-    return decodeUnicodeData(data.data(), static_cast<size_t>(length), kind);
+    const size_t bytes = chars * kind;
+    std::string text;
+    if (dataOffset + bytes <= got) {
+        text = decodeUnicodeData(buf + dataOffset, chars, kind);
+    } else {
+        std::vector<uint8_t> data(bytes);
+        if (!mem_.read(addr + dataOffset, data.data(), bytes)) return std::nullopt;
+        text = decodeUnicodeData(data.data(), chars, kind);
+    }
+    if (cut) text += "\xE2\x80\xA6"; // U+2026 "…" in UTF-8
+    return text;
 }
 
 std::optional<std::vector<uint8_t>> RemoteObjects::readBytes(uint64_t addr, size_t maxSize) {

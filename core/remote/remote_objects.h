@@ -16,8 +16,13 @@ class RemoteObjects {
 public:
     RemoteObjects(RemoteMemory& mem, const PythonLayout& layout) : mem_(mem), layout_(layout) {}
 
+    // Longest str read in full; longer ones keep this many characters and end in "…".
+    static constexpr size_t kMaxStringChars = 64 * 1024;
+
     // A str object as UTF-8 (non-compact legacy strings are refused; code names are compact).
-    std::optional<std::string> readString(uint64_t addr, size_t maxChars = 4096);
+    // A string longer than maxChars is cut there and marked with a trailing "…" (U+2026):
+    // a name that long still names its frame, and the sample is kept.
+    std::optional<std::string> readString(uint64_t addr, size_t maxChars = kMaxStringChars);
 
     // A bytes object's contents.
     std::optional<std::vector<uint8_t>> readBytes(uint64_t addr, size_t maxSize = 1 << 20);

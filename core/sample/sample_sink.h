@@ -3,6 +3,8 @@
 #include "core/common/error.h"
 #include "core/sample/sample.h"
 
+#include <string>
+
 namespace gilscope {
 
 // The one interface every consumer of samples implements: Gecko collector, .bin
@@ -20,6 +22,14 @@ public:
     virtual void addBatch(const SampleBatch& batch) = 0;
     // Called once after the last batch, with the sampler's figures when it had any.
     virtual void finish(const RecordingSummary& summary) { (void)summary; }
+
+    // The sink's error channel: true once it can no longer store samples (its file
+    // failed, its spill disk is full). The sampler asks after each tick and stops the
+    // recording; what the sink holds until then is still written where it can be.
+    // Called on the producing thread, so it must be cheap.
+    virtual bool failed() const { return false; }
+    // What went wrong, for the CLI and the GUI (only when failed()).
+    virtual Error sinkError() const { return {}; }
 };
 
 } // namespace gilscope

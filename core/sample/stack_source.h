@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/sample/frame_registry.h"
+#include "core/sample/thread_status.h"
 
 #include <cstdint>
 #include <string>
@@ -28,7 +29,23 @@ struct ReadOptions {
     bool opcodes = false;    // fill FrameInfo::opcode
     bool gc = true;          // synthetic <GC> frame while the collector runs
     bool cpuState = true;    // probe ON_CPU (else the UNKNOWN bit is set, as CPython's wall mode)
+    // Deepest stack kept whole (CPython's MAX_FRAME_CHAIN_DEPTH); a deeper one keeps its
+    // leaf side and root frames around a synthetic "<truncated: N frames>" frame.
+    size_t maxDepth = 1024 + 512;
+    // CPython's --mode. Cpu, Gil and Exception read only the threads on CPU, holding the
+    // GIL or with an active exception (the others are skipped before their stack is
+    // walked); Cpu probes ON_CPU whatever cpuState says. Wall and All read every thread.
+    ProfilingMode mode = ProfilingMode::Wall;
 };
+
+// The mode a recording made with these options is, as CPython stamps it in the .bin
+// header: the filtering mode, else All when CPU state is probed, else Wall.
+inline ProfilingMode recordedMode(const ReadOptions& o) {
+    if (o.mode == ProfilingMode::Cpu || o.mode == ProfilingMode::Gil ||
+        o.mode == ProfilingMode::Exception)
+        return o.mode;
+    return o.cpuState ? ProfilingMode::All : ProfilingMode::Wall;
+}
 
 // Something that can read a target's stacks, once per call. The sampler drives it;
 // a live process reader implements it, and tests can implement it too.

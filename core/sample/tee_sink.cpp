@@ -17,4 +17,16 @@ void TeeSink::finish(const RecordingSummary& summary) {
         s->finish(summary);
 }
 
+bool TeeSink::failed() const {
+    for (auto* s : sinks_)
+        if (s->failed()) return true;
+    return false;
+}
+
+Error TeeSink::sinkError() const {
+    for (auto* s : sinks_)
+        if (s->failed()) return s->sinkError();
+    return {};
+}
+
 } // namespace gilscope

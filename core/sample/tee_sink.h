@@ -13,6 +13,8 @@ public:
     void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
     void addBatch(const SampleBatch& batch) override;
     void finish(const RecordingSummary& summary) override;
+    bool failed() const override;
+    Error sinkError() const override;
 
 private:
     std::vector<SampleSink*> sinks_;

@@ -33,6 +33,15 @@ uint64_t threadCpuUs() {
 
 } // namespace
 
+uint64_t endOfRecordingUs(uint64_t startUs, double durationSec) {
+    constexpr uint64_t kForever = std::numeric_limits<uint64_t>::max();
+    // NaN, <= 0 and anything that would overflow the clock mean "no end".
+    if (!(durationSec > 0)) return kForever;
+    const double us = durationSec * 1e6;
+    if (!(us < static_cast<double>(kForever - startUs))) return kForever;
+    return startUs + static_cast<uint64_t>(us);
+}
+
 struct Sampler::Impl {
     StackSource& source;
     SampleSink& sink;
@@ -49,6 +58,8 @@ struct Sampler::Impl {
     RawSamplerStats finalStats;      // written by the thread, read after join
     mutable std::mutex failureMutex; // only touched when a sink throws, never per tick
     std::string failure;
+    std::string endReason; // the source's word on why the target ended; read after join
+    ErrorKind failureKind = ErrorKind::Internal;
 
     Impl(StackSource& src, SampleSink& snk, SamplerOptions opts, SamplerClock& clk)
         : source(src), sink(snk), options(std::move(opts)), clock(clk) {
@@ -61,7 +72,7 @@ struct Sampler::Impl {
 
     void run(uint64_t startUs);
     void recordInterval(RawSamplerStats& s, uint64_t prevTick, uint64_t t);
-    void emit(uint64_t t, const std::vector<ThreadStack>& stacks, size_t count);
+    size_t emit(uint64_t t, const std::vector<ThreadStack>& stacks, size_t count);
 };
 
 void Sampler::Impl::recordInterval(RawSamplerStats& s, uint64_t prevTick, uint64_t t) {
@@ -72,9 +83,14 @@ void Sampler::Impl::recordInterval(RawSamplerStats& s, uint64_t prevTick, uint64
     ++s.intervals;
 }
 
-void Sampler::Impl::emit(uint64_t t, const std::vector<ThreadStack>& stacks, size_t count) {
+size_t Sampler::Impl::emit(uint64_t t, const std::vector<ThreadStack>& stacks, size_t count) {
+    size_t emitted = 0;
     for (size_t i = 0; i < count; ++i) {
         const ThreadStack& st = stacks[i];
+        // A thread state whose thread has not started yet has no native id and no
+        // frames: it is not a thread to show (it made an empty "Thread-0").
+        if (st.threadId == 0 && st.frames.empty()) continue;
+        ++emitted;
         SampleBatch batch;
         batch.threadId = st.threadId;
         batch.interpreterId = st.interpreterId;
@@ -83,6 +99,7 @@ void Sampler::Impl::emit(uint64_t t, const std::vector<ThreadStack>& stacks, siz
         batch.timestampsUs = std::span<const uint64_t>(&t, 1);
         sink.addBatch(batch);
     }
+    return emitted;
 }
 
 void Sampler::Impl::run(uint64_t startUs) {
@@ -97,9 +114,7 @@ void Sampler::Impl::run(uint64_t startUs) {
         requestShortTimeSlice(kSliceHintUs);
 
     const uint64_t interval = options.intervalUs;
-    const uint64_t endUs = options.durationSec > 0
-                               ? startUs + static_cast<uint64_t>(options.durationSec * 1e6)
-                               : std::numeric_limits<uint64_t>::max();
+    const uint64_t endUs = endOfRecordingUs(startUs, options.durationSec);
     RawSamplerStats s;
     s.startUs = startUs;
     s.lastTickUs = startUs;
@@ -139,6 +154,7 @@ void Sampler::Impl::run(uint64_t startUs) {
             const ReadOutcome outcome = source.read(stacks, count);
             if (outcome == ReadOutcome::ProcessEnded) {
                 reason = StopReason::TargetExited;
+                endReason = source.lastError();
                 s.lastTickUs = std::max(s.lastTickUs, t);
                 break;
             }
@@ -148,8 +164,19 @@ void Sampler::Impl::run(uint64_t startUs) {
             window.add(t - startUs);
             if (outcome == ReadOutcome::Ok) {
                 ++s.samples;
-                s.threadSamples += count;
-                emit(t, stacks, count);
+                s.threadSamples += emit(t, stacks, count);
+                // A sink that can no longer store samples (disk full, a failed write)
+                // ends the recording now: what it holds so far can still be written.
+                if (sink.failed()) {
+                    std::lock_guard lock(failureMutex);
+                    const Error e = sink.sinkError();
+                    failure = "recording stopped: " + e.message;
+                    failureKind = e.kind;
+                    reason = StopReason::SinkFailed;
+                    s.lastTickUs = t;
+                    publisher.publish(s);
+                    break;
+                }
             } else {
                 ++s.errors;
             }
@@ -166,7 +193,7 @@ void Sampler::Impl::run(uint64_t startUs) {
     } catch (const std::exception& e) {
         std::lock_guard lock(failureMutex);
         failure = std::string("recording stopped: ") + e.what();
-        reason = StopReason::Requested;
+        reason = StopReason::SinkFailed;
     }
     s.cpuUs = threadCpuUs();
     s.running = 0;
@@ -198,8 +225,7 @@ void Sampler::start() {
     info.pid = d.source.pid();
     info.sampleIntervalUs = d.options.intervalUs;
     info.startTimeUs = d.clock.nowUs();
-    info.mode =
-        static_cast<int>(d.options.read.cpuState ? ProfilingMode::All : ProfilingMode::Wall);
+    info.mode = static_cast<int>(recordedMode(d.options.read));
     uint32_t features = 0;
     if (d.options.read.allThreads) features |= CaptureFeature::AllThreads;
     if (d.options.read.gc) features |= CaptureFeature::Gc;
@@ -244,9 +270,18 @@ RecordingSummary Sampler::summary() const {
     return toRecordingSummary(impl_->finalStats);
 }
 
+std::string Sampler::endReason() const {
+    return impl_->finished ? impl_->endReason : std::string();
+}
+
 std::string Sampler::failure() const {
     std::lock_guard lock(impl_->failureMutex);
     return impl_->failure;
+}
+
+ErrorKind Sampler::failureKind() const {
+    std::lock_guard lock(impl_->failureMutex);
+    return impl_->failureKind;
 }
 
 static_assert(std::atomic<bool>::is_always_lock_free, "requestStop must be async-signal-safe");

@@ -42,7 +42,11 @@ struct SamplerStats {
     bool running = false;
 };
 
-enum class StopReason { NotStopped, Requested, Duration, TargetExited };
+enum class StopReason { NotStopped, Requested, Duration, TargetExited, SinkFailed };
+
+// The clock time a recording of durationSec that starts at startUs ends at; UINT64_MAX
+// ("until stopped") for 0, a negative or NaN duration, or one too long for the clock.
+uint64_t endOfRecordingUs(uint64_t startUs, double durationSec);
 
 class Sampler {
 public:
@@ -61,8 +65,13 @@ public:
     bool running() const;
     SamplerStats stats() const;
     RecordingSummary summary() const; // valid after wait()
-    // Set when a sink threw (the recording then stopped); empty otherwise.
+    // Set when a sink failed or threw (the recording then stopped, StopReason::SinkFailed);
+    // empty otherwise.
     std::string failure() const;
+    // After wait(), when the target ended: why, in the source's words ("process 12 has
+    // exited", or that it exec'd another program); empty otherwise.
+    std::string endReason() const;
+    ErrorKind failureKind() const; // of that failure (disk full, I/O ...)
 
 private:
     struct Impl;

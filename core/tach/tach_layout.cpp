@@ -108,6 +108,13 @@ Status readStats(int fd, uint64_t fileSize, TachInfo& info) {
             st.errorRatePct = loadDouble(block + stats::ErrorRate, sw);
         if (present & stats::HasMissed) st.missedPct = loadDouble(block + stats::Missed, sw);
     }
+    // CPython 3.15.2's reader rejects exactly these (found by feeding it crafted blocks):
+    // duration, rate and error rate must be finite and not negative; missed only finite.
+    const auto finiteNonNegative = [](double v) { return std::isfinite(v) && !(v < 0); };
+    if (!finiteNonNegative(st.durationSec) || !finiteNonNegative(st.sampleRate) ||
+        (st.errorRatePct && !finiteNonNegative(*st.errorRatePct)) ||
+        (st.missedPct && !std::isfinite(*st.missedPct)))
+        return corrupt("Invalid profiling statistics values");
     info.stats = st;
     return {};
 }

@@ -64,15 +64,31 @@ TachReader::TachReader(TachReader&&) noexcept = default;
 TachReader& TachReader::operator=(TachReader&&) noexcept = default;
 TachReader::~TachReader() = default;
 
+namespace {
+const char* fileTypeName(mode_t mode) {
+    if (S_ISDIR(mode)) return "directory";
+    if (S_ISFIFO(mode)) return "FIFO";
+    if (S_ISCHR(mode)) return "character device";
+    if (S_ISBLK(mode)) return "block device";
+    if (S_ISSOCK(mode)) return "socket";
+    return "special file";
+}
+} // namespace
+
 Result<TachReader> TachReader::open(const std::filesystem::path& path) {
     auto impl = std::make_unique<Impl>();
     impl->path = path;
-    impl->fd = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    // O_NONBLOCK: opening a FIFO (or a tty) must not wait for a writer; the type is
+    // checked before anything is read, then the descriptor blocks as usual.
+    impl->fd = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
     if (!impl->fd) return ioError(errno, "cannot open the recording", path);
     struct stat st {};
     if (::fstat(impl->fd.get(), &st) != 0) return ioError(errno, "cannot read the recording", path);
     if (!S_ISREG(st.st_mode))
-        return makeError(ErrorKind::BadArguments, path.string() + " is not a regular file");
+        return makeError(ErrorKind::BadArguments, path.string() + " is not a regular file (a " +
+                                                      fileTypeName(st.st_mode) +
+                                                      "); a recording must be read from a file");
+    ::fcntl(impl->fd.get(), F_SETFL, ::fcntl(impl->fd.get(), F_GETFL) & ~O_NONBLOCK);
 
     auto layout = readLayout(impl->fd.get(), static_cast<uint64_t>(st.st_size));
     if (!layout) return layout.error();

@@ -159,11 +159,15 @@ TachWriter::~TachWriter() = default;
 
 Result<std::unique_ptr<TachWriter>> TachWriter::create(const std::filesystem::path& destination,
                                                        TachWriterOptions options) {
-    auto file = AtomicFile::create(destination);
+    auto file = AtomicFile::create(destination, {.needsSeek = true}); // the header is patched last
     if (!file) return file.error();
+    return create(std::move(file.value()), std::move(options));
+}
+
+Result<std::unique_ptr<TachWriter>> TachWriter::create(AtomicFile file, TachWriterOptions options) {
     auto impl = std::make_unique<Impl>();
     impl->options = std::move(options);
-    impl->out.emplace(std::move(*file), impl->options.compression == TachCompression::Zstd);
+    impl->out.emplace(std::move(file), impl->options.compression == TachCompression::Zstd);
     const uint8_t placeholder[kHeaderSize] = {}; // patched by finalize()
     if (auto s = impl->out->writeRaw(placeholder, sizeof placeholder); !s) return s.error();
     return std::unique_ptr<TachWriter>(new TachWriter(std::move(impl)));
@@ -197,6 +201,13 @@ void TachWriter::finish(const RecordingSummary& summary) {
     if (summary.durationSec != 0 || summary.sampleRate != 0 || summary.hasErrorRate ||
         summary.hasMissed)
         impl_->summary = summary;
+}
+
+bool TachWriter::failed() const {
+    return impl_->error.has_value();
+}
+Error TachWriter::sinkError() const {
+    return impl_->error.value_or(Error{});
 }
 
 std::optional<Error> TachWriter::lastError() const {

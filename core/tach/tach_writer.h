@@ -3,6 +3,7 @@
 #include "core/common/error.h"
 #include "core/sample/sample_sink.h"
 #include "core/tach/tach_info.h"
+#include "core/util/atomic_file.h"
 
 #include <array>
 #include <filesystem>
@@ -43,11 +44,16 @@ class TachWriter final : public SampleSink {
 public:
     static Result<std::unique_ptr<TachWriter>> create(const std::filesystem::path& destination,
                                                       TachWriterOptions options = {});
+    // Into a file made earlier with AtomicFileOptions::needsSeek.
+    static Result<std::unique_ptr<TachWriter>> create(AtomicFile file,
+                                                      TachWriterOptions options = {});
     ~TachWriter() override;
 
     void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
     void addBatch(const SampleBatch& batch) override;
     void finish(const RecordingSummary& summary) override;
+    bool failed() const override;
+    Error sinkError() const override;
 
     // Flushes pending run-length records, ends the zstd stream, writes the tables,
     // stats block, footer and header, and renames the file into place. Once only.

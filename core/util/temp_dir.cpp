@@ -5,11 +5,31 @@
 #include <cstring>
 #include <signal.h>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gilscope {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// remove_all() stops at the first entry another process removed first (two gilscopes
+// cleaning the same stale directory): this goes on past what is already gone.
+bool removeTree(const fs::path& dir) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        struct stat st {};
+        if (::lstat(it->path().c_str(), &st) != 0) continue; // gone already
+        if (S_ISDIR(st.st_mode))
+            removeTree(it->path());
+        else
+            ::unlink(it->path().c_str());
+    }
+    return ::rmdir(dir.c_str()) == 0 || errno == ENOENT;
+}
+
+} // namespace
 
 fs::path systemTempDir() {
     if (const char* t = std::getenv("TMPDIR"); t && *t) return fs::path(t);
@@ -46,8 +66,7 @@ TempDir::~TempDir() {
 
 void TempDir::remove() {
     if (path_.empty()) return;
-    std::error_code ec;
-    fs::remove_all(path_, ec);
+    removeTree(path_);
     path_.clear();
 }
 
@@ -67,9 +86,24 @@ int cleanStaleTempDirs(const std::string& prefix) {
         if (pid == ::getpid()) continue;
         // EPERM means it runs under another user: leave it alone.
         if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) continue;
-        std::error_code rmEc;
-        if (entry.is_directory(rmEc) && fs::remove_all(entry.path(), rmEc) > 0) ++removed;
+        // Only our own: root must not delete another user's directory that looks alike.
+        struct stat st {};
+        if (::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != ::geteuid())
+            continue;
+        if (removeTree(entry.path())) ++removed;
     }
+    return removed;
+}
+
+} // namespace gilscope
+
+namespace gilscope {
+
+int cleanStaleGilscopeTempDirs() {
+    int removed = 0;
+    for (const char* prefix : {"gilscope-gecko", "gilscope-live", "gilscope-run"})
+        removed += cleanStaleTempDirs(prefix);
     return removed;
 }
 

@@ -30,9 +30,12 @@ private:
     std::filesystem::path path_;
 };
 
-// Removes <tmp>/<prefix>-<pid>-* directories whose pid no longer runs.
-// Returns how many were removed.
+// Removes <tmp>/<prefix>-<pid>-* directories that we own and whose pid no longer
+// runs. Returns how many were removed.
 int cleanStaleTempDirs(const std::string& prefix);
+// The same for every kind of directory gilscope makes (Gecko spill, the GUI's live
+// .bin copy, run's startup hook); every command calls it when it starts.
+int cleanStaleGilscopeTempDirs();
 
 std::filesystem::path systemTempDir();
 

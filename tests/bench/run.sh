@@ -8,12 +8,14 @@ cd "$(dirname "$0")/../.."
 BUILD="${1:-build/release}"
 if [ "$BUILD" = build/release ]; then
     cmake --preset release >/dev/null
-    cmake --build --preset release --target gilscope bench_remote_read bench_sampler \
+    cmake --build --preset release --target gilscope bench_remote_read bench_mode_filter bench_sampler \
         gecko_bench bench_tach_replay bench_live_timeline
 fi
 uptime
 echo "== issue 2: one full read of a 30-frame stack (µs, median)"
 "$BUILD/tests/bench/remote/bench_remote_read" 20000
+echo "== issue 12: --mode cpu on a mostly idle target (µs per all-threads read, median)"
+"$BUILD/tests/bench/remote/bench_mode_filter" 5000
 echo "== issue 4: Gecko collector ingest, export, RSS, cancel"
 "$BUILD/tests/bench/gecko/gecko_bench"
 echo "== issue 5: .bin replay to Gecko JSON"

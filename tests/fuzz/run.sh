@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Short libFuzzer runs for CI: tests/fuzz/run.sh BUILD_DIR SECONDS
 #   BUILD_DIR  a fuzz-preset build (cmake --preset fuzz && cmake --build --preset fuzz)
-#   SECONDS    time per target (about 60 in CI)
-# Each fuzz_* target runs on a temporary corpus seeded from ../shared fixtures (when
-# present), under ASan/UBSan with an RSS limit, and the number of executions is printed.
+#   SECONDS    time per target (about 40 in CI)
+# Each fuzz_* target runs on a temporary corpus seeded from ../shared fixtures (.bin
+# reader) or from the interpreters present (ELF images, _Py_DebugOffsets tables), under
+# ASan/UBSan with an RSS limit, and the number of executions is printed. The remote
+# parsers are fuzzed because a process we attach to can put anything in its memory.
 set -euo pipefail
 
 BUILD_DIR="${1:?usage: tests/fuzz/run.sh BUILD_DIR SECONDS}"
@@ -31,7 +33,28 @@ for target in "${targets[@]}"; do
             echo "run.sh: $SHARED/fixtures/tach is absent; starting $name from an empty corpus" >&2
         fi
         ;;
+    fuzz_elf_image)
+        # Real ELF files (cut to -max_len by libFuzzer): a program and a libpython.
+        for f in /usr/bin/true /root/.pyenv/versions/3.13.0/lib/libpython3.13.so.1.0 \
+            /var/cache/gilscope/sid-python/usr/bin/python3.15; do
+            [[ -f "$f" ]] && head -c 65536 "$f" >"$corpus/$(basename "$f")"
+        done
+        ;;
+    fuzz_debug_offsets)
+        # Py_Version, then the start of the .PyRuntime section (the _Py_DebugOffsets
+        # table) of each 3.13+ interpreter present.
+        for f in /root/.pyenv/versions/3.13.*/lib/libpython3.13.so.1.0 \
+            /var/cache/gilscope/sid-python/usr/bin/python3.14 \
+            /var/cache/gilscope/sid-python/usr/bin/python3.15; do
+            [[ -f "$f" ]] || continue
+            rt="$corpus/.rt"
+            objcopy -O binary --only-section=.PyRuntime "$f" "$rt" 2>/dev/null || continue
+            { dd if="$rt" bs=1 skip=8 count=4 status=none; head -c 1024 "$rt"; } >"$corpus/$(basename "$f").seed"
+            rm -f "$rt"
+        done
+        ;;
     esac
+    [[ -n "$(ls "$corpus")" ]] || echo "run.sh: no seeds for $name here; starting from an empty corpus" >&2
     log="$corpus.log"
     echo "== $name: ${SECONDS_PER_TARGET}s, $(ls "$corpus" | wc -l) seeds"
     if ! "$target" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=1024 -timeout=10 \

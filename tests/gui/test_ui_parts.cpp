@@ -7,6 +7,7 @@
 #include "ui/progress_job.h"
 #include "ui/timeline_widget.h"
 
+#include <QFutureWatcher>
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QProgressDialog>
@@ -55,7 +56,7 @@ private slots:
             return Status{};
         });
         QVERIFY(job.running());
-        QTRY_COMPARE(finished.count(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         QVERIFY(finished.at(0).at(0).toBool());
         QVERIFY(!job.running());
     }
@@ -68,11 +69,11 @@ private slots:
                   [](const ProgressCallback&, const CancelToken* c) { return waitForCancel(c); });
         auto* dialog = parent.findChild<QProgressDialog*>();
         QVERIFY(dialog);
-        QTRY_VERIFY(dialog->isVisible()); // shown after its minimum duration
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->isVisible(), 60000); // shown after its minimum duration
         auto* cancelButton = dialog->findChild<QPushButton*>();
         QVERIFY(cancelButton);
         QTest::mouseClick(cancelButton, Qt::LeftButton);
-        QTRY_COMPARE(finished.count(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         QVERIFY(!finished.at(0).at(0).toBool());
         QCOMPARE(finished.at(0).at(1).value<ErrorKind>(), ErrorKind::Cancelled);
     }
@@ -89,8 +90,10 @@ private slots:
         });
         job.start(QStringLiteral("new"),
                   [](const ProgressCallback&, const CancelToken*) { return Status{}; });
-        QTRY_COMPARE(finished.count(), 1);
-        QTest::qWait(500); // give the old job time to finish too
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        // Each job's watcher deletes itself once its result has been handled: when none
+        // is left, the old job has finished too, and its result was dropped.
+        QTRY_VERIFY_WITH_TIMEOUT(job.findChildren<QFutureWatcherBase*>().isEmpty(), 60000);
         QCOMPARE(finished.count(), 1);
         QVERIFY(finished.at(0).at(0).toBool());
     }
@@ -109,8 +112,8 @@ private slots:
         QVERIFY(!job.busy());
         job.start(4194306, RecordingOptions{});
         QCOMPARE(job.pid(), 4194306);
-        QTRY_COMPARE(failed.count(), 1);
-        QTRY_COMPARE(discarded.count(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(discarded.count(), 1, 60000);
         QCOMPARE(failed.at(0).at(0).toInt(), 4194306);
         QCOMPARE(failed.at(0).at(1).value<ErrorKind>(), ErrorKind::ProcessNotFound);
         QVERIFY(!failed.at(0).at(2).toString().isEmpty());

@@ -36,7 +36,7 @@ QString runVersionQuery(const QString& executable) {
     QProcess p;
     p.start(executable, {QStringLiteral("-c"),
                          QStringLiteral("import platform; print(platform.python_version())")});
-    if (!p.waitForFinished(10000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+    if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
         return {};
     return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
 }
@@ -223,7 +223,7 @@ bool TargetProcess::start() {
     // Dies with the test (SIGKILL) even if the test crashes; survives exec.
     process_->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
     process_->start();
-    if (!process_->waitForStarted(10000))
+    if (!process_->waitForStarted(60000))
         return fail(QStringLiteral("cannot start %1: %2").arg(program, process_->errorString()));
     pid_ = process_->processId();
 

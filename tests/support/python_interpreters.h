@@ -80,7 +80,7 @@ public:
     bool isRunning() const;
     // Waits for the process to exit on its own; returns its exit code, or nullopt on
     // timeout or when it was killed by a signal.
-    std::optional<int> waitForExit(int timeoutMs = 10000);
+    std::optional<int> waitForExit(int timeoutMs = 60000);
     // SIGTERM, then SIGKILL if needed; reaps. Safe to call twice.
     void terminate();
 

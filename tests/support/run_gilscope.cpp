@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QStringDecoder>
 
+#include <algorithm>
 #include <unistd.h>
 #include <vector>
 
@@ -20,7 +21,7 @@ RunResult runToCompletion(QProcess& p, const QString& workDir, int timeoutMs) {
     QElapsedTimer timer;
     timer.start();
     p.start();
-    if (!p.waitForStarted(10000)) {
+    if (!p.waitForStarted(60000)) {
         r.err = QStringLiteral("cannot start %1: %2").arg(p.program(), p.errorString());
         r.errBytes = r.err.toUtf8();
         return r;
@@ -81,8 +82,25 @@ std::unique_ptr<QProcess> startGilscope(const QStringList& args, const QString& 
     auto p = std::make_unique<QProcess>();
     if (!workDir.isEmpty()) p->setWorkingDirectory(workDir);
     p->start(gilscopeBinary(), args);
-    if (!p->waitForStarted(10000)) return nullptr;
+    if (!p->waitForStarted(60000)) return nullptr;
     return p;
+}
+
+bool waitForStdoutLine(QProcess& p, const std::function<bool(const QString&)>& done, QString* seen,
+                       int timeoutMs) {
+    QElapsedTimer timer;
+    timer.start();
+    p.setReadChannel(QProcess::StandardOutput);
+    for (;;) {
+        while (p.canReadLine()) {
+            const QString line = QString::fromUtf8(p.readLine()).trimmed();
+            if (seen) *seen += line + QLatin1Char('\n');
+            if (done(line)) return true;
+        }
+        const qint64 left = timeoutMs - timer.elapsed();
+        if (left <= 0 || p.state() == QProcess::NotRunning) return false;
+        p.waitForReadyRead(int(std::min<qint64>(left, 1000)));
+    }
 }
 
 QString describe(const RunResult& r) {

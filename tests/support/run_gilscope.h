@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
 namespace gilscope::test {
@@ -39,6 +40,12 @@ RunResult runGilscopeBytes(const QByteArrayList& args, const QString& workDir = 
 
 // Starts gilscope and returns at once (for Ctrl-C tests); null if it did not start.
 std::unique_ptr<QProcess> startGilscope(const QStringList& args, const QString& workDir = {});
+
+// Reads a started process's stdout until a line satisfies `done` (true), the process ends
+// or `timeoutMs` passes (false). What was read is appended to `seen`. Tests wait for what
+// the program says, never for a fixed time.
+bool waitForStdoutLine(QProcess& p, const std::function<bool(const QString&)>& done, QString* seen,
+                       int timeoutMs = kRunTimeoutMs);
 
 // "exit 3\nstdout: ...\nstderr: ..." (and whether it timed out) for assertion messages.
 QString describe(const RunResult& r);

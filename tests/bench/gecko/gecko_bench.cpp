@@ -2,10 +2,13 @@
 // samples (each size in its own process), and cancel latency. Prints medians.
 //
 //   gecko_bench                 all figures
+//   gecko_bench --many-threads [N]  N (default 40,000) one-sample threads only
 //   gecko_bench --rss N         (internal) ingest + export N samples, print VmHWM in KiB
 
 #include "core/gecko/gecko_collector.h"
 #include "core/sample/thread_status.h"
+#include "core/tach/tach_reader.h"
+#include "core/tach/tach_writer.h"
 #include "core/util/temp_dir.h"
 
 #include <algorithm>
@@ -130,6 +133,86 @@ int rssChild(uint64_t samples) {
     return 0;
 }
 
+// A .bin with tens of thousands of one-sample threads (issue 9): the time to open,
+// replay and export it, and the spill the export reads (files and bytes in the spill directory,
+// measured when the first chunk of JSON is written). Only API that predates the shared
+// spill file is used, so the same code measures the old collector.
+int manyThreads(const fs::path& dir, int threads) {
+    FrameRegistry registry;
+    std::vector<FrameId> stack;
+    for (int d = 0; d < 3; ++d) {
+        FrameInfo f;
+        f.filename = registry.internString("/srv/app/worker.py");
+        f.funcname = registry.internString("step_" + std::to_string(d));
+        f.line = f.endLine = 10 + d;
+        stack.push_back(registry.internFrame(f));
+    }
+    // The .bin of the issue: every thread has one sample.
+    const fs::path bin = dir / "many.bin";
+    {
+        auto writer = TachWriter::create(bin);
+        if (!writer.ok()) return 1;
+        RecordingInfo info;
+        info.sampleIntervalUs = 1000;
+        (*writer)->begin(registry, info);
+        for (int t = 0; t < threads; ++t) {
+            const uint64_t ts = 5'000'000'000ull + static_cast<uint64_t>(t);
+            SampleBatch b;
+            b.threadId = 100000 + static_cast<uint64_t>(t);
+            b.status = ThreadStatus::HasGil | ThreadStatus::OnCpu;
+            b.frames = stack;
+            b.timestampsUs = std::span<const uint64_t>(&ts, 1);
+            (*writer)->addBatch(b);
+        }
+        if (!(*writer)->finalize().ok()) return 1;
+    }
+    std::vector<double> wall;
+    size_t files = 0;
+    uintmax_t bytes = 0;
+    for (int r = 0; r < 3; ++r) {
+        GeckoCollector* self = nullptr;
+        GeckoOptions options;
+        bool measured = false;
+        options.beforeWrite = [&](uint64_t) -> Status {
+            if (measured || !self) return {};
+            measured = true;
+            files = 0;
+            bytes = 0;
+            std::error_code ec;
+            for (const auto& e : fs::directory_iterator(self->spillDirectory(), ec)) {
+                ++files;
+                bytes += e.file_size(ec);
+            }
+            return {};
+        };
+        const auto t0 = Clock::now();
+        GeckoCollector collector(options);
+        self = &collector;
+        // As `gilscope replay many.bin --gecko` does it: open, replay, export.
+        auto reader = TachReader::open(bin);
+        if (!reader.ok()) {
+            std::fprintf(stderr, "cannot open %s: %s\n", bin.c_str(),
+                         reader.error().message.c_str());
+            return 1;
+        }
+        if (auto n = reader->replay(collector); !n.ok()) {
+            std::fprintf(stderr, "replay failed: %s\n", n.error().message.c_str());
+            return 1;
+        }
+        Status s = collector.exportTo(dir / "many.json");
+        wall.push_back(seconds(t0, Clock::now()));
+        if (!s.ok()) {
+            std::fprintf(stderr, "export failed: %s\n", s.error().message.c_str());
+            return 1;
+        }
+    }
+    std::printf("%d one-sample threads (a %.1f MB .bin): %.2f s open+replay+export (median of "
+                "3); spill read by the export: %zu files, %.1f MB\n",
+                threads, static_cast<double>(fs::file_size(bin)) / 1e6, median(wall), files,
+                static_cast<double>(bytes) / 1e6);
+    return 0;
+}
+
 long runRssChild(const char* self, uint64_t samples) {
     const std::string cmd = std::string(self) + " --rss " + std::to_string(samples);
     FILE* p = ::popen(cmd.c_str(), "r");
@@ -145,6 +228,11 @@ long runRssChild(const char* self, uint64_t samples) {
 int main(int argc, char** argv) {
     if (argc == 3 && std::strcmp(argv[1], "--rss") == 0)
         return rssChild(std::strtoull(argv[2], nullptr, 10));
+    if (argc >= 2 && std::strcmp(argv[1], "--many-threads") == 0) {
+        auto dir = TempDir::create("gilscope-bench");
+        if (!dir.ok()) return 1;
+        return manyThreads(dir->path(), argc >= 3 ? std::atoi(argv[2]) : 40000);
+    }
 
     constexpr uint64_t kIngestSamples = 1'000'000;
     constexpr int kRuns = 5;
@@ -220,5 +308,5 @@ int main(int argc, char** argv) {
     }
     if (!cancelMs.empty())
         std::printf("cancel latency: %.2f ms (median of %zu)\n", median(cancelMs), cancelMs.size());
-    return 0;
+    return manyThreads(dir->path(), 40000);
 }

@@ -16,10 +16,11 @@ using namespace gilscope::test;
 
 namespace {
 
-// Records pid for `seconds` (or until it exits) into dir/out.bin.
+// Records pid (until it exits, or -d) into dir/out.bin, in CPython's "all" mode so each
+// sample carries its thread's CPU and GIL state for the filters.
 QString record(const QTemporaryDir& dir, qint64 pid, const QStringList& extra, QString* error) {
     const QString out = dir.filePath("out.bin");
-    QStringList args{"attach", "--binary", "--rt-priority", "1", "-o", out};
+    QStringList args{"attach", "--binary", "--mode", "all", "--rt-priority", "1", "-o", out};
     args << extra << QString::number(pid);
     const auto r = runGilscope(args, dir.path());
     if (r.exitCode != 0) *error = describe(r);

@@ -63,7 +63,7 @@ private slots:
                      QStringLiteral("Spinner.spin"));
             QVERIFY(target.isRunning());
         }
-        QTRY_VERIFY_WITH_TIMEOUT(procGone(pid), 5000); // terminated and reaped
+        QTRY_VERIFY_WITH_TIMEOUT(procGone(pid), 60000); // terminated and reaped
     }
 
     // The temp dir is bind-mounted into the chroot at the same path.

@@ -1,6 +1,8 @@
 // `gilscope attach` and `gilscope run` against real Python processes, on every
 // interpreter present (run: host interpreters only; a chroot one needs its chroot).
 #include "core/common/error.h"
+#include "core/sample/thread_status.h"
+#include "core/tach/tach_reader.h"
 #include "core/util/temp_dir.h"
 #include "record_test_helpers.h"
 #include "tests/support/python_interpreters.h"
@@ -30,9 +32,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Spins 60 ms in first_thing() as the script's very first work, then exits 0.
+// Spins 60 ms in first_thing() as the script's very first work, then exits 0. It prints
+// "START <µs>" first: CLOCK_MONOTONIC, the clock of gilscope's sample times.
 const char* kFirstThing = "import time\n"
                           "def first_thing():\n"
+                          "    print('START', time.monotonic_ns() // 1000, flush=True)\n"
                           "    end = time.perf_counter() + 0.06\n"
                           "    while time.perf_counter() < end:\n"
                           "        pass\n"
@@ -73,6 +77,83 @@ double capturedSeconds(const QString& out) {
     static const QRegularExpression re("Captured \\d+ samples in ([0-9.]+) seconds");
     const auto m = re.match(out);
     return m.hasMatch() ? m.captured(1).toDouble() : -1;
+}
+
+// "Samples: N" of a --realtime-stats line, or -1.
+qint64 statsSamples(const QString& line) {
+    static const QRegularExpression re("^Real-time sampling stats: .* Samples: (\\d+) ");
+    const auto m = re.match(line);
+    return m.hasMatch() ? m.captured(1).toLongLong() : -1;
+}
+
+qint64 capturedSamples(const QString& out) {
+    static const QRegularExpression re("Captured (\\d+) samples in");
+    const auto m = re.match(out);
+    return m.hasMatch() ? m.captured(1).toLongLong() : -1;
+}
+
+// What a .bin recording holds of the main thread: its stacks (function names) and the
+// time of its first sample.
+struct Recorded {
+    QList<QStringList> stacks;
+    uint64_t firstUs = UINT64_MAX;
+    qint64 samplesIn(const QString& func) const {
+        return std::count_if(stacks.begin(), stacks.end(),
+                             [&](const QStringList& s) { return s.contains(func); });
+    }
+};
+
+Recorded readRecording(const QString& path, QString* error) {
+    class Sink final : public SampleSink {
+    public:
+        void begin(const FrameRegistry& r, const RecordingInfo&) override { registry = &r; }
+        void addBatch(const SampleBatch& b) override {
+            if (!(b.status & ThreadStatus::MainThread)) return;
+            QStringList names;
+            for (FrameId id : b.frames)
+                names << QString::fromStdString(registry->string(registry->frame(id).funcname));
+            for (uint64_t t : b.timestampsUs) {
+                rec.stacks << names;
+                rec.firstUs = std::min(rec.firstUs, t);
+            }
+        }
+        const FrameRegistry* registry = nullptr;
+        Recorded rec;
+    } sink;
+    auto reader = TachReader::open(path.toStdString());
+    if (!reader) {
+        *error = QString::fromStdString(reader.error().message);
+        return {};
+    }
+    if (auto replayed = reader->replay(sink); !replayed)
+        *error = QString::fromStdString(replayed.error().message);
+    return sink.rec;
+}
+
+// Whether a `run --binary` recording of kFirstThing started before the script's first
+// line (its first sample is older than the START time the script printed) and saw
+// first_thing(). Empty when it did, else what went wrong.
+QString checkRecordedFromFirstLine(const RunResult& r, const QString& bin,
+                                   QString* info = nullptr) {
+    QString error;
+    const Recorded rec = readRecording(bin, &error);
+    if (!error.isEmpty()) return error;
+    static const QRegularExpression startRe("^START (\\d+)$", QRegularExpression::MultilineOption);
+    const auto start = startRe.match(r.out);
+    if (!start.hasMatch()) return "the script printed no START line: " + describe(r);
+    const uint64_t scriptStartUs = start.captured(1).toULongLong();
+    const qint64 first = rec.samplesIn("first_thing");
+    if (info)
+        *info = QStringLiteral("%1 samples in first_thing (of 120 at 2 kHz); first sample %2 us "
+                               "before the script's first line")
+                    .arg(first)
+                    .arg(qint64(scriptStartUs - rec.firstUs));
+    if (rec.firstUs > scriptStartUs)
+        return QStringLiteral("the first sample is %1 us after the script's first line: %2")
+            .arg(rec.firstUs - scriptStartUs)
+            .arg(describe(r));
+    if (first < 1) return "no sample in first_thing: " + describe(r);
+    return {};
 }
 
 QStringList filesIn(const QString& dir) {
@@ -143,10 +224,10 @@ private slots:
         const auto r = runGilscope(
             {"attach", "-d", "1.5", "--gecko", QString::number(target.pid())}, dir.path());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // The sampler stops at its deadline, and reports the duration it was given: a
+        // busy machine delays ticks, never the deadline.
         const double seconds = capturedSeconds(r.out);
-        QVERIFY2(seconds >= 1.35 && seconds <= 1.65, qPrintable(r.out));
-        QVERIFY2(r.wallSec < 1.65 + 2.0,
-                 qPrintable(QString::number(r.wallSec))); // + attach and write
+        QVERIFY2(std::abs(seconds - 1.5) < 0.02, qPrintable(r.out));
         QFile f(dir.filePath(QString("gecko_%1.json").arg(target.pid())));
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonArray times = QJsonDocument::fromJson(f.readAll())
@@ -156,27 +237,49 @@ private slots:
                                      .toObject()["time"]
                                      .toArray();
         QVERIFY(times.size() > 100);
+        // No sample is taken after the deadline. Under load the first and last ticks may
+        // come late or be missed, but most of the duration is still covered.
         const double spanMs = times.last().toDouble() - times.first().toDouble();
-        QVERIFY2(spanMs >= 1350 && spanMs <= 1650, qPrintable(QString::number(spanMs)));
+        QVERIFY2(spanMs >= 900 && spanMs <= 1501, qPrintable(QString::number(spanMs)));
     }
 
     void targetExitingMidRecordingKeepsEverything_data() { addInterpreterRows(all_); }
     void targetExitingMidRecordingKeepsEverything() {
         QFETCH(Interpreter, interpreter);
+        // The target works for 1.5 s once gilscope samples (its first stats line), then
+        // exits: every sample taken until then is written.
+        QTemporaryDir dir;
+        const QString go = dir.filePath("go");
         TargetOptions options;
-        options.args = {"1.5", "0"};
+        options.args = {"1.5", "0", go};
+        options.bindDirs = {dir.path()};
         TargetProcess target(interpreter, targetScript("exits_soon.py"), options);
         QVERIFY2(target.start(), qPrintable(target.error()));
-        QTemporaryDir dir;
-        const auto r =
-            runGilscope({"attach", "-o", dir.filePath("out.txt"), QString::number(target.pid())},
-                        dir.path(), 30000);
-        QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.err));
-        QVERIFY2(r.err.contains("exited"), qPrintable(r.err));
+        const auto p = startGilscope({"attach", "--realtime-stats", "-o", dir.filePath("out.txt"),
+                                      QString::number(target.pid())},
+                                     dir.path());
+        QVERIFY(p);
+        QString out;
+        QVERIFY2(waitForStdoutLine(
+                     *p, [](const QString& line) { return statsSamples(line) > 0; }, &out),
+                 qPrintable(out));
+        QVERIFY(QFile(go).open(QIODevice::WriteOnly));
+        QVERIFY(p->waitForFinished(kRunTimeoutMs));
+        out += QString::fromUtf8(p->readAllStandardOutput());
+        const QString err = QString::fromUtf8(p->readAllStandardError());
+        QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0, qPrintable(err));
+        QVERIFY2(err.contains("exited"), qPrintable(err));
         bool ok = false;
         const auto stacks = readCollapsed(dir.filePath("out.txt"), &ok);
         QVERIFY(ok);
-        QVERIFY2(samplesIn(stacks, "work") > 300, qPrintable(r.out));
+        // All of it was written, but for the few samples taken while the exiting
+        // interpreter had no Python frame left (collapsed output has no empty stacks).
+        // The interpreter's teardown is short next to the 1.5 s of work, even when slowed.
+        const qint64 written = totalSamples(stacks), captured = capturedSamples(out);
+        QVERIFY2(written <= captured && written >= captured * 9 / 10,
+                 qPrintable(QStringLiteral("%1 of %2 written").arg(written).arg(captured)));
+        // 1.5 s at 1 kHz; a starved sampler on a busy machine still takes far more than this.
+        QVERIFY2(samplesIn(stacks, "work") >= 100, qPrintable(out));
     }
 
     // The run tests use --rt-priority 1 too: on a busy machine a starved sampler skips
@@ -201,18 +304,18 @@ private slots:
         QFETCH(Interpreter, interpreter);
         QTemporaryDir dir;
         const QString script = writeFile(dir, "first.py", kFirstThing);
-        const auto r = runGilscope({"run", "--rt-priority", "1", "-r", "2khz", "--python",
-                                    interpreter.executable, "-o", dir.filePath("out.txt"), script},
+        const QString out = dir.filePath("out.bin");
+        const auto r = runGilscope({"run", "--rt-priority", "1", "-r", "2khz", "--binary",
+                                    "--python", interpreter.executable, "-o", out, script},
                                    dir.path());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        bool ok = false;
-        const auto stacks = readCollapsed(dir.filePath("out.txt"), &ok);
-        QVERIFY(ok);
-        // 60 ms at 2 kHz is 120 ticks; a late attach would see few or none.
-        const qint64 first = samplesIn(stacks, "first_thing");
-        qInfo("%s: %lld samples in first_thing (of 120 possible)", qPrintable(interpreter.label),
-              first);
-        QVERIFY2(first >= 60, qPrintable(r.out + r.err));
+        // The recording starts while the interpreter is still held, so its first sample
+        // is older than the script's first line. An attach after the script started
+        // would begin later.
+        QString info;
+        const QString problem = checkRecordedFromFirstLine(r, out, &info);
+        qInfo("%s: %s", qPrintable(interpreter.label), qPrintable(info));
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
     void runCommandThroughAWrapper() {
@@ -220,29 +323,28 @@ private slots:
         QTemporaryDir dir;
         const QString script = writeFile(dir, "first.py", kFirstThing);
         // The interpreter is a grandchild: the startup hook reports its pid.
-        const auto r = runGilscope({"run", "-o", dir.filePath("out.txt"), "--", "/bin/sh", "-c",
-                                    "\"$0\" \"$1\"; exit 3", host_.last().executable, script},
-                                   dir.path());
+        const QString out = dir.filePath("out.bin");
+        const auto r =
+            runGilscope({"run", "--rt-priority", "1", "-r", "2khz", "--binary", "-o", out, "--",
+                         "/bin/sh", "-c", "\"$0\" \"$1\"; exit 3", host_.last().executable, script},
+                        dir.path());
         QCOMPARE(r.exitCode, 3);
-        bool ok = false;
-        const auto stacks = readCollapsed(dir.filePath("out.txt"), &ok);
-        QVERIFY(ok);
-        QVERIFY2(samplesIn(stacks, "first_thing") >= 30, qPrintable(r.out + r.err));
+        const QString problem = checkRecordedFromFirstLine(r, out);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
     void runModule() {
         QVERIFY(!host_.isEmpty());
         QTemporaryDir dir;
         writeFile(dir, "spinmod.py", kFirstThing);
+        const QString out = dir.filePath("out.bin");
         const auto r =
-            runGilscope({"run", "--rt-priority", "1", "--python", host_.first().executable, "-o",
-                         dir.filePath("out.txt"), "-m", "spinmod"},
+            runGilscope({"run", "--rt-priority", "1", "-r", "2khz", "--binary", "--python",
+                         host_.first().executable, "-o", out, "-m", "spinmod"},
                         dir.path());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        bool ok = false;
-        const auto stacks = readCollapsed(dir.filePath("out.txt"), &ok);
-        QVERIFY(ok);
-        QVERIFY2(samplesIn(stacks, "first_thing") >= 30, qPrintable(r.out + r.err));
+        const QString problem = checkRecordedFromFirstLine(r, out);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
     // -o and the script path are bytes that are not UTF-8: the output is created with
@@ -281,24 +383,33 @@ private slots:
         bool ok = false;
         const auto stacks = parseCollapsed(collapsed, &ok);
         QVERIFY(ok);
-        QVERIFY2(samplesIn(stacks, "first_thing") >= 30, qPrintable(r.out + r.err));
+        // How much of the 60 ms is sampled depends on how busy the machine is;
+        // runRecordsFromTheFirstLine checks that recording starts before the first line.
+        QVERIFY2(samplesIn(stacks, "first_thing") >= 1, qPrintable(r.out + r.err));
     }
 
     void ctrlCStopsAndStillWrites() {
         TargetProcess target(host_.last(), targetScript("heavy_light.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
-        const auto p = startGilscope(
-            {"attach", "-o", dir.filePath("out.txt"), QString::number(target.pid())}, dir.path());
+        const auto p = startGilscope({"attach", "--realtime-stats", "-o", dir.filePath("out.txt"),
+                                      QString::number(target.pid())},
+                                     dir.path());
         QVERIFY(p);
-        QThread::msleep(1500);
+        // Ctrl-C once the recording says it holds 400 samples (errors included).
+        QString out;
+        QVERIFY2(waitForStdoutLine(
+                     *p, [](const QString& line) { return statsSamples(line) >= 400; }, &out),
+                 qPrintable(out));
         kill(static_cast<pid_t>(p->processId()), SIGINT);
-        QVERIFY(p->waitForFinished(15000));
+        QVERIFY(p->waitForFinished(kRunTimeoutMs));
         QCOMPARE(p->exitCode(), 0);
+        out += QString::fromUtf8(p->readAllStandardOutput());
         bool ok = false;
         const auto stacks = readCollapsed(dir.filePath("out.txt"), &ok);
         QVERIFY(ok);
-        QVERIFY(totalSamples(stacks) > 300);
+        QVERIFY2(totalSamples(stacks) >= 300, qPrintable(out));
+        QCOMPARE(totalSamples(stacks), capturedSamples(out)); // all of it was written
     }
 
     void secondCtrlCAbortsWithoutAFile() {
@@ -306,12 +417,16 @@ private slots:
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
         qputenv("GILSCOPE_TEST_SLOW_WRITE_MS", "5000");
-        const auto p = startGilscope(
-            {"attach", "-r", "10khz", "-o", dir.filePath("out.txt"), QString::number(target.pid())},
-            dir.path());
+        const auto p = startGilscope({"attach", "-r", "10khz", "--realtime-stats", "-o",
+                                      dir.filePath("out.txt"), QString::number(target.pid())},
+                                     dir.path());
         qunsetenv("GILSCOPE_TEST_SLOW_WRITE_MS");
         QVERIFY(p);
-        QThread::msleep(1500);
+        // Ctrl-C once it records (its first stats line), so the interrupt handler is in place.
+        QString out;
+        QVERIFY2(waitForStdoutLine(
+                     *p, [](const QString& line) { return statsSamples(line) > 0; }, &out),
+                 qPrintable(out));
         kill(static_cast<pid_t>(p->processId()), SIGINT);
         // Second Ctrl-C once the first has been seen: a pending signal would coalesce.
         p->setReadChannel(QProcess::StandardError);
@@ -322,7 +437,7 @@ private slots:
         }
         QVERIFY2(err.contains("stopping"), qPrintable(err));
         kill(static_cast<pid_t>(p->processId()), SIGINT);
-        QVERIFY(p->waitForFinished(15000));
+        QVERIFY(p->waitForFinished(kRunTimeoutMs));
         QCOMPARE(p->exitCode(), 130);
         QVERIFY2(filesIn(dir.path()).isEmpty(), qPrintable(filesIn(dir.path()).join(' ')));
     }

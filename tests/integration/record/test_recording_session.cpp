@@ -14,6 +14,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Threads of this test process (/proc/self/task).
+size_t ownThreads() {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/task"))
+        ++n;
+    return n;
+}
+
 class CountingSink : public SampleSink {
 public:
     void addBatch(const SampleBatch& b) override { samples += b.timestampsUs.size(); }
@@ -33,16 +41,19 @@ private slots:
         QTemporaryDir dir;
         const fs::path dest = dir.filePath(QStringLiteral("saved.bin")).toStdString();
 
+        const size_t threadsBefore = ownThreads();
         auto opened = RecordingSession::open(int(target.pid()), RecordingOptions{});
         QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
         RecordingSession& session = **opened;
         QVERIFY(!session.running());
-        QTest::qWait(100);
-        QCOMPARE(session.stats().samples, uint64_t(0)); // attached, not sampling
+        // Attached, not sampling: no sampler thread exists yet, so none can sample.
+        QCOMPARE(ownThreads(), threadsBefore);
+        QCOMPARE(session.stats().samples, uint64_t(0));
 
         session.startSampling();
         QVERIFY(session.running());
-        QTRY_VERIFY_WITH_TIMEOUT(session.stats().samples > 100, 20000);
+        QVERIFY(ownThreads() > threadsBefore);
+        QTRY_VERIFY_WITH_TIMEOUT(session.stats().samples > 100, 60000);
         QVERIFY(!session.saveBinCopyTo(dest)); // not while recording
         QVERIFY(!fs::exists(dest));
         session.finish();

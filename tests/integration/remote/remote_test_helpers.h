@@ -23,7 +23,7 @@ bool readOnce(StackSource& src, Snapshot& out, QString* error, int attempts = 20
 // Reads until `done(snapshot)` holds or `timeoutMs` passes (the target may still be
 // finishing its READY print when the test starts reading). Returns the last snapshot.
 template <typename Pred>
-bool readUntil(StackSource& src, Snapshot& out, QString* error, Pred done, int timeoutMs = 15000);
+bool readUntil(StackSource& src, Snapshot& out, QString* error, Pred done, int timeoutMs = 60000);
 
 // "func" names of a stack, leaf first.
 QStringList functionNames(const StackSource& src, const ThreadStack& t);

@@ -218,7 +218,8 @@ private slots:
                  qPrintable(missing.err));
         auto noFormat = runGilscope({"replay", tachFixture("tiny.bin")});
         QCOMPARE(noFormat.exitCode, 2);
-        QVERIFY(noFormat.err.contains("--gecko or --collapsed"));
+        QVERIFY2(noFormat.err.contains("--gecko, --collapsed, --pstats or --jsonl"),
+                 qPrintable(noFormat.err));
         auto both = runGilscope({"replay", tachFixture("tiny.bin"), "--gecko", "--collapsed"});
         QCOMPARE(both.exitCode, 2);
     }

@@ -6,6 +6,7 @@
 #include "core/gecko/gecko_collector.h"
 #include "core/sample/thread_status.h"
 #include "core/util/temp_dir.h"
+#include "tests/support/file_size_limit.h"
 #include "tests/support/shared_dir.h"
 
 #include <QTest>
@@ -96,12 +97,12 @@ private slots:
         GeckoCollector collector(opt);
         SyntheticFeed feed(collector);
         feed.add(1, TS::HasGil, {feed.frame("file.py", 10, "func1")}, {1000, 2000, 3000});
-        // Every append went straight to disk.
+        // Every append went straight to disk, into the one shared spill file.
         const fs::path spill = collector.spillDirectory();
         QVERIFY(!spill.empty());
-        QCOMPARE(fs::file_size(spill / "thread-1-samples-stack.bin"),
-                 uintmax_t(3 * sizeof(int32_t)));
-        QCOMPARE(fs::file_size(spill / "thread-1-samples-time.bin"), uintmax_t(3 * sizeof(double)));
+        QCOMPARE(listDir(spill).size(), size_t(1));
+        QCOMPARE(fs::file_size(spill / "spill.bin"),
+                 uintmax_t(3 * sizeof(int32_t) + 3 * sizeof(double)));
         Exported e = exportAndCheck(collector);
         VERIFY_EXPORTED(e);
         const json& samples = e.profile["threads"][0]["samples"];
@@ -295,8 +296,9 @@ private slots:
         QCOMPARE(GeckoOptions{}.opcodes, false);
         GeckoCollector collector;
         SyntheticFeed feed(collector);
-        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 90)}, {1000});
-        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 100)}, {2000});
+        // No version in RecordingInfo: CPython 3.15's numbering (3.15.2's table).
+        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 88)}, {1000});
+        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 96)}, {2000});
         Exported e = exportAndCheck(collector);
         VERIFY_EXPORTED(e);
         QVERIFY(opcodeMarkerData(e.profile).empty());
@@ -308,8 +310,9 @@ private slots:
         opt.opcodes = true;
         GeckoCollector collector(opt);
         SyntheticFeed feed(collector);
-        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 90)}, {1000});
-        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 100)}, {2000});
+        // No version in RecordingInfo: CPython 3.15's numbering (3.15.2's table).
+        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 88)}, {1000});
+        feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 96)}, {2000});
         feed.add(1, TS::HasGil, {feed.frame("test.py", 10, "func", 186)}, {4000});
         Exported e = exportAndCheck(collector);
         VERIFY_EXPORTED(e);
@@ -317,10 +320,10 @@ private slots:
         QVERIFY2(columnsMatchLength(e.profile["threads"][0]["markers"], &why), why.c_str());
         const auto ops = opcodeMarkerData(e.profile);
         QCOMPARE(ops.size(), size_t(3)); // two changes + the one open at the end
-        QCOMPARE(ops[0]["opcode"].get<int>(), 90);
+        QCOMPARE(ops[0]["opcode"].get<int>(), 88);
         QCOMPARE(ops[0]["line"].get<int>(), 10);
         QCOMPARE(ops[0]["function"].get<std::string>(), std::string("func"));
-        QCOMPARE(ops[0]["opname"].get<std::string>(), std::string("LOAD_FAST_LOAD_CONST"));
+        QCOMPARE(ops[0]["opname"].get<std::string>(), std::string("LOAD_FAST_LOAD_FAST"));
         QCOMPARE(ops[0]["duration"].get<double>(), 1.0);
         QVERIFY(ops[0]["column"].is_null());
         QCOMPARE(ops[1]["opname"].get<std::string>(), std::string("MAKE_CELL"));
@@ -421,6 +424,61 @@ private slots:
                          ("thread " + std::to_string(t) + " sample " + std::to_string(i)).c_str());
             }
         }
+    }
+
+    // The spill is one shared file however many threads there are. Old: 8 files per
+    // thread (40,000 one-sample threads made 320,000 files and 1.3 GB).
+    void manyThreadsShareOneSpillFile() {
+        GeckoOptions opt;
+        opt.spillBufferBytes = 16; // chunks go to disk often
+        GeckoCollector* self = nullptr;
+        size_t spillFiles = 0;
+        opt.beforeWrite = [&](uint64_t written) -> Status {
+            if (written == 0 && self) spillFiles = listDir(self->spillDirectory()).size();
+            return {};
+        };
+        GeckoCollector collector(opt);
+        self = &collector;
+        SyntheticFeed feed(collector);
+        const FrameId f = feed.frame("worker.py", 3, "work");
+        constexpr int kThreads = 3000;
+        for (int t = 0; t < kThreads; ++t)
+            for (uint64_t i = 0; i < 5; ++i)
+                feed.add(10 + t, i % 2 ? TS::HasGil : 0, {f}, {1000 + i * 1000});
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        QCOMPARE(spillFiles, size_t(1));
+        QCOMPARE(e.profile["threads"].size(), size_t(kThreads));
+        for (const auto& th : e.profile["threads"])
+            QCOMPARE(th["samples"]["length"].get<int>(), 5);
+    }
+
+    // A spill disk that fails (here: the file size limit) makes the collector report
+    // failure at once, and every sample still exports: what could not go to disk stayed
+    // in memory.
+    void spillFailureIsReportedAndLosesNothing() {
+        GeckoOptions opt;
+        opt.spillBufferBytes = 512;
+        GeckoCollector collector(opt);
+        SyntheticFeed feed(collector);
+        const FrameId f = feed.frame("spin.py", 1, "spin");
+        uint64_t fed = 0;
+        {
+            FileSizeLimit limit(4096);
+            QVERIFY(limit.active());
+            for (; fed < 20000 && !collector.failed(); ++fed)
+                feed.add(1, fed % 7 ? TS::HasGil : 0, {f}, {1000 + fed * 1000});
+            QVERIFY(collector.failed());
+            for (int extra = 0; extra < 100; ++extra, ++fed) // a sampler stops after its tick
+                feed.add(1, TS::HasGil, {f}, {1000 + fed * 1000});
+        }
+        QVERIFY2(collector.sinkError().message.find("cannot write the profile spill file") !=
+                     std::string::npos,
+                 collector.sinkError().message.c_str());
+        QCOMPARE(collector.sinkError().kind, ErrorKind::DiskFull);
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        QCOMPARE(e.profile["threads"][0]["samples"]["length"].get<uint64_t>(), fed);
     }
 
     void noSamplesIsAClearError() {

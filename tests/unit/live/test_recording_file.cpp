@@ -9,6 +9,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <chrono>
+#include <fcntl.h>
+#include <future>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace gilscope;
 
 namespace {
@@ -103,6 +109,26 @@ private slots:
         QVERIFY(!loaded);
         QCOMPARE(loaded.error().kind, ErrorKind::Cancelled);
         QVERIFY(!(*file)->loaded());
+    }
+
+    // The GUI's Open path: a FIFO is refused at once. Old: open() waited for a writer
+    // forever (here the test would release it after 10 s and fail).
+    void fifoIsRefusedWithoutBlocking() {
+        QTemporaryDir dir;
+        const QByteArray fifo = QFile::encodeName(dir.filePath("f.bin"));
+        QCOMPARE(::mkfifo(fifo.constData(), 0600), 0);
+        auto opened =
+            std::async(std::launch::async, [&] { return RecordingFile::open(fifo.toStdString()); });
+        if (opened.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+            const int w = ::open(fifo.constData(), O_WRONLY | O_NONBLOCK); // release it
+            opened.wait();
+            if (w >= 0) ::close(w);
+            QFAIL("opening a FIFO blocked");
+        }
+        auto r = opened.get();
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("not a regular file") != std::string::npos,
+                 r.error().message.c_str());
     }
 
     void missingFileIsAnError() {

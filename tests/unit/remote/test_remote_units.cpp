@@ -86,6 +86,28 @@ private slots:
             (void)lookupLocation(format, span.first(size_t(cut)), first, 1 << 20);
     }
 
+    // co_firstlineno may be 2**31 - 1: a line past it has no number (CPython 3.10+ says
+    // None), never a wrapped negative one.
+    void lineNumbersNeverWrap() {
+        constexpr int kMax = 2147483647;
+        const uint8_t lnotab[] = {2, 1}; // 3.8/3.9: from byte 2 on, one line further
+        QCOMPARE(lookupLocation(LineTableFormat::Lnotab, lnotab, kMax, 0).line, kMax);
+        QCOMPARE(lookupLocation(LineTableFormat::Lnotab, lnotab, kMax, 2).line, -1);
+        const uint8_t table310[] = {2, 0, 2, 1}; // 3.10: bytes 0-1 on the first line, 2-3 next
+        QCOMPARE(lookupLocation(LineTableFormat::Linetable310, table310, kMax, 0).line, kMax);
+        QCOMPARE(lookupLocation(LineTableFormat::Linetable310, table310, kMax, 2).line, -1);
+        // 3.11+: "no columns" entries (code 13) of one code unit, line deltas 0 then +1.
+        const uint8_t locations[] = {0x80 | (13 << 3), 0, 0x80 | (13 << 3), 2};
+        const SourceLocation same =
+            lookupLocation(LineTableFormat::Locations311, locations, kMax, 0);
+        QCOMPARE(same.line, kMax);
+        QCOMPARE(same.endLine, kMax);
+        const SourceLocation past =
+            lookupLocation(LineTableFormat::Locations311, locations, kMax, 2);
+        QCOMPARE(past.line, -1);
+        QCOMPARE(past.endLine, -1);
+    }
+
     void debugOffsetsFromRealBinaries_data() {
         test::addInterpreterRows(test::findInterpreters(13));
     }
@@ -100,6 +122,14 @@ private slots:
         QCOMPARE(int(layout->minor), interpreter.minor);
         QCOMPARE(layout->strAsciiSize, uint64_t(40));
         QCOMPARE(layout->frPrevious, uint64_t(8));
+        // Where a walk must end: 3.15's tstate->base_frame, else the entry shim frame.
+        if (interpreter.minor >= 15) {
+            QCOMPARE(layout->tsBaseFrame, uint64_t(80));
+            QVERIFY(layout->base == PythonLayout::Base::BaseFrame);
+        } else {
+            QCOMPARE(layout->tsBaseFrame, kAbsent);
+            QVERIFY(layout->base == PythonLayout::Base::ShimFrame);
+        }
         if (interpreter.minor == 13) { // measured with offsetof() (remote-reading.md §4)
             QCOMPARE(layout->tsCurrentFrame, uint64_t(72));
             QCOMPARE(layout->tsNativeThreadId, uint64_t(160));
@@ -120,7 +150,12 @@ private slots:
         broken = table;
         const uint64_t huge = uint64_t(1) << 40;
         std::memcpy(broken.data() + 0x48, &huge, 8); // interpreter_state.threads_head
-        QVERIFY(!layoutFromDebugOffsets(broken, version));
+        const auto rejected = layoutFromDebugOffsets(broken, version);
+        QVERIFY(!rejected);
+        // The rejection names the check that failed.
+        QVERIFY2(QString::fromStdString(rejected.error().message)
+                     .contains("interpreter.threads_head lies outside its structure"),
+                 rejected.error().message.c_str());
         QVERIFY(!layoutFromDebugOffsets(std::span(table).first(100), version));
     }
 

@@ -10,6 +10,7 @@
 #include "core/util/temp_dir.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -304,6 +305,60 @@ private slots:
         TraceSink sink;
         QVERIFY(reader->replay(sink).ok());
         QVERIFY(sink.calls == readJsonLines(tachFixture("tiny.replay.jsonl")));
+    }
+
+    // The statistics block is checked as CPython 3.15.2's reader checks it. The expected
+    // outcomes are what `_remote_debugging.BinaryReader` said about the same crafted files.
+    void impossibleStatisticsAreRejectedLikeCPython() {
+        GILSCOPE_REQUIRE_SHARED();
+        const std::string original = readFileBytes(tachFixture("stats.bin"));
+        const size_t block = original.size() - 32 - 56; // footer 32, stats block 56
+        QCOMPARE(original.substr(block + 40, 8), std::string("TACHSTAT"));
+        const double nan = std::nan(""), inf = HUGE_VAL;
+        struct Case {
+            const char* name;
+            double duration, rate, error, missed;
+            uint32_t present;
+            bool accepted;
+        };
+        const Case cases[] = {
+            {"as written", 0.1, 499.5, 0.25, 1.5, 3, true},
+            {"zero duration", 0, 499.5, 0.25, 1.5, 3, true},
+            {"huge duration", 1e300, 499.5, 0.25, 1.5, 3, true},
+            {"NaN duration", nan, 499.5, 0.25, 1.5, 3, false},
+            {"infinite duration", inf, 499.5, 0.25, 1.5, 3, false},
+            {"negative duration", -1, 499.5, 0.25, 1.5, 3, false},
+            {"NaN rate", 0.1, nan, 0.25, 1.5, 3, false},
+            {"infinite rate", 0.1, inf, 0.25, 1.5, 3, false},
+            {"negative rate", 0.1, -1, 0.25, 1.5, 3, false},
+            {"error rate over 100", 0.1, 499.5, 100.5, 1.5, 3, true},
+            {"NaN error rate", 0.1, 499.5, nan, 1.5, 3, false},
+            {"infinite error rate", 0.1, 499.5, inf, 1.5, 3, false},
+            {"negative error rate", 0.1, 499.5, -0.1, 1.5, 3, false},
+            {"negative missed", 0.1, 499.5, 0.25, -1, 3, true},
+            {"NaN missed", 0.1, 499.5, 0.25, nan, 3, false},
+            {"-infinite missed", 0.1, 499.5, 0.25, -inf, 3, false},
+            {"NaN error rate, not present", 0.1, 499.5, nan, nan, 0, true},
+            {"negative error rate, not present", 0.1, 499.5, -5, -5, 0, true},
+        };
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        for (const Case& c : cases) {
+            std::string bytes = original;
+            const double values[4] = {c.duration, c.rate, c.error, c.missed};
+            std::memcpy(bytes.data() + block, values, sizeof values);
+            std::memcpy(bytes.data() + block + 32, &c.present, 4);
+            const fs::path path = dir->path() / "stats.bin";
+            std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+            auto reader = TachReader::open(path);
+            if (c.accepted) {
+                QVERIFY2(reader.ok(), c.name);
+                continue;
+            }
+            QVERIFY2(!reader.ok(), c.name);
+            QCOMPARE(reader.error().kind, ErrorKind::CorruptFile);
+            QCOMPARE(reader.error().message, std::string("Invalid profiling statistics values"));
+        }
     }
 
     void missingFileIsAnIoError() {

@@ -1,0 +1,132 @@
+// One thread of a live process: its thread state's flags (GIL, CPU, exception, main)
+// and its frames, re-read once within the sample when the walk was torn.
+#include "core/remote/live_process_reader.h"
+
+#include "core/sample/thread_status.h"
+
+#include <cstring>
+
+namespace gilscope::remote {
+
+namespace {
+
+template <typename T>
+T load(const std::vector<uint8_t>& b, uint64_t off) {
+    T v{};
+    if (off != kAbsent && off + sizeof(T) <= b.size()) std::memcpy(&v, b.data() + off, sizeof v);
+    return v;
+}
+
+} // namespace
+
+uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId) {
+    if (auto it = tidByPthread_.find(pthreadId); it != tidByPthread_.end()) return it->second;
+    int32_t tid = 0;
+    if (!plausibleAddress(pthreadId) || !mem_.readValue(pthreadId + pthreadTidOffset_, tid) ||
+        tid <= 0)
+        return 0;
+    if (tidByPthread_.size() > 4 * kMaxThreads) tidByPthread_.clear();
+    tidByPthread_.emplace(pthreadId, static_cast<uint64_t>(tid));
+    return static_cast<uint64_t>(tid);
+}
+
+bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, bool isMainInterp,
+                                   ThreadStack& stack) {
+    ThreadAhead* ahead = nullptr;
+    if (options_.allThreads) {
+        ahead = &ahead_[addr];
+        ahead->seen = sampleNo_;
+        threadsNow_.push_back(addr);
+        if (ahead->tstateOk && !(tstateValid_ && tstateAddr_ == addr)) {
+            tstate_.swap(ahead->tstate); // same size; the next plan reuses the other buffer
+            tstateValid_ = true;
+            tstateAddr_ = addr;
+        }
+        ahead->tstateOk = false; // served this sample only
+    }
+    if (!(tstateValid_ && tstateAddr_ == addr)) {
+        if (!plausibleAddress(addr) || !mem_.read(addr, tstate_.data(), tstate_.size())) {
+            lastError_ = "cannot read a thread state";
+            return false;
+        }
+        tstateValid_ = true;
+        tstateAddr_ = addr;
+    }
+    if (load<uint64_t>(tstate_, layout_.tsInterp) != interp.addr) {
+        lastError_ = "thread state changed while reading";
+        return false;
+    }
+    stack.interpreterId = interp.id;
+    stack.pythonThreadId = load<uint64_t>(tstate_, layout_.tsThreadId);
+    stack.threadId = layout_.tsNativeThreadId != kAbsent
+                         ? load<uint64_t>(tstate_, layout_.tsNativeThreadId)
+                         : nativeTid(stack.pythonThreadId);
+    uint32_t status = 0;
+    if (layout_.tsHoldsGil != kAbsent) {
+        if (load<int32_t>(tstate_, layout_.tsHoldsGil) != 0)
+            status |= ThreadStatus::HasGil;
+        else if (layout_.tsGilRequested != kAbsent &&
+                 load<int32_t>(tstate_, layout_.tsGilRequested))
+            status |= ThreadStatus::GilRequested;
+    } else if (interp.gilLocked && interp.gilHolder == addr) {
+        status |= ThreadStatus::HasGil;
+    }
+    const uint64_t excValue = load<uint64_t>(tstate_, layout_.tsExcStateValue);
+    if (load<uint64_t>(tstate_, layout_.tsCurrentException) != 0 ||
+        (excValue != 0 && excValue != loc_.noneAddr))
+        status |= ThreadStatus::HasException;
+    const bool isMainThread =
+        layout_.inThreadsMain == kAbsent ? isMainInterp && stack.pythonThreadId == mainThreadId_
+        : interp.threadsMain             ? addr == interp.threadsMain
+                                         : isMainInterp && stack.threadId == uint64_t(pid_);
+    if (isMainThread) status |= ThreadStatus::MainThread;
+    if (!options_.cpuState && options_.mode != ProfilingMode::Cpu) {
+        status |= ThreadStatus::Unknown;
+    } else {
+        const ThreadStateProbe::State kernel = threadState_.read(stack.threadId);
+        switch (kernel.cpu) {
+        case ThreadStateProbe::Cpu::OnCpu:
+            status |= ThreadStatus::OnCpu;
+            break;
+        case ThreadStateProbe::Cpu::Unknown:
+            status |= ThreadStatus::Unknown;
+            break;
+        case ThreadStateProbe::Cpu::Idle:
+            break;
+        }
+        // <= 3.14 keep no per-thread "requested" flag: a thread that does not hold the GIL
+        // and sleeps in a futex inside the GIL struct (its cond/mutex) is waiting for it.
+        if (layout_.tsGilRequested == kAbsent && !(status & ThreadStatus::HasGil) &&
+            interp.gilStruct != 0 && kernel.futexAddr >= interp.gilStruct &&
+            kernel.futexAddr < interp.gilStruct + PythonLayout::kGilStructSize)
+            status |= ThreadStatus::GilRequested;
+    }
+    stack.status = status;
+    stack.frames.clear();
+    skipped_ = !threadMatchesMode(options_.mode, status);
+    if (skipped_) return true; // skipped before the walk: that is what --mode saves
+    // The collector runs on the thread that holds the GIL.
+    if (options_.gc && interp.gcRunning && (status & ThreadStatus::HasGil)) {
+        FrameInfo gc{gcFile_, gcName_};
+        gc.line = gc.endLine = 0;
+        stack.frames.push_back(registry_.internFrame(gc));
+    }
+    const size_t gcFrames = stack.frames.size();
+    FrameWalker::Prefetch& prefetch = ahead ? ahead->frames : mainAhead_;
+    if (walker_.walk(tstate_, stack.frames, &prefetch)) return true;
+    // A torn walk (the thread moved on while we read): once more from a fresh copy of
+    // the thread state, within this sample; then it counts as an error, never as a stack.
+    stack.frames.resize(gcFrames);
+    if (!mem_.read(addr, tstate_.data(), tstate_.size()) ||
+        load<uint64_t>(tstate_, layout_.tsInterp) != interp.addr) {
+        lastError_ = walker_.error();
+        return false;
+    }
+    if (!walker_.walk(tstate_, stack.frames, &prefetch)) {
+        lastError_ = walker_.error();
+        return false;
+    }
+    return true;
+}
+
+} // namespace gilscope::remote

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Proves the README's first command on a bare Debian 12: unpacks a clean
+# `debootstrap --variant=minbase bookworm` system into a temporary root, copies this
+# checkout in, and there runs `scripts/run.sh --help` and `scripts/run.sh ps` (which
+# install what is missing with scripts/install-deps.sh, configure, build the gilscope
+# executable and start it). A package that install-deps.sh forgets fails here, whatever
+# the machine running the check has installed.
+#
+#   scripts/check-fresh-machine.sh
+#
+# The bare system is cached as a tarball in /var/cache/gilscope (GILSCOPE_CACHE_DIR);
+# packages are only ever added to the temporary copy, never to the cache. Needs root
+# (debootstrap, chroot, mounts): without it the check says why and is skipped, except
+# under CI (CI=true), where it fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SRC=$(pwd)
+
+CACHE="${GILSCOPE_CACHE_DIR:-/var/cache/gilscope}"
+TARBALL="$CACHE/bookworm-minbase.tar.gz"
+LOG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gilscope-fresh-log.XXXXXX")
+
+say() { echo "check-fresh-machine: $*"; }
+skip_or_fail() {
+    if [[ "${CI:-}" == "true" ]]; then
+        echo "check-fresh-machine: error: $*" >&2
+        exit 1
+    fi
+    say "skipped: $*"
+    exit 0
+}
+# Runs one named step with its output in a log; on failure prints the step, the first
+# line that looks like an error (else the last line) and the log's tail, and exits.
+step() {
+    local name=$1
+    shift
+    local log="$LOG_DIR/$(echo "$name" | tr -c 'a-zA-Z0-9\n' '_').log"
+    local t0=$SECONDS
+    if ! "$@" >"$log" 2>&1; then
+        local first
+        first=$(grep -m1 -E 'CMake Error|error:|Error:|ERROR|^E: |fatal|FAILED' "$log" ||
+            grep -m1 -iE 'error|cannot|not found|no such' "$log" || tail -n 1 "$log")
+        echo "check-fresh-machine: FAILED at step '$name': $first" >&2
+        echo "---- last lines of the log ----" >&2
+        tail -n 25 "$log" >&2
+        exit 1
+    fi
+    say "ok: $name ($((SECONDS - t0)) s)"
+}
+
+[[ $(id -u) -eq 0 ]] || skip_or_fail "needs root for debootstrap, chroot and mounts (run it with sudo)"
+command -v debootstrap >/dev/null || skip_or_fail "debootstrap is not installed (scripts/install-deps.sh installs it)"
+
+# The machine's configured Debian mirror, as scripts/setup-python-chroot.sh finds it.
+mirror_from_config() {
+    local uri
+    uri=$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null |
+        awk '{print $2}' | grep -v -- '-security' | head -n1 || true)
+    if [[ -z "$uri" ]]; then
+        uri=$(grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null |
+            awk '{for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; exit}}' |
+            grep -v -- '-security' | head -n1 || true)
+    fi
+    echo "${uri:-http://deb.debian.org/debian}"
+}
+MIRROR="${GILSCOPE_DEBIAN_MIRROR:-$(mirror_from_config)}"
+
+ROOT=""
+cleanup() {
+    if [[ -n "$ROOT" ]]; then
+        # Unmount whatever is mounted inside the root, deepest first, before deleting it.
+        grep -F " $ROOT/" /proc/mounts | awk '{print $2}' | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
+        rm -rf --one-file-system "$ROOT"
+    fi
+    rm -rf "$LOG_DIR"
+}
+trap cleanup EXIT
+
+mkdir -p "$CACHE"
+if [[ ! -s "$TARBALL" ]]; then
+    # A bare system only: built in a scratch directory, packed, renamed into place.
+    BARE=$(mktemp -d "$CACHE/.bookworm-minbase.XXXXXX")
+    ROOT=$BARE # so cleanup removes it on failure
+    step "debootstrap --variant=minbase bookworm ($MIRROR)" \
+        debootstrap --variant=minbase bookworm "$BARE" "$MIRROR"
+    step "cache the bare system as $TARBALL" \
+        sh -c "tar -C '$BARE' --numeric-owner -czf '$TARBALL.tmp' . && mv '$TARBALL.tmp' '$TARBALL'"
+    rm -rf --one-file-system "$BARE"
+    ROOT=""
+fi
+
+ROOT=$(mktemp -d "${TMPDIR:-/var/tmp}/gilscope-fresh.XXXXXX")
+step "unpack the bare system" tar -C "$ROOT" --numeric-owner -xzf "$TARBALL"
+
+# The checkout as git sees it (tracked files plus untracked ones it does not ignore), so
+# a stray build directory or a local file cannot make the check pass.
+mkdir -p "$ROOT/src"
+copy_checkout() {
+    if git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
+        git -C "$SRC" ls-files -z --cached --others --exclude-standard |
+            while IFS= read -r -d '' f; do [[ -e "$f" ]] && printf '%s\0' "$f"; done |
+            tar -C "$SRC" --null -T - -cf - | tar -C "$ROOT/src" -xf -
+    else
+        tar -C "$SRC" --exclude='./build*' -cf - . | tar -C "$ROOT/src" -xf -
+    fi
+}
+step "copy the checkout into the bare system" copy_checkout
+
+cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+mount -t proc proc "$ROOT/proc"
+mount --bind /dev "$ROOT/dev"
+mount --bind /dev/pts "$ROOT/dev/pts" # apt and dpkg want a pty for their logs
+
+in_root() {
+    chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+}
+# The README's first command, exactly: it installs what is missing, builds, starts gilscope.
+step "scripts/run.sh --help (install-deps, configure, build gilscope, run)" \
+    in_root /bin/bash -c 'cd /src && scripts/run.sh --help'
+step "scripts/run.sh ps" in_root /bin/bash -c 'cd /src && scripts/run.sh ps'
+step "install-deps.sh has nothing left to install" \
+    in_root /bin/bash -c 'cd /src && out=$(scripts/install-deps.sh) && [ -z "$out" ] || { echo "error: a second run still installs: $out"; exit 1; }'
+say "passed: a bare Debian 12 (bookworm minbase) installs, builds and runs gilscope"
