@@ -5,6 +5,7 @@
 #include "core/sampling/rate_parser.h"
 #include "core/util/temp_dir.h"
 #include "net/profile_server.h"
+#include "ui/analysis/analysis_panel.h"
 #include "ui/attach_job.h"
 #include "ui/launch_dialog.h"
 #include "ui/live_figures.h"
@@ -21,6 +22,7 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QDesktopServices>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -127,6 +129,20 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
             [this](const QString& text) { statusBar()->showMessage(text, 15000); });
     exitWatch_->setInterval(100); // reaps the launched program once it has ended
     connect(exitWatch_, &QTimer::timeout, this, &MainWindow::checkProgramExit);
+    // Analysis views: fed by the recording's (or opened file's) ProfileModel.
+    analysis_ = new AnalysisPanel(this);
+    analysis_->attachTimeline(timeline_);
+    auto* analysisDock = new QDockWidget(tr("Where the time goes"), this);
+    analysisDock->setObjectName(QStringLiteral("analysisDock"));
+    analysisDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    analysisDock->setWidget(analysis_);
+    addDockWidget(Qt::BottomDockWidgetArea, analysisDock);
+    connect(this, &MainWindow::recordingStarted, this,
+            [this] { analysis_->showRecording(session_->profile(), session_->pid(), true); });
+    connect(this, &MainWindow::recordingEnded, this, [this] { analysis_->setLive(false); });
+    connect(this, &MainWindow::recordingLoaded, this, [this](bool ok) {
+        if (ok && file_) analysis_->showRecording(file_->profile(), 0, false);
+    });
     liveTimer_->setInterval(200); // 5 Hz: figures and timelines, never per sample
     connect(liveTimer_, &QTimer::timeout, this, &MainWindow::tick);
     setStatus(tr("Pick a Python process and press Record, or open a .bin recording."));

@@ -34,6 +34,7 @@ class ProfileServer;
 
 namespace gilscope::ui {
 
+class AnalysisPanel;
 class AttachJob;
 class LiveFigures;
 class ProcessPicker;
@@ -75,6 +76,7 @@ public:
     TimelineWidget* timeline() const { return timeline_; }
     RateChart* rateChart() const { return rateChart_; }
     net::ProfileServer* profileServer() const { return profileServer_; }
+    AnalysisPanel* analysis() const { return analysis_; }
     QAction* recordAction() const { return recordAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* exportAction() const { return exportAction_; }
@@ -201,6 +203,7 @@ private:
     bool unsaved_ = false;
     After after_ = After::Nothing;
     QString afterPath_; // the file to open after the save, for After::Open
+    AnalysisPanel* analysis_ = nullptr; // top functions, trees, flame graph (a dock)
 
     // Shared with worker jobs, which keep them alive until they are done.
     std::shared_ptr<RecordingSession> session_;

@@ -80,6 +80,26 @@ QSize TimelineWidget::minimumSizeHint() const {
     return {400, contentHeight()};
 }
 
+uint64_t TimelineWidget::timeAt(int x) const {
+    const int plotLeft = kMargin + kLabelWidth;
+    const int plotWidth = std::max(10, width() - plotLeft - kMargin);
+    const double spanUs =
+        std::max<double>(double(snapshot_.spanUs) + double(snapshot_.bucketUs), 1e6);
+    const double offset =
+        std::clamp(double(x - plotLeft), 0.0, double(plotWidth)) * spanUs / plotWidth;
+    return snapshot_.originUs +
+           uint64_t(std::min(offset, double(snapshot_.spanUs + snapshot_.bucketUs)));
+}
+
+int TimelineWidget::xAt(uint64_t timeUs) const {
+    const int plotLeft = kMargin + kLabelWidth;
+    const int plotWidth = std::max(10, width() - plotLeft - kMargin);
+    const double spanUs =
+        std::max<double>(double(snapshot_.spanUs) + double(snapshot_.bucketUs), 1e6);
+    const double offset = timeUs > snapshot_.originUs ? double(timeUs - snapshot_.originUs) : 0.0;
+    return plotLeft + int(offset * plotWidth / spanUs);
+}
+
 void TimelineWidget::paintEvent(QPaintEvent* event) {
     QPainter p(this);
     p.fillRect(event->rect(), palette().base());

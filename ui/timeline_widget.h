@@ -18,6 +18,11 @@ public:
     const TimelineSnapshot& snapshot() const { return snapshot_; }
     void clear();
 
+    // The absolute time (µs, the snapshot's clock) drawn at widget x, clamped to the
+    // recording, and the x where a time is drawn: for range selection on top.
+    uint64_t timeAt(int x) const;
+    int xAt(uint64_t timeUs) const;
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 

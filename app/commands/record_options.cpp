@@ -56,7 +56,7 @@ ReadOptions RecordOptions::readOptions() const {
     // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode whatever
     // --mode says (as CPython does); the other formats use --mode, and wall mode does not
     // probe /proc per thread.
-    r.cpuState = format == OutputFormat::Gecko;
+    r.cpuState = format == OutputFormat::Gecko || mode == ProfilingMode::All;
     r.mode = format == OutputFormat::Gecko ? ProfilingMode::All : mode;
     return r;
 }
@@ -73,8 +73,9 @@ void addRecordOptions(QCommandLineParser& parser) {
         {{"a", "all-threads"}, "Sample all threads, not only the main thread."},
         {"mode",
          "Sampling mode: wall (all samples), cpu (only threads on CPU), gil (only threads "
-         "holding the GIL), exception (only threads with an active exception). Default wall; "
-         "--gecko always records every thread with its state.",
+         "holding the GIL), exception (only threads with an active exception), all (every "
+         "thread with its CPU and GIL state, for `gilscope report --mode ...` later). Default "
+         "wall; --gecko always records every thread with its state.",
          "MODE", "wall"},
         {"no-gc", "Do not add artificial <GC> frames where garbage collection runs."},
         {"opcodes", "Record the executing opcode of each frame (--gecko and --binary)."},
@@ -161,10 +162,12 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
         o.mode = ProfilingMode::Gil;
     else if (mode == "exception")
         o.mode = ProfilingMode::Exception;
+    else if (mode == "all")
+        o.mode = ProfilingMode::All;
     else
         return makeError(ErrorKind::BadArguments,
                          "argument --mode: invalid choice: '" + mode +
-                             "' (choose from 'wall', 'cpu', 'gil', 'exception')");
+                             "' (choose from 'wall', 'cpu', 'gil', 'exception', 'all')");
     bool prioOk = false;
     o.realtimePriority = parser.value("rt-priority").toInt(&prioOk);
     if (!prioOk || o.realtimePriority < 0 || o.realtimePriority > 99)

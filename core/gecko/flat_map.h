@@ -30,6 +30,14 @@ public:
             i = (i + 1) & mask_;
         }
     }
+    // The value for key, or nullptr.
+    const uint32_t* find(uint64_t key) const {
+        for (size_t i = slotFor(key);; i = (i + 1) & mask_) {
+            const Slot& s = slots_[i];
+            if (s.key == key) return &s.value;
+            if (s.key == kEmpty) return nullptr;
+        }
+    }
     size_t size() const { return size_; }
 
 private:

@@ -36,6 +36,7 @@ Result<uint64_t> RecordingFile::load(const ProgressCallback& progress, const Can
     TeeSink tee;
     tee.add(&collector_);
     tee.add(&timeline_);
+    tee.add(profile_.get());
     auto replayed = reader_.replay(tee, progress, cancel);
     if (replayed) loaded_ = true;
     return replayed;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/profile_model.h"
 #include "core/common/error.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/live/live_timeline.h"
@@ -35,6 +36,7 @@ public:
     Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress = {},
                     const CancelToken* cancel = nullptr);
     TimelineSnapshot timeline() const { return timeline_.snapshot(); }
+    std::shared_ptr<ProfileModel> profile() const { return profile_; } // after load()
 
 private:
     RecordingFile(std::filesystem::path path, TachReader reader);
@@ -43,6 +45,8 @@ private:
     TachReader reader_;
     GeckoCollector collector_;
     LiveTimeline timeline_;
+    // The analysis views' model; shared so a query running on a worker keeps it alive.
+    std::shared_ptr<ProfileModel> profile_ = std::make_shared<ProfileModel>();
     bool attempted_ = false;
     bool loaded_ = false;
 };

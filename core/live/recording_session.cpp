@@ -44,6 +44,7 @@ RecordingSession::RecordingSession(std::unique_ptr<StackSource> source,
     : source_(std::move(source)), collector_(geckoOptions(options.intervalUs)),
       timeline_(options.timeline), filter_(options.mode, recorded_), pid_(source_->pid()) {
     recorded_.add(&collector_);
+    recorded_.add(profile_.get());
     openBackup();
     if (backup_) recorded_.add(backup_.get());
     tee_.add(&filter_);

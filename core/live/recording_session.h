@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/profile_model.h"
 #include "core/common/error.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/live/live_timeline.h"
@@ -60,6 +61,8 @@ public:
 
     SamplerStats stats() const;
     TimelineSnapshot timeline() const { return timeline_.snapshot(); }
+    // Samples for the analysis views (top functions, call trees): query it from any thread.
+    std::shared_ptr<ProfileModel> profile() const { return profile_; }
     std::string failure() const;   // a sink failure, if the recording stopped because of one
     std::string endReason() const; // after finish(): why the target ended, if it did
 
@@ -93,7 +96,9 @@ private:
     std::filesystem::path backupPath_; // set once the copy is finalized
     std::string backupProblem_;
     LiveTimeline timeline_;
-    TeeSink recorded_; // what the mode keeps: the collector and the .bin copy
+    // The analysis views' model; shared so a query running on a worker keeps it alive.
+    std::shared_ptr<ProfileModel> profile_ = std::make_shared<ProfileModel>();
+    TeeSink recorded_; // what the mode keeps: the collector, the analysis model, the .bin copy
     ModeFilterSink filter_;
     TeeSink tee_; // the filter and the timeline
     std::unique_ptr<Sampler> sampler_;

@@ -1,0 +1,162 @@
+// gilscope report FILE.bin: the top functions (or lines) of a recording, filtered after
+// the fact by thread state, thread and time range, or the GIL-contention table.
+#include "app/commands/cli_arguments.h"
+#include "app/commands/cli_output.h"
+#include "app/commands/command_registry.h"
+#include "core/analysis/profile_model.h"
+#include "core/analysis/profile_report.h"
+#include "core/tach/tach_reader.h"
+
+#include <QCommandLineParser>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+namespace gilscope::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// "START:END" in seconds from the first sample; either side may be empty.
+bool parseRange(const QString& text, double& start, double& end) {
+    const int colon = text.indexOf(':');
+    if (colon < 0) return false;
+    const QString a = text.left(colon).trimmed(), b = text.mid(colon + 1).trimmed();
+    bool ok = true;
+    start = a.isEmpty() ? 0 : a.toDouble(&ok);
+    if (!ok || !std::isfinite(start) || start < 0) return false;
+    end = b.isEmpty() ? INFINITY : b.toDouble(&ok);
+    if (!ok || std::isnan(end) || end <= start) return false;
+    return true;
+}
+
+int runReport(const QStringList& args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Print the top functions of a .bin recording, like CPython's pstats output.\n"
+        "Percentages are of the samples the filters keep.");
+    parser.addHelpOption();
+    parser.addPositionalArgument("input", "The .bin file.");
+    const QCommandLineOption by("by", "Rows per function (default) or per source line.",
+                                "function|line", "function");
+    const QCommandLineOption mode(
+        "mode",
+        "Which thread-samples to count: all (wall clock, default), cpu (on CPU), gil (holding "
+        "the GIL), gil-wait (waiting for the GIL), exception, gc.",
+        "mode", "all");
+    const QCommandLineOption thread("thread", "Only this thread (OS thread id); repeatable.",
+                                    "TID");
+    const QCommandLineOption range("range",
+                                   "Only samples in [START, END) seconds from the first "
+                                   "sample; either may be left out (\"2:\", \":1.5\").",
+                                   "START:END");
+    const QCommandLineOption sort("sort",
+                                  "Sort by own samples (default), total, name or file. "
+                                  "(Tachyon's nsamples, tottime, cumtime, cumul-pct also work.)",
+                                  "key", "own");
+    const QCommandLineOption limit(QStringList{"l", "limit"}, "Rows to print (0: all; default 15).",
+                                   "N", "15");
+    const QCommandLineOption json("json", "Print JSON instead of a table.");
+    const QCommandLineOption contention(
+        "gil-contention",
+        "For the ticks in which some thread waited for the GIL: what the GIL holder ran.");
+    parser.addOptions({by, mode, thread, range, sort, limit, json, contention});
+    if (!parser.parse(args))
+        return failUsage("report: " + parser.errorText() + " (see gilscope report --help)");
+    if (parser.isSet("help")) {
+        std::printf("%s", parser.helpText().toLocal8Bit().constData());
+        return 0;
+    }
+    if (parser.positionalArguments().size() != 1)
+        return failUsage("report: expected one input file (see gilscope report --help)");
+
+    ReportOptions options;
+    const QString byValue = parser.value(by);
+    if (byValue == "line")
+        options.by = ReportBy::Line;
+    else if (byValue != "function")
+        return failUsage("report: --by must be function or line, not \"" + byValue + "\"");
+    if (auto s = parseReportSort(parser.value(sort).toStdString()))
+        options.sort = *s;
+    else
+        return failUsage("report: --sort must be own, total, name or file, not \"" +
+                         parser.value(sort) + "\"");
+    bool ok = false;
+    const int n = parser.value(limit).toInt(&ok);
+    if (!ok || n < 0) return failUsage("report: -l needs a count >= 0");
+    options.limit = static_cast<size_t>(n);
+
+    ProfileFilter filter;
+    const auto state = parseStateFilter(parser.value(mode).toStdString());
+    if (!state || *state == StateFilter::GilContention)
+        return failUsage("report: --mode must be all, cpu, gil, gil-wait, exception or gc, not \"" +
+                         parser.value(mode) + "\"");
+    filter.state = *state;
+    if (parser.isSet(contention)) {
+        if (parser.isSet(mode))
+            return failUsage("report: --gil-contention and --mode cannot be combined");
+        filter.state = StateFilter::GilContention;
+    }
+    for (const QString& t : parser.values(thread)) {
+        const qulonglong tid = t.toULongLong(&ok);
+        if (!ok) return failUsage("report: --thread needs a thread id, not \"" + t + "\"");
+        filter.threads.push_back(tid);
+    }
+    double rangeStart = 0, rangeEnd = 0;
+    if (parser.isSet(range) && !parseRange(parser.value(range), rangeStart, rangeEnd))
+        return failUsage("report: --range needs START:END in seconds with START < END, not \"" +
+                         parser.value(range) + "\"");
+
+    const fs::path input = argumentPath(parser.positionalArguments()[0]);
+    std::error_code ec;
+    if (!fs::exists(input, ec))
+        return fail(makeError(ErrorKind::Io, "Input file not found: " + input.string()));
+    auto reader = TachReader::open(input);
+    if (!reader) return fail(reader.error());
+    ProfileModel model;
+    if (auto replayed = reader->replay(model); !replayed) return fail(replayed.error());
+
+    // The range counts from the first sample, which only the model knows.
+    auto all = model.query({});
+    if (!all) return fail(all.error());
+    if (parser.isSet(range)) {
+        filter.hasRange = true;
+        const uint64_t origin = (*all)->originUs;
+        filter.startUs = origin + static_cast<uint64_t>(std::llround(rangeStart * 1e6));
+        filter.endUs = std::isinf(rangeEnd)
+                           ? UINT64_MAX
+                           : origin + static_cast<uint64_t>(std::llround(rangeEnd * 1e6));
+    }
+    for (uint64_t tid : filter.threads) {
+        bool known = false;
+        for (const ProfileThread& t : (*all)->threads)
+            known = known || t.threadId == tid;
+        if (!known) {
+            std::string list;
+            for (const ProfileThread& t : (*all)->threads)
+                list += (list.empty() ? "" : ", ") + std::to_string(t.threadId);
+            return fail(makeError(ErrorKind::BadArguments,
+                                  "report: thread " + std::to_string(tid) +
+                                      " is not in the recording (threads: " + list + ")"));
+        }
+    }
+    auto snap = model.query(filter);
+    if (!snap) return fail(snap.error());
+    const auto rows = reportRows(**snap, options);
+    if (parser.isSet(json))
+        std::printf("%s\n", reportJson(**snap, rows, options).dump(2).c_str());
+    else
+        std::printf("%s", reportText(**snap, rows, options).c_str());
+    return 0;
+}
+
+} // namespace
+
+GILSCOPE_REGISTER_COMMAND(report, "report",
+                          "Print the top functions of a .bin recording, filtered by state, "
+                          "thread or time",
+                          runReport);
+
+} // namespace gilscope::cli

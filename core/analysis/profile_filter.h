@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace gilscope {
+
+// Which thread-samples a view counts, chosen after recording. The first six follow
+// CPython's --mode values; GilContention keeps, for every tick in which some thread
+// waited for the GIL, the sample of the thread that held it.
+enum class StateFilter : uint8_t {
+    All,
+    OnCpu,
+    HoldingGil,
+    WaitingForGil,
+    Exception,
+    Gc,
+    GilContention
+};
+
+inline constexpr StateFilter kAllStateFilters[] = {
+    StateFilter::All,           StateFilter::OnCpu,     StateFilter::HoldingGil,
+    StateFilter::WaitingForGil, StateFilter::Exception, StateFilter::Gc,
+    StateFilter::GilContention};
+
+// "all", "cpu", "gil", "gil-wait", "exception", "gc", "gil-contention" (CLI spelling).
+std::string_view stateFilterName(StateFilter s);
+std::optional<StateFilter> parseStateFilter(std::string_view name);
+// "All", "On CPU", "Holding GIL", ... (GUI spelling).
+std::string_view stateFilterLabel(StateFilter s);
+
+// Whether a sample's ThreadStatus bits pass the filter (Gc and GilContention need more
+// than the status: the stack, or the other threads of the tick).
+bool statusPasses(StateFilter s, uint32_t status);
+
+struct ProfileFilter {
+    std::vector<uint64_t> threads; // OS thread ids; empty means every thread
+    bool hasRange = false;
+    uint64_t startUs = 0; // absolute monotonic µs, [startUs, endUs)
+    uint64_t endUs = UINT64_MAX;
+    StateFilter state = StateFilter::All;
+
+    bool operator==(const ProfileFilter&) const = default;
+};
+
+} // namespace gilscope

@@ -1,0 +1,232 @@
+#include "core/analysis/profile_model.h"
+
+#include "core/sample/thread_status.h"
+
+#include <algorithm>
+#include <array>
+
+namespace gilscope {
+
+namespace {
+
+// Membership in a sorted vector for lookups that mostly come in increasing order:
+// gallops forward from the last hit instead of a binary search over everything.
+class TimeCursor {
+public:
+    explicit TimeCursor(const std::vector<uint64_t>& sorted) : v_(sorted) {}
+    bool contains(uint64_t t) {
+        const size_t n = v_.size();
+        size_t lo = 0, hi = n;
+        if (pos_ < n && t >= v_[pos_]) {
+            lo = pos_;
+            size_t step = 1;
+            hi = pos_ + 1;
+            while (hi < n && v_[hi] < t) {
+                lo = hi;
+                hi = std::min(n, hi + step);
+                step *= 2;
+            }
+            hi = std::min(n, hi + 1);
+        }
+        pos_ = static_cast<size_t>(std::lower_bound(v_.begin() + static_cast<long>(lo),
+                                                    v_.begin() + static_cast<long>(hi), t) -
+                                   v_.begin());
+        return pos_ < n && v_[pos_] == t;
+    }
+
+private:
+    const std::vector<uint64_t>& v_;
+    size_t pos_ = 0;
+};
+
+} // namespace
+
+ProfileModel::ProfileModel() = default;
+ProfileModel::~ProfileModel() = default;
+
+void ProfileModel::begin(const FrameRegistry& registry, const RecordingInfo& info) {
+    std::lock_guard lock(mutex_);
+    interner_.setRegistry(&registry);
+    intervalUs_ = info.sampleIntervalUs;
+}
+
+ProfileModel::ThreadState& ProfileModel::threadFor(uint64_t tid, uint16_t& index) {
+    auto it = threadIndex_.find(tid);
+    if (it == threadIndex_.end()) {
+        // Beyond 65535 threads, the rest share the last slot (and its thread id).
+        if (threads_.size() == 65536) {
+            index = 65535;
+            return threads_.back();
+        }
+        it = threadIndex_.emplace(tid, static_cast<uint16_t>(threads_.size())).first;
+        threads_.emplace_back().threadId = tid;
+    }
+    index = it->second;
+    return threads_[index];
+}
+
+void ProfileModel::addBatch(const SampleBatch& batch) {
+    if (batch.timestampsUs.empty()) return;
+    std::lock_guard lock(mutex_);
+    if (!started_) {
+        started_ = true;
+        originUs_ = batch.timestampsUs.front();
+    }
+    uint16_t index = 0;
+    ThreadState& t = threadFor(batch.threadId, index);
+    if (batch.status & ThreadStatus::MainThread) t.mainThread = true;
+    const uint32_t node = interner_.intern(t.path, batch.frames);
+    const auto status = static_cast<uint8_t>(batch.status);
+    if (node != t.lastNode || status != t.lastStatus || t.lastCount == UINT32_MAX) {
+        const uint64_t key =
+            (static_cast<uint64_t>(node) << 24) | (static_cast<uint64_t>(index) << 8) | status;
+        const auto [slot, added] =
+            countIndex_.tryEmplace(key, static_cast<uint32_t>(countKeys_.size()));
+        if (added) {
+            countKeys_.push_back(key);
+            countValues_.push_back(0);
+        }
+        t.lastCount = slot;
+        t.lastNode = node;
+        t.lastStatus = status;
+    }
+    const uint64_t n = batch.timestampsUs.size();
+    countValues_[t.lastCount] += n;
+    t.samples += n;
+    samples_ += n;
+    SampleRecord r;
+    r.node = node;
+    r.status = status;
+    r.thread = index;
+    for (uint64_t ts : batch.timestampsUs) {
+        // Replayed files can start slightly before the first batch's time; clamp.
+        r.setTime(ts > originUs_ ? ts - originUs_ : 0);
+        lastUs_ = std::max(lastUs_, ts);
+        store_.append(r);
+    }
+}
+
+void ProfileModel::finish(const RecordingSummary& summary) {
+    (void)summary;
+    std::lock_guard lock(mutex_);
+    finished_ = true;
+}
+
+uint64_t ProfileModel::sampleCount() const {
+    std::lock_guard lock(mutex_);
+    return samples_;
+}
+
+Result<std::shared_ptr<const ProfileSnapshot>>
+ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) const {
+    auto snap = std::make_shared<ProfileSnapshot>();
+    snap->filter = filter;
+    const StateFilter state = filter.state;
+    const bool needScan = filter.hasRange || state == StateFilter::GilContention;
+    std::array<bool, 256> statusOk{};
+    for (uint32_t s = 0; s < 256; ++s)
+        statusOk[s] = statusPasses(state, s);
+    std::vector<uint8_t> threadOk;
+    SampleStore::View view;
+    {
+        std::lock_guard lock(mutex_);
+        snap->originUs = originUs_;
+        snap->lastUs = lastUs_;
+        snap->intervalUs = intervalUs_;
+        snap->recordedSamples = samples_;
+        snap->finished = finished_;
+        snap->spillProblem = store_.spillProblem();
+        snap->nodes = interner_.nodes();
+        snap->functions = interner_.functions();
+        snap->lines = interner_.lines();
+        snap->threads.reserve(threads_.size());
+        threadOk.assign(threads_.size(), filter.threads.empty() ? 1 : 0);
+        for (size_t i = 0; i < threads_.size(); ++i) {
+            const ThreadState& t = threads_[i];
+            snap->threads.push_back({t.threadId, t.mainThread, t.samples});
+            if (!filter.threads.empty() && std::find(filter.threads.begin(), filter.threads.end(),
+                                                     t.threadId) != filter.threads.end())
+                threadOk[i] = 1;
+        }
+        snap->selfCounts.assign(snap->nodes.size(), 0);
+        if (!needScan) {
+            for (size_t i = 0; i < countKeys_.size(); ++i) {
+                const uint64_t key = countKeys_[i], count = countValues_[i];
+                const auto node = static_cast<uint32_t>(key >> 24);
+                if (!threadOk[(key >> 8) & 0xffff] || !statusOk[key & 0xff]) continue;
+                if (state == StateFilter::Gc && !(snap->nodes[node].flags & StackNode::kGc))
+                    continue;
+                snap->selfCounts[node] += count;
+                snap->matchedSamples += count;
+            }
+            return std::shared_ptr<const ProfileSnapshot>(std::move(snap));
+        }
+        view = store_.view();
+    }
+
+    // Record times count from the origin; the range is [startUs, endUs) absolute.
+    uint64_t t0 = 0, t1 = UINT64_MAX;
+    if (filter.hasRange) {
+        t0 = filter.startUs > snap->originUs ? filter.startUs - snap->originUs : 0;
+        if (filter.endUs <= snap->originUs || filter.endUs <= filter.startUs)
+            return std::shared_ptr<const ProfileSnapshot>(std::move(snap));
+        t1 = filter.endUs - snap->originUs - 1;
+    }
+    uint64_t* counts = snap->selfCounts.data();
+    const std::vector<StackNode>& nodes = snap->nodes;
+    uint64_t matched = 0;
+    Status st;
+    if (state != StateFilter::GilContention) {
+        const bool gc = state == StateFilter::Gc;
+        st = view.scan(
+            t0, t1,
+            [&](std::span<const SampleRecord> records) {
+                for (const SampleRecord& r : records) {
+                    const uint64_t t = r.time();
+                    if (t < t0 || t > t1 || !threadOk[r.thread] || !statusOk[r.status]) continue;
+                    if (gc && !(nodes[r.node].flags & StackNode::kGc)) continue;
+                    ++counts[r.node];
+                    ++matched;
+                }
+            },
+            cancel);
+    } else {
+        // Ticks share one timestamp across threads: first the times at which some thread
+        // waited, then the holders' samples at those times.
+        std::vector<uint64_t> waits;
+        st = view.scan(
+            t0, t1,
+            [&](std::span<const SampleRecord> records) {
+                for (const SampleRecord& r : records) {
+                    const uint64_t t = r.time();
+                    if (t >= t0 && t <= t1 && (r.status & ThreadStatus::GilRequested) &&
+                        (waits.empty() || waits.back() != t))
+                        waits.push_back(t);
+                }
+            },
+            cancel);
+        if (!st) return st.error();
+        // A live recording is already in time order; a replay nearly so.
+        if (!std::is_sorted(waits.begin(), waits.end())) std::sort(waits.begin(), waits.end());
+        waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
+        snap->contendedTicks = waits.size();
+        TimeCursor contended(waits);
+        if (!waits.empty())
+            st = view.scan(
+                waits.front(), waits.back(),
+                [&](std::span<const SampleRecord> records) {
+                    for (const SampleRecord& r : records) {
+                        if (!(r.status & ThreadStatus::HasGil) || !threadOk[r.thread]) continue;
+                        if (!contended.contains(r.time())) continue;
+                        ++counts[r.node];
+                        ++matched;
+                    }
+                },
+                cancel);
+    }
+    if (!st) return st.error();
+    snap->matchedSamples = matched;
+    return std::shared_ptr<const ProfileSnapshot>(std::move(snap));
+}
+
+} // namespace gilscope

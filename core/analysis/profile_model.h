@@ -1,0 +1,71 @@
+#pragma once
+
+#include "core/analysis/profile_snapshot.h"
+#include "core/analysis/sample_store.h"
+#include "core/analysis/stack_interner.h"
+#include "core/common/error.h"
+#include "core/gecko/flat_map.h"
+#include "core/sample/sample_sink.h"
+#include "core/util/cancel.h"
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace gilscope {
+
+// The analysis model: one more SampleSink of a recording (or of a .bin replay). It
+// interns stacks into a prefix tree and keeps, per sample, the stack id, time, thread
+// and status (SampleStore, spilled to disk), plus counts per (stack, thread, status)
+// for the queries that need no time.
+//
+// Threading: begin/addBatch/finish on the producer thread; query() from any thread,
+// concurrently with addBatch (the lock is held only to copy, never while scanning).
+class ProfileModel final : public SampleSink {
+public:
+    ProfileModel();
+    ~ProfileModel() override;
+    ProfileModel(const ProfileModel&) = delete;
+    ProfileModel& operator=(const ProfileModel&) = delete;
+
+    void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
+    void addBatch(const SampleBatch& batch) override;
+    void finish(const RecordingSummary& summary) override;
+
+    // Filtered counts per stack. Fails only on a spill read error or when cancelled.
+    Result<std::shared_ptr<const ProfileSnapshot>> query(const ProfileFilter& filter,
+                                                         const CancelToken* cancel = nullptr) const;
+
+    uint64_t sampleCount() const;
+
+private:
+    struct ThreadState {
+        uint64_t threadId = 0;
+        bool mainThread = false;
+        uint64_t samples = 0;
+        StackInterner::PathCache path;
+        uint32_t lastCount = UINT32_MAX; // index in countValues_ of (lastNode, lastStatus)
+        uint32_t lastNode = UINT32_MAX;
+        uint8_t lastStatus = 0;
+    };
+    ThreadState& threadFor(uint64_t tid, uint16_t& index);
+
+    mutable std::mutex mutex_;
+    StackInterner interner_;
+    SampleStore store_;
+    std::vector<ThreadState> threads_;
+    std::unordered_map<uint64_t, uint16_t> threadIndex_;
+    // Samples per (stack, thread, status): key node << 24 | thread << 8 | status.
+    FlatMap64 countIndex_; // key -> index into the two vectors below
+    std::vector<uint64_t> countKeys_;
+    std::vector<uint64_t> countValues_;
+    bool started_ = false;
+    bool finished_ = false;
+    uint64_t originUs_ = 0;
+    uint64_t lastUs_ = 0;
+    uint64_t intervalUs_ = 0;
+    uint64_t samples_ = 0;
+};
+
+} // namespace gilscope

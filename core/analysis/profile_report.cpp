@@ -1,0 +1,166 @@
+#include "core/analysis/profile_report.h"
+
+#include "core/analysis/profile_views.h"
+#include "core/util/utf8.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gilscope {
+
+std::optional<ReportSort> parseReportSort(std::string_view name) {
+    if (name == "own" || name == "tottime" || name == "nsamples" || name == "sample-pct")
+        return ReportSort::Own;
+    if (name == "total" || name == "cumtime" || name == "cumul-pct") return ReportSort::Total;
+    if (name == "name") return ReportSort::Name;
+    if (name == "file" || name == "filename") return ReportSort::File;
+    return std::nullopt;
+}
+
+std::vector<ReportRow> reportRows(const ProfileSnapshot& s, const ReportOptions& options) {
+    std::vector<ReportRow> rows;
+    if (options.by == ReportBy::Function) {
+        for (const FunctionRow& r : functionTable(s)) {
+            const FunctionInfo& f = s.functions[r.func];
+            rows.push_back({f.name, f.file, f.firstLine, r.own, r.total});
+        }
+    } else {
+        for (const LineRow& r : lineTable(s)) {
+            const LineKey& k = s.lines[r.line];
+            const FunctionInfo& f = s.functions[k.func];
+            rows.push_back({f.name, f.file, k.line, r.own, r.total});
+        }
+    }
+    auto tie = [](const ReportRow& a, const ReportRow& b) {
+        if (a.total != b.total) return a.total > b.total;
+        if (a.function != b.function) return a.function < b.function;
+        if (a.file != b.file) return a.file < b.file;
+        return a.line < b.line;
+    };
+    std::sort(rows.begin(), rows.end(), [&](const ReportRow& a, const ReportRow& b) {
+        switch (options.sort) {
+        case ReportSort::Own:
+            if (a.own != b.own) return a.own > b.own;
+            break;
+        case ReportSort::Total:
+            break;
+        case ReportSort::Name:
+            if (a.function != b.function) return a.function < b.function;
+            break;
+        case ReportSort::File:
+            if (a.file != b.file) return a.file < b.file;
+            if (a.line != b.line) return a.line < b.line;
+            break;
+        }
+        return tie(a, b);
+    });
+    if (options.limit && rows.size() > options.limit) rows.resize(options.limit);
+    return rows;
+}
+
+namespace {
+
+double pct(uint64_t n, uint64_t of) {
+    return of ? 100.0 * static_cast<double>(n) / of : 0.0;
+}
+double seconds(const ProfileSnapshot& s, uint64_t n) {
+    return static_cast<double>(n) * static_cast<double>(s.intervalUs) / 1e6;
+}
+
+std::string describeFilter(const ProfileSnapshot& s) {
+    std::string out = "mode " + std::string(stateFilterName(s.filter.state));
+    char buf[128];
+    if (s.filter.hasRange) {
+        const double a = s.filter.startUs > s.originUs ? (s.filter.startUs - s.originUs) / 1e6 : 0;
+        if (s.filter.endUs == UINT64_MAX)
+            std::snprintf(buf, sizeof buf, ", range %.3f s to the end", a);
+        else
+            std::snprintf(buf, sizeof buf, ", range %.3f-%.3f s", a,
+                          s.filter.endUs > s.originUs ? (s.filter.endUs - s.originUs) / 1e6 : 0);
+        out += buf;
+    }
+    if (!s.filter.threads.empty()) {
+        out += ", thread";
+        if (s.filter.threads.size() > 1) out += "s";
+        for (uint64_t t : s.filter.threads)
+            out += " " + std::to_string(t);
+    }
+    return out;
+}
+
+} // namespace
+
+std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& rows,
+                       const ReportOptions& options) {
+    std::string out;
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "Profile Stats (%s): %llu of %llu thread-samples, interval %.3f ms\n",
+                  describeFilter(s).c_str(), static_cast<unsigned long long>(s.matchedSamples),
+                  static_cast<unsigned long long>(s.recordedSamples), s.intervalUs / 1000.0);
+    out += buf;
+    if (s.filter.state == StateFilter::GilContention) {
+        std::snprintf(buf, sizeof buf,
+                      "GIL contention: %llu ticks had a thread waiting for the GIL; the table is "
+                      "what the GIL holder ran then.\n",
+                      static_cast<unsigned long long>(s.contendedTicks));
+        out += buf;
+    }
+    if (rows.empty()) {
+        out += "No samples match.\n";
+        return out;
+    }
+    std::snprintf(buf, sizeof buf, "%15s %9s %12s %9s %12s  %s\n", "nsamples", "sample%",
+                  "tottime (s)", "cumul%", "cumtime (s)",
+                  options.by == ReportBy::Line ? "filename:lineno(function)"
+                                               : "filename:firstlineno(function)");
+    out += buf;
+    for (const ReportRow& r : rows) {
+        const std::string counts = std::to_string(r.own) + "/" + std::to_string(r.total);
+        std::snprintf(buf, sizeof buf, "%15s %9.1f %12.3f %9.1f %12.3f  ", counts.c_str(),
+                      pct(r.own, s.matchedSamples), seconds(s, r.own),
+                      pct(r.total, s.matchedSamples), seconds(s, r.total));
+        out += buf;
+        out += escapeForDisplay(r.file) + ":" + std::to_string(r.line) + "(" +
+               escapeForDisplay(r.function) + ")\n";
+    }
+    return out;
+}
+
+nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<ReportRow>& rows,
+                                  const ReportOptions& options) {
+    nlohmann::ordered_json j;
+    j["mode"] = std::string(stateFilterName(s.filter.state));
+    j["by"] = options.by == ReportBy::Line ? "line" : "function";
+    if (s.filter.hasRange) {
+        j["range_start_s"] =
+            s.filter.startUs > s.originUs ? (s.filter.startUs - s.originUs) / 1e6 : 0.0;
+        j["range_end_s"] = s.filter.endUs == UINT64_MAX
+                               ? nlohmann::ordered_json(nullptr)
+                               : nlohmann::ordered_json((s.filter.endUs - s.originUs) / 1e6);
+    }
+    j["threads"] = s.filter.threads;
+    j["interval_us"] = s.intervalUs;
+    j["recorded_samples"] = s.recordedSamples;
+    j["matched_samples"] = s.matchedSamples;
+    if (s.filter.state == StateFilter::GilContention) j["contended_ticks"] = s.contendedTicks;
+    auto& arr = j["rows"] = nlohmann::ordered_json::array();
+    for (const ReportRow& r : rows) {
+        nlohmann::ordered_json o;
+        o["function"] = sanitizeUtf8(r.function);
+        o["file"] = sanitizeUtf8(r.file);
+        o["line"] = r.line;
+        o["own"] = r.own;
+        o["total"] = r.total;
+        o["own_pct"] = pct(r.own, s.matchedSamples);
+        o["total_pct"] = pct(r.total, s.matchedSamples);
+        arr.push_back(std::move(o));
+    }
+    j["all_threads"] = nlohmann::ordered_json::array();
+    for (const ProfileThread& t : s.threads)
+        j["all_threads"].push_back(
+            {{"thread_id", t.threadId}, {"main", t.mainThread}, {"samples", t.samples}});
+    return j;
+}
+
+} // namespace gilscope

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "core/analysis/profile_snapshot.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gilscope {
+
+// The top-functions (or top-lines) table of `gilscope report`, as rows ready to print.
+enum class ReportBy { Function, Line };
+enum class ReportSort { Own, Total, Name, File };
+
+std::optional<ReportSort> parseReportSort(std::string_view name); // own|total|name|file
+                                                                  // (+ Tachyon's aliases)
+
+struct ReportRow {
+    std::string function;
+    std::string file;
+    int32_t line = -1; // function: first line seen; line: the line
+    uint64_t own = 0;
+    uint64_t total = 0;
+};
+
+struct ReportOptions {
+    ReportBy by = ReportBy::Function;
+    ReportSort sort = ReportSort::Own;
+    size_t limit = 15; // 0: every row
+};
+
+// Sorted rows (ties broken by total, then name) and cut to the limit.
+std::vector<ReportRow> reportRows(const ProfileSnapshot& s, const ReportOptions& options);
+
+// A pstats-like table: nsamples (own/total), sample%, tottime, cumul%, cumtime,
+// filename:lineno(function); percentages of the kept samples. Names are escaped for
+// a terminal.
+std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& rows,
+                       const ReportOptions& options);
+nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<ReportRow>& rows,
+                                  const ReportOptions& options);
+
+} // namespace gilscope

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "core/analysis/profile_filter.h"
+#include "core/analysis/stack_interner.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gilscope {
+
+struct ProfileThread {
+    uint64_t threadId = 0;
+    bool mainThread = false;
+    uint64_t samples = 0; // every state, whole recording
+};
+
+// The result of one query: an immutable copy of the interned stacks and tables at the
+// time of the query, with the filtered sample count of every stack. Plain values, so it
+// can be handed from a worker thread to the GUI.
+struct ProfileSnapshot {
+    ProfileFilter filter;
+    uint64_t originUs = 0; // first sample's time; record times count from here
+    uint64_t lastUs = 0;   // last sample's time
+    uint64_t intervalUs = 0;
+    uint64_t recordedSamples = 0; // thread-samples in the recording
+    uint64_t matchedSamples = 0;  // thread-samples the filter kept
+    uint64_t contendedTicks = 0;  // GilContention: ticks in which some thread waited
+    bool finished = false;
+    std::string spillProblem;
+
+    std::vector<StackNode> nodes;
+    std::vector<FunctionInfo> functions;
+    std::vector<LineKey> lines;
+    std::vector<ProfileThread> threads;
+    std::vector<uint64_t> selfCounts; // per node: kept samples whose leaf is that node
+};
+
+} // namespace gilscope

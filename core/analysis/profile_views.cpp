@@ -1,0 +1,183 @@
+#include "core/analysis/profile_views.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace gilscope {
+
+namespace {
+
+// Walks each stack with kept samples once, leaf to root: fn(leaf node, count, node on
+// the path).
+template <typename Fn>
+void forEachSampledStack(const ProfileSnapshot& s, Fn&& fn) {
+    for (uint32_t n = 1; n < s.selfCounts.size(); ++n)
+        if (s.selfCounts[n]) fn(n, s.selfCounts[n]);
+}
+
+void sortChildren(CallTree& tree) {
+    for (CallTreeNode& node : tree.nodes)
+        std::sort(node.children.begin(), node.children.end(), [&tree](uint32_t a, uint32_t b) {
+            if (tree.nodes[a].total != tree.nodes[b].total)
+                return tree.nodes[a].total > tree.nodes[b].total;
+            return tree.nodes[a].func < tree.nodes[b].func;
+        });
+}
+
+// Function-keyed child lookup while building a tree.
+struct TreeBuilder {
+    CallTree tree;
+    std::unordered_map<uint64_t, uint32_t> index; // parent << 32 | func -> node
+
+    TreeBuilder() { tree.nodes.emplace_back(); }
+    uint32_t child(uint32_t parent, uint32_t func) {
+        const uint64_t key = (static_cast<uint64_t>(parent) << 32) | func;
+        auto [it, added] = index.try_emplace(key, static_cast<uint32_t>(tree.nodes.size()));
+        if (added) {
+            CallTreeNode node;
+            node.func = func;
+            node.parent = parent;
+            tree.nodes.push_back(node);
+            tree.nodes[parent].children.push_back(it->second);
+        }
+        return it->second;
+    }
+};
+
+} // namespace
+
+std::vector<FunctionRow> functionTable(const ProfileSnapshot& s) {
+    std::vector<FunctionRow> rows(s.functions.size());
+    std::vector<uint32_t> seen(s.functions.size(), 0); // stamp: leaf node of the walk
+    forEachSampledStack(s, [&](uint32_t leaf, uint64_t count) {
+        rows[s.nodes[leaf].func].own += count;
+        for (uint32_t n = leaf; n != 0; n = s.nodes[n].parent) {
+            const uint32_t f = s.nodes[n].func;
+            if (seen[f] == leaf) continue; // recursion: once per sample
+            seen[f] = leaf;
+            rows[f].total += count;
+        }
+    });
+    std::vector<FunctionRow> out;
+    for (uint32_t f = 0; f < rows.size(); ++f)
+        if (rows[f].total) out.push_back({f, rows[f].own, rows[f].total});
+    return out;
+}
+
+std::vector<LineRow> lineTable(const ProfileSnapshot& s) {
+    std::vector<LineRow> rows(s.lines.size());
+    std::vector<uint32_t> seen(s.lines.size(), 0);
+    forEachSampledStack(s, [&](uint32_t leaf, uint64_t count) {
+        rows[s.nodes[leaf].line].own += count;
+        for (uint32_t n = leaf; n != 0; n = s.nodes[n].parent) {
+            const uint32_t l = s.nodes[n].line;
+            if (seen[l] == leaf) continue;
+            seen[l] = leaf;
+            rows[l].total += count;
+        }
+    });
+    std::vector<LineRow> out;
+    for (uint32_t l = 0; l < rows.size(); ++l)
+        if (rows[l].total) out.push_back({l, rows[l].own, rows[l].total});
+    return out;
+}
+
+CallTree topDownTree(const ProfileSnapshot& s) {
+    // Samples through each stack node: children have larger ids than their parents.
+    std::vector<uint64_t> through(s.selfCounts.begin(), s.selfCounts.end());
+    for (size_t n = through.size(); n-- > 1;)
+        through[s.nodes[n].parent] += through[n];
+    TreeBuilder b;
+    std::vector<uint32_t> treeNode(s.nodes.size(), 0);
+    b.tree.nodes[0].total = through.empty() ? 0 : through[0];
+    for (uint32_t n = 1; n < s.nodes.size(); ++n) {
+        if (!through[n]) continue;
+        const uint32_t t = b.child(treeNode[s.nodes[n].parent], s.nodes[n].func);
+        treeNode[n] = t;
+        b.tree.nodes[t].total += through[n];
+        b.tree.nodes[t].self += s.selfCounts[n];
+    }
+    if (!s.selfCounts.empty()) b.tree.nodes[0].self = s.selfCounts[0];
+    sortChildren(b.tree);
+    return std::move(b.tree);
+}
+
+CallTree bottomUpTree(const ProfileSnapshot& s) {
+    TreeBuilder b;
+    forEachSampledStack(s, [&](uint32_t leaf, uint64_t count) {
+        b.tree.nodes[0].total += count;
+        uint32_t t = 0;
+        for (uint32_t n = leaf; n != 0; n = s.nodes[n].parent) {
+            t = b.child(t, s.nodes[n].func);
+            b.tree.nodes[t].total += count;
+        }
+        b.tree.nodes[t].self += count; // the outermost frame ends the inverted path
+    });
+    sortChildren(b.tree);
+    return std::move(b.tree);
+}
+
+CallersCallees callersAndCallees(const ProfileSnapshot& s, uint32_t func) {
+    CallersCallees out;
+    std::unordered_map<uint32_t, uint64_t> callers, callees;
+    std::vector<uint32_t> seenCaller, seenCallee; // per sample, tiny
+    forEachSampledStack(s, [&](uint32_t leaf, uint64_t count) {
+        seenCaller.clear();
+        seenCallee.clear();
+        bool found = false;
+        uint32_t below = kNoFunction; // function of the frame called from this one
+        for (uint32_t n = leaf; n != 0; n = s.nodes[n].parent) {
+            const uint32_t f = s.nodes[n].func;
+            if (f == func) {
+                found = true;
+                const uint32_t p = s.nodes[n].parent;
+                if (p != 0) {
+                    const uint32_t caller = s.nodes[p].func;
+                    if (std::find(seenCaller.begin(), seenCaller.end(), caller) == seenCaller.end())
+                        seenCaller.push_back(caller);
+                }
+                if (below != kNoFunction &&
+                    std::find(seenCallee.begin(), seenCallee.end(), below) == seenCallee.end())
+                    seenCallee.push_back(below);
+            }
+            below = f;
+        }
+        if (!found) return;
+        out.total += count;
+        for (uint32_t c : seenCaller)
+            callers[c] += count;
+        for (uint32_t c : seenCallee)
+            callees[c] += count;
+    });
+    auto rows = [](const std::unordered_map<uint32_t, uint64_t>& m) {
+        std::vector<FunctionRow> v;
+        for (const auto& [f, n] : m)
+            v.push_back({f, 0, n});
+        std::sort(v.begin(), v.end(), [](const FunctionRow& a, const FunctionRow& b) {
+            return a.total != b.total ? a.total > b.total : a.func < b.func;
+        });
+        return v;
+    };
+    out.callers = rows(callers);
+    out.callees = rows(callees);
+    return out;
+}
+
+std::vector<FileLineHeat> fileLineHeat(const ProfileSnapshot& s, const std::string& file) {
+    std::map<int32_t, FileLineHeat> byLine;
+    for (const LineRow& row : lineTable(s)) {
+        const LineKey& key = s.lines[row.line];
+        if (key.line < 0 || s.functions[key.func].file != file) continue;
+        FileLineHeat& h = byLine[key.line];
+        h.line = key.line;
+        h.own += row.own;
+        h.total += row.total;
+    }
+    std::vector<FileLineHeat> out;
+    for (const auto& [line, h] : byLine)
+        out.push_back(h);
+    return out;
+}
+
+} // namespace gilscope

@@ -1,0 +1,63 @@
+#pragma once
+
+#include "core/analysis/profile_snapshot.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace gilscope {
+
+// Aggregates computed from a ProfileSnapshot. "own" counts samples whose leaf is in the
+// function (or line); "total" counts samples with the function anywhere on the stack,
+// once per sample even when it recurses.
+struct FunctionRow {
+    uint32_t func = 0;
+    uint64_t own = 0;
+    uint64_t total = 0;
+};
+struct LineRow {
+    uint32_t line = 0; // index into ProfileSnapshot::lines
+    uint64_t own = 0;
+    uint64_t total = 0;
+};
+
+// Functions (lines) with at least one sample, unsorted.
+std::vector<FunctionRow> functionTable(const ProfileSnapshot& s);
+std::vector<LineRow> lineTable(const ProfileSnapshot& s);
+
+// A call tree with function-keyed nodes. Node 0 is the root (func == kNoFunction,
+// total == every kept sample). Children are sorted by total, descending.
+struct CallTreeNode {
+    uint32_t func = kNoFunction;
+    uint32_t parent = 0;
+    uint64_t self = 0;  // samples ending here
+    uint64_t total = 0; // samples through here
+    std::vector<uint32_t> children;
+};
+struct CallTree {
+    std::vector<CallTreeNode> nodes;
+};
+
+// Top-down: root -> outermost frames -> ... -> leaves.
+CallTree topDownTree(const ProfileSnapshot& s);
+// Bottom-up: root -> leaf functions (total = their own samples) -> their callers -> ...
+CallTree bottomUpTree(const ProfileSnapshot& s);
+
+// Who calls one function and what it calls; each sample counted once per neighbour.
+struct CallersCallees {
+    uint64_t total = 0;               // samples with the function on the stack
+    std::vector<FunctionRow> callers; // own unused; total = samples
+    std::vector<FunctionRow> callees;
+};
+CallersCallees callersAndCallees(const ProfileSnapshot& s, uint32_t func);
+
+// Per source line of one file, own and total samples (sums of lineTable over the
+// functions in that file), for a source view's heat column.
+struct FileLineHeat {
+    int32_t line = 0;
+    uint64_t own = 0;
+    uint64_t total = 0;
+};
+std::vector<FileLineHeat> fileLineHeat(const ProfileSnapshot& s, const std::string& file);
+
+} // namespace gilscope

@@ -1,0 +1,8 @@
+target_sources(gilscope_core PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/profile_filter.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/stack_interner.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/sample_store.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/profile_model.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/profile_views.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/profile_report.cpp
+)

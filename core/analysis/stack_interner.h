@@ -1,0 +1,87 @@
+#pragma once
+
+#include "core/gecko/flat_map.h"
+#include "core/sample/frame_registry.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gilscope {
+
+inline constexpr uint32_t kNoFunction = UINT32_MAX;
+
+// A function as the views show it: name and file. The .bin format and the reader give
+// the executing line, not co_firstlineno, so firstLine is the smallest line seen.
+struct FunctionInfo {
+    std::string name;
+    std::string file;
+    int32_t firstLine = kNoLocation;
+};
+
+// One source line of one function.
+struct LineKey {
+    uint32_t func = 0;
+    int32_t line = kNoLocation;
+};
+
+// A node of the interned prefix tree of stacks (root first). Node 0 is the empty
+// stack; a parent always has a smaller id than its children.
+struct StackNode {
+    uint32_t parent = 0;
+    uint32_t func = kNoFunction;
+    uint32_t line = 0; // index into lines()
+    uint32_t flags = 0;
+    static constexpr uint32_t kGc = 1; // a <GC> frame is on the stack at or above this node
+};
+
+// Interns stacks into the prefix tree, functions and lines into small dense ids.
+// Runs on the producing thread (it reads the FrameRegistry).
+class StackInterner {
+public:
+    StackInterner();
+
+    // Per producer thread: the last stack and its path, so a stack that shares its root
+    // part with the previous one costs only the frames that changed.
+    struct PathCache {
+        std::vector<FrameId> frames; // leaf first, as given
+        std::vector<uint32_t> path;  // node per depth, root first
+    };
+
+    void setRegistry(const FrameRegistry* registry) { registry_ = registry; }
+    // frames: leaf first. Returns the leaf's node (0 for an empty stack).
+    uint32_t intern(PathCache& cache, std::span<const FrameId> frames);
+
+    const std::vector<StackNode>& nodes() const { return nodes_; }
+    const std::vector<FunctionInfo>& functions() const { return functions_; }
+    const std::vector<LineKey>& lines() const { return lines_; }
+
+private:
+    struct FrameMeta {
+        uint32_t func = kNoFunction;
+        uint32_t line = 0;
+        bool gc = false;
+        bool filtered = false; // CPython's profiler bootstrap: never shown
+        bool known = false;
+    };
+    const FrameMeta& meta(FrameId id);
+    uint32_t child(uint32_t parent, FrameId frame);
+    // Whether node's path (leaf to root) is exactly frames; fills path when it is.
+    bool matches(uint32_t node, std::span<const FrameId> frames, std::vector<uint32_t>& path) const;
+
+    const FrameRegistry* registry_ = nullptr;
+    std::vector<FrameMeta> frameMeta_; // per FrameId
+    std::vector<uint32_t> scratch_;
+    std::vector<StackNode> nodes_;
+    std::vector<FrameId> nodeFrames_; // per node
+    FlatMap64 children_;              // parent << 32 | frame -> node
+    FlatMap64 stackIds_; // hash of a whole stack -> node (verified on use, as hashes collide)
+    std::vector<FunctionInfo> functions_;
+    std::unordered_map<uint64_t, uint32_t> functionIds_; // filename << 32 | funcname
+    std::vector<LineKey> lines_;
+    std::unordered_map<uint64_t, uint32_t> lineIds_; // func << 32 | line
+};
+
+} // namespace gilscope

@@ -1,0 +1,318 @@
+// The analysis views: item models under QAbstractItemModelTester; the panel driven like
+// a user does (state filter, drag a range on the timeline, back/forward, click a flame
+// graph frame, search, source heat); and the top-functions view while recording a real
+// process on every host interpreter.
+#include "core/analysis/profile_model.h"
+#include "core/live/live_timeline.h"
+#include "core/sample/tee_sink.h"
+#include "core/sample/thread_status.h"
+#include "tests/support/python_interpreters.h"
+#include "tests/support/synthetic_feed.h"
+#include "ui/analysis/analysis_controller.h"
+#include "ui/analysis/analysis_panel.h"
+#include "ui/analysis/call_tree_model.h"
+#include "ui/analysis/callers_callees_view.h"
+#include "ui/analysis/flame_graph_widget.h"
+#include "ui/analysis/source_view.h"
+#include "ui/analysis/top_functions_model.h"
+#include "ui/main_window.h"
+#include "ui/process_picker.h"
+#include "ui/timeline_widget.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+#include <QTreeView>
+
+using namespace gilscope;
+using namespace gilscope::ui;
+using gilscope::test::SyntheticFeed;
+namespace TS = gilscope::ThreadStatus;
+
+namespace {
+
+constexpr uint64_t kT0 = 10'000'000; // first sample's time, µs
+
+// Two seconds at 1 kHz on two threads: thread 1 runs main -> early_work for the first
+// second and main -> late_work -> helper for the next (on CPU); thread 2 sleeps in idle.
+struct Recording {
+    std::shared_ptr<ProfileModel> model = std::make_shared<ProfileModel>();
+    LiveTimeline timeline;
+    TeeSink tee;
+    std::unique_ptr<SyntheticFeed> feed;
+    explicit Recording(const QString& sourceFile = QStringLiteral("/nonexistent/app.py")) {
+        tee.add(model.get());
+        tee.add(&timeline);
+        feed = std::make_unique<SyntheticFeed>(tee);
+        const std::string file = sourceFile.toStdString();
+        const FrameId main = feed->frame(file, 1, "main"),
+                      early = feed->frame(file, 4, "early_work"),
+                      late = feed->frame(file, 7, "late_work"),
+                      helper = feed->frame(file, 9, "helper"), idle = feed->frame(file, 12, "idle");
+        for (uint64_t i = 0; i < 2000; ++i) {
+            const uint64_t t = kT0 + i * 1000;
+            if (i < 1000)
+                feed->add(1, TS::HasGil | TS::OnCpu, {early, main}, {t});
+            else if (i % 4 == 0)
+                feed->add(1, TS::HasGil | TS::OnCpu, {late, main}, {t});
+            else
+                feed->add(1, TS::HasGil | TS::OnCpu, {helper, late, main}, {t});
+            feed->add(2, 0, {idle}, {t});
+        }
+        tee.finish({});
+    }
+};
+
+// Total samples of a function as the top-functions view shows it (0 when absent).
+qulonglong topTotal(AnalysisPanel& panel, const QString& name) {
+    auto* m = panel.topModel();
+    for (int r = 0; r < m->rowCount(); ++r)
+        if (m->index(r, TopFunctionsModel::Name).data().toString() == name)
+            return m->index(r, TopFunctionsModel::Total).data().toULongLong();
+    return 0;
+}
+
+bool waitForResult(AnalysisPanel& panel) {
+    QSignalSpy spy(&panel, &AnalysisPanel::resultShown);
+    return spy.wait(20000);
+}
+
+AnalysisResultPtr computeResult(const ProfileModel& model, ProfileFilter filter = {}) {
+    auto r = std::make_shared<AnalysisResult>();
+    r->snapshot = model.query(filter).value();
+    r->functions = functionTable(*r->snapshot);
+    r->topDown = topDownTree(*r->snapshot);
+    r->bottomUp = bottomUpTree(*r->snapshot);
+    return r;
+}
+
+} // namespace
+
+class TestAnalysisViews : public QObject {
+    Q_OBJECT
+private slots:
+    void modelsPassTheModelTester() {
+        Recording rec;
+        TopFunctionsModel top;
+        QSortFilterProxyModel topProxy;
+        topProxy.setSourceModel(&top);
+        CallTreeModel down(CallTreeModel::Kind::TopDown), up(CallTreeModel::Kind::BottomUp);
+        QSortFilterProxyModel downProxy, upProxy;
+        downProxy.setSourceModel(&down);
+        upProxy.setSourceModel(&up);
+        downProxy.setRecursiveFilteringEnabled(true);
+        const auto mode = QAbstractItemModelTester::FailureReportingMode::QtTest;
+        QAbstractItemModelTester t1(&top, mode), t2(&topProxy, mode), t3(&down, mode),
+            t4(&downProxy, mode), t5(&up, mode), t6(&upProxy, mode);
+        for (int round = 0; round < 2; ++round) {
+            ProfileFilter f;
+            f.state = round ? StateFilter::OnCpu : StateFilter::All;
+            const auto result = computeResult(*rec.model, f);
+            top.setResult(result);
+            down.setResult(result);
+            up.setResult(result);
+            QCOMPARE(top.rowCount(), round ? 4 : 5); // idle is not on CPU
+            downProxy.sort(CallTreeModel::Total, Qt::DescendingOrder);
+            downProxy.setFilterFixedString(QStringLiteral("helper"));
+            // main -> late_work -> helper survives the filter through its ancestors.
+            QCOMPARE(downProxy.rowCount(), 1);
+            const QModelIndex mainIdx = downProxy.index(0, 0);
+            QCOMPARE(mainIdx.data().toString(), QStringLiteral("main"));
+            QCOMPARE(downProxy.rowCount(mainIdx), 1);
+            downProxy.setFilterFixedString({});
+            QCOMPARE(up.rowCount(), round ? 3 : 4); // leaves: early_work, helper, late_work (+idle)
+        }
+        top.setResult(nullptr);
+        down.setResult(nullptr);
+        QCOMPARE(top.rowCount(), 0);
+        QCOMPARE(down.rowCount(), 0);
+    }
+
+    void panelFiltersByStateRangeAndBackForward() {
+        Recording rec;
+        TimelineWidget timeline;
+        timeline.resize(1000, 300);
+        timeline.setSnapshot(rec.timeline.snapshot());
+        AnalysisPanel panel;
+        panel.attachTimeline(&timeline);
+        panel.resize(1200, 600);
+        panel.show();
+        timeline.show();
+        panel.showRecording(rec.model, 0, false);
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(topTotal(panel, "early_work"), 1000ull);
+        QCOMPARE(topTotal(panel, "late_work"), 1000ull);
+        QCOMPARE(topTotal(panel, "idle"), 2000ull);
+        QVERIFY(!panel.backButton()->isEnabled());
+
+        // The state filter: On CPU drops the sleeping thread.
+        panel.stateBox()->setCurrentIndex(panel.stateBox()->findData(int(StateFilter::OnCpu)));
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(topTotal(panel, "idle"), 0ull);
+        QCOMPARE(topTotal(panel, "early_work"), 1000ull);
+
+        // Drag over the second half of the timeline: early_work leaves every view.
+        const int x0 = timeline.xAt(kT0 + 1'200'000), x1 = timeline.xAt(kT0 + 1'800'000);
+        const int y = timeline.height() / 2;
+        QTest::mousePress(&timeline, Qt::LeftButton, {}, QPoint(x0, y));
+        QTest::mouseMove(&timeline, QPoint((x0 + x1) / 2, y));
+        QTest::mouseMove(&timeline, QPoint(x1, y));
+        QTest::mouseRelease(&timeline, Qt::LeftButton, {}, QPoint(x1, y));
+        QVERIFY(waitForResult(panel));
+        QVERIFY(panel.controller()->filter().hasRange);
+        QCOMPARE(topTotal(panel, "early_work"), 0ull);
+        const qulonglong inRange = topTotal(panel, "late_work");
+        // ~600 ms of 1 kHz samples, within the pixel rounding of the drag.
+        QVERIFY2(inRange > 500 && inRange < 700, qPrintable(QString::number(inRange)));
+        QCOMPARE(panel.flameGraph()->frameRect(QStringLiteral("early_work")), QRect());
+        QVERIFY(panel.backButton()->isEnabled());
+
+        // Back restores the whole recording, forward the range again.
+        QTest::mouseClick(panel.backButton(), Qt::LeftButton);
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(topTotal(panel, "early_work"), 1000ull);
+        QVERIFY(panel.forwardButton()->isEnabled());
+        QTest::mouseClick(panel.forwardButton(), Qt::LeftButton);
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(topTotal(panel, "early_work"), 0ull);
+        QCOMPARE(topTotal(panel, "late_work"), inRange);
+    }
+
+    void flameGraphClickZoomsAndSearchHighlights() {
+        Recording rec;
+        AnalysisPanel panel;
+        panel.resize(1200, 700);
+        panel.show();
+        panel.showRecording(rec.model, 0, false);
+        QVERIFY(waitForResult(panel));
+        panel.tabs()->setCurrentIndex(1); // Flame graph
+        FlameGraphWidget* flame = panel.flameGraph();
+        QTRY_VERIFY(flame->isVisible() && !flame->frameRect(QStringLiteral("late_work")).isEmpty());
+        const QRect late = flame->frameRect(QStringLiteral("late_work"));
+        // late_work is a quarter of the samples (1000 of 4000): about a quarter of the width.
+        QVERIFY2(std::abs(late.width() - flame->width() / 4) <= 3,
+                 qPrintable(QString::number(late.width())));
+        QTest::mouseClick(flame, Qt::LeftButton, {}, late.center());
+        QVERIFY(flame->zoomNode() != 0);
+        // Zoomed: late_work fills the width, early_work is gone.
+        QVERIFY(flame->frameRect(QStringLiteral("late_work")).width() >= flame->width() - 1);
+        QCOMPARE(flame->frameRect(QStringLiteral("early_work")), QRect());
+        // The click selected late_work: the source view says plainly it has no file.
+        QVERIFY2(panel.sourceView()->status().contains(QStringLiteral("No source for late_work")),
+                 qPrintable(panel.sourceView()->status()));
+        // ... and its callers and callees: main calls it in all 1000 samples, it calls
+        // helper in 750.
+        QTableWidget* callers = panel.callersCallees()->callers();
+        QTableWidget* callees = panel.callersCallees()->callees();
+        QCOMPARE(callers->rowCount(), 1);
+        QCOMPARE(callers->item(0, 0)->text(), QStringLiteral("main"));
+        QCOMPARE(callers->item(0, 1)->text(), QStringLiteral("1000"));
+        QCOMPARE(callees->rowCount(), 1);
+        QCOMPARE(callees->item(0, 0)->text(), QStringLiteral("helper"));
+        QCOMPARE(callees->item(0, 2)->text(), QStringLiteral("75.0%"));
+        QVERIFY(flame->canGoBack());
+        flame->back();
+        QCOMPARE(flame->zoomNode(), 0u);
+        QVERIFY(!flame->frameRect(QStringLiteral("early_work")).isEmpty());
+
+        // Search: helper is on 750 of 4000 stacks; the top table keeps only its row.
+        QTest::keyClicks(panel.searchBox(), QStringLiteral("helper"));
+        QCOMPARE(flame->searchShare(), 750.0 / 4000.0);
+        QVERIFY(flame->searchSummary().contains(QStringLiteral("18.8%")));
+        QCOMPARE(panel.topProxy()->rowCount(), 1);
+        QCOMPARE(panel.topProxy()->index(0, 0).data().toString(), QStringLiteral("helper"));
+        // Icicle puts the root row at the top.
+        const QRect flameRoot = flame->frameRect(QStringLiteral("main"));
+        flame->setIcicle(true);
+        QVERIFY(flame->frameRect(QStringLiteral("main")).top() < flameRoot.top());
+    }
+
+    void sourceViewShowsLineHeat() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("app.py"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        for (int i = 1; i <= 15; ++i)
+            f.write(QStringLiteral("line_%1 = %1\n").arg(i).toUtf8());
+        f.close();
+        Recording rec(path);
+        AnalysisPanel panel;
+        panel.show();
+        panel.showRecording(rec.model, 0, false);
+        QVERIFY(waitForResult(panel));
+        // Select helper in the top functions table, as a click would.
+        QTableView* view = panel.topView();
+        for (int r = 0; r < view->model()->rowCount(); ++r)
+            if (view->model()->index(r, 0).data().toString() == QLatin1String("helper"))
+                view->setCurrentIndex(view->model()->index(r, 0));
+        SourceView* source = panel.sourceView();
+        QVERIFY2(source->status().contains(path), qPrintable(source->status()));
+        QCOMPARE(source->table()->rowCount(), 16); // 15 lines and the empty one after the last \n
+        QCOMPARE(source->table()->item(11, 2)->text(), QStringLiteral("line_12 = 12"));
+        // Line 1 (main) is on thread 1's every stack, line 12 (idle) on thread 2's; the view
+        // scrolls to the selected function's own hottest line.
+        QCOMPARE(source->hottestLine(), 9);
+        QCOMPARE(source->table()->item(0, 1)->text(), QStringLiteral("50.0%"));
+        QCOMPARE(source->table()->item(8, 1)->text(), QStringLiteral("18.8%")); // helper, line 9
+        QVERIFY(source->table()->item(2, 1)->text().isEmpty());
+    }
+
+    // Recording a real process: the top-functions view shows heavy() at the share the
+    // target measured itself, on every host interpreter.
+    void liveTopFunctionsShares_data() {
+        gilscope::test::addInterpreterRows(gilscope::test::findInterpreters(8, 13));
+    }
+    void liveTopFunctionsShares() {
+        QFETCH(gilscope::test::Interpreter, interpreter);
+        gilscope::test::TargetOptions options;
+        // The target measures itself only once the recording runs (the start file).
+        QTemporaryDir dir;
+        const QString startFile = dir.filePath(QStringLiteral("start"));
+        options.args = {QStringLiteral("3"), startFile};
+        gilscope::test::TargetProcess target(
+            interpreter, gilscope::test::targetScript(QStringLiteral("heavy_light_timed.py")),
+            options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        MainWindow window;
+        window.showMessage = [](MainWindow::MessageKind, const QString&, const QString&) {};
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (window.picker()->refreshNow(), window.picker()->selectPid(int(target.pid()))), 20000);
+        QSignalSpy ended(&window, &MainWindow::recordingEnded);
+        window.recordAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(window.recording(), 20000);
+        // While it records, the view updates on its own.
+        QFile(startFile).open(QIODevice::WriteOnly);
+        AnalysisPanel* panel = window.analysis();
+        QTRY_VERIFY_WITH_TIMEOUT(topTotal(*panel, "heavy") > 50, 20000);
+        const auto shareLine = target.readLine(60000);
+        QVERIFY(shareLine && shareLine->startsWith(QLatin1String("SHARE ")));
+        const double truth = shareLine->mid(6).toDouble();
+        QVERIFY(ended.wait(20000) || ended.count() > 0); // the target exits: recording ends
+        QTRY_VERIFY_WITH_TIMEOUT(panel->controller()->latest() &&
+                                     panel->controller()->latest()->snapshot->finished &&
+                                     !panel->controller()->busy(),
+                                 20000);
+        const double heavy = double(topTotal(*panel, "heavy")),
+                     light = double(topTotal(*panel, "light"));
+        const double share = 100 * heavy / (heavy + light);
+        qInfo("%s: heavy %.1f%% of %.0f samples in the view; the target measured %.1f%%",
+              qPrintable(interpreter.label), share, heavy + light, truth);
+        QVERIFY(heavy + light > 400);
+        QVERIFY2(std::abs(share - truth) <= 10, qPrintable(QString::number(share)));
+    }
+};
+
+QTEST_MAIN(TestAnalysisViews)
+#include "test_analysis_views.moc"

@@ -1,0 +1,189 @@
+// `gilscope report` on .bin files that `gilscope attach --binary` recorded from real Python
+// processes, on every interpreter present: known function shares, time ranges, the
+// on-CPU filter and the GIL-contention table.
+#include "tests/support/python_interpreters.h"
+#include "tests/support/run_gilscope.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace gilscope::test;
+
+namespace {
+
+// Records pid (until it exits, or -d) into dir/out.bin, in CPython's "all" mode so each
+// sample carries its thread's CPU and GIL state for the filters.
+QString record(const QTemporaryDir& dir, qint64 pid, const QStringList& extra, QString* error) {
+    const QString out = dir.filePath("out.bin");
+    QStringList args{"attach", "--binary", "--mode", "all", "--rt-priority", "1", "-o", out};
+    args << extra << QString::number(pid);
+    const auto r = runGilscope(args, dir.path());
+    if (r.exitCode != 0) *error = describe(r);
+    return out;
+}
+
+QJsonObject report(const QString& bin, const QStringList& extra, QString* error) {
+    QStringList args{"report", bin, "--json", "-l", "0"};
+    args << extra;
+    const auto r = runGilscope(args);
+    if (r.exitCode != 0) {
+        *error = describe(r);
+        return {};
+    }
+    return QJsonDocument::fromJson(r.outBytes).object();
+}
+
+// Sum over rows of one function (a name may appear in several files; ours do not).
+double field(const QJsonObject& rep, const QString& func, const char* key) {
+    double sum = 0;
+    for (const auto& v : rep["rows"].toArray())
+        if (v.toObject()["function"].toString() == func) sum += v.toObject()[key].toDouble();
+    return sum;
+}
+double total(const QJsonObject& rep, const QString& func) {
+    return field(rep, func, "total");
+}
+double matched(const QJsonObject& rep) {
+    return rep["matched_samples"].toDouble();
+}
+
+} // namespace
+
+class TestReport : public QObject {
+    Q_OBJECT
+    QList<Interpreter> all_;
+
+private slots:
+    void initTestCase() {
+        all_ = findInterpreters();
+        printTestedInterpreters(all_);
+        GILSCOPE_REQUIRE_INTERPRETERS(all_);
+    }
+
+    // heavy() takes ~75% of the loop by wall clock (the target measures the truth); the
+    // report must say so, for the whole recording and inside a time range. Ranges
+    // partition the samples exactly.
+    void sharesAndRanges_data() { addInterpreterRows(all_); }
+    void sharesAndRanges() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        TargetOptions options;
+        options.args = {"3"};
+        TargetProcess target(interpreter, targetScript("heavy_light_timed.py"), options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QString error;
+        const QString bin = record(dir, target.pid(), {}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const auto shareLine = target.readLine(60000);
+        QVERIFY(shareLine && shareLine->startsWith("SHARE "));
+        const double truth = shareLine->mid(6).toDouble();
+
+        const QJsonObject all = report(bin, {}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const double heavy = total(all, "heavy"), light = total(all, "light");
+        QVERIFY2(heavy + light > 400, qPrintable(QString::number(heavy + light)));
+        const double share = 100 * heavy / (heavy + light);
+        qInfo("%s: heavy %.1f%% of %.0f samples; the target measured %.1f%%",
+              qPrintable(interpreter.label), share, heavy + light, truth);
+        QVERIFY2(std::abs(share - truth) <= 10, qPrintable(QString::number(share)));
+        if (std::abs(truth - 75) <= 5)
+            QVERIFY2(std::abs(share - 75) <= 10, qPrintable(QString::number(share)));
+        // busy() is the leaf nearly always: heavy's own samples are the few taken while it
+        // calls or returns.
+        QVERIFY(field(all, "busy", "own") >= 0.85 * (heavy + light));
+
+        // Three ranges partition the recording: nothing lost, nothing counted twice.
+        const QJsonObject a = report(bin, {"--range", ":1"}, &error);
+        const QJsonObject b = report(bin, {"--range", "1:2"}, &error);
+        const QJsonObject c = report(bin, {"--range", "2:"}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(matched(a) + matched(b) + matched(c), matched(all));
+        QCOMPARE(total(a, "heavy") + total(b, "heavy") + total(c, "heavy"), heavy);
+        // One second of about three: a range that did not drop samples would keep all.
+        const double part = matched(b) / matched(all);
+        QVERIFY2(part > 0.15 && part < 0.5, qPrintable(QString::number(part)));
+        // Past the end: nothing.
+        const QJsonObject late = report(bin, {"--range", "100:"}, &error);
+        QCOMPARE(matched(late), 0.0);
+    }
+
+    // Four threads spin, four sleep: on-CPU samples are the spinners' only.
+    void onCpuKeepsOnlyTheSpinners_data() { addInterpreterRows(all_); }
+    void onCpuKeepsOnlyTheSpinners() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        TargetProcess target(interpreter, targetScript("eight_threads.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QString error;
+        const QString bin = record(dir, target.pid(), {"-a", "-d", "2"}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QJsonObject all = report(bin, {}, &error);
+        const QJsonObject cpu = report(bin, {"--mode", "cpu"}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        qInfo("%s: all: spinner %.0f sleeper %.0f; on CPU: spinner %.0f sleeper %.0f",
+              qPrintable(interpreter.label), total(all, "spinner"), total(all, "sleeper"),
+              total(cpu, "spinner"), total(cpu, "sleeper"));
+        QVERIFY(total(all, "sleeper") > 100); // the filter has something to drop
+        QVERIFY(total(cpu, "spinner") > 100);
+        QCOMPARE(total(cpu, "sleeper"), 0.0);
+        QVERIFY(total(cpu, "spinner") >= 0.99 * matched(cpu)); // + a thread switch or two
+        // The thread filter: one spinner's id keeps only its samples.
+        const QString tid =
+            QString::number(target.readyInfo()["threads"].toObject()["spinner-0"].toInteger());
+        const QJsonObject one = report(bin, {"--thread", tid}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(matched(one) > 0);
+        QCOMPARE(matched(one), total(one, "spinner"));
+        QVERIFY(matched(one) < total(all, "spinner"));
+    }
+
+    // hog() holds the GIL inside sum() while two waiter() threads wait: the contention
+    // table names hog, not the waiters.
+    void gilContentionNamesTheHolder_data() { addInterpreterRows(all_); }
+    void gilContentionNamesTheHolder() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        TargetProcess target(interpreter, targetScript("gil_hog.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QString error;
+        const QString bin = record(dir, target.pid(), {"-a", "-d", "3"}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QJsonObject rep = report(bin, {"--gil-contention"}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QJsonArray rows = rep["rows"].toArray();
+        const double ticks = rep["contended_ticks"].toDouble();
+        qInfo("%s: %.0f contended ticks; holder samples %.0f: hog %.0f, waiter %.0f",
+              qPrintable(interpreter.label), ticks, matched(rep), total(rep, "hog"),
+              total(rep, "waiter"));
+        QVERIFY2(ticks > 100, "no thread was seen waiting for the GIL");
+        QVERIFY(!rows.isEmpty());
+        QCOMPARE(rows[0].toObject()["function"].toString(), QString("hog"));
+        QVERIFY(total(rep, "hog") > 0.5 * matched(rep));
+        QVERIFY(total(rep, "waiter") < total(rep, "hog"));
+        // Without the contention filter the waiters dominate the wall clock.
+        const QJsonObject all = report(bin, {}, &error);
+        QVERIFY(total(all, "waiter") > total(all, "hog"));
+    }
+
+    void badArgumentsAreRefused() {
+        QTemporaryDir dir;
+        auto r = runGilscope({"report", dir.filePath("missing.bin")});
+        QVERIFY2(r.exitCode != 0 && r.err.contains("not found"), qPrintable(describe(r)));
+        r = runGilscope({"report", "x.bin", "--mode", "sometimes"});
+        QCOMPARE(r.exitCode, 2);
+        r = runGilscope({"report", "x.bin", "--range", "3:1"});
+        QCOMPARE(r.exitCode, 2);
+        r = runGilscope({"report", "x.bin", "--by", "module"});
+        QCOMPARE(r.exitCode, 2);
+        r = runGilscope({"report", "x.bin", "--gil-contention", "--mode", "cpu"});
+        QCOMPARE(r.exitCode, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReport)
+#include "test_report.moc"

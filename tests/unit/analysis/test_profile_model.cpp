@@ -1,0 +1,353 @@
+// ProfileModel fed with synthetic batches: own/total under recursion, lines, top-down and
+// bottom-up trees, callers/callees, every filter alone and combined, GIL contention with
+// replay-style interleaved ticks, spilled blocks, and queries while a producer runs.
+#include "core/analysis/profile_model.h"
+#include "core/analysis/profile_views.h"
+#include "core/sample/thread_status.h"
+#include "tests/support/synthetic_feed.h"
+
+#include <QTest>
+
+#include <atomic>
+#include <thread>
+
+using namespace gilscope;
+using gilscope::test::SyntheticFeed;
+namespace TS = gilscope::ThreadStatus;
+
+namespace {
+
+std::shared_ptr<const ProfileSnapshot> run(const ProfileModel& m, ProfileFilter f = {}) {
+    auto r = m.query(f);
+    if (!r) qFatal("query failed: %s", r.error().message.c_str());
+    return *r;
+}
+
+uint32_t funcId(const ProfileSnapshot& s, const std::string& name) {
+    for (uint32_t i = 0; i < s.functions.size(); ++i)
+        if (s.functions[i].name == name) return i;
+    return kNoFunction;
+}
+
+FunctionRow row(const ProfileSnapshot& s, const std::string& name) {
+    const uint32_t f = funcId(s, name);
+    for (const FunctionRow& r : functionTable(s))
+        if (r.func == f) return r;
+    return {f, 0, 0};
+}
+
+uint64_t own(const ProfileSnapshot& s, const std::string& name) {
+    return row(s, name).own;
+}
+uint64_t total(const ProfileSnapshot& s, const std::string& name) {
+    return row(s, name).total;
+}
+
+std::vector<uint64_t> times(uint64_t from, size_t n, uint64_t step = 1000) {
+    std::vector<uint64_t> v;
+    for (size_t i = 0; i < n; ++i)
+        v.push_back(from + i * step);
+    return v;
+}
+
+} // namespace
+
+class TestProfileModel : public QObject {
+    Q_OBJECT
+private slots:
+    void ownAndTotalCountRecursionOnce() {
+        ProfileModel m;
+        SyntheticFeed f(m);
+        const FrameId main = f.frame("m.py", 1, "main"), a1 = f.frame("m.py", 5, "a"),
+                      a2 = f.frame("m.py", 6, "a"), b = f.frame("m.py", 9, "b");
+        // main -> a -> b -> a (leaf a): a recursed, counted once in total.
+        f.add(1, 0, {a2, b, a1, main}, times(10, 3));
+        f.add(1, 0, {b, a1, main}, times(5000, 1));
+        f.add(1, 0, {main}, times(9000, 1));
+        const auto s = run(m);
+        QCOMPARE(s->matchedSamples, 5u);
+        QCOMPARE(own(*s, "a"), 3u);
+        QCOMPARE(total(*s, "a"), 4u);
+        QCOMPARE(own(*s, "b"), 1u);
+        QCOMPARE(total(*s, "b"), 4u);
+        QCOMPARE(own(*s, "main"), 1u);
+        QCOMPARE(total(*s, "main"), 5u);
+        QCOMPARE(s->functions[funcId(*s, "a")].firstLine, 5);
+
+        // Lines: a:6 is the leaf 3 times; a:5 is on 4 stacks.
+        uint64_t line5 = 0, line6 = 0;
+        for (const LineRow& r : lineTable(*s)) {
+            const LineKey& k = s->lines[r.line];
+            if (s->functions[k.func].name != "a") continue;
+            if (k.line == 5) line5 = r.total;
+            if (k.line == 6) {
+                line6 = r.total;
+                QCOMPARE(r.own, 3u);
+            }
+        }
+        QCOMPARE(line5, 4u);
+        QCOMPARE(line6, 3u);
+        const auto heat = fileLineHeat(*s, "m.py");
+        QCOMPARE(heat.size(), size_t(4)); // lines 1, 5, 6, 9
+        QCOMPARE(heat.front().line, 1);
+        QCOMPARE(heat.front().total, 5u);
+    }
+
+    void topDownAndBottomUpTrees() {
+        ProfileModel m;
+        SyntheticFeed f(m);
+        const FrameId main = f.frame("m.py", 1, "main"), x = f.frame("m.py", 3, "x"),
+                      x2 = f.frame("m.py", 4, "x"), y = f.frame("m.py", 7, "y"),
+                      leaf = f.frame("m.py", 9, "leaf");
+        f.add(1, 0, {leaf, x, main}, times(0, 6));
+        f.add(1, 0, {leaf, x2, main}, times(100000, 1)); // another line of x: same tree node
+        f.add(2, 0, {leaf, y, main}, times(0, 3));
+        f.add(2, 0, {y, main}, times(50000, 2));
+        const auto s = run(m);
+        const CallTree td = topDownTree(*s);
+        QCOMPARE(td.nodes[0].total, 12u);
+        QCOMPARE(td.nodes[0].children.size(), size_t(1));
+        const CallTreeNode& mainNode = td.nodes[td.nodes[0].children[0]];
+        QCOMPARE(s->functions[mainNode.func].name, std::string("main"));
+        QCOMPARE(mainNode.total, 12u);
+        QCOMPARE(mainNode.children.size(), size_t(2));
+        const CallTreeNode& first = td.nodes[mainNode.children[0]]; // hottest first
+        QCOMPARE(s->functions[first.func].name, std::string("x"));
+        QCOMPARE(first.total, 7u);
+        QCOMPARE(first.self, 0u);
+        const CallTreeNode& second = td.nodes[mainNode.children[1]];
+        QCOMPARE(second.total, 5u);
+        QCOMPARE(second.self, 2u);
+
+        const CallTree bu = bottomUpTree(*s);
+        QCOMPARE(bu.nodes[0].total, 12u);
+        const CallTreeNode& leafNode = bu.nodes[bu.nodes[0].children[0]];
+        QCOMPARE(s->functions[leafNode.func].name, std::string("leaf"));
+        QCOMPARE(leafNode.total, 10u);
+        QCOMPARE(leafNode.children.size(), size_t(2));
+        QCOMPARE(bu.nodes[leafNode.children[0]].total, 7u); // called from x
+        const CallTreeNode& yNode = bu.nodes[bu.nodes[0].children[1]];
+        QCOMPARE(s->functions[yNode.func].name, std::string("y"));
+        QCOMPARE(yNode.total, 2u);
+        QCOMPARE(bu.nodes[yNode.children[0]].self, 2u); // ends at main
+
+        const CallersCallees cc = callersAndCallees(*s, funcId(*s, "leaf"));
+        QCOMPARE(cc.total, 10u);
+        QCOMPARE(cc.callers.size(), size_t(2));
+        QCOMPARE(s->functions[cc.callers[0].func].name, std::string("x"));
+        QCOMPARE(cc.callers[0].total, 7u);
+        QVERIFY(cc.callees.empty());
+        const CallersCallees cm = callersAndCallees(*s, funcId(*s, "main"));
+        QCOMPARE(cm.total, 12u);
+        QVERIFY(cm.callers.empty());
+        QCOMPARE(cm.callees.size(), size_t(2));
+    }
+
+    void recursiveCallersCountedOncePerSample() {
+        ProfileModel m;
+        SyntheticFeed f(m);
+        const FrameId main = f.frame("m.py", 1, "main"), r = f.frame("m.py", 3, "r");
+        f.add(1, 0, {r, r, r, main}, times(0, 4));
+        const auto s = run(m);
+        const CallersCallees cc = callersAndCallees(*s, funcId(*s, "r"));
+        QCOMPARE(cc.total, 4u);
+        QCOMPARE(cc.callers.size(), size_t(2)); // main and r
+        for (const FunctionRow& c : cc.callers)
+            QCOMPARE(c.total, 4u);
+        QCOMPARE(cc.callees.size(), size_t(1)); // r
+        QCOMPARE(cc.callees[0].total, 4u);
+    }
+
+    void stateFiltersUseStatusBitsAndGcFrames() {
+        ProfileModel m;
+        SyntheticFeed f(m);
+        const FrameId cpu = f.frame("s.py", 1, "cpu_work"), gil = f.frame("s.py", 2, "gil_only"),
+                      wait = f.frame("s.py", 3, "waiting"), exc = f.frame("s.py", 4, "raising"),
+                      gc = f.frame("~", kNoLocation, "<GC>"), alloc = f.frame("s.py", 5, "alloc"),
+                      idle = f.frame("s.py", 6, "idle");
+        f.add(1, TS::OnCpu | TS::HasGil, {cpu}, times(0, 5));
+        f.add(1, TS::HasGil, {gil}, times(10000, 4));
+        f.add(2, TS::GilRequested, {wait}, times(0, 3));
+        f.add(2, TS::HasException | TS::OnCpu | TS::HasGil, {exc}, times(10000, 2));
+        f.add(3, TS::OnCpu | TS::HasGil, {gc, alloc}, times(0, 6));
+        f.add(3, 0, {idle}, times(10000, 7));
+        auto s = run(m);
+        QCOMPARE(s->matchedSamples, 27u);
+        QCOMPARE(s->recordedSamples, 27u);
+        QCOMPARE(s->threads.size(), size_t(3));
+
+        ProfileFilter flt;
+        flt.state = StateFilter::OnCpu;
+        s = run(m, flt);
+        QCOMPARE(s->matchedSamples, 13u);
+        QCOMPARE(total(*s, "idle"), 0u);
+        QCOMPARE(total(*s, "cpu_work"), 5u);
+
+        flt.state = StateFilter::HoldingGil;
+        s = run(m, flt);
+        QCOMPARE(s->matchedSamples, 17u);
+        QCOMPARE(own(*s, "gil_only"), 4u);
+
+        flt.state = StateFilter::WaitingForGil;
+        s = run(m, flt);
+        QCOMPARE(s->matchedSamples, 3u);
+        QCOMPARE(total(*s, "waiting"), 3u);
+
+        flt.state = StateFilter::Exception;
+        s = run(m, flt);
+        QCOMPARE(s->matchedSamples, 2u);
+        QCOMPARE(own(*s, "raising"), 2u);
+
+        flt.state = StateFilter::Gc;
+        s = run(m, flt);
+        QCOMPARE(s->matchedSamples, 6u);
+        QCOMPARE(total(*s, "alloc"), 6u);
+
+        // Combined with a thread set and a time range (the scan path).
+        flt = {};
+        flt.state = StateFilter::OnCpu;
+        flt.threads = {2, 3};
+        s = run(m, flt);
+        QCOMPARE(s->matchedSamples, 8u);
+        flt.hasRange = true;
+        const uint64_t origin = s->originUs;
+        flt.startUs = origin + 10000;
+        flt.endUs = origin + 12000; // [10000, 12000): two ticks
+        s = run(m, flt);
+        QCOMPARE(s->matchedSamples, 2u);
+        QCOMPARE(own(*s, "raising"), 2u);
+        flt.state = StateFilter::All;
+        s = run(m, flt);
+        QCOMPARE(s->matchedSamples, 4u); // raising x2 + idle x2
+        flt.threads = {};
+        s = run(m, flt);
+        QCOMPARE(s->matchedSamples, 6u);
+    }
+
+    void rangeIsHalfOpenAndRelativeToTheFirstSample() {
+        ProfileModel m;
+        SyntheticFeed f(m);
+        const FrameId early = f.frame("r.py", 1, "early"), late = f.frame("r.py", 2, "late");
+        f.add(1, 0, {early}, times(5'000'000, 100)); // 0 .. 99 ms
+        f.add(1, 0, {late}, times(5'100'000, 100));  // 100 .. 199 ms
+        ProfileFilter flt;
+        flt.hasRange = true;
+        flt.startUs = 5'100'000;
+        flt.endUs = 5'150'000;
+        auto s = run(m, flt);
+        QCOMPARE(s->originUs, 5'000'000u);
+        QCOMPARE(total(*s, "early"), 0u);
+        QCOMPARE(total(*s, "late"), 50u);
+        flt.startUs = 5'050'000;
+        flt.endUs = 5'100'001;
+        s = run(m, flt);
+        QCOMPARE(total(*s, "early"), 50u);
+        QCOMPARE(total(*s, "late"), 1u);
+        flt.startUs = 1;
+        flt.endUs = 4'000'000; // before the recording
+        s = run(m, flt);
+        QCOMPARE(s->matchedSamples, 0u);
+    }
+
+    void gilContentionNamesTheHolderAtContendedTicksOnly() {
+        ProfileModel m;
+        SyntheticFeed f(m);
+        const FrameId hog = f.frame("g.py", 1, "hog"), calm = f.frame("g.py", 2, "calm"),
+                      waiter = f.frame("g.py", 3, "waiter"), other = f.frame("g.py", 4, "other");
+        // Replay order: each thread's run-length records arrive whole, not tick by tick.
+        f.add(1, TS::HasGil | TS::OnCpu, {hog}, times(0, 10));      // ticks 0..9
+        f.add(1, TS::HasGil | TS::OnCpu, {calm}, times(10000, 10)); // ticks 10..19
+        f.add(2, TS::GilRequested, {waiter}, times(0, 10));         // waits 0..9
+        f.add(2, 0, {other}, times(10000, 10));                     // idle 10..19
+        f.add(3, TS::GilRequested, {waiter}, times(0, 5));          // a second waiter
+        ProfileFilter flt;
+        flt.state = StateFilter::GilContention;
+        auto s = run(m, flt);
+        QCOMPARE(s->contendedTicks, 10u);
+        QCOMPARE(s->matchedSamples, 10u);
+        QCOMPARE(own(*s, "hog"), 10u);
+        QCOMPARE(total(*s, "calm"), 0u);
+        QCOMPARE(total(*s, "waiter"), 0u);
+        // With a range and a thread set (applied to the holder).
+        flt.hasRange = true;
+        flt.startUs = s->originUs + 2000;
+        flt.endUs = s->originUs + 4000;
+        s = run(m, flt);
+        QCOMPARE(s->contendedTicks, 2u);
+        QCOMPARE(own(*s, "hog"), 2u);
+        flt.threads = {2};
+        s = run(m, flt);
+        QCOMPARE(s->matchedSamples, 0u);
+    }
+
+    void spilledBlocksGiveTheSameCountsAsMemory() {
+        ProfileModel m;
+        SyntheticFeed f(m);
+        const FrameId a = f.frame("b.py", 1, "a"), b = f.frame("b.py", 2, "b"),
+                      c = f.frame("b.py", 3, "c");
+        // 300k samples: several 64k blocks on disk plus a tail in memory.
+        const size_t n = 300000;
+        for (size_t i = 0; i < n; ++i) {
+            const FrameId leaf = i % 3 == 0 ? a : (i % 3 == 1 ? b : c);
+            f.add(i % 4, (i % 2) ? TS::OnCpu : 0, {leaf}, {1'000'000 + i * 10});
+        }
+        const auto all = run(m);
+        QCOMPARE(all->matchedSamples, uint64_t(n));
+        QVERIFY2(all->spillProblem.empty(), all->spillProblem.c_str());
+        ProfileFilter flt;
+        flt.hasRange = true;
+        flt.startUs = 0;
+        flt.endUs = UINT64_MAX;
+        flt.state = StateFilter::OnCpu;
+        auto scanned = run(m, flt);
+        flt.hasRange = false;
+        auto counted = run(m, flt);
+        QCOMPARE(scanned->matchedSamples, uint64_t(n / 2));
+        QCOMPARE(scanned->selfCounts, counted->selfCounts);
+        // A range inside the third block: [1'000'000 + 150000*10, + 1000 samples).
+        flt.hasRange = true;
+        flt.state = StateFilter::All;
+        flt.startUs = 1'000'000 + 150000 * 10;
+        flt.endUs = flt.startUs + 1000 * 10;
+        auto part = run(m, flt);
+        QCOMPARE(part->matchedSamples, 1000u);
+        QCOMPARE(own(*part, "a") + own(*part, "b") + own(*part, "c"), 1000u);
+    }
+
+    void queriesWhileTheProducerRuns() {
+        ProfileModel m;
+        SyntheticFeed f(m);
+        const FrameId a = f.frame("c.py", 1, "a"), b = f.frame("c.py", 2, "b");
+        std::vector<FrameId> frames;
+        for (int i = 0; i < 40; ++i)
+            frames.push_back(f.frame("c.py", 10 + i, "deep" + std::to_string(i)));
+        std::atomic<bool> done{false};
+        std::thread producer([&] {
+            for (uint64_t i = 0; i < 200000; ++i) {
+                std::vector<FrameId> st(frames.begin(), frames.begin() + (i % 40));
+                st.insert(st.begin(), (i & 1) ? a : b);
+                f.add(i % 8, TS::OnCpu, st, {i * 100});
+            }
+            done = true;
+        });
+        int queries = 0;
+        uint64_t last = 0;
+        while (!done || queries < 3) {
+            ProfileFilter flt;
+            flt.hasRange = queries % 2 == 1;
+            auto s = run(m, flt);
+            QVERIFY(s->matchedSamples >= last); // never goes backwards
+            uint64_t sum = 0;
+            for (uint64_t c : s->selfCounts)
+                sum += c;
+            QCOMPARE(sum, s->matchedSamples);
+            last = s->matchedSamples;
+            ++queries;
+        }
+        producer.join();
+        QCOMPARE(run(m)->matchedSamples, 200000u);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfileModel)
+#include "test_profile_model.moc"

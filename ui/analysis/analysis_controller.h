@@ -1,0 +1,82 @@
+#pragma once
+
+#include "core/analysis/profile_filter.h"
+#include "ui/analysis/analysis_result.h"
+
+#include <QObject>
+
+#include <memory>
+#include <vector>
+
+class QTimer;
+
+namespace gilscope {
+class ProfileModel;
+}
+
+namespace gilscope::ui {
+
+// Owns the filter every analysis view shares (state, threads, time range) and a
+// filter/zoom stack with back and forward, as Hotspot's FilterAndZoomStack. Queries run
+// on a worker thread; results come back through resultReady() tagged with a generation,
+// and a result older than the latest request is dropped. While recording it re-queries
+// four times a second, never with more than one query in flight.
+class AnalysisController : public QObject {
+    Q_OBJECT
+public:
+    explicit AnalysisController(QObject* parent = nullptr);
+    ~AnalysisController() override;
+
+    // pid > 0: a live recording (sources are read from /proc/PID/root); live: refresh
+    // periodically until setLive(false).
+    void setModel(std::shared_ptr<ProfileModel> model, int pid, bool live);
+    void setLive(bool live);
+    void clear();
+    bool hasModel() const { return model_ != nullptr; }
+    int pid() const { return pid_; }
+
+    const ProfileFilter& filter() const { return filter_; }
+    StateFilter state() const { return filter_.state; }
+    void setState(StateFilter state);
+    // Pushes a new entry on the stack (dropping any forward entries).
+    void setRange(uint64_t startUs, uint64_t endUs);
+    void setThreads(std::vector<uint64_t> threads);
+    void resetFilters(); // pushes an entry without range or thread filter
+    bool canGoBack() const { return index_ > 0; }
+    bool canGoForward() const { return index_ + 1 < stack_.size(); }
+    void back();
+    void forward();
+
+    AnalysisResultPtr latest() const { return latest_; }
+    bool busy() const { return inFlight_; }
+
+public slots:
+    void refresh();
+
+signals:
+    void resultReady(gilscope::ui::AnalysisResultPtr result);
+    void filterChanged();
+
+private:
+    struct Entry {
+        bool hasRange = false;
+        uint64_t startUs = 0, endUs = UINT64_MAX;
+        std::vector<uint64_t> threads;
+    };
+    void push(Entry e);
+    void apply();
+    void onFinished(AnalysisResultPtr result);
+
+    std::shared_ptr<ProfileModel> model_;
+    int pid_ = 0;
+    ProfileFilter filter_;
+    std::vector<Entry> stack_{Entry{}};
+    size_t index_ = 0;
+    uint64_t generation_ = 0;
+    bool inFlight_ = false;
+    bool pending_ = false;
+    AnalysisResultPtr latest_;
+    QTimer* liveTimer_;
+};
+
+} // namespace gilscope::ui

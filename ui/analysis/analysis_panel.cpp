@@ -1,0 +1,344 @@
+#include "ui/analysis/analysis_panel.h"
+
+#include "core/analysis/profile_model.h"
+#include "ui/analysis/analysis_controller.h"
+#include "ui/analysis/call_tree_model.h"
+#include "ui/analysis/callers_callees_view.h"
+#include "ui/analysis/flame_graph_widget.h"
+#include "ui/analysis/source_view.h"
+#include "ui/analysis/timeline_range_selector.h"
+#include "ui/analysis/top_functions_model.h"
+#include "ui/timeline_widget.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace gilscope::ui {
+
+namespace {
+
+QSortFilterProxyModel* makeProxy(QAbstractItemModel* source, QObject* parent) {
+    auto* proxy = new QSortFilterProxyModel(parent);
+    proxy->setSourceModel(source);
+    proxy->setSortRole(SortRole);
+    proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    proxy->setFilterKeyColumn(0);
+    proxy->setRecursiveFilteringEnabled(true);
+    return proxy;
+}
+
+QToolButton* makeButton(const QString& text, const QString& tip, QWidget* parent) {
+    auto* b = new QToolButton(parent);
+    b->setText(text);
+    b->setToolTip(tip);
+    b->setAutoRaise(true);
+    return b;
+}
+
+} // namespace
+
+AnalysisPanel::AnalysisPanel(QWidget* parent)
+    : QWidget(parent), controller_(new AnalysisController(this)),
+      topModel_(new TopFunctionsModel(this)),
+      treeModel_(new CallTreeModel(CallTreeModel::Kind::TopDown, this)),
+      bottomUpModel_(new CallTreeModel(CallTreeModel::Kind::BottomUp, this)) {
+    setObjectName(QStringLiteral("analysisPanel"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(buildToolbar());
+
+    topProxy_ = makeProxy(topModel_, this);
+    topProxy_->setFilterKeyColumn(-1); // name or file:line
+    topView_ = new QTableView(this);
+    topView_->setObjectName(QStringLiteral("topFunctionsView"));
+    topView_->setModel(topProxy_);
+    topView_->setSortingEnabled(true);
+    topView_->sortByColumn(TopFunctionsModel::Own, Qt::DescendingOrder);
+    topView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    topView_->setSelectionMode(QAbstractItemView::SingleSelection);
+    topView_->verticalHeader()->hide();
+    topView_->setAlternatingRowColors(true);
+    topView_->setWordWrap(false);
+    topView_->horizontalHeader()->setStretchLastSection(true);
+    topView_->verticalHeader()->setDefaultSectionSize(topView_->fontMetrics().height() + 6);
+    topView_->setColumnWidth(TopFunctionsModel::Name, 260);
+
+    treeView_ = makeTreeView(treeModel_, &treeProxy_);
+    treeView_->setObjectName(QStringLiteral("callTreeView"));
+    bottomUpView_ = makeTreeView(bottomUpModel_, &bottomUpProxy_);
+    bottomUpView_->setObjectName(QStringLiteral("bottomUpView"));
+
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName(QStringLiteral("analysisTabs"));
+    tabs_->addTab(topView_, tr("Top functions"));
+    tabs_->addTab(buildFlamePage(), tr("Flame graph"));
+    tabs_->addTab(treeView_, tr("Call tree"));
+    tabs_->addTab(bottomUpView_, tr("Bottom-up"));
+    callers_ = new CallersCalleesView(this);
+    tabs_->addTab(callers_, tr("Callers / callees"));
+
+    source_ = new SourceView(this);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(tabs_);
+    split->addWidget(source_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+
+    connect(controller_, &AnalysisController::resultReady, this, &AnalysisPanel::onResult);
+    connect(controller_, &AnalysisController::filterChanged, this, &AnalysisPanel::onFilterChanged);
+    connect(topView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (current.isValid()) selectFunction(current.data(FunctionRole).toUInt());
+            });
+    for (QTreeView* view : {treeView_, bottomUpView_})
+        connect(view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+                [this](const QModelIndex& current) {
+                    const uint func = current.data(FunctionRole).toUInt();
+                    if (current.isValid() && func != kNoFunction) selectFunction(func);
+                });
+    connect(flame_, &FlameGraphWidget::frameClicked, this, &AnalysisPanel::selectFunction);
+    onFilterChanged();
+}
+
+AnalysisPanel::~AnalysisPanel() = default;
+
+QWidget* AnalysisPanel::buildToolbar() {
+    auto* bar = new QWidget(this);
+    auto* row = new QHBoxLayout(bar);
+    row->setContentsMargins(4, 2, 4, 2);
+    row->addWidget(new QLabel(tr("Threads in state"), bar));
+    stateBox_ = new QComboBox(bar);
+    stateBox_->setObjectName(QStringLiteral("stateFilter"));
+    for (StateFilter s : kAllStateFilters)
+        stateBox_->addItem(
+            QString::fromUtf8(stateFilterLabel(s).data(), int(stateFilterLabel(s).size())), int(s));
+    stateBox_->setToolTip(
+        tr("Which thread-samples every view counts. “GIL contention (holder)”: in the ticks "
+           "where some thread waited for the GIL, what the thread holding it ran."));
+    row->addWidget(stateBox_);
+    connect(stateBox_, &QComboBox::currentIndexChanged, this,
+            [this] { controller_->setState(StateFilter(stateBox_->currentData().toInt())); });
+
+    backButton_ = makeButton(QStringLiteral("◀"), tr("Previous filter (time range)"), bar);
+    backButton_->setObjectName(QStringLiteral("filterBack"));
+    forwardButton_ = makeButton(QStringLiteral("▶"), tr("Next filter"), bar);
+    forwardButton_->setObjectName(QStringLiteral("filterForward"));
+    resetButton_ = makeButton(tr("Whole recording"), tr("Drop the time range"), bar);
+    resetButton_->setObjectName(QStringLiteral("filterReset"));
+    connect(backButton_, &QToolButton::clicked, controller_, &AnalysisController::back);
+    connect(forwardButton_, &QToolButton::clicked, controller_, &AnalysisController::forward);
+    connect(resetButton_, &QToolButton::clicked, controller_, &AnalysisController::resetFilters);
+    row->addSpacing(12);
+    row->addWidget(backButton_);
+    row->addWidget(forwardButton_);
+    row->addWidget(resetButton_);
+    rangeLabel_ = new QLabel(bar);
+    rangeLabel_->setObjectName(QStringLiteral("rangeLabel"));
+    row->addWidget(rangeLabel_);
+    row->addSpacing(12);
+    search_ = new QLineEdit(bar);
+    search_->setObjectName(QStringLiteral("analysisSearch"));
+    search_->setPlaceholderText(tr("Search functions and files"));
+    search_->setClearButtonEnabled(true);
+    search_->setMaximumWidth(260);
+    connect(search_, &QLineEdit::textChanged, this, &AnalysisPanel::applySearch);
+    row->addWidget(search_);
+    summary_ = new QLabel(bar);
+    summary_->setObjectName(QStringLiteral("analysisSummary"));
+    row->addWidget(summary_, 1, Qt::AlignRight);
+    return bar;
+}
+
+QWidget* AnalysisPanel::buildFlamePage() {
+    auto* page = new QWidget(this);
+    auto* layout = new QVBoxLayout(page);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* bar = new QHBoxLayout;
+    flame_ = new FlameGraphWidget(page);
+    flame_->setObjectName(QStringLiteral("flameGraph"));
+    auto* back = makeButton(tr("◀ Zoom out"), tr("Back to the previous zoom"), page);
+    back->setObjectName(QStringLiteral("flameBack"));
+    auto* reset = makeButton(tr("Reset zoom"), tr("Show all samples"), page);
+    reset->setObjectName(QStringLiteral("flameReset"));
+    icicle_ = new QCheckBox(tr("Icicle"), page);
+    icicle_->setObjectName(QStringLiteral("flameIcicle"));
+    icicle_->setToolTip(tr("Root at the top, callees below"));
+    flameStatus_ = new QLabel(page);
+    flameStatus_->setObjectName(QStringLiteral("flameStatus"));
+    bar->addWidget(back);
+    bar->addWidget(reset);
+    bar->addWidget(icicle_);
+    bar->addWidget(flameStatus_, 1);
+    layout->addLayout(bar);
+    auto* scroll = new QScrollArea(page);
+    scroll->setWidget(flame_);
+    scroll->setWidgetResizable(true);
+    layout->addWidget(scroll, 1);
+    connect(back, &QToolButton::clicked, flame_, &FlameGraphWidget::back);
+    connect(reset, &QToolButton::clicked, flame_, &FlameGraphWidget::resetZoom);
+    connect(icicle_, &QCheckBox::toggled, flame_, &FlameGraphWidget::setIcicle);
+    auto updateStatus = [this, back] {
+        back->setEnabled(flame_->canGoBack());
+        QString text = flame_->searchSummary();
+        if (text.isEmpty()) text = tr("Click a frame to zoom in; colours are per module.");
+        flameStatus_->setText(text);
+    };
+    connect(flame_, &FlameGraphWidget::zoomChanged, this, updateStatus);
+    connect(controller_, &AnalysisController::resultReady, this, updateStatus);
+    connect(search_, &QLineEdit::textChanged, this, updateStatus);
+    updateStatus();
+    return page;
+}
+
+QTreeView* AnalysisPanel::makeTreeView(CallTreeModel* model, QSortFilterProxyModel** proxy) {
+    *proxy = makeProxy(model, this);
+    auto* view = new QTreeView(this);
+    view->setModel(*proxy);
+    view->setSortingEnabled(true);
+    view->sortByColumn(CallTreeModel::Total, Qt::DescendingOrder);
+    view->setAlternatingRowColors(true);
+    view->setUniformRowHeights(true);
+    view->header()->setStretchLastSection(true);
+    view->setColumnWidth(CallTreeModel::Name, 320);
+    return view;
+}
+
+void AnalysisPanel::showRecording(std::shared_ptr<ProfileModel> model, int pid, bool live) {
+    expandedOnce_ = false;
+    selectedName_.clear();
+    selectedFile_.clear();
+    source_->clear();
+    callers_->clear();
+    flame_->resetZoom();
+    controller_->setModel(std::move(model), pid, live);
+}
+
+void AnalysisPanel::setLive(bool live) {
+    controller_->setLive(live);
+}
+
+void AnalysisPanel::clear() {
+    controller_->clear();
+    topModel_->setResult(nullptr);
+    treeModel_->setResult(nullptr);
+    bottomUpModel_->setResult(nullptr);
+    flame_->setResult(nullptr);
+    source_->clear();
+    callers_->clear();
+    summary_->clear();
+}
+
+void AnalysisPanel::attachTimeline(TimelineWidget* timeline) {
+    selector_ = new TimelineRangeSelector(timeline);
+    connect(selector_, &TimelineRangeSelector::rangeSelected, controller_,
+            &AnalysisController::setRange);
+    onFilterChanged();
+}
+
+void AnalysisPanel::applySearch(const QString& text) {
+    topProxy_->setFilterFixedString(text);
+    treeProxy_->setFilterFixedString(text);
+    bottomUpProxy_->setFilterFixedString(text);
+    flame_->setSearch(text);
+}
+
+void AnalysisPanel::onFilterChanged() {
+    const ProfileFilter& f = controller_->filter();
+    backButton_->setEnabled(controller_->canGoBack());
+    forwardButton_->setEnabled(controller_->canGoForward());
+    resetButton_->setEnabled(f.hasRange || !f.threads.empty());
+    const int stateIndex = stateBox_->findData(int(f.state));
+    if (stateIndex >= 0 && stateIndex != stateBox_->currentIndex())
+        stateBox_->setCurrentIndex(stateIndex);
+    const auto latest = controller_->latest();
+    const uint64_t origin = latest && latest->snapshot ? latest->snapshot->originUs : 0;
+    if (f.hasRange && origin) {
+        auto sec = [origin](uint64_t t) { return t > origin ? double(t - origin) / 1e6 : 0.0; };
+        rangeLabel_->setText(
+            tr("%1 s – %2 s").arg(sec(f.startUs), 0, 'f', 3).arg(sec(f.endUs), 0, 'f', 3));
+    } else {
+        rangeLabel_->setText(f.hasRange ? tr("time range")
+                                        : tr("drag on the timeline to pick a range"));
+    }
+    if (selector_) selector_->showRange(f.hasRange, f.startUs, f.endUs);
+}
+
+void AnalysisPanel::onResult(AnalysisResultPtr result) {
+    if (!result->error.isEmpty()) {
+        summary_->setText(tr("Analysis failed: %1").arg(result->error));
+        return;
+    }
+    const ProfileSnapshot& s = *result->snapshot;
+    QLocale loc;
+    QString text = tr("%1 of %2 thread-samples · %3")
+                       .arg(loc.toString(qulonglong(s.matchedSamples)),
+                            loc.toString(qulonglong(s.recordedSamples)),
+                            QString::fromUtf8(stateFilterLabel(s.filter.state).data()));
+    if (s.filter.state == StateFilter::GilContention)
+        text +=
+            tr(" · %1 ticks with a thread waiting").arg(loc.toString(qulonglong(s.contendedTicks)));
+    summary_->setText(text);
+
+    topModel_->setResult(result);
+    treeModel_->setResult(result);
+    bottomUpModel_->setResult(result);
+    flame_->setResult(result);
+    if (!expandedOnce_ && s.matchedSamples > 0) {
+        expandHottestPath(treeView_);
+        expandHottestPath(bottomUpView_);
+        expandedOnce_ = true;
+    } else {
+        expandHottestPath(treeView_);
+    }
+    // Keep the selected function selected across live updates.
+    if (!selectedName_.empty()) {
+        for (int r = 0; r < topProxy_->rowCount(); ++r) {
+            const QModelIndex idx = topProxy_->index(r, 0);
+            const uint func = idx.data(FunctionRole).toUInt();
+            if (func < s.functions.size() && s.functions[func].name == selectedName_ &&
+                s.functions[func].file == selectedFile_) {
+                QSignalBlocker block(topView_->selectionModel());
+                topView_->selectionModel()->setCurrentIndex(
+                    idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+                source_->showFunction(result, func, controller_->pid());
+                if (tabs_->currentWidget() == callers_) callers_->showFunction(result, func);
+                break;
+            }
+        }
+    }
+    onFilterChanged();
+    emit resultShown();
+}
+
+void AnalysisPanel::selectFunction(uint32_t func) {
+    const auto result = controller_->latest();
+    if (!result || !result->snapshot || func >= result->snapshot->functions.size()) return;
+    selectedName_ = result->snapshot->functions[func].name;
+    selectedFile_ = result->snapshot->functions[func].file;
+    source_->showFunction(result, func, controller_->pid());
+    callers_->showFunction(result, func);
+}
+
+void AnalysisPanel::expandHottestPath(QTreeView* view) {
+    QModelIndex idx = view->model()->index(0, 0);
+    for (int depth = 0; idx.isValid() && depth < 64; ++depth) {
+        view->expand(idx);
+        idx = view->model()->index(0, 0, idx);
+    }
+}
+
+} // namespace gilscope::ui

@@ -1,0 +1,108 @@
+#pragma once
+
+#include "ui/analysis/analysis_result.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTabWidget;
+class QTableView;
+class QToolButton;
+class QTreeView;
+class QCheckBox;
+
+namespace gilscope {
+class ProfileModel;
+}
+
+namespace gilscope::ui {
+
+class AnalysisController;
+class CallTreeModel;
+class CallersCalleesView;
+class FlameGraphWidget;
+class SourceView;
+class TimelineRangeSelector;
+class TimelineWidget;
+class TopFunctionsModel;
+
+// Where the time goes: top functions, call tree, bottom-up tree and flame graph of one
+// recording (live or opened), with a source view. One filter drives every view: the
+// thread-state choice, and the time range dragged on the timeline (back/forward).
+class AnalysisPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit AnalysisPanel(QWidget* parent = nullptr);
+    ~AnalysisPanel() override;
+
+    // pid > 0 for a live recording (live: refresh 4x a second until setLive(false)).
+    void showRecording(std::shared_ptr<ProfileModel> model, int pid, bool live);
+    void setLive(bool live);
+    void clear();
+    // Drag-selecting on this timeline filters every view to that range.
+    void attachTimeline(TimelineWidget* timeline);
+
+    AnalysisController* controller() const { return controller_; }
+    QComboBox* stateBox() const { return stateBox_; }
+    QLineEdit* searchBox() const { return search_; }
+    QTabWidget* tabs() const { return tabs_; }
+    QTableView* topView() const { return topView_; }
+    TopFunctionsModel* topModel() const { return topModel_; }
+    QSortFilterProxyModel* topProxy() const { return topProxy_; }
+    QTreeView* callTreeView() const { return treeView_; }
+    QTreeView* bottomUpView() const { return bottomUpView_; }
+    CallTreeModel* callTreeModel() const { return treeModel_; }
+    FlameGraphWidget* flameGraph() const { return flame_; }
+    SourceView* sourceView() const { return source_; }
+    CallersCalleesView* callersCallees() const { return callers_; }
+    QLabel* summary() const { return summary_; }
+    QToolButton* backButton() const { return backButton_; }
+    QToolButton* forwardButton() const { return forwardButton_; }
+
+signals:
+    void resultShown();
+
+private:
+    QWidget* buildToolbar();
+    QWidget* buildFlamePage();
+    QTreeView* makeTreeView(CallTreeModel* model, QSortFilterProxyModel** proxy);
+    void onResult(AnalysisResultPtr result);
+    void onFilterChanged();
+    void selectFunction(uint32_t func);
+    void expandHottestPath(QTreeView* view);
+    void applySearch(const QString& text);
+
+    AnalysisController* controller_;
+    TimelineRangeSelector* selector_ = nullptr;
+    QComboBox* stateBox_;
+    QLineEdit* search_;
+    QLabel* summary_;
+    QLabel* rangeLabel_;
+    QToolButton* backButton_;
+    QToolButton* forwardButton_;
+    QToolButton* resetButton_;
+    QTabWidget* tabs_;
+    TopFunctionsModel* topModel_;
+    QSortFilterProxyModel* topProxy_;
+    QTableView* topView_;
+    CallTreeModel* treeModel_;
+    QSortFilterProxyModel* treeProxy_ = nullptr;
+    QTreeView* treeView_;
+    CallTreeModel* bottomUpModel_;
+    QSortFilterProxyModel* bottomUpProxy_ = nullptr;
+    QTreeView* bottomUpView_;
+    FlameGraphWidget* flame_;
+    QLabel* flameStatus_;
+    QCheckBox* icicle_;
+    SourceView* source_;
+    CallersCalleesView* callers_;
+    std::string selectedName_, selectedFile_; // survives live updates
+    bool expandedOnce_ = false;
+};
+
+} // namespace gilscope::ui

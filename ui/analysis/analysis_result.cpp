@@ -1,0 +1,40 @@
+#include "ui/analysis/analysis_result.h"
+
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QStringList>
+
+namespace gilscope::ui {
+
+QString moduleOf(const std::string& file) {
+    const QString path = QString::fromStdString(file);
+    const QStringList parts = path.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    // The directory right after site-packages / dist-packages / pythonX.Y is the package.
+    static const QRegularExpression stdlib(QStringLiteral("^python\\d+\\.\\d+t?$"));
+    for (int i = parts.size() - 2; i >= 0; --i) {
+        const QString& p = parts[i];
+        if (p == QLatin1String("site-packages") || p == QLatin1String("dist-packages") ||
+            stdlib.match(p).hasMatch()) {
+            QString next = parts[i + 1];
+            if (next.endsWith(QLatin1String(".py"))) next.chop(3);
+            return next;
+        }
+    }
+    QString base = QFileInfo(path).fileName();
+    if (base.endsWith(QLatin1String(".py"))) base.chop(3);
+    return base.isEmpty() ? path : base;
+}
+
+QString functionName(const ProfileSnapshot& s, uint32_t func) {
+    if (func >= s.functions.size()) return QStringLiteral("(all)");
+    return QString::fromStdString(s.functions[func].name);
+}
+
+QString functionLocation(const ProfileSnapshot& s, uint32_t func) {
+    if (func >= s.functions.size()) return {};
+    const FunctionInfo& f = s.functions[func];
+    const QString file = QString::fromStdString(f.file);
+    return f.firstLine >= 0 ? file + QLatin1Char(':') + QString::number(f.firstLine) : file;
+}
+
+} // namespace gilscope::ui

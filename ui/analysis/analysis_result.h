@@ -1,0 +1,36 @@
+#pragma once
+
+#include "core/analysis/profile_snapshot.h"
+#include "core/analysis/profile_views.h"
+
+#include <QMetaType>
+#include <QString>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace gilscope::ui {
+
+// Everything the analysis views show for one filter, computed on a worker thread and
+// handed to the GUI thread whole: plain values, no pointers into the live model.
+struct AnalysisResult {
+    uint64_t generation = 0; // of the request; older ones are dropped
+    std::shared_ptr<const ProfileSnapshot> snapshot;
+    std::vector<FunctionRow> functions;
+    CallTree topDown;
+    CallTree bottomUp;
+    QString error; // a failed query (spill read error)
+};
+using AnalysisResultPtr = std::shared_ptr<const AnalysisResult>;
+
+// "pkg" for .../site-packages/pkg/x.py, "json" for /usr/lib/python3.12/json/x.py, else
+// the file's base name without .py: what a flame graph colours by.
+QString moduleOf(const std::string& file);
+// "name" and "file:line" of a function, for display.
+QString functionName(const ProfileSnapshot& s, uint32_t func);
+QString functionLocation(const ProfileSnapshot& s, uint32_t func);
+
+} // namespace gilscope::ui
+
+Q_DECLARE_METATYPE(gilscope::ui::AnalysisResultPtr)

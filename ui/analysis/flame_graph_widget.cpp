@@ -1,0 +1,263 @@
+#include "ui/analysis/flame_graph_widget.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+
+namespace gilscope::ui {
+
+namespace {
+constexpr int kRowHeight = 18;
+constexpr double kMinWidth = 0.7; // narrower frames are not drawn
+} // namespace
+
+FlameGraphWidget::FlameGraphWidget(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+}
+
+QSize FlameGraphWidget::sizeHint() const {
+    return {800, std::max(200, (depth_ + 2) * kRowHeight)};
+}
+
+QSize FlameGraphWidget::minimumSizeHint() const {
+    return {200, std::max(100, (depth_ + 2) * kRowHeight)};
+}
+
+void FlameGraphWidget::setResult(AnalysisResultPtr result) {
+    result_ = std::move(result);
+    tree_ = result_ && result_->snapshot ? &result_->topDown : nullptr;
+    // Live updates rebuild the tree: keep the zoom by its path of functions.
+    zoom_ = resolve(zoomPath_);
+    if (zoom_ == 0) zoomPath_.clear();
+    updateSearchShare();
+    relayout();
+}
+
+void FlameGraphWidget::setSearch(const QString& text) {
+    search_ = text.trimmed();
+    updateSearchShare();
+    relayout();
+}
+
+void FlameGraphWidget::setIcicle(bool icicle) {
+    icicle_ = icicle;
+    relayout();
+}
+
+void FlameGraphWidget::zoomTo(uint32_t node) {
+    if (!tree_ || node >= tree_->nodes.size() || node == zoom_) return;
+    history_.push_back(zoomPath_);
+    zoom_ = node;
+    zoomPath_ = pathTo(node);
+    relayout();
+    emit zoomChanged();
+}
+
+void FlameGraphWidget::back() {
+    if (history_.empty()) return;
+    zoomPath_ = history_.back();
+    history_.pop_back();
+    zoom_ = resolve(zoomPath_);
+    relayout();
+    emit zoomChanged();
+}
+
+void FlameGraphWidget::resetZoom() {
+    if (zoom_ == 0 && history_.empty()) return;
+    history_.clear();
+    zoomPath_.clear();
+    zoom_ = 0;
+    relayout();
+    emit zoomChanged();
+}
+
+std::vector<uint32_t> FlameGraphWidget::pathTo(uint32_t node) const {
+    std::vector<uint32_t> path;
+    for (uint32_t n = node; n != 0; n = tree_->nodes[n].parent)
+        path.push_back(tree_->nodes[n].func);
+    std::reverse(path.begin(), path.end());
+    return path;
+}
+
+uint32_t FlameGraphWidget::resolve(const std::vector<uint32_t>& path) const {
+    if (!tree_ || tree_->nodes.empty()) return 0;
+    uint32_t node = 0;
+    for (uint32_t func : path) {
+        uint32_t next = 0;
+        for (uint32_t c : tree_->nodes[node].children)
+            if (tree_->nodes[c].func == func) next = c;
+        if (!next) return 0;
+        node = next;
+    }
+    return node;
+}
+
+bool FlameGraphWidget::matches(uint32_t node) const {
+    if (search_.isEmpty() || node == 0) return false;
+    const ProfileSnapshot& s = *result_->snapshot;
+    const uint32_t f = tree_->nodes[node].func;
+    return functionName(s, f).contains(search_, Qt::CaseInsensitive) ||
+           QString::fromStdString(s.functions[f].file).contains(search_, Qt::CaseInsensitive);
+}
+
+void FlameGraphWidget::updateSearchShare() {
+    searchShare_ = 0;
+    if (!tree_ || tree_->nodes.empty() || search_.isEmpty() || tree_->nodes[0].total == 0) return;
+    // Samples under the outermost matching frames: each sample counted once.
+    uint64_t covered = 0;
+    std::vector<uint32_t> todo{0};
+    while (!todo.empty()) {
+        const uint32_t n = todo.back();
+        todo.pop_back();
+        if (matches(n)) {
+            covered += tree_->nodes[n].total;
+            continue;
+        }
+        for (uint32_t c : tree_->nodes[n].children)
+            todo.push_back(c);
+    }
+    searchShare_ = double(covered) / double(tree_->nodes[0].total);
+}
+
+QString FlameGraphWidget::searchSummary() const {
+    if (search_.isEmpty()) return {};
+    return tr("“%1” is on the stack in %2% of the samples")
+        .arg(search_)
+        .arg(100.0 * searchShare_, 0, 'f', 1);
+}
+
+QRectF FlameGraphWidget::rowRect(int depth, double x, double width) const {
+    const double y = icicle_ ? depth * kRowHeight : height() - (depth + 1) * kRowHeight;
+    return {x, y, width, double(kRowHeight - 1)};
+}
+
+void FlameGraphWidget::relayout() {
+    boxes_.clear();
+    depth_ = 0;
+    if (tree_ && !tree_->nodes.empty() && tree_->nodes[0].total > 0) {
+        // The zoomed frame's ancestors span the whole width, then it and its callees.
+        const std::vector<uint32_t> chain = [&] {
+            std::vector<uint32_t> c;
+            for (uint32_t n = zoom_; n != 0; n = tree_->nodes[n].parent)
+                c.push_back(n);
+            c.push_back(0);
+            std::reverse(c.begin(), c.end());
+            return c;
+        }();
+        for (size_t d = 0; d + 1 < chain.size(); ++d)
+            boxes_.push_back({rowRect(int(d), 0, width()), chain[d], matches(chain[d])});
+        layoutChildren(zoom_, 0, width(), int(chain.size()) - 1);
+    }
+    updateGeometry();
+    update();
+}
+
+void FlameGraphWidget::layoutChildren(uint32_t node, double x, double width, int depth) {
+    depth_ = std::max(depth_, depth + 1);
+    boxes_.push_back({rowRect(depth, x, width), node, matches(node)});
+    const CallTreeNode& n = tree_->nodes[node];
+    if (n.total == 0) return;
+    double cx = x;
+    for (uint32_t c : n.children) {
+        const double w = width * double(tree_->nodes[c].total) / double(n.total);
+        if (w >= kMinWidth) layoutChildren(c, cx, w, depth + 1);
+        cx += w;
+    }
+}
+
+void FlameGraphWidget::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    relayout();
+}
+
+void FlameGraphWidget::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    if (boxes_.empty()) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("No samples for this filter yet."));
+        return;
+    }
+    const ProfileSnapshot& s = *result_->snapshot;
+    const QFontMetrics fm = p.fontMetrics();
+    for (const Box& b : boxes_) {
+        const uint32_t f = tree_->nodes[b.node].func;
+        QColor fill;
+        if (b.node == 0) {
+            fill = QColor(200, 200, 200);
+        } else {
+            // Stable per module: a user learns that teal is json, orange is their app.
+            const QString module = moduleOf(s.functions[f].file);
+            const int hue = int(qHash(module) % 360u);
+            fill = QColor::fromHsv(hue, 110, 235);
+        }
+        if (!search_.isEmpty()) fill = b.matched ? QColor(230, 40, 160) : fill.lighter(125);
+        if (!search_.isEmpty() && !b.matched) fill.setHsv(fill.hue(), 30, fill.value());
+        p.fillRect(b.rect, fill);
+        if (b.rect.width() > 24) {
+            const QString text = b.node == 0 ? tr("all (%1 samples)").arg(tree_->nodes[0].total)
+                                             : functionName(s, f);
+            p.setPen(b.matched ? Qt::white : Qt::black);
+            p.drawText(b.rect.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       fm.elidedText(text, Qt::ElideRight, int(b.rect.width()) - 5));
+        }
+    }
+}
+
+uint32_t FlameGraphWidget::nodeAt(QPoint pt) const {
+    for (const Box& b : boxes_)
+        if (b.rect.contains(pt)) return b.node;
+    return UINT32_MAX;
+}
+
+QRect FlameGraphWidget::frameRect(const QString& function) const {
+    QRectF best;
+    for (const Box& b : boxes_)
+        if (b.node != 0 &&
+            functionName(*result_->snapshot, tree_->nodes[b.node].func) == function &&
+            b.rect.width() > best.width())
+            best = b.rect;
+    return best.toAlignedRect();
+}
+
+void FlameGraphWidget::mousePressEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton) return QWidget::mousePressEvent(event);
+    const uint32_t node = nodeAt(event->position().toPoint());
+    if (node == UINT32_MAX) return;
+    if (node == 0) {
+        resetZoom();
+        return;
+    }
+    zoomTo(node);
+    emit frameClicked(tree_->nodes[node].func);
+}
+
+bool FlameGraphWidget::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const uint32_t node = nodeAt(help->pos());
+        if (node == UINT32_MAX || !tree_) {
+            QToolTip::hideText();
+            return true;
+        }
+        const ProfileSnapshot& s = *result_->snapshot;
+        const CallTreeNode& n = tree_->nodes[node];
+        const double all = double(std::max<uint64_t>(tree_->nodes[0].total, 1));
+        const double zoomed = double(std::max<uint64_t>(tree_->nodes[zoom_].total, 1));
+        QString text = node == 0 ? tr("All samples") : functionName(s, n.func);
+        if (node != 0) text += QLatin1Char('\n') + functionLocation(s, n.func);
+        text += tr("\n%1 samples, %2% of all").arg(n.total).arg(100.0 * n.total / all, 0, 'f', 1);
+        if (zoom_ != 0)
+            text += tr(", %1% of the zoomed frame").arg(100.0 * n.total / zoomed, 0, 'f', 1);
+        if (n.self) text += tr("\n%1 samples in the function itself").arg(n.self);
+        QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace gilscope::ui

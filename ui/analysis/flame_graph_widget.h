@@ -1,0 +1,78 @@
+#pragma once
+
+#include "ui/analysis/analysis_result.h"
+
+#include <QWidget>
+
+#include <vector>
+
+namespace gilscope::ui {
+
+// A flame graph of the top-down tree, painted by hand: width is samples. Click a frame to
+// zoom into it (back and reset undo that); a search highlights matching frames and says
+// what share of the samples they cover; colours are stable per module. The icicle toggle
+// puts the root at the top.
+class FlameGraphWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit FlameGraphWidget(QWidget* parent = nullptr);
+
+    void setResult(AnalysisResultPtr result);
+    void setSearch(const QString& text);
+    void setIcicle(bool icicle);
+    bool icicle() const { return icicle_; }
+
+    void zoomTo(uint32_t node);
+    void back();
+    void resetZoom();
+    bool canGoBack() const { return !history_.empty(); }
+    uint32_t zoomNode() const { return zoom_; }
+    // Share of all kept samples whose stack has a frame matching the search (0 without one).
+    double searchShare() const { return searchShare_; }
+    QString searchSummary() const;
+
+    // The node under a point, or UINT32_MAX; and where a function's widest frame is drawn
+    // (for tests and keyboard users), or an empty rect.
+    uint32_t nodeAt(QPoint p) const;
+    QRect frameRect(const QString& function) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+signals:
+    void frameClicked(uint32_t func);
+    void zoomChanged();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    bool event(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    struct Box {
+        QRectF rect;
+        uint32_t node;
+        bool matched;
+    };
+    void relayout();
+    void layoutChildren(uint32_t node, double x, double width, int depth);
+    QRectF rowRect(int depth, double x, double width) const;
+    bool matches(uint32_t node) const;
+    std::vector<uint32_t> pathTo(uint32_t node) const; // function ids, root first
+    uint32_t resolve(const std::vector<uint32_t>& path) const;
+    void updateSearchShare();
+
+    AnalysisResultPtr result_;
+    const CallTree* tree_ = nullptr;
+    uint32_t zoom_ = 0;
+    std::vector<uint32_t> zoomPath_;
+    std::vector<std::vector<uint32_t>> history_; // zoom paths, survive live updates
+    QString search_;
+    double searchShare_ = 0;
+    bool icicle_ = false;
+    int depth_ = 0;
+    std::vector<Box> boxes_;
+};
+
+} // namespace gilscope::ui

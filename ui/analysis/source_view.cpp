@@ -1,0 +1,158 @@
+#include "ui/analysis/source_view.h"
+
+#include <QFile>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollBar>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <set>
+
+namespace gilscope::ui {
+
+namespace {
+constexpr qint64 kMaxSourceBytes = 8 << 20;
+}
+
+bool readSourceFile(const QString& file, int pid, QByteArray* contents, QString* why,
+                    QString* readFrom) {
+    if (file.isEmpty() || file.startsWith(QLatin1Char('<')) || file == QLatin1String("~")) {
+        *why = QObject::tr("%1 is not a file (built-in or generated code)").arg(file);
+        return false;
+    }
+    QString path = file;
+    if (pid > 0)
+        path = file.startsWith(QLatin1Char('/'))
+                   ? QStringLiteral("/proc/%1/root%2").arg(pid).arg(file)
+                   : QStringLiteral("/proc/%1/cwd/%2").arg(pid).arg(file);
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *why = pid > 0
+                   ? QObject::tr("cannot read %1 in the target's filesystem (%2): %3")
+                         .arg(file, path, f.errorString())
+                   : QObject::tr("cannot read %1 on this machine: %2").arg(file, f.errorString());
+        return false;
+    }
+    if (f.size() > kMaxSourceBytes) {
+        *why = QObject::tr("%1 is larger than 8 MiB").arg(file);
+        return false;
+    }
+    *contents = f.readAll();
+    *readFrom = path;
+    return true;
+}
+
+SourceView::SourceView(QWidget* parent)
+    : QWidget(parent), status_(new QLabel(this)), table_(new QTableWidget(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    status_->setObjectName(QStringLiteral("sourceStatus"));
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    table_->setObjectName(QStringLiteral("sourceTable"));
+    table_->setColumnCount(3);
+    table_->setHorizontalHeaderLabels({tr("Line"), tr("Samples"), tr("Source")});
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setShowGrid(false);
+    table_->setWordWrap(false);
+    QFont mono(QStringLiteral("monospace"));
+    mono.setStyleHint(QFont::Monospace);
+    table_->setFont(mono);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 2);
+    layout->addWidget(status_);
+    layout->addWidget(table_, 1);
+    clear();
+}
+
+QString SourceView::status() const {
+    return status_->text();
+}
+
+void SourceView::clear() {
+    table_->setRowCount(0);
+    hottestLine_ = -1;
+    status_->setText(tr("Select a function to see its source with samples per line."));
+}
+
+void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, int pid) {
+    // The same function again (a live update, another filter): keep where the user scrolled.
+    const bool sameFunction =
+        result && result->snapshot && func < result->snapshot->functions.size() &&
+        result->snapshot->functions[func].name == shownName_ &&
+        result->snapshot->functions[func].file == shownFile_ && pid == shownPid_;
+    const int keepScroll = sameFunction ? table_->verticalScrollBar()->value() : -1;
+    shownName_.clear();
+    shownFile_.clear();
+    table_->setRowCount(0);
+    hottestLine_ = -1;
+    if (!result || !result->snapshot || func >= result->snapshot->functions.size()) return clear();
+    const ProfileSnapshot& s = *result->snapshot;
+    const std::string& file = s.functions[func].file;
+    const QString name = functionName(s, func);
+    QByteArray contents;
+    QString why, from;
+    if (!readSourceFile(QString::fromStdString(file), pid, &contents, &why, &from)) {
+        status_->setText(tr("No source for %1: %2.").arg(name, why));
+        return;
+    }
+    const auto heat = fileLineHeat(s, file);
+    // Scroll to the selected function's hottest line, not another function's.
+    std::set<int32_t> funcLines;
+    for (const LineKey& k : s.lines)
+        if (k.func == func) funcLines.insert(k.line);
+    uint64_t maxTotal = 1;
+    for (const FileLineHeat& h : heat)
+        maxTotal = std::max(maxTotal, h.total);
+    const QList<QByteArray> lines = contents.split('\n');
+    table_->setRowCount(int(lines.size()));
+    size_t h = 0;
+    uint64_t best = 0;
+    for (int i = 0; i < lines.size(); ++i) {
+        const int line = i + 1;
+        auto* num = new QTableWidgetItem(QString::number(line));
+        num->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        num->setForeground(palette().color(QPalette::PlaceholderText));
+        auto* samples = new QTableWidgetItem;
+        samples->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        while (h < heat.size() && heat[h].line < line)
+            ++h;
+        if (h < heat.size() && heat[h].line == line) {
+            const FileLineHeat& lh = heat[h];
+            const double share = 100.0 * lh.total / std::max<uint64_t>(s.matchedSamples, 1);
+            samples->setText(QStringLiteral("%1%").arg(share, 0, 'f', 1));
+            samples->setToolTip(tr("%1 samples with this line on the stack, %2 with it executing")
+                                    .arg(lh.total)
+                                    .arg(lh.own));
+            const int alpha = 40 + int(200.0 * double(lh.total) / double(maxTotal));
+            samples->setBackground(QColor(230, 60, 30, alpha));
+            if (lh.total > best && funcLines.count(line)) {
+                best = lh.total;
+                hottestLine_ = line;
+            }
+        }
+        auto* code = new QTableWidgetItem(
+            QString::fromUtf8(lines[i]).replace(QLatin1Char('\t'), QStringLiteral("    ")));
+        table_->setItem(i, 0, num);
+        table_->setItem(i, 1, samples);
+        table_->setItem(i, 2, code);
+    }
+    table_->resizeColumnToContents(0);
+    table_->setColumnWidth(1, table_->fontMetrics().horizontalAdvance(QStringLiteral("100.0%  ")));
+    status_->setText(tr("%1 — %2").arg(name, from));
+    shownName_ = s.functions[func].name;
+    shownFile_ = file;
+    shownPid_ = pid;
+    if (keepScroll >= 0) {
+        table_->verticalScrollBar()->setValue(keepScroll);
+        return;
+    }
+    const int focus = hottestLine_ > 0 ? hottestLine_ : std::max(1, s.functions[func].firstLine);
+    if (focus <= table_->rowCount())
+        table_->scrollToItem(table_->item(focus - 1, 0), QAbstractItemView::PositionAtCenter);
+}
+
+} // namespace gilscope::ui
