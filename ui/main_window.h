@@ -202,7 +202,7 @@ private:
     QMap<QString, QString> folders_;
     bool unsaved_ = false;
     After after_ = After::Nothing;
-    QString afterPath_; // the file to open after the save, for After::Open
+    QString afterPath_;                 // the file to open after the save, for After::Open
     AnalysisPanel* analysis_ = nullptr; // top functions, trees, flame graph (a dock)
 
     // Shared with worker jobs, which keep them alive until they are done.
