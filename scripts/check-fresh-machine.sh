@@ -51,18 +51,8 @@ step() {
 [[ $(id -u) -eq 0 ]] || skip_or_fail "needs root for debootstrap, chroot and mounts (run it with sudo)"
 command -v debootstrap >/dev/null || skip_or_fail "debootstrap is not installed (scripts/install-deps.sh installs it)"
 
-# The machine's configured Debian mirror, as scripts/setup-python-chroot.sh finds it.
-mirror_from_config() {
-    local uri
-    uri=$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null |
-        awk '{print $2}' | grep -v -- '-security' | head -n1 || true)
-    if [[ -z "$uri" ]]; then
-        uri=$(grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null |
-            awk '{for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; exit}}' |
-            grep -v -- '-security' | head -n1 || true)
-    fi
-    echo "${uri:-http://deb.debian.org/debian}"
-}
+# shellcheck source=lib/debian-mirror.sh
+source scripts/lib/debian-mirror.sh
 MIRROR="${GILSCOPE_DEBIAN_MIRROR:-$(mirror_from_config)}"
 
 ROOT=""

@@ -2,19 +2,6 @@
 
 namespace gilscope {
 
-bool ModeFilterSink::keeps(ProfilingMode mode, uint32_t status) {
-    switch (mode) {
-    case ProfilingMode::Cpu:
-        return (status & ThreadStatus::OnCpu) != 0;
-    case ProfilingMode::Gil:
-        return (status & ThreadStatus::HasGil) != 0;
-    case ProfilingMode::Exception:
-        return (status & ThreadStatus::HasException) != 0;
-    default:
-        return true;
-    }
-}
-
 void ModeFilterSink::begin(const FrameRegistry& registry, const RecordingInfo& info) {
     RecordingInfo withMode = info;
     withMode.mode = static_cast<int>(mode_);
@@ -22,7 +9,7 @@ void ModeFilterSink::begin(const FrameRegistry& registry, const RecordingInfo& i
 }
 
 void ModeFilterSink::addBatch(const SampleBatch& batch) {
-    if (keeps(mode_, batch.status)) next_.addBatch(batch);
+    if (threadMatchesMode(mode_, batch.status)) next_.addBatch(batch);
 }
 
 std::optional<ProfilingMode> parseProfilingMode(std::string_view name) {

@@ -20,7 +20,6 @@ public:
     void addBatch(const SampleBatch& batch) override;
     void finish(const RecordingSummary& summary) override { next_.finish(summary); }
 
-    static bool keeps(ProfilingMode mode, uint32_t status);
 
 private:
     ProfilingMode mode_;
