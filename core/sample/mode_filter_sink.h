@@ -20,7 +20,6 @@ public:
     void addBatch(const SampleBatch& batch) override;
     void finish(const RecordingSummary& summary) override { next_.finish(summary); }
 
-
 private:
     ProfilingMode mode_;
     SampleSink& next_;
