@@ -39,10 +39,11 @@ step() {
     if ! "$@" >"$log" 2>&1; then
         local first
         first=$(grep -m1 -E 'CMake Error|error:|Error:|ERROR|^E: |fatal|FAILED' "$log" ||
-            grep -m1 -iE 'error|cannot|not found|no such' "$log" || tail -n 1 "$log")
+            grep -m1 -iE 'error|cannot|not found|no such' "$log" || tail -n 1 "$log") ||
+            first="(its log $log is gone)"
         echo "check-fresh-machine: FAILED at step '$name': $first" >&2
         echo "---- last lines of the log ----" >&2
-        tail -n 25 "$log" >&2
+        tail -n 25 "$log" >&2 || true
         exit 1
     fi
     say "ok: $name ($((SECONDS - t0)) s)"
