@@ -6,16 +6,6 @@
 // install's own headers and checked against live processes (shared/docs/remote-reading.md §4).
 namespace gilscope::remote {
 
-std::string versionString(uint32_t hex) {
-    std::string s = std::to_string(hex >> 24) + "." + std::to_string((hex >> 16) & 0xff) + "." +
-                    std::to_string((hex >> 8) & 0xff);
-    const uint32_t level = (hex >> 4) & 0xf, serial = hex & 0xf;
-    if (level == 0xa) s += "a" + std::to_string(serial);
-    if (level == 0xb) s += "b" + std::to_string(serial);
-    if (level == 0xc) s += "rc" + std::to_string(serial);
-    return s;
-}
-
 LineTableFormat lineTableFormat(const PythonLayout& l) {
     if (l.minor <= 9) return LineTableFormat::Lnotab;
     if (l.minor == 10) return LineTableFormat::Linetable310;
@@ -39,6 +29,7 @@ void legacyCommon(PythonLayout& l) {
     l.frCode = 32;
     l.base = PythonLayout::Base::ExecutingRoot;
     l.coSize = 176;
+    l.coFlags = 36;
     l.coFirstlineno = 40;
     l.coCode = 48;
     l.coFilename = 104;
@@ -110,6 +101,7 @@ void table311(PythonLayout& l) {
     l.tsDatastackTop = 304;
     l.frCode = 32;
     l.frPrevious = 48;
+    l.frGlobals = 8; // after f_func
     l.frInstr = 56;
     l.frOwner = 69;
     l.frIsEntry = 68;
@@ -141,6 +133,7 @@ void table312(PythonLayout& l) {
     l.tsDatastackTop = 240;
     l.frCode = 0;
     l.frPrevious = 8;
+    l.frGlobals = 24; // after f_funcobj
     l.frInstr = 56;
     l.frOwner = 70;
     l.coSize = 200;
@@ -160,7 +153,7 @@ Result<PythonLayout> builtinLayout(uint32_t versionHex) {
     l.micro = static_cast<uint8_t>(versionHex >> 8);
     if (l.major != 3 || l.minor < 8 || l.minor > 12)
         return makeError(ErrorKind::UnsupportedVersion,
-                         "Python " + versionString(versionHex) +
+                         "Python " + PythonVersion::fromHex(versionHex).str() +
                              " is not supported: gilscope reads CPython 3.8 to 3.15");
     switch (l.minor) {
     case 8:

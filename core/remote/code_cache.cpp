@@ -20,7 +20,7 @@ T field(const std::vector<uint8_t>& buf, uint64_t off) {
 
 } // namespace
 
-CodeCache::CodeCache(RemoteMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
+CodeCache::CodeCache(ProcessMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
                      uint64_t codeTypeAddr, bool wantBytecode)
     : mem_(mem), layout_(layout), registry_(registry), objects_(mem, layout),
       codeTypeAddr_(codeTypeAddr), wantBytecode_(wantBytecode), format_(lineTableFormat(layout)) {
@@ -67,6 +67,10 @@ bool CodeCache::fillFrom(uint64_t codeAddr, const std::vector<uint8_t>& code, Co
     out.funcname = *name;
     const std::string& file = registry_.string(*filename);
     out.interpreterShim = file == "<shim>" || file == "__init__";
+    // CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
+    if (layout_.coFlags != kAbsent)
+        out.resumable =
+            (field<int32_t>(code, layout_.coFlags) & (0x20 | 0x80 | 0x100 | 0x200)) != 0;
     out.firstLine = field<int32_t>(code, layout_.coFirstlineno);
     out.lineTable = std::move(*table);
     if (layout_.coCodeAdaptive != kAbsent) {
@@ -91,19 +95,34 @@ bool CodeCache::fillFrom(uint64_t codeAddr, const std::vector<uint8_t>& code, Co
     return true;
 }
 
-const CodeInfo* CodeCache::lookup(uint64_t codeAddr, uint64_t instrAddr) {
+const CodeInfo* CodeCache::lookup(uint64_t codeAddr, uint64_t instrAddr, uint64_t globals) {
     if (!plausibleAddress(codeAddr)) return nullptr;
     auto it = codes_.find(codeAddr);
     if (it != codes_.end()) {
         CodeInfo& c = it->second;
         const bool inside = instrAddr == 0 || (instrAddr >= c.bytecodeAddr - 2 &&
                                                instrAddr < c.bytecodeAddr + c.bytecodeSize);
-        if (inside && ++c.uses < kRevalidateEvery) return &c;
+        if (inside && globals == c.globals && ++c.uses < kRevalidateEvery) return &c;
+        if (inside && stillSameCode(codeAddr, c)) { // exec() with other globals, or due
+            c.globals = globals;
+            c.uses = 0;
+            return &c;
+        }
         codes_.erase(it);
     }
     CodeInfo info;
     if (!fill(codeAddr, info)) return nullptr;
+    info.globals = globals;
     return insert(codeAddr, std::move(info));
+}
+
+bool CodeCache::stillSameCode(uint64_t codeAddr, const CodeInfo& c) {
+    scratch_.resize(layout_.coSize);
+    if (!mem_.read(codeAddr, scratch_.data(), scratch_.size())) return false;
+    uint64_t id[4];
+    identify(scratch_, id);
+    return std::equal(std::begin(id), std::end(id), std::begin(c.identity)) &&
+           (!codeTypeAddr_ || field<uint64_t>(scratch_, layout_.obType) == codeTypeAddr_);
 }
 
 const CodeInfo* CodeCache::lookupKnown(uint64_t codeAddr) {

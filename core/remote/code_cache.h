@@ -25,6 +25,7 @@ struct CodeInfo {
     int64_t lastOffset = INT64_MIN;
     SourceLocation lastLocation;
     uint32_t uses = 0;
+    uint64_t globals = 0; // f_globals of the frames that ran it (3.11+), 0 if unknown
     // Fields of the code object that identify it (filename, name, co_code/linetable
     // pointers and first line): a freed code object whose address was reused by another
     // one almost never matches all of them, so a hit is checked against a fresh copy.
@@ -32,19 +33,26 @@ struct CodeInfo {
     // One of CPython's own shim code objects (3.12's "<shim>" trampoline, 3.13+'s
     // "__init__" cleanup frame of CALL_ALLOC_AND_ENTER_INIT): not a Python frame.
     bool interpreterShim = false;
+    // A generator's, coroutine's or async generator's code (known on <= 3.10 only).
+    bool resumable = false;
 };
 
 // Resolves code objects to interned names and line tables, reading each one once.
 // A cached entry can go stale when its code object is freed and the address reused,
 // so a hit is checked against the frame's instruction pointer (it must fall inside the
-// bytecode) and entries are re-read every kRevalidateEvery uses.
+// bytecode) and against the frame's globals (start-up frees short-lived code, such as a
+// .pth line's exec, and reuses the address for the program's own functions at once,
+// with the instruction pointer inside the old bytecode's range), and entries are re-read
+// every kRevalidateEvery uses.
 class CodeCache {
 public:
-    CodeCache(RemoteMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
+    CodeCache(ProcessMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
               uint64_t codeTypeAddr, bool wantBytecode);
 
-    // nullptr when the object cannot be read or is not a code object.
-    const CodeInfo* lookup(uint64_t codeAddr, uint64_t instrAddr);
+    // nullptr when the object cannot be read or is not a code object. `globals` is the
+    // frame's f_globals (0 if unknown): a frame of another module's globals running "the
+    // same" code object means the address now holds another one, so it is checked.
+    const CodeInfo* lookup(uint64_t codeAddr, uint64_t instrAddr, uint64_t globals = 0);
 
     // Same, validating a cached entry against `object`, a fresh copy of the code object's
     // first coSize bytes (<= 3.10 frames carry no instruction pointer to check against).
@@ -68,13 +76,14 @@ public:
     static constexpr uint32_t kRevalidateEvery = 4096;
 
 private:
+    bool stillSameCode(uint64_t codeAddr, const CodeInfo& c); // re-reads its identity
     bool fill(uint64_t codeAddr, CodeInfo& out);
     bool fillFrom(uint64_t codeAddr, const std::vector<uint8_t>& code, CodeInfo& out);
     void identify(const std::vector<uint8_t>& code, uint64_t (&id)[4]) const;
     const CodeInfo* insert(uint64_t codeAddr, CodeInfo&& info);
     std::optional<StringId> string(uint64_t addr);
 
-    RemoteMemory& mem_;
+    ProcessMemory& mem_;
     const PythonLayout& layout_;
     FrameRegistry& registry_;
     RemoteObjects objects_;

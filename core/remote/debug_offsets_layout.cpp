@@ -220,13 +220,14 @@ Error badTable(const std::string& version, const std::string& what) {
 } // namespace
 
 Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint32_t versionHex) {
-    const std::string ver = versionString(versionHex);
+    const std::string ver = PythonVersion::fromHex(versionHex).str();
     if (table.size() < 24 || std::memcmp(table.data(), "xdebugpy", 8) != 0)
         return badTable(ver, "the 'xdebugpy' cookie is missing");
     TableReader r(table);
     const uint64_t tableVersion = r.at(8);
     if ((tableVersion >> 16) != (versionHex >> 16))
-        return badTable(ver, "its version " + versionString(static_cast<uint32_t>(tableVersion)) +
+        return badTable(ver, "its version " +
+                                 PythonVersion::fromHex(static_cast<uint32_t>(tableVersion)).str() +
                                  " disagrees with Py_Version");
     const uint8_t minor = static_cast<uint8_t>(tableVersion >> 16);
     const TablePositions* p = minor == 13   ? &k313
@@ -238,7 +239,8 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
                          "Python " + ver + " is not supported: gilscope reads CPython 3.8 to 3.15");
     if (minor >= 14 && ((tableVersion >> 4) & 0xf) != 0xf)
         return makeError(ErrorKind::UnsupportedVersion,
-                         "Python " + versionString(static_cast<uint32_t>(tableVersion)) +
+                         "Python " +
+                             PythonVersion::fromHex(static_cast<uint32_t>(tableVersion)).str() +
                              " is a pre-release whose debug-offset layout changed between "
                              "builds; use a final release");
     if (table.size() < p->totalSize) return badTable(ver, "the table is truncated");
@@ -291,6 +293,9 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     l.frCode = r.at(p->frExecutable);
     l.frInstr = r.at(p->frInstr);
     l.frOwner = r.at(p->frOwner);
+    // _Py_DebugOffsets has no f_globals; 3.13-3.15 frames start f_executable, previous,
+    // f_funcobj, f_globals. Only where the published offsets agree with that order.
+    if (l.frCode == 0 && l.frPrevious == 8) l.frGlobals = 24;
     // 3.13: CSTACK shim = 3. 3.14+: INTERPRETER = 3 (and CSTACK = 4 in 3.14).
     l.firstSkippedOwner = 3;
     if (minor >= 14) l.frameTagMask = ~uint64_t{7};

@@ -32,10 +32,18 @@ std::optional<uint64_t> statField(const std::string& stat, int n) {
 
 } // namespace
 
-ExecWatch::ExecWatch(int pid) : pid_(pid), attached_(read(pid)) {
+std::optional<int> parentPid(int pid) {
+    const auto stat = readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096);
+    if (!stat) return std::nullopt;
+    const auto ppid = statField(*stat, 4);
+    if (!ppid) return std::nullopt;
+    return static_cast<int>(*ppid);
 }
 
-std::optional<ExecWatch::Image> ExecWatch::read(int pid) {
+ExecWatch::ExecWatch(int pid) : pid_(pid), attached_(processImage(pid)) {
+}
+
+std::optional<ProcessImage> processImage(int pid) {
     const std::string proc = "/proc/" + std::to_string(pid);
     const auto stat = readProcFile(proc + "/stat", 4096);
     if (!stat) return std::nullopt;
@@ -44,16 +52,13 @@ std::optional<ExecWatch::Image> ExecWatch::read(int pid) {
     char buf[4096];
     const ssize_t n = ::readlink((proc + "/exe").c_str(), buf, sizeof buf);
     if (n < 0) return std::nullopt;
-    return Image{std::string(buf, static_cast<size_t>(n)), *code, *stack};
+    return ProcessImage{std::string(buf, static_cast<size_t>(n)), *code, *stack};
 }
 
 bool ExecWatch::execed(std::string* running) const {
     if (!attached_) return false;
-    const auto now = read(pid_);
-    if (!now) return false;
-    if (now->exe == attached_->exe && now->startCode == attached_->startCode &&
-        now->startStack == attached_->startStack)
-        return false;
+    const auto now = processImage(pid_);
+    if (!now || *now == *attached_) return false;
     if (running) *running = now->exe;
     return true;
 }

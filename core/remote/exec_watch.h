@@ -6,6 +6,17 @@
 
 namespace gilscope::remote {
 
+// What identifies a process's memory image: its executable and where the kernel placed
+// its code and stack. A fork shares its parent's until it execs.
+struct ProcessImage {
+    std::string exe; // /proc/PID/exe
+    // /proc/PID/stat startcode and startstack: placed anew by every exec (ASLR).
+    uint64_t startCode = 0, startStack = 0;
+    bool operator==(const ProcessImage&) const = default;
+};
+std::optional<ProcessImage> processImage(int pid);
+std::optional<int> parentPid(int pid); // from /proc/PID/stat
+
 // Notices that a process replaced its program (execve): the pid stays, but the memory
 // image is new (and usually the executable), so nothing read from the old one holds.
 class ExecWatch {
@@ -17,15 +28,8 @@ public:
     bool execed(std::string* running) const;
 
 private:
-    struct Image {
-        std::string exe; // /proc/PID/exe
-        // /proc/PID/stat startcode and startstack: placed anew by every exec (ASLR).
-        uint64_t startCode = 0, startStack = 0;
-    };
-    static std::optional<Image> read(int pid);
-
     int pid_;
-    std::optional<Image> attached_;
+    std::optional<ProcessImage> attached_;
 };
 
 } // namespace gilscope::remote

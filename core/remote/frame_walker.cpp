@@ -22,7 +22,7 @@ constexpr uint8_t kMaxOwner = 4;               // 3.14's FRAME_OWNED_BY_CSTACK
 
 } // namespace
 
-FrameWalker::FrameWalker(RemoteMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
+FrameWalker::FrameWalker(ProcessMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
                          CodeCache& codes, bool opcodes)
     : mem_(mem), layout_(layout), registry_(registry), codes_(codes), opcodes_(opcodes) {
 }
@@ -33,21 +33,19 @@ bool FrameWalker::fail(std::string why) {
 }
 
 bool FrameWalker::walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
-                       Prefetch* ahead) {
+                       Prefetch& ahead) {
     error_.clear();
     const size_t first = out.size();
     bool ok = false;
     if (layout_.legacyFrames) {
         // The frame chain remembered for this thread (with -a, every thread has its own).
-        ok = walkLegacy(tstate, out, ahead ? *ahead : ownAhead_);
+        ok = walkLegacy(tstate, out, ahead);
     } else {
-        ahead_ = ahead;
+        ahead_ = &ahead;
         singlesThisWalk_.clear();
         ok = walkModern(tstate, out);
-        if (ahead) {
-            dropPrefetch(*ahead); // what was read ahead served this walk only
-            ahead->frames = singlesThisWalk_;
-        }
+        dropPrefetch(ahead); // what was read ahead served this walk only
+        ahead.frames = singlesThisWalk_;
         ahead_ = nullptr;
     }
     if (ok && out.size() - first > maxDepth_) cutMiddle(out, first);
@@ -167,18 +165,17 @@ const uint8_t* FrameWalker::frameBytes(uint64_t addr) {
         // in a generator; try the older chunks first, they hold many frames each.
         if (!loadOlderChunk()) break;
     }
-    if (ahead_) {
-        // Remembered whether it came from the prefetch or not: wanted again next time.
-        if (singlesThisWalk_.size() < Prefetch::kMaxFrames) singlesThisWalk_.push_back(addr);
-        for (size_t i = 0; i < ahead_->framesOk; ++i)
-            if (ahead_->frames[i] == addr) return ahead_->frameBytes.data() + i * need;
-    }
+    // Remembered whether it came from the prefetch or not: wanted again next time.
+    if (singlesThisWalk_.size() < Prefetch::kMaxFrames) singlesThisWalk_.push_back(addr);
+    for (size_t i = 0; i < ahead_->framesOk; ++i)
+        if (ahead_->frames[i] == addr) return ahead_->frameBytes.data() + i * need;
     single_.resize(need);
     if (!mem_.read(addr, single_.data(), need)) return nullptr;
     return single_.data();
 }
 
 bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& out) {
+    const size_t first = out.size(); // a <GC> frame may come before the walk
     const uint8_t* t = ts.data();
     uint64_t frame = 0;
     const uint64_t chunk = at<uint64_t>(t, layout_.tsDatastackChunk);
@@ -194,7 +191,7 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     bool chunkKnown = false;
     if (haveChunk) {
         current.addr = chunk;
-        if (ahead_ && ahead_->chunkOk && ahead_->chunkAddr == chunk && used <= ahead_->chunkLen) {
+        if (ahead_->chunkOk && ahead_->chunkAddr == chunk && used <= ahead_->chunkLen) {
             current.bytes.swap(ahead_->chunkBytes); // read ahead with the thread state
             chunkKnown = true;
         }
@@ -209,7 +206,7 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         const uint64_t cframe = at<uint64_t>(t, layout_.tsCframe);
         if (!plausibleAddress(cframe)) return true; // thread not running Python yet
         cframeWord = cframe + layout_.cfCurrentFrame;
-        if (ahead_ && ahead_->cframeOk && ahead_->cframeWordAddr == cframeWord) {
+        if (ahead_->cframeOk && ahead_->cframeWordAddr == cframeWord) {
             frame = ahead_->cframeWord;
         } else {
             local[n] = {&frame, sizeof frame};
@@ -234,14 +231,16 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         chunksUsed_ = 1;
         olderChunk_ = at<uint64_t>(current.bytes.data(), 0);
     }
-    if (ahead_) learnPrefetch(haveChunk ? chunk : 0, used, cframeWord);
+    learnPrefetch(haveChunk ? chunk : 0, used, cframeWord);
 
     const uint8_t skipOwner = static_cast<uint8_t>(layout_.firstSkippedOwner);
     const uint64_t baseFrame =
         layout_.tsBaseFrame != kAbsent ? at<uint64_t>(t, layout_.tsBaseFrame) : 0;
     bool atBase = true; // an empty chain: the thread runs no Python code
+    LoopGuard loop;
     for (size_t steps = 0; frame != 0; ++steps) {
         if (steps >= kMaxWalk) return fail("frame chain deeper than 1,048,576 frames");
+        if (loop.revisits(frame)) return fail("frame chain loops");
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
         const uint8_t* f = frameBytes(frame);
         if (!f) return fail("cannot read a frame");
@@ -250,7 +249,10 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         // _frameowner has 4 values (5 from 3.14): anything else is memory that is no frame.
         if (owner > kMaxOwner) return fail("not a frame (torn read)");
         atBase = isBase(frame, f, owner, baseFrame);
-        if (owner >= skipOwner) { // interpreter shim frame
+        if (owner >= skipOwner) { // interpreter shim frame: C code entered the eval loop here
+            // 3.15's base frame ends every chain below the first entry frame, which says it.
+            const bool base = layout_.base == PythonLayout::Base::BaseFrame && frame == baseFrame;
+            if (!base) pushNative(out, first);
             frame = previous;
             continue;
         }
@@ -260,7 +262,9 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
             frame = previous;
             continue;
         }
-        const CodeInfo* info = codes_.lookup(code, instr);
+        const uint64_t globals =
+            layout_.frGlobals != kAbsent ? at<uint64_t>(f, layout_.frGlobals) : 0;
+        const CodeInfo* info = codes_.lookup(code, instr, globals);
         if (!info) return fail("cannot read a code object");
         if (info->interpreterShim) {
             frame = previous;
@@ -280,7 +284,9 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
                 fi.opcode = info->bytecode[static_cast<size_t>(offset) & ~size_t{1}];
         }
         out.push_back(registry_.internFrame(fi));
-        if (previous == frame) return fail("frame chain loops");
+        // 3.11 marks the first frame of each eval-loop call instead of a shim below it.
+        if (layout_.frIsEntry != kAbsent && at<uint8_t>(f, layout_.frIsEntry) != 0)
+            pushNative(out, first);
         frame = previous;
     }
     // A chain that ends anywhere else ended at a frame read after it left the stack (a
@@ -288,6 +294,22 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     if (!atBase) return fail("the frame chain does not reach the thread's base (torn read)");
 
     return true;
+}
+
+void FrameWalker::setNative(bool on) {
+    native_ = on;
+    if (on) {
+        FrameInfo fi{registry_.internString("~"), registry_.internString("<native>")};
+        fi.line = fi.endLine = 0;
+        nativeFrame_ = registry_.internFrame(fi);
+    }
+}
+
+// CPython's rule: only between Python frames, so never as the leaf (the thread is in
+// C code called from Python: its Python caller is the leaf) and never twice in a row.
+void FrameWalker::pushNative(std::vector<FrameId>& out, size_t first) const {
+    if (!native_ || out.size() <= first || out.back() == nativeFrame_) return;
+    out.push_back(nativeFrame_);
 }
 
 bool FrameWalker::isBase(uint64_t addr, const uint8_t* f, uint8_t owner, uint64_t baseFrame) const {

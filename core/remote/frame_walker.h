@@ -27,7 +27,7 @@ public:
     // Root-side frames a cut stack keeps below its <truncated: N frames> marker.
     static constexpr size_t kRootFramesKept = 16;
 
-    FrameWalker(RemoteMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
+    FrameWalker(ProcessMemory& mem, const PythonLayout& layout, FrameRegistry& registry,
                 CodeCache& codes, bool opcodes);
 
     // Read-ahead state of one thread: predictions learned by its last walk and what the
@@ -47,9 +47,8 @@ public:
     // `out`. Returns false on a torn/invalid read, with the reason in error(): a walk
     // counts only when it provably reached the thread's base (see isBase and
     // frame_walker_legacy.cpp).
-    // ahead: this thread's read-ahead state (used, then updated for next time), or null.
-    bool walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
-              Prefetch* ahead = nullptr);
+    // ahead: this thread's read-ahead state (used, then updated for next time).
+    bool walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out, Prefetch& ahead);
 
     // 3.11+: ranges to read ahead, in the same syscall as the thread state, where the last
     // prefetching walk found them: its chunk, the current-frame word of its C-stack
@@ -69,6 +68,9 @@ public:
     void setNoneAddress(uint64_t none) { noneAddr_ = none; }
     // Frames a stack keeps (ReadOptions::maxDepth, at least 3); see cutMiddle.
     void setMaxDepth(size_t frames) { maxDepth_ = std::max<size_t>(frames, 3); }
+    // CPython's --native: a "<native>" frame (file "~", line 0) where C code called into
+    // Python, i.e. at each eval-loop entry below a Python frame (3.11+ only).
+    void setNative(bool on);
 
 private:
     struct Chunk {
@@ -89,16 +91,35 @@ private:
     bool loadOlderChunk();
     bool fail(std::string why);
     void cutMiddle(std::vector<FrameId>& out, size_t first);
+    void pushNative(std::vector<FrameId>& out, size_t first) const;
     void learnPrefetch(uint64_t chunk, uint64_t used, uint64_t cframeWord);
 
-    Prefetch* ahead_ = nullptr; // the walk's read-ahead state, if any
+    // Brent's cycle detection over the frames a walk visits: a chain that comes back to
+    // a frame it passed is found within two laps, long before kMaxWalk.
+    struct LoopGuard {
+        uint64_t mark = 0;
+        size_t power = 1, steps = 0;
+        bool revisits(uint64_t frame) {
+            if (frame == mark) return true;
+            if (++steps == power) {
+                mark = frame;
+                power <<= 1;
+                steps = 0;
+            }
+            return false;
+        }
+    };
+
+    Prefetch* ahead_ = nullptr; // the walk's read-ahead state, while a 3.11+ walk runs
     std::vector<uint64_t> singlesThisWalk_;
 
-    RemoteMemory& mem_;
+    ProcessMemory& mem_;
     const PythonLayout& layout_;
     FrameRegistry& registry_;
     CodeCache& codes_;
     bool opcodes_;
+    bool native_ = false;
+    FrameId nativeFrame_ = 0;
     uint64_t noneAddr_ = 0;
     size_t maxDepth_ = 1024 + 512;
     std::vector<Chunk> chunks_; // [0] is the current chunk; more are loaded on demand
@@ -115,8 +136,8 @@ private:
     };
     std::vector<LegacyFrame> legacy_; // <= 3.10: the chain, then its code objects in one read
     std::vector<uint64_t> chain_, chainCodes_; // this walk's frame addresses, leaf first
+    LoopGuard legacyLoop_;
     size_t maxChain_ = kMaxWalk; // <= 3.10: longest chain the thread's recursion depth allows
-    Prefetch ownAhead_;          // <= 3.10: the remembered chain of walks given no Prefetch
     std::vector<uint8_t> chainCopies_;
     std::vector<uint8_t> codeCopies_;
     static constexpr size_t kNoSlot = SIZE_MAX;

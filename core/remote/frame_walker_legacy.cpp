@@ -12,7 +12,9 @@
 // - the chain is no longer than the thread's recursion depth allows (every evaluated
 //   frame counts in tstate->recursion_depth), which also ends any cycle;
 // - it ends at the thread's first frame: a frame without f_back that is being evaluated
-//   (a generator frame read after it was suspended has lost its f_back, and is not).
+//   (a generator frame read after it was suspended has lost its f_back, and is not) and
+//   that is no generator's (one resumed while its frame was copied can look running
+//   with the f_back it had while suspended).
 // A walk that fails any of these is torn: the caller re-reads or counts an error.
 #include "core/remote/frame_walker.h"
 
@@ -40,7 +42,7 @@ bool FrameWalker::legacyExecuting(const uint8_t* f) const {
 
 bool FrameWalker::addLegacyFrame(uint64_t addr, const uint8_t* f, uint64_t& previous, bool seen) {
     previous = at<uint64_t>(f, layout_.frPrevious);
-    if (previous == addr) return fail("frame chain loops");
+    if (legacyLoop_.revisits(addr)) return fail("frame chain loops");
     if (layout_.frRefcnt != kAbsent && at<int64_t>(f, layout_.frRefcnt) <= 0)
         return fail("a frame was freed while being read (torn read)");
     const bool top = legacy_.empty();
@@ -60,12 +62,12 @@ bool FrameWalker::addLegacyFrame(uint64_t addr, const uint8_t* f, uint64_t& prev
 bool FrameWalker::readLegacyChain(uint64_t frame, const Prefetch& remembered) {
     const std::vector<uint64_t>& lastChain = remembered.chain;
     const size_t frSize = layout_.frSize;
-    constexpr size_t kIovMax = 1024;
     // A chain that is all new would cost a search per frame; give up searching soon.
     constexpr int kMaxMisses = 8;
     legacy_.clear();
     chain_.clear();
     chainCodes_.clear();
+    legacyLoop_ = {};
     size_t hint = 0; // where in lastChain the next frame is expected
     int misses = 0;
     while (frame != 0) {
@@ -83,9 +85,10 @@ bool FrameWalker::readLegacyChain(uint64_t frame, const Prefetch& remembered) {
                     : lastChain.size();
             if (k == lastChain.size()) ++misses;
         }
-        const size_t n = k < lastChain.size()
-                             ? std::min({kIovMax, lastChain.size() - k, kMaxWalk - legacy_.size()})
-                             : 0;
+        const size_t n =
+            k < lastChain.size()
+                ? std::min({kMaxReadRanges, lastChain.size() - k, kMaxWalk - legacy_.size()})
+                : 0;
         size_t added = 0;
         if (n >= 2) {
             chainCopies_.resize(n * frSize);
@@ -157,9 +160,8 @@ bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& 
     codeCopies_.resize(remote_.size() * coSize);
     for (size_t j = 0; j < remote_.size(); ++j)
         local_.push_back({codeCopies_.data() + j * coSize, coSize});
-    constexpr size_t kIovMax = 1024;
     for (size_t j = 0; j < remote_.size();) {
-        const size_t n = std::min(kIovMax, remote_.size() - j);
+        const size_t n = std::min(kMaxReadRanges, remote_.size() - j);
         const size_t done = mem_.readMany({local_.data() + j, n}, {remote_.data() + j, n});
         if (done == n) {
             j += n;
@@ -188,6 +190,11 @@ bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& 
             info = codes_.lookupChecked(legacy_[i].code, copy);
         }
         if (!info) return fail("cannot read a code object");
+        // A thread's first frame is never a generator's: that one was resumed by a caller.
+        // Read with no f_back (suspended) yet running (resumed before f_executing was
+        // copied), it ended a walk that missed the generator's callers.
+        if (i + 1 == legacy_.size() && info->resumable)
+            return fail("the frame chain ends at a generator's frame (torn read)");
         // f_lasti counts bytes in 3.8/3.9 and code units in 3.10.
         const int32_t lasti = legacy_[i].lasti;
         const int64_t offset = layout_.minor >= 10 ? int64_t{lasti} * 2 : lasti;

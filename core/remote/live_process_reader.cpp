@@ -50,7 +50,8 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
                                      PythonLayout layout)
     : pid_(pid), options_(options), loc_(std::move(location)), layout_(layout), mem_(pid),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
-      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid), exec_(pid) {
+      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid), exec_(pid),
+      readAhead_(walker_, options.allThreads, layout_.tsSize) {
     if (options_.allThreads) runtimeWin_.include(layout_.rtInterpretersHead, 8);
     runtimeWin_.include(layout_.rtGilHolder, 8);
     runtimeWin_.include(layout_.rtGilLocked, 4);
@@ -64,14 +65,9 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
     tstate_.resize(layout_.tsSize);
     walker_.setNoneAddress(loc_.noneAddr);
     walker_.setMaxDepth(options_.maxDepth);
+    walker_.setNative(options_.native);
     gcFile_ = registry_.internString("~");
     gcName_ = registry_.internString("<GC>");
-}
-
-void LiveProcessReader::pythonVersion(uint8_t& major, uint8_t& minor, uint8_t& micro) const {
-    major = layout_.major;
-    minor = layout_.minor;
-    micro = layout_.micro;
 }
 
 Status LiveProcessReader::init() {
@@ -87,7 +83,7 @@ Status LiveProcessReader::init() {
     // The main interpreter is the one with id 0 (the oldest, last in the list).
     for (size_t i = 0; interp && i < kMaxInterpreters; ++i) {
         InterpState s;
-        if (!decodeInterp(interp, s)) break;
+        if (!readInterp(interp, s)) break;
         mainInterp_ = interp;
         if (s.id == 0) break;
         interp = s.next;
@@ -132,15 +128,52 @@ ReadOutcome LiveProcessReader::fail(std::string why) {
     return ReadOutcome::Error;
 }
 
-bool LiveProcessReader::decodeInterp(uint64_t addr, InterpState& s) {
+bool LiveProcessReader::readInterp(uint64_t addr, InterpState& s) {
     if (!mem_.read(addr + interpWin_.lo, interpWin_.bytes.data(), interpWin_.bytes.size()))
         return false;
+    s = decodeInterp(addr);
+    return true;
+}
+
+LiveProcessReader::InterpState LiveProcessReader::decodeInterp(uint64_t addr) {
+    InterpState s;
     s.addr = addr;
     s.id = static_cast<uint32_t>(interpWin_.u64(layout_.inId));
     s.next = interpWin_.u64(layout_.inNext);
     s.threadsHead = interpWin_.u64(layout_.inThreadsHead);
     s.threadsMain = interpWin_.u64(layout_.inThreadsMain);
-    return true;
+    // Who holds the GIL: <= 3.11 one GIL in the runtime; 3.12 the interpreter's ceval.gil
+    // pointer (usually its own _gil); 3.13/3.14 the interpreter's _gil.
+    if (layout_.rtGilLocked != kAbsent) {
+        s.gilLocked = runtimeWin_.i32(layout_.rtGilLocked) == 1;
+        s.gilHolder = runtimeWin_.u64(layout_.rtGilHolder);
+        s.gilStruct = loc_.runtimeAddr + layout_.rtGilHolder - PythonLayout::kGilHolderInStruct;
+    } else if (layout_.inGilPointer != kAbsent) {
+        const uint64_t gil = interpWin_.u64(layout_.inGilPointer);
+        if (plausibleAddress(gil)) s.gilStruct = gil;
+        if (gil == addr + layout_.inOwnGil) {
+            s.gilLocked = interpWin_.i32(layout_.inGilLocked) == 1;
+            s.gilHolder = interpWin_.u64(layout_.inGilHolder);
+        } else if (plausibleAddress(gil)) {
+            // Another interpreter's GIL (a subinterpreter sharing the main one's).
+            constexpr uint64_t kHolder = PythonLayout::kGilHolderInStruct;
+            constexpr uint64_t kLocked = PythonLayout::kGilLockedInStruct;
+            uint8_t g[kLocked + 4];
+            if (mem_.read(gil, g, sizeof g)) {
+                int32_t locked = 0;
+                std::memcpy(&s.gilHolder, g + kHolder, 8);
+                std::memcpy(&locked, g + kLocked, 4);
+                s.gilLocked = locked == 1;
+            }
+        }
+    } else if (layout_.inGilLocked != kAbsent) {
+        s.gilLocked = interpWin_.i32(layout_.inGilLocked) == 1;
+        s.gilHolder = interpWin_.u64(layout_.inGilHolder);
+        s.gilStruct = addr + layout_.inGilHolder - PythonLayout::kGilHolderInStruct;
+    }
+    s.gcRunning = layout_.rtGcCollecting != kAbsent ? runtimeWin_.i32(layout_.rtGcCollecting) != 0
+                                                    : interpWin_.i32(layout_.inGcCollecting) != 0;
+    return s;
 }
 
 ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count) {
@@ -165,19 +198,12 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
         batchRemote_.push_back({reinterpret_cast<void*>(predictedTstate_), tstate_.size()});
     }
     const size_t ours = batchLocal_.size();
-    if (!options_.allThreads)
-        walker_.planPrefetch(mainAhead_, batchLocal_, batchRemote_);
-    else
-        planThreads();
+    readAhead_.plan(batchLocal_, batchRemote_);
     const size_t done = mem_.readMany(batchLocal_, batchRemote_);
     if (done < fixed) return fail("cannot read the interpreter state");
     tstateValid_ = done >= ours && predictedTstate_ != 0;
     tstateAddr_ = tstateValid_ ? predictedTstate_ : 0;
-    ++sampleNo_;
-    if (!options_.allThreads)
-        walker_.prefetchArrived(mainAhead_, done > ours ? done - ours : 0);
-    else
-        threadsArrived(done);
+    readAhead_.arrived(done);
 
     if (layout_.inCodeGeneration != kAbsent) {
         const uint64_t gen = interpWin_.u64(layout_.inCodeGeneration);
@@ -186,69 +212,24 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     }
     ReadOutcome outcome = ReadOutcome::Ok;
     if (!options_.allThreads) {
-        outcome = readInterpreter(mainInterp_, true, out, count);
+        outcome = readInterpreter(decodeInterp(mainInterp_), true, out, count);
     } else {
         uint64_t interp = runtimeWin_.u64(layout_.rtInterpretersHead);
         for (size_t i = 0; interp && i < kMaxInterpreters && outcome == ReadOutcome::Ok; ++i) {
-            if (interp != mainInterp_) {
-                InterpState probe;
-                if (!decodeInterp(interp, probe)) return fail("cannot read an interpreter");
-            } else if (i > 0) {
-                // The window holds another interpreter now; re-read the main one.
-                InterpState probe;
-                if (!decodeInterp(interp, probe)) return fail("cannot read an interpreter");
-            }
-            const uint64_t next = interpWin_.u64(layout_.inNext);
-            outcome = readInterpreter(interp, interp == mainInterp_, out, count);
-            interp = next;
+            // The batch brought the main interpreter; once the window held another one,
+            // every interpreter is read again.
+            InterpState s;
+            if (interp == mainInterp_ && i == 0)
+                s = decodeInterp(interp);
+            else if (!readInterp(interp, s))
+                return fail("cannot read an interpreter");
+            outcome = readInterpreter(s, interp == mainInterp_, out, count);
+            interp = s.next;
         }
     }
     threadState_.endSample();
-    if (options_.allThreads) forgetGoneThreads();
+    readAhead_.endSample();
     return outcome;
-}
-
-void LiveProcessReader::dropPlanned() {
-    // What the batch brought for threads the walk did not reach is stale by next sample.
-    for (const PlannedThread& p : planned_) {
-        p.ahead->tstateOk = false;
-        FrameWalker::dropPrefetch(p.ahead->frames);
-    }
-    planned_.clear();
-}
-
-void LiveProcessReader::planThreads() {
-    // process_vm_readv takes at most IOV_MAX (1024) ranges; threads past that are read
-    // one by one.
-    constexpr size_t kMaxRanges = 1024;
-    dropPlanned(); // a sample that failed early left its plan behind
-    for (uint64_t t : lastThreads_) {
-        if (batchLocal_.size() + 2 + FrameWalker::Prefetch::kMaxFrames > kMaxRanges) break;
-        ThreadAhead& a = ahead_[t];
-        a.tstate.resize(tstate_.size());
-        const size_t at = batchLocal_.size();
-        batchLocal_.push_back({a.tstate.data(), a.tstate.size()});
-        batchRemote_.push_back({reinterpret_cast<void*>(t), a.tstate.size()});
-        planned_.push_back({&a, at, walker_.planPrefetch(a.frames, batchLocal_, batchRemote_)});
-    }
-}
-
-void LiveProcessReader::threadsArrived(size_t done) {
-    for (const PlannedThread& p : planned_) {
-        p.ahead->tstateOk = done > p.tstateIndex;
-        const size_t first = p.tstateIndex + 1;
-        walker_.prefetchArrived(p.ahead->frames,
-                                done > first ? std::min(done - first, p.frameRanges) : 0);
-    }
-}
-
-void LiveProcessReader::forgetGoneThreads() {
-    lastThreads_.swap(threadsNow_);
-    threadsNow_.clear();
-    dropPlanned(); // before any entry it points to goes
-    if (ahead_.size() <= lastThreads_.size()) return;
-    for (auto it = ahead_.begin(); it != ahead_.end();)
-        it = it->second.seen == sampleNo_ ? std::next(it) : ahead_.erase(it);
 }
 
 uint64_t LiveProcessReader::findMainTstate(const InterpState& s) {
@@ -283,40 +264,8 @@ uint64_t LiveProcessReader::findMainTstate(const InterpState& s) {
     return 0;
 }
 
-ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
+ReadOutcome LiveProcessReader::readInterpreter(const InterpState& s, bool isMain,
                                                std::vector<ThreadStack>& out, size_t& count) {
-    InterpState s;
-    s.addr = interpAddr;
-    s.id = static_cast<uint32_t>(interpWin_.u64(layout_.inId));
-    s.threadsHead = interpWin_.u64(layout_.inThreadsHead);
-    s.threadsMain = interpWin_.u64(layout_.inThreadsMain);
-    // Who holds the GIL: <= 3.11 one GIL in the runtime; 3.12 the interpreter's ceval.gil
-    // pointer (usually its own _gil); 3.13/3.14 the interpreter's _gil.
-    if (layout_.rtGilLocked != kAbsent) {
-        s.gilLocked = runtimeWin_.i32(layout_.rtGilLocked) == 1;
-        s.gilHolder = runtimeWin_.u64(layout_.rtGilHolder);
-        s.gilStruct = loc_.runtimeAddr + layout_.rtGilHolder - PythonLayout::kGilHolderInStruct;
-    } else if (layout_.inGilPointer != kAbsent) {
-        const uint64_t gil = interpWin_.u64(layout_.inGilPointer);
-        if (plausibleAddress(gil)) s.gilStruct = gil;
-        if (gil == interpAddr + layout_.inOwnGil) {
-            s.gilLocked = interpWin_.i32(layout_.inGilLocked) == 1;
-            s.gilHolder = interpWin_.u64(layout_.inGilHolder);
-        } else if (plausibleAddress(gil)) {
-            uint64_t g[3] = {};
-            if (mem_.read(gil, g, sizeof g)) {
-                s.gilHolder = g[1];
-                s.gilLocked = static_cast<int32_t>(g[2]) == 1;
-            }
-        }
-    } else if (layout_.inGilLocked != kAbsent) {
-        s.gilLocked = interpWin_.i32(layout_.inGilLocked) == 1;
-        s.gilHolder = interpWin_.u64(layout_.inGilHolder);
-        s.gilStruct = interpAddr + layout_.inGilHolder - PythonLayout::kGilHolderInStruct;
-    }
-    s.gcRunning = layout_.rtGcCollecting != kAbsent ? runtimeWin_.i32(layout_.rtGcCollecting) != 0
-                                                    : interpWin_.i32(layout_.inGcCollecting) != 0;
-
     auto nextSlot = [&]() -> ThreadStack& {
         if (count == out.size()) out.emplace_back();
         return out[count];
@@ -326,7 +275,7 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
         if (!t) return fail("cannot find the main thread");
         predictedTstate_ = t;
         if (!readThread(s, t, true, nextSlot())) return fail(lastError_);
-        if (!skipped_) ++count;
+        if (!skipped_ || options_.reportSkipped) ++count;
         return ReadOutcome::Ok;
     }
     uint64_t t = s.threadsHead;
@@ -335,7 +284,7 @@ ReadOutcome LiveProcessReader::readInterpreter(uint64_t interpAddr, bool isMain,
         ThreadStack& stack = nextSlot();
         if (!readThread(s, t, isMain, stack)) return fail(lastError_);
         sawMain = sawMain || (stack.status & ThreadStatus::MainThread);
-        if (!skipped_) ++count;
+        if (!skipped_ || options_.reportSkipped) ++count;
         t = load<uint64_t>(tstate_, layout_.tsNext);
     }
     // The main thread lives as long as the interpreter: a walk that missed it followed a

@@ -4,6 +4,7 @@
 #include "core/remote/exec_watch.h"
 #include "core/remote/frame_walker.h"
 #include "core/remote/python_layout.h"
+#include "core/remote/read_ahead.h"
 #include "core/remote/remote_memory.h"
 #include "core/remote/runtime_locator.h"
 #include "core/remote/thread_state_probe.h"
@@ -28,7 +29,9 @@ public:
     ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override;
     FrameRegistry& registry() override { return registry_; }
     int pid() const override { return pid_; }
-    void pythonVersion(uint8_t& major, uint8_t& minor, uint8_t& micro) const override;
+    PythonVersion pythonVersion() const override {
+        return PythonVersion::fromHex(layout_.versionHex);
+    }
     std::string lastError() const override { return lastError_; }
 
     uint64_t syscalls() const { return mem_.syscalls(); }
@@ -56,9 +59,12 @@ private:
     };
 
     ReadOutcome fail(std::string why);
-    ReadOutcome readInterpreter(uint64_t interpAddr, bool isMain, std::vector<ThreadStack>& out,
-                                size_t& count);
-    bool decodeInterp(uint64_t addr, InterpState& s);
+    ReadOutcome readInterpreter(const InterpState& interp, bool isMain,
+                                std::vector<ThreadStack>& out, size_t& count);
+    // Reads the interpreter at addr into interpWin_ and decodes it.
+    bool readInterp(uint64_t addr, InterpState& s);
+    // Decodes the interpreter at addr from interpWin_ (just read) and runtimeWin_.
+    InterpState decodeInterp(uint64_t addr);
     // False on a failed read. A thread that --mode skips reads fine but sets skipped_:
     // its status is filled, its stack is not walked, and the caller does not count it.
     bool readThread(const InterpState& interp, uint64_t tstateAddr, bool isMain,
@@ -82,27 +88,7 @@ private:
 
     Window runtimeWin_, interpWin_;
     std::vector<iovec> batchLocal_, batchRemote_; // the first read of every sample
-    FrameWalker::Prefetch mainAhead_;             // without -a: the main thread's
-    // With -a: every thread of the last sample is read ahead, its thread state and the
-    // frame data its last walk needed, in the sample's first syscall.
-    struct ThreadAhead {
-        std::vector<uint8_t> tstate;
-        bool tstateOk = false;
-        FrameWalker::Prefetch frames;
-        uint64_t seen = 0;
-    };
-    struct PlannedThread {
-        ThreadAhead* ahead; // entries are only erased after dropPlanned()
-        size_t tstateIndex, frameRanges;
-    };
-    std::unordered_map<uint64_t, ThreadAhead> ahead_;
-    std::vector<uint64_t> lastThreads_, threadsNow_;
-    std::vector<PlannedThread> planned_;
-    uint64_t sampleNo_ = 0;
-    void planThreads();
-    void dropPlanned();
-    void threadsArrived(size_t done);
-    void forgetGoneThreads();
+    ReadAhead readAhead_;
     uint64_t mainInterp_ = 0;
     uint64_t mainThreadId_ = 0;    // <= 3.12: _PyRuntime.main_thread
     uint64_t predictedTstate_ = 0; // tstate read speculatively with the interpreter window

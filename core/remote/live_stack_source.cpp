@@ -37,6 +37,11 @@ Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions&
     auto layout = resolveLayout(*loc, probe);
     if (!layout) return layout.error();
     if (loc->microKnown) layout->micro = static_cast<uint8_t>(loc->versionHex >> 8);
+    if (options.native && layout->minor < 11)
+        return makeError(ErrorKind::UnsupportedVersion,
+                         "--native needs Python 3.11 or newer: Python 3." +
+                             std::to_string(layout->minor) +
+                             " does not mark where C code calls back into Python");
     auto reader = std::make_unique<LiveProcessReader>(pid, options, std::move(*loc), *layout);
     if (Status s = reader->init(); !s) return s.error();
     return std::unique_ptr<StackSource>(std::move(reader));

@@ -32,17 +32,12 @@ uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId) {
 
 bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, bool isMainInterp,
                                    ThreadStack& stack) {
-    ThreadAhead* ahead = nullptr;
-    if (options_.allThreads) {
-        ahead = &ahead_[addr];
-        ahead->seen = sampleNo_;
-        threadsNow_.push_back(addr);
-        if (ahead->tstateOk && !(tstateValid_ && tstateAddr_ == addr)) {
-            tstate_.swap(ahead->tstate); // same size; the next plan reuses the other buffer
-            tstateValid_ = true;
-            tstateAddr_ = addr;
-        }
-        ahead->tstateOk = false; // served this sample only
+    bool tookTstate = false;
+    FrameWalker::Prefetch& prefetch =
+        readAhead_.visit(addr, tstate_, tstateValid_ && tstateAddr_ == addr, tookTstate);
+    if (tookTstate) {
+        tstateValid_ = true;
+        tstateAddr_ = addr;
     }
     if (!(tstateValid_ && tstateAddr_ == addr)) {
         if (!plausibleAddress(addr) || !mem_.read(addr, tstate_.data(), tstate_.size())) {
@@ -104,6 +99,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     stack.status = status;
     stack.frames.clear();
     skipped_ = !threadMatchesMode(options_.mode, status);
+    stack.skipped = skipped_;
     if (skipped_) return true; // skipped before the walk: that is what --mode saves
     // The collector runs on the thread that holds the GIL.
     if (options_.gc && interp.gcRunning && (status & ThreadStatus::HasGil)) {
@@ -112,8 +108,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         stack.frames.push_back(registry_.internFrame(gc));
     }
     const size_t gcFrames = stack.frames.size();
-    FrameWalker::Prefetch& prefetch = ahead ? ahead->frames : mainAhead_;
-    if (walker_.walk(tstate_, stack.frames, &prefetch)) return true;
+    if (walker_.walk(tstate_, stack.frames, prefetch)) return true;
     // A torn walk (the thread moved on while we read): once more from a fresh copy of
     // the thread state, within this sample; then it counts as an error, never as a stack.
     stack.frames.resize(gcFrames);
@@ -122,7 +117,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         lastError_ = walker_.error();
         return false;
     }
-    if (!walker_.walk(tstate_, stack.frames, &prefetch)) {
+    if (!walker_.walk(tstate_, stack.frames, prefetch)) {
         lastError_ = walker_.error();
         return false;
     }

@@ -92,9 +92,13 @@ std::string readCommandLine(int pid) {
 std::optional<uint32_t> readUid(int pid) {
     auto text = readProcFile("/proc/" + std::to_string(pid) + "/status", 1 << 16);
     if (!text) return std::nullopt;
-    const size_t at = text->find("\nUid:");
+    return uidFromStatus(*text);
+}
+
+std::optional<uint32_t> uidFromStatus(std::string_view text) {
+    const size_t at = text.find("\nUid:");
     if (at == std::string::npos) return std::nullopt;
-    std::string_view rest = std::string_view(*text).substr(at + 5);
+    std::string_view rest = text.substr(at + 5);
     while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t'))
         rest.remove_prefix(1);
     uint32_t uid = 0;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gilscope::remote {
@@ -27,6 +28,8 @@ std::string readCommandLine(int pid);
 
 // Real uid from /proc/PID/status ("Uid:" first field).
 std::optional<uint32_t> readUid(int pid);
+// The same from the text of a status file.
+std::optional<uint32_t> uidFromStatus(std::string_view status);
 
 std::string userName(uint32_t uid);
 

@@ -100,9 +100,9 @@ Result<PythonProcessInfo> inspect(int pid, bool requirePythonName) {
         refineVersionFromMemory(*loc, mem);
     }
     if (loc->microKnown)
-        info.version = versionString(loc->versionHex);
+        info.version = PythonVersion::fromHex(loc->versionHex).str();
     else if (loc->versionHex)
-        info.version = "3." + std::to_string((loc->versionHex >> 16) & 0xff);
+        info.version = PythonVersion::fromHex(loc->versionHex).majorMinor();
     return info;
 }
 

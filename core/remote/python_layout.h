@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/common/error.h"
+#include "core/util/python_version.h"
 
 #include <cstdint>
 #include <span>
@@ -55,6 +56,7 @@ struct PythonLayout {
     uint64_t frSize = 0, frPrevious = kAbsent, frCode = kAbsent, frInstr = kAbsent;
     uint64_t frLasti = kAbsent;     // <= 3.10, int
     uint64_t frOwner = kAbsent;     // 3.11+, char
+    uint64_t frGlobals = kAbsent;   // 3.11+: f_globals, which ties a frame to its code's module
     uint64_t frRefcnt = kAbsent;    // <= 3.10: ob_refcnt (a freed frame has 0)
     uint64_t frExecuting = kAbsent; // 3.8/3.9: char f_executing, 1 while evaluated
     uint64_t frState = kAbsent;     // 3.10: signed char f_state, 0 = FRAME_EXECUTING
@@ -68,6 +70,7 @@ struct PythonLayout {
     // PyCodeObject
     uint64_t coSize = 0, coFilename = kAbsent, coName = kAbsent, coQualname = kAbsent;
     uint64_t coLinetable = kAbsent, coFirstlineno = kAbsent;
+    uint64_t coFlags = kAbsent;        // <= 3.10: int co_flags (CO_GENERATOR etc.)
     uint64_t coCodeAdaptive = kAbsent; // 3.11+: inline bytecode
     uint64_t coCode = kAbsent;         // <= 3.10: bytes object
 
@@ -89,7 +92,5 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
 
 // Largest _Py_DebugOffsets we know, to size the read.
 inline constexpr size_t kMaxDebugOffsetsSize = 1024;
-
-std::string versionString(uint32_t versionHex);
 
 } // namespace gilscope::remote

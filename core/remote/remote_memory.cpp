@@ -3,14 +3,7 @@
 #include <cerrno>
 #include <sys/uio.h>
 
-static_assert(ESRCH == 3, "RemoteMemory::ESRCH_VALUE must match the platform's ESRCH");
-
 namespace gilscope::remote {
-
-bool RemoteMemory::read(uint64_t addr, void* dst, size_t len) {
-    if (len == 0) return true;
-    return readPartial(addr, dst, len) == len;
-}
 
 size_t RemoteMemory::readPartial(uint64_t addr, void* dst, size_t len) {
     if (addr == 0 || len == 0) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -7,35 +8,54 @@
 
 namespace gilscope::remote {
 
-// Reads another process's memory with process_vm_readv. Never throws; a failed read
-// reports why through lastErrno() so callers can tell "gone" (ESRCH) from "torn" (EFAULT).
-class RemoteMemory {
-public:
-    explicit RemoteMemory(int pid) : pid_(pid) {}
+// process_vm_readv takes at most IOV_MAX ranges per call: larger batches are split.
+inline constexpr size_t kMaxReadRanges = 1024;
 
-    // All-or-nothing read of len bytes.
-    bool read(uint64_t addr, void* dst, size_t len);
+// What the reader needs from the target's memory, as py-spy's ProcessMemory trait: the
+// walkers and the code cache read through this, so that unit tests can feed them torn,
+// looping and truncated frame chains (tests/unit/remote/fake_memory.h). Never throws; a
+// failed read reports why through lastErrno() so callers can tell "gone" (ESRCH) from
+// "torn" (EFAULT).
+class ProcessMemory {
+public:
+    virtual ~ProcessMemory() = default;
 
     // Up to len bytes; returns how many were copied (stops at the first unmapped page).
-    size_t readPartial(uint64_t addr, void* dst, size_t len);
+    virtual size_t readPartial(uint64_t addr, void* dst, size_t len) = 0;
 
-    // Several ranges in one syscall. Returns how many leading ranges were read completely.
-    size_t readMany(std::span<const iovec> local, std::span<const iovec> remote);
+    // Several ranges in one call. Returns how many leading ranges were read completely.
+    virtual size_t readMany(std::span<const iovec> local, std::span<const iovec> remote) = 0;
+
+    // All-or-nothing read of len bytes.
+    bool read(uint64_t addr, void* dst, size_t len) {
+        return len == 0 || readPartial(addr, dst, len) == len;
+    }
 
     template <typename T>
     bool readValue(uint64_t addr, T& out) {
         return read(addr, &out, sizeof(T));
     }
 
-    int pid() const { return pid_; }
     int lastErrno() const { return lastErrno_; }
-    bool processGone() const { return lastErrno_ == ESRCH_VALUE; }
+    bool processGone() const { return lastErrno_ == ESRCH; }
+
+protected:
+    int lastErrno_ = 0;
+};
+
+// The real thing: process_vm_readv on a live process, one syscall per call.
+class RemoteMemory final : public ProcessMemory {
+public:
+    explicit RemoteMemory(int pid) : pid_(pid) {}
+
+    size_t readPartial(uint64_t addr, void* dst, size_t len) override;
+    size_t readMany(std::span<const iovec> local, std::span<const iovec> remote) override;
+
+    int pid() const { return pid_; }
     uint64_t syscalls() const { return syscalls_; }
 
 private:
-    static constexpr int ESRCH_VALUE = 3;
     int pid_;
-    int lastErrno_ = 0;
     uint64_t syscalls_ = 0;
 };
 

@@ -14,7 +14,7 @@ namespace gilscope::remote {
 // capped and every field checked, since the target may be freeing them as we read.
 class RemoteObjects {
 public:
-    RemoteObjects(RemoteMemory& mem, const PythonLayout& layout) : mem_(mem), layout_(layout) {}
+    RemoteObjects(ProcessMemory& mem, const PythonLayout& layout) : mem_(mem), layout_(layout) {}
 
     // Longest str read in full; longer ones keep this many characters and end in "…".
     static constexpr size_t kMaxStringChars = 64 * 1024;
@@ -28,7 +28,7 @@ public:
     std::optional<std::vector<uint8_t>> readBytes(uint64_t addr, size_t maxSize = 1 << 20);
 
 private:
-    RemoteMemory& mem_;
+    ProcessMemory& mem_;
     const PythonLayout& layout_;
 };
 

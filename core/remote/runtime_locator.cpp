@@ -180,7 +180,8 @@ void refineVersionFromMemory(RuntimeLocation& loc, RemoteMemory& mem) {
     // Py_GetVersion() fills a static buffer at start-up: "3.9.18 (main, ...".
     std::vector<char> bss(std::min<uint64_t>(loc.bssSize, 8u << 20));
     const size_t got = mem.readPartial(loc.bssAddr, bss.data(), bss.size());
-    const std::string prefix = "3." + std::to_string(loc.minorFromName) + ".";
+    const std::string prefix =
+        PythonVersion{3, static_cast<uint8_t>(loc.minorFromName)}.majorMinor() + ".";
     const std::string_view hay(bss.data(), got);
     for (size_t at = hay.find(prefix); at != std::string_view::npos;
          at = hay.find(prefix, at + 1)) {

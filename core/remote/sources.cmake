@@ -12,7 +12,9 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/live_stack_source.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_thread_read.cpp
     ${CMAKE_CURRENT_LIST_DIR}/proc_files.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/read_ahead.cpp
     ${CMAKE_CURRENT_LIST_DIR}/process_scanner.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/process_tree.cpp
     ${CMAKE_CURRENT_LIST_DIR}/remote_memory.cpp
     ${CMAKE_CURRENT_LIST_DIR}/remote_objects.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime_locator.cpp

@@ -42,9 +42,7 @@ public:
     ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override;
     FrameRegistry& registry() override { return inner_.registry(); }
     int pid() const override { return inner_.pid(); }
-    void pythonVersion(uint8_t& major, uint8_t& minor, uint8_t& micro) const override {
-        inner_.pythonVersion(major, minor, micro);
-    }
+    PythonVersion pythonVersion() const override { return inner_.pythonVersion(); }
     std::string lastError() const override;
 
 private:

@@ -20,6 +20,10 @@ public:
         (void)info;
     }
     virtual void addBatch(const SampleBatch& batch) = 0;
+    // A thread the recording's --mode skipped (ReadOptions::reportSkipped), seen at one
+    // instant: its status, no frames. It is not a sample: only a sink that draws every
+    // thread's state (the live timeline) takes it.
+    virtual void addSkipped(const SampleBatch& batch) { (void)batch; }
     // Called once after the last batch, with the sampler's figures when it had any.
     virtual void finish(const RecordingSummary& summary) { (void)summary; }
 

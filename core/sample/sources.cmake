@@ -1,5 +1,4 @@
 target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/frame_registry.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/mode_filter_sink.cpp
     ${CMAKE_CURRENT_LIST_DIR}/tee_sink.cpp
 )

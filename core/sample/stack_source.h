@@ -2,6 +2,7 @@
 
 #include "core/sample/frame_registry.h"
 #include "core/sample/thread_status.h"
+#include "core/util/python_version.h"
 
 #include <cstdint>
 #include <string>
@@ -16,6 +17,7 @@ struct ThreadStack {
     uint32_t interpreterId = 0;
     uint32_t status = 0;         // ThreadStatus bits
     std::vector<FrameId> frames; // leaf first
+    bool skipped = false;        // --mode skipped it: status only, no stack (reportSkipped)
 };
 
 enum class ReadOutcome {
@@ -28,6 +30,7 @@ struct ReadOptions {
     bool allThreads = false; // false: the main thread of the main interpreter only
     bool opcodes = false;    // fill FrameInfo::opcode
     bool gc = true;          // synthetic <GC> frame while the collector runs
+    bool native = false;     // CPython's --native: <native> where C code called Python (3.11+)
     bool cpuState = true;    // probe ON_CPU (else the UNKNOWN bit is set, as CPython's wall mode)
     // Deepest stack kept whole (CPython's MAX_FRAME_CHAIN_DEPTH); a deeper one keeps its
     // leaf side and root frames around a synthetic "<truncated: N frames>" frame.
@@ -36,6 +39,9 @@ struct ReadOptions {
     // GIL or with an active exception (the others are skipped before their stack is
     // walked); Cpu probes ON_CPU whatever cpuState says. Wall and All read every thread.
     ProfilingMode mode = ProfilingMode::Wall;
+    // Also hand on the threads the mode skips, with their status and `skipped` set (no
+    // frames), so a live view can draw every thread's state (the GUI's timeline).
+    bool reportSkipped = false;
 };
 
 // The mode a recording made with these options is, as CPython stamps it in the .bin
@@ -61,8 +67,8 @@ public:
     virtual FrameRegistry& registry() = 0;
 
     virtual int pid() const = 0;
-    // Python version of the target, e.g. {3, 13, 0}.
-    virtual void pythonVersion(uint8_t& major, uint8_t& minor, uint8_t& micro) const = 0;
+    // Python version of the target, e.g. 3.13.0.
+    virtual PythonVersion pythonVersion() const = 0;
     // Why the last read failed (for --realtime-stats and logs); empty if it did not.
     virtual std::string lastError() const { return {}; }
 };

@@ -12,6 +12,11 @@ void TeeSink::addBatch(const SampleBatch& batch) {
         s->addBatch(batch);
 }
 
+void TeeSink::addSkipped(const SampleBatch& batch) {
+    for (auto* s : sinks_)
+        s->addSkipped(batch);
+}
+
 void TeeSink::finish(const RecordingSummary& summary) {
     for (auto* s : sinks_)
         s->finish(summary);

@@ -12,6 +12,7 @@ public:
     void add(SampleSink* sink) { sinks_.push_back(sink); }
     void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
     void addBatch(const SampleBatch& batch) override;
+    void addSkipped(const SampleBatch& batch) override;
     void finish(const RecordingSummary& summary) override;
     bool failed() const override;
     Error sinkError() const override;

@@ -90,13 +90,17 @@ size_t Sampler::Impl::emit(uint64_t t, const std::vector<ThreadStack>& stacks, s
         // A thread state whose thread has not started yet has no native id and no
         // frames: it is not a thread to show (it made an empty "Thread-0").
         if (st.threadId == 0 && st.frames.empty()) continue;
-        ++emitted;
         SampleBatch batch;
         batch.threadId = st.threadId;
         batch.interpreterId = st.interpreterId;
         batch.status = st.status;
         batch.frames = std::span<const FrameId>(st.frames.data(), st.frames.size());
         batch.timestampsUs = std::span<const uint64_t>(&t, 1);
+        if (st.skipped) { // --mode keeps no sample of it; a live view shows its state
+            sink.addSkipped(batch);
+            continue;
+        }
+        ++emitted;
         sink.addBatch(batch);
     }
     return emitted;
@@ -229,9 +233,13 @@ void Sampler::start() {
     uint32_t features = 0;
     if (d.options.read.allThreads) features |= CaptureFeature::AllThreads;
     if (d.options.read.gc) features |= CaptureFeature::Gc;
+    if (d.options.read.native) features |= CaptureFeature::Native;
     if (d.options.read.opcodes) features |= CaptureFeature::Opcodes;
     info.captureFeatures = static_cast<int>(features);
-    d.source.pythonVersion(info.pythonMajor, info.pythonMinor, info.pythonMicro);
+    const PythonVersion version = d.source.pythonVersion();
+    info.pythonMajor = version.major;
+    info.pythonMinor = version.minor;
+    info.pythonMicro = version.micro;
     d.sink.begin(d.source.registry(), info);
 
     const uint64_t startUs = info.startTimeUs;

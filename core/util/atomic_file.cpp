@@ -1,6 +1,7 @@
 #include "core/util/atomic_file.h"
 
 #include "core/util/output_target.h"
+#include "core/util/write_all.h"
 
 #include <cerrno>
 #include <cstring>
@@ -99,23 +100,15 @@ AtomicFile::~AtomicFile() {
     discard();
 }
 
-Status AtomicFile::write(const void* data, size_t size) {
-    if (!writeAll(fd_.get(), data, size)) return ioError(errno, "cannot write", destination_);
-    return {};
+Status AtomicFile::write(const void* data, size_t size, const CancelToken* cancel) {
+    if (writeAll(fd_.get(), data, size, cancel)) return {};
+    if (errno == ECANCELED) return makeError(ErrorKind::Cancelled, "writing cancelled");
+    return ioError(errno, "cannot write", destination_);
 }
 
 Status AtomicFile::pwrite(const void* data, size_t size, uint64_t offset) {
-    const auto* p = static_cast<const char*>(data);
-    while (size > 0) {
-        const ssize_t n = ::pwrite(fd_.get(), p, size, static_cast<off_t>(offset));
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return ioError(errno, "cannot write", destination_);
-        }
-        p += n;
-        size -= static_cast<size_t>(n);
-        offset += static_cast<uint64_t>(n);
-    }
+    if (!pwriteAll(fd_.get(), data, size, offset))
+        return ioError(errno, "cannot write", destination_);
     return {};
 }
 

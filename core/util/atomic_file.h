@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/common/error.h"
+#include "core/util/cancel.h"
 #include "core/util/unique_fd.h"
 
 #include <cstddef>
@@ -51,8 +52,12 @@ public:
     // The destination is (a copy of) our standard output: messages belong on stderr.
     bool isStdout() const { return isStdout_; }
 
-    Status write(const void* data, size_t size);
-    Status write(std::string_view s) { return write(s.data(), s.size()); }
+    // With `cancel`: a write blocked on a slow destination (a FIFO nobody reads) ends with
+    // ErrorKind::Cancelled when a signal interrupts it after the token was set.
+    Status write(const void* data, size_t size, const CancelToken* cancel = nullptr);
+    Status write(std::string_view s, const CancelToken* cancel = nullptr) {
+        return write(s.data(), s.size(), cancel);
+    }
     Status pwrite(const void* data, size_t size, uint64_t offset);
     // fsync, close, rename over the destination (direct mode: copy any staged bytes).
     Status commit();

@@ -87,24 +87,6 @@ bool sameFileAsFd(int a, int b) {
     return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && sameInode(sa, sb);
 }
 
-bool writeAll(int fd, const void* data, size_t size) {
-    const auto* p = static_cast<const char*>(data);
-    while (size > 0) {
-        const ssize_t n = ::write(fd, p, size);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        if (n == 0) {
-            errno = EIO;
-            return false;
-        }
-        p += n;
-        size -= static_cast<size_t>(n);
-    }
-    return true;
-}
-
 Result<OutputTarget> resolveOutputTarget(const fs::path& destination) {
     OutputTarget t;
     if (destination == "-") {

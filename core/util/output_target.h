@@ -41,7 +41,4 @@ Result<UniqueFd> openStagingFile();
 // Whether two descriptors name the same open file (device and inode).
 bool sameFileAsFd(int a, int b);
 
-// write() until done; false with errno set on failure.
-bool writeAll(int fd, const void* data, size_t size);
-
 } // namespace gilscope

@@ -44,9 +44,7 @@ struct NullSource final : StackSource {
     }
     FrameRegistry& registry() override { return reg; }
     int pid() const override { return 0; }
-    void pythonVersion(uint8_t& major, uint8_t& minor, uint8_t& micro) const override {
-        major = minor = micro = 0;
-    }
+    PythonVersion pythonVersion() const override { return {}; }
 };
 
 struct Target {
@@ -160,10 +158,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_sampler: %s\n", source.error().message.c_str());
         return 1;
     }
-    uint8_t ma, mi, mc;
-    (*source)->pythonVersion(ma, mi, mc);
-    std::printf("target: %s %s (Python %d.%d.%d)%s%s, %.0f s per run, median of %d runs\n",
-                python.c_str(), script.c_str(), ma, mi, mc, allThreads ? ", all threads (-a)" : "",
+    std::printf("target: %s %s (Python %s)%s%s, %.0f s per run, median of %d runs\n",
+                python.c_str(), script.c_str(), (*source)->pythonVersion().str().c_str(),
+                allThreads ? ", all threads (-a)" : "",
                 rtPriority > 0 ? ", sampler thread SCHED_FIFO" : "", duration, repeat);
     {
         // The reader's own cost: back-to-back reads, no scheduling at all.

@@ -99,9 +99,7 @@ private slots:
         TargetProcess target(interpreter, "three_deep.py");
         QVERIFY2(target.start(), qPrintable(target.error()));
         OPEN_OR_FAIL(src, target.pid(), false);
-        uint8_t major, minor, micro;
-        src->pythonVersion(major, minor, micro);
-        QCOMPARE(int(minor), interpreter.minor);
+        QCOMPARE(int(src->pythonVersion().minor), interpreter.minor);
         const size_t depth = size_t(target.readyInfo()["frames"].toArray().size());
         READ_UNTIL_OR_FAIL(src, snap, [&](const test::Snapshot& s) {
             return s.count == 1 && s.threads[0].frames.size() == depth;
@@ -143,6 +141,11 @@ private slots:
         // (never more than one, checked below), however long that takes.
         constexpr int kOneHolderWanted = 20, kMaxSamples = 20000;
         int samples = 0, exactlyOneHolder = 0, holderOnCpu = 0;
+        // Main prints READY, then blocks in Event.wait() for good; on a loaded machine it
+        // can be preempted holding the GIL on the way there. Once seen waiting without
+        // the GIL it never runs again, so from then on only contenders may hold it.
+        bool mainBlocked = false;
+        auto& reg = src->registry();
         for (; samples < kMaxSamples && exactlyOneHolder < kOneHolderWanted; ++samples) {
             READ_OR_FAIL(src, snap);
             QCOMPARE(snap.count, nameByTid.size());
@@ -157,9 +160,13 @@ private slots:
                 if (name == "sleeper" || name == "in-except") // main may still be printing READY
                     QVERIFY2(!(t.status & ThreadStatus::OnCpu), qPrintable(name + " is ON_CPU"));
                 QVERIFY(!t.frames.empty());
+                const bool inWait =
+                    reg.string(reg.frame(t.frames.front()).funcname) == std::string("wait");
+                if (isMain && inWait && !(t.status & ThreadStatus::HasGil)) mainBlocked = true;
                 if (t.status & ThreadStatus::HasGil) {
                     ++holders;
-                    QVERIFY2(name.startsWith("contender"), qPrintable(name + " holds the GIL"));
+                    QVERIFY2(name.startsWith("contender") || (isMain && !mainBlocked),
+                             qPrintable(name + " holds the GIL"));
                     if (t.status & ThreadStatus::OnCpu) ++holderOnCpu;
                 }
             }
@@ -233,7 +240,11 @@ private slots:
               qPrintable(interpreter.label), workerRequesting, workerSleeping, workerWithoutGil);
         QVERIFY(workerWithoutGil >= samples / 2); // two spinning workers, one GIL
         QVERIFY2(workerSleeping >= kSleepingWanted, qPrintable(QString::number(workerSleeping)));
-        QVERIFY2(workerRequesting * 10 >= workerSleeping * 9,
+        // Not all: a worker that just dropped the GIL sleeps until the other one took it
+        // (CPython's forced switch), without asking for it; 3.15's own per-thread flag
+        // tells that wait apart, and the busier the machine the longer it lasts (78 % of
+        // the sleeps were requests at load 10). Without the flag it would be none.
+        QVERIFY2(workerRequesting * 2 >= workerSleeping,
                  qPrintable(QString("%1 of %2").arg(workerRequesting).arg(workerSleeping)));
     }
 

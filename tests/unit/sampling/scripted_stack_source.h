@@ -53,9 +53,7 @@ public:
     ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override;
     FrameRegistry& registry() override { return registry_; }
     int pid() const override { return 4242; }
-    void pythonVersion(uint8_t& major, uint8_t& minor, uint8_t& micro) const override {
-        major = 3, minor = 13, micro = 1;
-    }
+    PythonVersion pythonVersion() const override { return {3, 13, 1}; }
     uint64_t reads() const { return reads_.load(); }
 
 private:

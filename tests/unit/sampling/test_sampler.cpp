@@ -347,9 +347,7 @@ private slots:
             }
             FrameRegistry& registry() override { return reg; }
             int pid() const override { return 1; }
-            void pythonVersion(uint8_t& a, uint8_t& b, uint8_t& c) const override {
-                a = 3, b = 12, c = 0;
-            }
+            PythonVersion pythonVersion() const override { return {3, 12, 0}; }
             FrameRegistry reg;
             FrameId frame = makeFrame(reg, "t.py", "run", 1);
             int reads = 0;
@@ -361,6 +359,56 @@ private slots:
         sampler.wait();
         QCOMPARE(sink.threadIds, std::vector<uint64_t>(5, 7));
         QCOMPARE(sampler.stats().threadSamples, uint64_t(5));
+    }
+
+    // A thread --mode skipped (reported with ReadOptions::reportSkipped) is no sample:
+    // it reaches only addSkipped(), with its status, and is not counted.
+    void skippedThreadsReachOnlyAddSkipped() {
+        class Moded final : public StackSource {
+        public:
+            ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override {
+                if (++reads > 4) return ReadOutcome::ProcessEnded;
+                out.resize(2);
+                out[0] = ThreadStack{};
+                out[0].threadId = 7;
+                out[0].status = ThreadStatus::HasGil;
+                out[0].frames = {frame};
+                out[1] = ThreadStack{};
+                out[1].threadId = 8;
+                out[1].status = ThreadStatus::GilRequested;
+                out[1].skipped = true;
+                count = 2;
+                return ReadOutcome::Ok;
+            }
+            FrameRegistry& registry() override { return reg; }
+            int pid() const override { return 1; }
+            PythonVersion pythonVersion() const override { return {3, 12, 0}; }
+            FrameRegistry reg;
+            FrameId frame = makeFrame(reg, "t.py", "run", 1);
+            int reads = 0;
+        } source;
+        struct Sink final : SampleSink {
+            std::vector<uint64_t> batches, skipped;
+            uint32_t skippedStatus = 0;
+            void addBatch(const SampleBatch& b) override { batches.push_back(b.threadId); }
+            void addSkipped(const SampleBatch& b) override {
+                skipped.push_back(b.threadId);
+                skippedStatus = b.status;
+                QVERIFY(b.frames.empty());
+                QCOMPARE(b.timestampsUs.size(), size_t(1));
+            }
+        } sink;
+        FakeClock clock(kStart);
+        SamplerOptions opts{1000, 0, {}};
+        opts.read.mode = ProfilingMode::Gil;
+        opts.read.reportSkipped = true;
+        Sampler sampler(source, sink, opts, clock);
+        sampler.start();
+        sampler.wait();
+        QCOMPARE(sink.batches, std::vector<uint64_t>(4, 7));
+        QCOMPARE(sink.skipped, std::vector<uint64_t>(4, 8));
+        QCOMPARE(sink.skippedStatus, uint32_t(ThreadStatus::GilRequested));
+        QCOMPARE(sampler.stats().threadSamples, uint64_t(4));
     }
 
     // -d beyond the clock's range is "until stopped". Old: the end time overflowed and

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "core/remote/frame_walker.h"
+
+#include <cstdint>
+#include <sys/uio.h>
+#include <unordered_map>
+#include <vector>
+
+namespace gilscope::remote {
+
+// What LiveProcessReader reads ahead in a sample's first syscall, beside the interpreter
+// and the thread state it predicts: the frame data each thread's last walk needed (see
+// FrameWalker::planPrefetch) and, with -a, the thread state of every thread of the last
+// sample. A steady target then costs one syscall per sample.
+class ReadAhead {
+public:
+    ReadAhead(FrameWalker& walker, bool allThreads, size_t tstateSize)
+        : walker_(walker), allThreads_(allThreads), tstateSize_(tstateSize) {}
+
+    // Appends this sample's ranges to the batch (they go after what is there already).
+    void plan(std::vector<iovec>& local, std::vector<iovec>& remote);
+    // `complete`: how many ranges of the whole batch were read completely.
+    void arrived(size_t complete);
+
+    // Thread `addr` is read in this sample: its read-ahead state. With -a, its thread state
+    // read ahead (if it came) is swapped into `tstate` unless `held` says tstate holds it
+    // already; returns whether it was swapped in. What the thread does not take now is
+    // not used later.
+    FrameWalker::Prefetch& visit(uint64_t addr, std::vector<uint8_t>& tstate, bool held,
+                                 bool& tookTstate);
+
+    // After the sample: forgets threads that are gone.
+    void endSample();
+
+private:
+    struct ThreadAhead {
+        std::vector<uint8_t> tstate;
+        bool tstateOk = false;
+        FrameWalker::Prefetch frames;
+        uint64_t seen = 0;
+    };
+    struct PlannedThread {
+        ThreadAhead* ahead; // entries are only erased after dropPlanned()
+        size_t tstateIndex, frameRanges;
+    };
+    void dropPlanned();
+
+    FrameWalker& walker_;
+    bool allThreads_;
+    size_t tstateSize_;
+    size_t first_ = 0;           // batch index of the first range planned here
+    FrameWalker::Prefetch main_; // without -a: the main thread's
+    std::unordered_map<uint64_t, ThreadAhead> threads_; // with -a, by thread state address
+    std::vector<uint64_t> lastThreads_, threadsNow_;
+    std::vector<PlannedThread> planned_;
+    uint64_t sampleNo_ = 0;
+};
+
+} // namespace gilscope::remote

@@ -1,0 +1,65 @@
+// descendantPids and processImage on real processes: a shell with two children is found
+// whole (children and grandchildren), a fork shares its parent's image until it execs.
+#include "core/remote/exec_watch.h"
+#include "core/remote/process_tree.h"
+
+#include <QProcess>
+#include <QTest>
+
+#include <algorithm>
+#include <csignal>
+#include <unistd.h>
+
+using namespace gilscope;
+
+class TestProcessTree : public QObject {
+    Q_OBJECT
+private slots:
+    void descendantsOfAShell() {
+        // sh -> (sleep, sh -> sleep): two children and a grandchild, then it says ready.
+        QProcess sh;
+        sh.start("/bin/sh", {"-c", "sleep 60 & sh -c 'sleep 60 & echo $!; wait' & read x; wait"});
+        QVERIFY(sh.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(sh.canReadLine() || (sh.waitForReadyRead(100), sh.canReadLine()),
+                                 30000);
+        const int grandchild = sh.readLine().trimmed().toInt();
+        QVERIFY(grandchild > 0);
+        std::vector<int> found;
+        QTRY_VERIFY_WITH_TIMEOUT((found = descendantPids(int(sh.processId()))).size() == 3, 30000);
+        QVERIFY(std::find(found.begin(), found.end(), grandchild) != found.end());
+        // Breadth first: the grandchild comes after both children.
+        QCOMPARE(found.back(), grandchild);
+        QVERIFY(std::find(found.begin(), found.end(), int(sh.processId())) == found.end());
+        for (int pid : found) {
+            QVERIFY(remote::parentPid(pid).has_value());
+            QVERIFY(!executableOf(pid).empty());
+        }
+        sh.kill();
+        sh.waitForFinished();
+        for (int pid : found)
+            ::kill(pid, SIGKILL);
+    }
+
+    void noDescendants() {
+        QVERIFY(descendantPids(1 << 30).empty()); // no such process
+    }
+
+    void anImageIsAProcesssOwn() {
+        const auto self = remote::processImage(int(::getpid()));
+        QVERIFY(self.has_value());
+        QVERIFY(!self->exe.empty());
+        QVERIFY(self->startStack != 0);
+        QProcess other;
+        other.start("/bin/sleep", {"60"});
+        QVERIFY(other.waitForStarted());
+        const auto image = remote::processImage(int(other.processId()));
+        QVERIFY(image.has_value());
+        QVERIFY(!(*image == *self)); // exec'd: another image
+        QCOMPARE(remote::parentPid(int(other.processId())), std::optional<int>(int(::getpid())));
+        other.kill();
+        other.waitForFinished();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProcessTree)
+#include "test_process_tree.moc"
