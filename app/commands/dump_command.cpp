@@ -43,12 +43,9 @@ std::string joined(const std::vector<std::string>& v) {
 nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
                       const std::vector<ThreadStack>& stacks, size_t count,
                       const PythonProcessInfo* info) {
-    uint8_t major, minor, micro;
-    src.pythonVersion(major, minor, micro);
     nlohmann::json j;
     j["pid"] = src.pid();
-    j["python_version"] =
-        std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(micro);
+    j["python_version"] = src.pythonVersion().str();
     if (info) {
         j["executable"] = info->executable;
         j["command_line"] = info->commandLine;
@@ -81,12 +78,10 @@ nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
 void printText(const StackSource& src, const FrameRegistry& reg,
                const std::vector<ThreadStack>& stacks, size_t count,
                const PythonProcessInfo* info) {
-    uint8_t major, minor, micro;
-    src.pythonVersion(major, minor, micro);
     // Names are escaped so that each frame stays on one line whatever its file is called.
     std::printf("Process %d: %s\n", src.pid(),
                 info ? escapeForDisplay(info->commandLine).c_str() : "");
-    std::printf("Python v%u.%u.%u (%s)\n\n", major, minor, micro,
+    std::printf("Python v%s (%s)\n\n", src.pythonVersion().str().c_str(),
                 info ? escapeForDisplay(info->executable).c_str() : "");
     for (size_t i = 0; i < count; ++i) {
         const ThreadStack& t = stacks[i];

@@ -52,6 +52,7 @@ ReadOptions RecordOptions::readOptions() const {
     r.allThreads = allThreads;
     r.opcodes = opcodes;
     r.gc = gcFrames;
+    r.native = native;
     r.maxDepth = maxDepth;
     // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode whatever
     // --mode says (as CPython does); the other formats use --mode, and wall mode does not
@@ -95,11 +96,14 @@ void addRecordOptions(QCommandLineParser& parser) {
         {{"l", "limit"}, "--pstats table: at most N rows (default 15).", "N"},
         {"no-summary", "--pstats table: no summary of interesting functions."},
         // CPython's capture options that gilscope cannot honour yet: refused by name.
-        {"native", "Not supported yet: CPython's <native> frames."},
+        {"native",
+         "Add CPython's <native> frames where C code called back into Python (Python 3.11+)."},
         {"blocking",
          "Stop every thread of the target (ptrace) while each sample is read, so stacks are "
          "consistent; costs the target a pause per sample."},
-        {"subprocesses", "Not supported yet: also record child Python processes."},
+        {"subprocesses",
+         "Also record every Python process the target starts (directly or through a shell): "
+         "one profiler and one output file per process, named like -o with _PID added."},
         {"async-aware", "Not supported yet: asyncio task stacks."},
         {"async-mode", "Not supported yet (with --async-aware): running or all.", "MODE"},
         {"browser", "With --gecko: open the profile in the Firefox Profiler when done."},
@@ -144,12 +148,14 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
             o.durationSec = d;
     }
     o.allThreads = parser.isSet("all-threads");
-    for (const char* unsupported : {"native", "subprocesses", "async-aware", "async-mode"})
+    for (const char* unsupported : {"async-aware", "async-mode"})
         if (parser.isSet(unsupported))
             return makeError(ErrorKind::BadArguments,
                              std::string("--") + unsupported +
                                  " is not supported by gilscope yet; record without it");
     o.opcodes = parser.isSet("opcodes");
+    o.native = parser.isSet("native");
+    o.subprocesses = parser.isSet("subprocesses");
     o.blocking = parser.isSet("blocking");
     o.gcFrames = !parser.isSet("no-gc");
     o.realtimeStats = parser.isSet("realtime-stats");

@@ -22,6 +22,7 @@ struct RecordOptions {
     double durationSec = 0; // 0: until the target exits or Ctrl-C
     bool allThreads = false;
     bool opcodes = false;
+    bool native = false; // --native: <native> frames (3.11+)
     bool realtimeStats = false;
     ProfilingMode mode = ProfilingMode::Wall; // --mode
     bool gcFrames = true;                     // --no-gc clears it
@@ -34,7 +35,8 @@ struct RecordOptions {
     std::string sort = "nsamples";            // --pstats table: --sort, -l/--limit, --no-summary
     long limit = 15;
     bool summary = true;
-    bool browser = false; // --browser: open a --gecko profile in the profiler
+    bool browser = false;      // --browser: open a --gecko profile in the profiler
+    bool subprocesses = false; // --subprocesses: one child profiler per Python descendant
 
     ReadOptions readOptions() const;
 };

@@ -1,6 +1,7 @@
 #include "app/commands/record_session.h"
 
 #include "app/commands/browser_open.h"
+#include "app/commands/child_profilers.h"
 #include "app/commands/cli_output.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
@@ -82,6 +83,10 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     samplerOptions.realtimePriority = options.realtimePriority;
     Sampler sampler(reader, (*output)->sink(), samplerOptions);
     sampler.start();
+    std::optional<ChildProfilers> children;
+    if (options.subprocesses)
+        children.emplace(hooks.subprocessRoot ? hooks.subprocessRoot : source.pid(), source.pid(),
+                         options);
     if (hooks.afterStart) {
         // A held target (`run`) is released only once the first tick was taken, so the
         // recording starts before the target's first line even when the sampler thread
@@ -133,11 +138,6 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         return result;
     }
 
-    // Test hook: widens the window between stop and write so the "second Ctrl-C
-    // aborts" path can be tested deterministically (collapsed writes take ~1 ms).
-    if (const char* slow = std::getenv("GILSCOPE_TEST_SLOW_WRITE_MS"))
-        for (int ms = std::atoi(slow); ms > 0 && !interrupts.abortToken().cancelled(); ms -= 10)
-            sleepMs(10);
     const Status written = (*output)->write(interrupts.abortToken());
     if (!written) {
         result.aborted = written.error().kind == ErrorKind::Cancelled;

@@ -15,6 +15,7 @@ namespace gilscope::cli {
 struct SessionHooks {
     std::function<void()> afterStart; // run: release the gated target
     std::function<bool()> targetGone; // run: polled ~20 times a second; true once the child exited
+    int subprocessRoot = 0; // --subprocesses: whose descendants (default: the source's pid)
 };
 
 struct SessionResult {

@@ -94,6 +94,7 @@ int runRun(const QStringList& args) {
     SessionHooks hooks;
     hooks.afterStart = [&] { target.release(); };
     hooks.targetGone = [&] { return target.exited(); };
+    hooks.subprocessRoot = target.pid();
     const SessionResult r = recordSession(**source, *options, hooks);
 
     bool terminatedByUs = false;

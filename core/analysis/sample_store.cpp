@@ -1,6 +1,7 @@
 #include "core/analysis/sample_store.h"
 
 #include "core/util/atomic_file.h"
+#include "core/util/write_all.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -41,22 +42,12 @@ void SampleStore::flush() {
         }
     }
     if (!spillFailed_) {
-        const char* p = reinterpret_cast<const char*>(tail_.data());
-        size_t left = tail_.size() * sizeof(SampleRecord);
-        const off_t at = static_cast<off_t>(flushed_ * sizeof(SampleRecord));
-        size_t done = 0;
-        while (left > 0) {
-            const ssize_t n = ::pwrite(file_->get(), p + done, left, at + static_cast<off_t>(done));
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) {
-                spillFailed_ = true;
-                spillProblem_ =
-                    ioError(errno, "cannot write the analysis spill file", dir_.path() / "samples")
-                        .message;
-                break;
-            }
-            done += static_cast<size_t>(n);
-            left -= static_cast<size_t>(n);
+        if (!pwriteAll(file_->get(), tail_.data(), tail_.size() * sizeof(SampleRecord),
+                       flushed_ * sizeof(SampleRecord))) {
+            spillFailed_ = true;
+            spillProblem_ =
+                ioError(errno, "cannot write the analysis spill file", dir_.path() / "samples")
+                    .message;
         }
     }
     if (spillFailed_) {

@@ -1,5 +1,6 @@
 #include "core/live/live_timeline.h"
 
+#include "core/live/thread_names.h"
 #include "core/sample/thread_status.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@ void TimelineBucket::merge(const TimelineBucket& other) {
     gilRequested += other.gilRequested;
     onCpu += other.onCpu;
     gc += other.gc;
+    exception += other.exception;
 }
 
 LiveTimeline::LiveTimeline(LiveTimelineOptions options)
@@ -19,8 +21,26 @@ LiveTimeline::LiveTimeline(LiveTimelineOptions options)
 }
 
 void LiveTimeline::begin(const FrameRegistry& registry, const RecordingInfo& info) {
-    (void)info;
     registry_ = &registry;
+    pid_ = options_.readThreadNames ? info.pid : 0;
+    if (pid_ > 0) {
+        std::string name = readProcessName(pid_);
+        std::lock_guard lock(mutex_);
+        processName_ = std::move(name);
+    }
+}
+
+// A new thread, or one whose name was read more than a second (of its samples) ago.
+// The read is one small procfs file, done outside the lock and rarely.
+void LiveTimeline::refreshName(uint64_t threadId, uint64_t timestampUs) {
+    auto [it, fresh] = nameReadUs_.try_emplace(threadId, timestampUs);
+    if (!fresh && timestampUs < it->second + 1'000'000) return;
+    it->second = timestampUs;
+    std::string name = readThreadName(pid_, threadId);
+    if (name.empty()) return; // gone: keep the last name read
+    std::lock_guard lock(mutex_);
+    auto thread = threads_.find(threadId);
+    if (thread != threads_.end()) thread->second.name = std::move(name);
 }
 
 // The remote reader marks garbage collection with a synthetic "<GC>" frame.
@@ -44,8 +64,9 @@ void LiveTimeline::addBatch(const SampleBatch& batch) {
                             [this](FrameId f) { return isGcFrame(f); })
                     ? 1
                     : 0;
+    sample.exception = (batch.status & ThreadStatus::HasException) ? 1 : 0;
 
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     if (!started_) {
         started_ = true;
         originUs_ = batch.timestampsUs.front();
@@ -61,6 +82,10 @@ void LiveTimeline::addBatch(const SampleBatch& batch) {
     if (batch.status & ThreadStatus::MainThread) thread.mainThread = true;
     for (uint64_t ts : batch.timestampsUs)
         addSample(thread, ts, sample);
+    if (pid_ > 0) {
+        lock.unlock();
+        refreshName(batch.threadId, batch.timestampsUs.back());
+    }
 }
 
 void LiveTimeline::addSample(ThreadTimeline& thread, uint64_t timestampUs,
@@ -107,6 +132,7 @@ TimelineSnapshot LiveTimeline::snapshot() const {
     s.spanUs = started_ ? lastUs_ - originUs_ : 0;
     s.samples = samples_;
     s.finished = finished_;
+    s.processName = processName_;
     s.threads.reserve(threads_.size());
     for (const auto& [id, thread] : threads_)
         s.threads.push_back(thread);

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace gilscope {
@@ -16,7 +18,8 @@ struct TimelineBucket {
     uint32_t hasGil = 0;
     uint32_t gilRequested = 0;
     uint32_t onCpu = 0;
-    uint32_t gc = 0; // a <GC> frame was on the stack
+    uint32_t gc = 0;        // a <GC> frame was on the stack
+    uint32_t exception = 0; // the thread was handling an exception
 
     void merge(const TimelineBucket& other);
 };
@@ -24,6 +27,7 @@ struct TimelineBucket {
 struct ThreadTimeline {
     uint64_t threadId = 0;
     bool mainThread = false;
+    std::string name; // the kernel's thread name (comm) when read live; empty otherwise
     uint64_t samples = 0;
     // buckets[i] covers [originUs + i * bucketUs, originUs + (i + 1) * bucketUs).
     std::vector<TimelineBucket> buckets;
@@ -35,6 +39,8 @@ struct TimelineSnapshot {
     uint64_t spanUs = 0;  // last timestamp - originUs
     uint64_t samples = 0; // thread-samples in total
     bool finished = false;
+    std::string
+        processName; // the target's comm when read live: thread names equal to it say nothing
     std::vector<ThreadTimeline> threads; // ordered by thread id, main thread first
 };
 
@@ -44,6 +50,10 @@ struct LiveTimelineOptions {
     // bucket width doubles, so memory stays bounded and the whole recording stays visible.
     size_t maxBuckets = 4000;
     size_t maxThreads = 256; // samples of further threads are counted but not drawn
+    // Read thread names from /proc/PID/task/TID/comm (a live local target only): on a
+    // thread's first sample and then at most once a second of its samples, because
+    // CPython 3.14+ names a thread once it has started running.
+    bool readThreadNames = false;
 };
 
 // A SampleSink that aggregates GIL / CPU / GC activity for the GUI's timelines.
@@ -55,6 +65,8 @@ public:
 
     void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
     void addBatch(const SampleBatch& batch) override;
+    // Threads the recording's --mode skips are drawn too: the timeline shows every thread.
+    void addSkipped(const SampleBatch& batch) override { addBatch(batch); }
     void finish(const RecordingSummary& summary) override;
 
     TimelineSnapshot snapshot() const;
@@ -63,10 +75,13 @@ private:
     bool isGcFrame(FrameId id);
     void addSample(ThreadTimeline& thread, uint64_t timestampUs, const TimelineBucket& sample);
     void halveResolution();
+    void refreshName(uint64_t threadId, uint64_t timestampUs);
 
     const LiveTimelineOptions options_;
     const FrameRegistry* registry_ = nullptr; // read on the sampler thread only
     std::vector<int8_t> gcFrameCache_;        // per FrameId: -1 unknown, 0 no, 1 yes
+    int pid_ = 0;                             // set in begin(); names are read only when > 0
+    std::unordered_map<uint64_t, uint64_t> nameReadUs_; // sampler thread: last comm read
 
     mutable std::mutex mutex_; // guards everything below
     bool started_ = false;
@@ -75,6 +90,7 @@ private:
     uint64_t bucketUs_ = 0;
     uint64_t lastUs_ = 0;
     uint64_t samples_ = 0;
+    std::string processName_;
     std::map<uint64_t, ThreadTimeline> threads_;
 };
 

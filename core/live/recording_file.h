@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/profile_filter.h"
 #include "core/analysis/profile_model.h"
 #include "core/common/error.h"
 #include "core/gecko/gecko_collector.h"
@@ -32,10 +33,18 @@ public:
 
     GeckoCollector& collector() { return collector_; }
     // Writes a Firefox Profiler file; after load(). Can be repeated: once the collector
-    // is spent, the file is replayed again into a fresh one.
+    // is spent, or for one state only, the file is replayed again (exportFile).
     Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress = {},
-                    const CancelToken* cancel = nullptr);
+                    const CancelToken* cancel = nullptr, StateFilter state = StateFilter::All);
+    // The one replaying export, for opened files and live recordings' `.bin` copies:
+    // replays `bin` into a fresh collector, keeping only the thread-samples of `state`
+    // as the analysis views count them (StateFilterSink), and writes `dest`.
+    static Status exportFile(const std::filesystem::path& bin, const std::filesystem::path& dest,
+                             StateFilter state, const ProgressCallback& progress = {},
+                             const CancelToken* cancel = nullptr);
     TimelineSnapshot timeline() const { return timeline_.snapshot(); }
+    // describeTachInfo() with each thread's samples as loaded (the header's estimate before).
+    std::vector<std::pair<std::string, std::string>> describe() const;
     std::shared_ptr<ProfileModel> profile() const { return profile_; } // after load()
 
 private:
@@ -51,7 +60,10 @@ private:
     bool loaded_ = false;
 };
 
-// TachReader::info() as (label, value) rows for display, e.g. ("Python", "3.15.2").
-std::vector<std::pair<std::string, std::string>> describeTachInfo(const TachInfo& info);
+// TachReader::info() as (label, value) rows for display, e.g. ("Python", "3.15.2"),
+// with samples per thread from perThreadSamples (each thread's count; estimated from
+// the header when empty) next to the header's thread-samples in total.
+std::vector<std::pair<std::string, std::string>>
+describeTachInfo(const TachInfo& info, const std::vector<uint64_t>& perThreadSamples = {});
 
 } // namespace gilscope

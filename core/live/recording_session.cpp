@@ -7,6 +7,12 @@
 namespace gilscope {
 namespace {
 
+// A live local target: its threads' names can be read from /proc.
+LiveTimelineOptions withThreadNames(LiveTimelineOptions options) {
+    options.readThreadNames = true;
+    return options;
+}
+
 GeckoOptions geckoOptions(uint64_t intervalUs) {
     GeckoOptions options;
     options.intervalUs = intervalUs;
@@ -29,6 +35,8 @@ std::unique_ptr<RecordingSession> RecordingSession::fromSource(std::unique_ptr<S
 
 ReadOptions RecordingSession::readOptionsFor(const RecordingOptions& options) {
     ReadOptions read = options.read;
+    read.mode = options.mode;
+    read.reportSkipped = true;                                      // for the live timeline
     if (options.mode == ProfilingMode::Wall) read.cpuState = false; // as CPython's wall mode
     return read;
 }
@@ -42,18 +50,16 @@ void RecordingSession::startSampling() {
 RecordingSession::RecordingSession(std::unique_ptr<StackSource> source,
                                    const RecordingOptions& options)
     : source_(std::move(source)), collector_(geckoOptions(options.intervalUs)),
-      timeline_(options.timeline), filter_(options.mode, recorded_), pid_(source_->pid()) {
-    recorded_.add(&collector_);
-    recorded_.add(profile_.get());
+      timeline_(withThreadNames(options.timeline)), pid_(source_->pid()) {
+    tee_.add(&collector_);
+    tee_.add(profile_.get());
     openBackup();
-    if (backup_) recorded_.add(backup_.get());
-    tee_.add(&filter_);
+    if (backup_) tee_.add(backup_.get());
     tee_.add(&timeline_);
     SamplerOptions samplerOptions;
     samplerOptions.intervalUs = options.intervalUs;
     samplerOptions.durationSec = options.durationSec;
-    samplerOptions.read = options.read;
-    if (options.mode == ProfilingMode::Wall) samplerOptions.read.cpuState = false;
+    samplerOptions.read = readOptionsFor(options); // the header's mode comes from these
     sampler_ = std::make_unique<Sampler>(*source_, tee_, samplerOptions);
 }
 
@@ -78,9 +84,7 @@ void RecordingSession::openBackup() {
 }
 
 std::string RecordingSession::pythonVersion() const {
-    uint8_t major = 0, minor = 0, micro = 0;
-    source_->pythonVersion(major, minor, micro);
-    return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(micro);
+    return source_->pythonVersion().str();
 }
 
 void RecordingSession::requestStop() {
@@ -113,18 +117,19 @@ bool RecordingSession::canExport() const {
 }
 
 Status RecordingSession::exportTo(const std::filesystem::path& dest,
-                                  const ProgressCallback& progress, const CancelToken* cancel) {
+                                  const ProgressCallback& progress, const CancelToken* cancel,
+                                  StateFilter state) {
     if (!finished_) return makeError(ErrorKind::Internal, "stop the recording before exporting it");
-    if (!collector_.exported()) return collector_.exportTo(dest, progress, cancel);
+    if (state == StateFilter::All && !collector_.exported())
+        return collector_.exportTo(dest, progress, cancel);
     if (backupPath_.empty())
-        return makeError(ErrorKind::Io, "this recording was already exported and its copy is "
-                                        "missing (" +
-                                            backupProblem_ + "); record again");
-    auto copy = RecordingFile::open(backupPath_);
-    if (!copy) return copy.error();
-    auto loaded = (*copy)->load({}, cancel);
-    if (!loaded) return loaded.error();
-    return (*copy)->exportTo(dest, progress, cancel);
+        return makeError(ErrorKind::Io,
+                         std::string(state == StateFilter::All
+                                         ? "this recording was already exported and its copy is "
+                                         : "a filtered export replays the recording's copy, which "
+                                           "is ") +
+                             "missing (" + backupProblem_ + "); record again");
+    return RecordingFile::exportFile(backupPath_, dest, state, progress, cancel);
 }
 
 Status RecordingSession::saveBinCopyTo(const std::filesystem::path& dest,

@@ -4,7 +4,6 @@
 #include "core/common/error.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/live/live_timeline.h"
-#include "core/sample/mode_filter_sink.h"
 #include "core/sample/stack_source.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/sampler.h"
@@ -19,8 +18,10 @@ namespace gilscope {
 struct RecordingOptions {
     uint64_t intervalUs = 1000;
     ReadOptions read{.allThreads = true, .opcodes = false, .gc = true, .cpuState = true};
-    // Which samples the recording keeps (CPython's --mode; see ModeFilterSink). The live
-    // timeline sees every sample. Wall also stops probing CPU state, as CPython's does.
+    // Which samples the recording keeps (CPython's --mode): the reader skips the other
+    // threads before walking their stacks, as the CLI's does (ReadOptions::mode); the
+    // live timeline still shows their state. Wall also stops probing CPU state, as
+    // CPython's does.
     ProfilingMode mode = ProfilingMode::All;
     double durationSec = 0; // 0: until stopped or the target exits
     LiveTimelineOptions timeline;
@@ -70,10 +71,10 @@ public:
     bool canExport() const;
     // Writes a Firefox Profiler file. Only after finish(), and one export at a time; may
     // run on a worker thread (the sampler thread was joined, which orders its writes
-    // before ours). The first export streams the live collector; later ones replay the
-    // private `.bin` copy into a fresh collector.
+    // before ours). The first export streams the live collector; later ones, and those
+    // of one state only (the GUI's state filter), replay the private `.bin` copy.
     Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress = {},
-                    const CancelToken* cancel = nullptr);
+                    const CancelToken* cancel = nullptr, StateFilter state = StateFilter::All);
     // Why there is no `.bin` copy (re-export impossible), or empty.
     const std::string& backupProblem() const { return backupProblem_; }
     // After finish(): the private `.bin` copy is complete and can be saved.
@@ -98,9 +99,7 @@ private:
     LiveTimeline timeline_;
     // The analysis views' model; shared so a query running on a worker keeps it alive.
     std::shared_ptr<ProfileModel> profile_ = std::make_shared<ProfileModel>();
-    TeeSink recorded_; // what the mode keeps: the collector, the analysis model, the .bin copy
-    ModeFilterSink filter_;
-    TeeSink tee_; // the filter and the timeline
+    TeeSink tee_; // the collector, the analysis model, the .bin copy and the timeline
     std::unique_ptr<Sampler> sampler_;
     int pid_ = 0;
     bool started_ = false;

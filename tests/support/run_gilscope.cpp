@@ -78,8 +78,10 @@ RunResult runGilscopeBytes(const QByteArrayList& args, const QString& workDir, i
     return runProgramBytes(QFile::encodeName(gilscopeBinary()), args, workDir, timeoutMs);
 }
 
-std::unique_ptr<QProcess> startGilscope(const QStringList& args, const QString& workDir) {
+std::unique_ptr<QProcess> startGilscope(const QStringList& args, const QString& workDir,
+                                        QProcess::ProcessChannelMode channels) {
     auto p = std::make_unique<QProcess>();
+    p->setProcessChannelMode(channels);
     if (!workDir.isEmpty()) p->setWorkingDirectory(workDir);
     p->start(gilscopeBinary(), args);
     if (!p->waitForStarted(60000)) return nullptr;

@@ -39,7 +39,10 @@ RunResult runGilscopeBytes(const QByteArrayList& args, const QString& workDir = 
                            int timeoutMs = kRunTimeoutMs);
 
 // Starts gilscope and returns at once (for Ctrl-C tests); null if it did not start.
-std::unique_ptr<QProcess> startGilscope(const QStringList& args, const QString& workDir = {});
+// MergedChannels lets waitForStdoutLine() see what it prints on stderr too.
+std::unique_ptr<QProcess>
+startGilscope(const QStringList& args, const QString& workDir = {},
+              QProcess::ProcessChannelMode channels = QProcess::SeparateChannels);
 
 // Reads a started process's stdout until a line satisfies `done` (true), the process ends
 // or `timeoutMs` passes (false). What was read is appended to `seen`. Tests wait for what

@@ -4,6 +4,7 @@
 #include "core/sample/thread_status.h"
 #include "core/tach/tach_reader.h"
 #include "core/util/temp_dir.h"
+#include "core/util/unique_fd.h"
 #include "record_test_helpers.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
@@ -21,9 +22,13 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace gilscope;
@@ -412,15 +417,21 @@ private slots:
         QCOMPARE(totalSamples(stacks), capturedSamples(out)); // all of it was written
     }
 
+    // The write is slow because its reader stalls: a FIFO the test holds open but does not
+    // read (its pipe shrunk to one page), so the Gecko export blocks until Ctrl-C #2.
     void secondCtrlCAbortsWithoutAFile() {
         TargetProcess target(host_.last(), targetScript("heavy_light.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
-        qputenv("GILSCOPE_TEST_SLOW_WRITE_MS", "5000");
-        const auto p = startGilscope({"attach", "-r", "10khz", "--realtime-stats", "-o",
-                                      dir.filePath("out.txt"), QString::number(target.pid())},
+        const QString fifo = dir.filePath("out.json");
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        const UniqueFd reader(::open(QFile::encodeName(fifo).constData(), O_RDONLY | O_NONBLOCK));
+        QVERIFY(reader);
+        const int capacity = ::fcntl(reader.get(), F_SETPIPE_SZ, 4096);
+        QVERIFY(capacity > 0);
+        const auto p = startGilscope({"attach", "-r", "10khz", "--realtime-stats", "--gecko", "-o",
+                                      fifo, QString::number(target.pid())},
                                      dir.path());
-        qunsetenv("GILSCOPE_TEST_SLOW_WRITE_MS");
         QVERIFY(p);
         // Ctrl-C once it records (its first stats line), so the interrupt handler is in place.
         QString out;
@@ -436,10 +447,29 @@ private slots:
             err += QString::fromUtf8(p->readAllStandardError());
         }
         QVERIFY2(err.contains("stopping"), qPrintable(err));
+        // Ctrl-C #2 once the export is stuck: the pipe full, the rest of the profile waiting.
+        int queued = 0;
+        while (p->state() == QProcess::Running &&
+               (::ioctl(reader.get(), FIONREAD, &queued) != 0 || queued < capacity))
+            p->waitForFinished(20);
+        QVERIFY2(queued >= capacity, "the export did not fill the FIFO");
         kill(static_cast<pid_t>(p->processId()), SIGINT);
         QVERIFY(p->waitForFinished(kRunTimeoutMs));
         QCOMPARE(p->exitCode(), 130);
-        QVERIFY2(filesIn(dir.path()).isEmpty(), qPrintable(filesIn(dir.path()).join(' ')));
+        err += QString::fromUtf8(p->readAllStandardError());
+        QVERIFY2(err.contains("aborted; "), qPrintable(err));
+        // What got through the FIFO is no profile, and nothing else was left behind.
+        QByteArray got;
+        char buf[65536];
+        for (ssize_t n; (n = ::read(reader.get(), buf, sizeof buf)) > 0;)
+            got.append(buf, n);
+        QVERIFY(got.size() >= capacity);
+        QJsonParseError parse;
+        QJsonDocument::fromJson(got, &parse);
+        QVERIFY(parse.error != QJsonParseError::NoError);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::System | QDir::Hidden),
+                 QStringList{"out.json"});
+        QVERIFY(QFileInfo(fifo).exists() && !QFileInfo(fifo).isFile()); // still the FIFO
     }
 
     void badArgumentsUseCPythonWording() {
