@@ -9,7 +9,8 @@ class QLabel;
 namespace gilscope::ui {
 
 // The sampler's live figures: requested and achieved rate, missed and error shares,
-// samples, elapsed time. Fed from Sampler::stats() by the window's 5 Hz timer.
+// samples per thread and in total, elapsed time. Fed from Sampler::stats() by the window's 5 Hz
+// timer.
 class LiveFigures : public QWidget {
     Q_OBJECT
 public:
@@ -28,7 +29,8 @@ private:
     QLabel* achieved_;
     QLabel* missed_;
     QLabel* errors_;
-    QLabel* samples_;
+    QLabel* samples_;       // per thread: sampling ticks
+    QLabel* threadSamples_; // all threads' stacks
     QLabel* elapsed_;
 };
 

@@ -268,6 +268,9 @@ void MainWindow::onAttachFailed(int pid, ErrorKind kind, const QString& message)
 void MainWindow::onAttached(std::shared_ptr<RecordingSession> session) {
     session_ = std::move(session);
     session_->startSampling();
+    endStatus_.clear();
+    programExit_.clear();
+    shownEnd_.clear();
     recordedName_ = scriptNameOf(attachCommandLine_);
     recordStarted_ = QDateTime::currentDateTime();
     file_.reset();
@@ -330,28 +333,33 @@ void MainWindow::onRecordingEnded() {
                              .arg(stats.elapsedSec, 0, 'f', 1)
                              .arg(how);
     const std::string failure = session_->failure();
+    const StopReason reason = session_->finish();
+    endTargetExited_ = failure.empty() && reason == StopReason::TargetExited;
+    endPid_ = session_->pid(); // the session may be gone when the program's exit is seen
+    endKept_ = kept;
     if (!failure.empty()) {
-        setStatus(tr("Recording of pid %1 stopped: %2. %3")
-                      .arg(session_->pid())
-                      .arg(QString::fromStdString(failure), kept));
-    } else if (session_->finish() == StopReason::TargetExited) {
+        endStatus_ = tr("Recording of pid %1 stopped: %2. %3")
+                         .arg(session_->pid())
+                         .arg(QString::fromStdString(failure), kept);
+    } else if (reason == StopReason::TargetExited) {
         // The reader says why: the process exited, or exec'd another program (its pid
         // lives on, without its Python).
         const std::string why = session_->endReason();
         if (!why.empty())
-            setStatus(tr("Recording of pid %1 stopped: %2. %3")
-                          .arg(session_->pid())
-                          .arg(QString::fromStdString(why), kept));
+            endStatus_ = tr("Recording of pid %1 stopped: %2. %3")
+                             .arg(session_->pid())
+                             .arg(QString::fromStdString(why), kept);
         else
-            setStatus(
-                tr("Process %1 exited during the recording. %2").arg(session_->pid()).arg(kept));
-    } else if (session_->finish() == StopReason::Duration) {
-        setStatus(tr("Recording of pid %1 stopped after the chosen duration. %2")
-                      .arg(session_->pid())
-                      .arg(kept));
+            endStatus_ =
+                tr("Process %1 exited during the recording. %2").arg(session_->pid()).arg(kept);
+    } else if (reason == StopReason::Duration) {
+        endStatus_ = tr("Recording of pid %1 stopped after the chosen duration. %2")
+                         .arg(session_->pid())
+                         .arg(kept);
     } else {
-        setStatus(tr("Recording of pid %1 stopped. %2").arg(session_->pid()).arg(kept));
+        endStatus_ = tr("Recording of pid %1 stopped. %2").arg(session_->pid()).arg(kept);
     }
+    showEndStatus();
     setWindowTitle(tr("gilscope — pid %1 (stopped)").arg(session_->pid()));
     unsaved_ = stats.threadSamples > 0;
     updateActions();

@@ -169,6 +169,7 @@ private:
     void onLaunchFailed(const QString& message, const QString& exitText);
     void appendOutput(const QString& text);
     void checkProgramExit();
+    void showEndStatus(); // the recording's end and the launched program's exit, together
     void askProfilerAddress();
 
     ProcessPicker* picker_;
@@ -193,6 +194,12 @@ private:
     QTimer* exitWatch_ = nullptr;
     std::optional<LaunchRequest> pendingLaunch_;
     bool programRunning_ = false; // the launched program has not been seen to end
+    QString endStatus_;           // how the recording ended; empty while it runs
+    QString endKept_;             // what it kept ("N samples over S s are kept; …")
+    bool endTargetExited_ = false;
+    int endPid_ = 0;
+    QString programExit_; // how the launched program ended ("exit code 3"), once seen
+    QString shownEnd_;    // what showEndStatus() put in the status line last
     QMenu* recentMenu_ = nullptr;
     QSplitter* splitter_ = nullptr;
     QSettings* settings_ = nullptr;

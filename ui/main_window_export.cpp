@@ -6,7 +6,10 @@
 #include "core/live/recording_file.h"
 #include "core/live/recording_session.h"
 #include "net/profile_server.h"
+#include "ui/analysis/analysis_controller.h"
+#include "ui/analysis/analysis_panel.h"
 #include "ui/progress_job.h"
+#include "ui/show_in_folder.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -24,16 +27,25 @@ namespace gilscope::ui {
 
 void MainWindow::exportProfile() {
     if (!exportAction_->isEnabled()) return;
+    // The toolbar's state filter applies to the export too; the name and title say so.
+    const StateFilter state = analysis_->controller()->state();
+    const QString stateName =
+        QString::fromUtf8(stateFilterName(state).data(), int(stateFilterName(state).size()));
+    const QString suffix = state == StateFilter::All ? QString() : QLatin1Char('_') + stateName;
     // What was recorded and when: {script}_{pid}_{yyyymmdd-hhmmss}.json, or the file's name.
     const QString name =
-        session_ ? QStringLiteral("%1_%2_%3.json")
+        session_ ? QStringLiteral("%1_%2_%3%4.json")
                        .arg(recordedName_)
                        .arg(session_->pid())
-                       .arg(recordStarted_.toString(QStringLiteral("yyyyMMdd-HHmmss")))
+                       .arg(recordStarted_.toString(QStringLiteral("yyyyMMdd-HHmmss")), suffix)
                  : QFileInfo(QString::fromStdString(file_->path().string())).completeBaseName() +
-                       QStringLiteral(".json");
-    QString path = askSavePath(tr("Export to Firefox Profiler"),
-                               QDir(lastFolder(QStringLiteral("export"))).filePath(name),
+                       suffix + QStringLiteral(".json");
+    const QString title = state == StateFilter::All
+                              ? tr("Export to Firefox Profiler")
+                              : tr("Export to Firefox Profiler: only “%1” samples")
+                                    .arg(QString::fromUtf8(stateFilterLabel(state).data(),
+                                                           int(stateFilterLabel(state).size())));
+    QString path = askSavePath(title, QDir(lastFolder(QStringLiteral("export"))).filePath(name),
                                tr("Firefox Profiler JSON (*.json)"));
     if (path.isEmpty()) return;
     rememberFolder(QStringLiteral("export"), path);
@@ -41,12 +53,12 @@ void MainWindow::exportProfile() {
     const std::filesystem::path dest = path.toStdString();
     ProgressJob::Work work;
     if (session_ && session_->canExport()) {
-        work = [session = session_, dest](const ProgressCallback& p, const CancelToken* c) {
-            return session->exportTo(dest, p, c);
+        work = [session = session_, dest, state](const ProgressCallback& p, const CancelToken* c) {
+            return session->exportTo(dest, p, c, state);
         };
     } else if (file_ && file_->loaded()) {
-        work = [file = file_, dest](const ProgressCallback& p, const CancelToken* c) {
-            return file->exportTo(dest, p, c);
+        work = [file = file_, dest, state](const ProgressCallback& p, const CancelToken* c) {
+            return file->exportTo(dest, p, c, state);
         };
     } else {
         return;
@@ -91,7 +103,8 @@ void MainWindow::offerExportChoices(const QString& path) {
         openInProfiler(path);
         break;
     case ExportChoice::ShowInFolder:
-        openUrl(QUrl::fromLocalFile(QFileInfo(path).absolutePath()));
+        // The file manager selects the file; without one answering, its folder opens.
+        showInFolder(path, this, openUrl);
         break;
     case ExportChoice::CopyPath:
         QGuiApplication::clipboard()->setText(QFileInfo(path).absoluteFilePath());

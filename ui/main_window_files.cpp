@@ -149,7 +149,7 @@ void MainWindow::onLoadFinished(bool ok, ErrorKind kind, const QString& message)
 
 void MainWindow::showFileInfo() {
     // Label/value pairs in three column pairs, so the timelines keep the room.
-    const auto rows = describeTachInfo(file_->info());
+    const auto rows = file_->describe();
     constexpr size_t kPairsPerRow = 3;
     QString html = QStringLiteral("<table cellspacing=0 cellpadding=2>");
     for (size_t i = 0; i < rows.size(); i += kPairsPerRow) {

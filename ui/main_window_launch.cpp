@@ -9,6 +9,7 @@
 
 #include <QPlainTextEdit>
 #include <QScrollBar>
+#include <QStatusBar>
 #include <QTimer>
 
 namespace gilscope::ui {
@@ -92,8 +93,33 @@ void MainWindow::checkProgramExit() {
     if (recording()) tick(); // let the recording see the end first
     const QString how = launch_->exitText();
     appendOutput(tr("\n[%1]\n").arg(how));
-    setStatus(statusText() + QLatin1Char(' ') + tr("The program ended with %1.").arg(how));
+    programExit_ = how;
+    showEndStatus();
     emit programExited(how);
+}
+
+void MainWindow::showEndStatus() {
+    // The recording's end and a launched program's exit are noticed in either order
+    // (the sampler on its next tick, the window when it reaps the child): the status
+    // says both, whichever came last.
+    QString text;
+    if (endStatus_.isEmpty())
+        text = tr("The program ended (%1); the recording is finishing…").arg(programExit_);
+    else if (programExit_.isEmpty())
+        text = endStatus_;
+    else if (endTargetExited_)
+        text = tr("Recording of pid %1 stopped: the program ended (%2). %3")
+                   .arg(endPid_)
+                   .arg(programExit_, endKept_);
+    else
+        text = endStatus_ + QLatin1Char(' ') + tr("The program ended (%1).").arg(programExit_);
+    // Once the window has moved on (an export, a save), a late word goes to the status bar.
+    if (!shownEnd_.isEmpty() && statusText() != shownEnd_) {
+        statusBar()->showMessage(text, 15000);
+        return;
+    }
+    setStatus(text);
+    shownEnd_ = text;
 }
 
 } // namespace gilscope::ui

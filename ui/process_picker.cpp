@@ -3,6 +3,7 @@
 #include "core/util/utf8.h"
 #include "ui/process_table_model.h"
 
+#include <QCursor>
 #include <QEvent>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -20,7 +21,7 @@ namespace gilscope::ui {
 ProcessPicker::ProcessPicker(QWidget* parent)
     : QWidget(parent), model_(new ProcessTableModel(this)), proxy_(new QSortFilterProxyModel(this)),
       filter_(new QLineEdit(this)), view_(new QTableView(this)), details_(new QLabel(this)),
-      timer_(new QTimer(this)) {
+      timer_(new QTimer(this)), holdCheck_(new QTimer(this)) {
     proxy_->setSourceModel(model_);
     proxy_->setFilterKeyColumn(-1); // every column
     proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
@@ -82,6 +83,10 @@ ProcessPicker::ProcessPicker(QWidget* parent)
     timer_->setInterval(2000);
     connect(timer_, &QTimer::timeout, this, &ProcessPicker::refreshNow);
     timer_->start();
+    holdCheck_->setInterval(250);
+    connect(holdCheck_, &QTimer::timeout, this, [this] {
+        if (!cursorOverRows()) setPointerInside(false);
+    });
     refreshNow();
 }
 
@@ -139,9 +144,19 @@ bool ProcessPicker::eventFilter(QObject* watched, QEvent* event) {
     return QWidget::eventFilter(watched, event);
 }
 
+bool ProcessPicker::cursorOverRows() const {
+    const QWidget* viewport = view_->viewport();
+    return viewport->isVisible() &&
+           viewport->rect().contains(viewport->mapFromGlobal(QCursor::pos()));
+}
+
 void ProcessPicker::setPointerInside(bool inside) {
     if (inside == pointerInside_) return;
     pointerInside_ = inside;
+    if (inside)
+        holdCheck_->start();
+    else
+        holdCheck_->stop();
     // Rows keep their order under the pointer; on leaving, catch up.
     proxy_->setDynamicSortFilter(!inside);
     if (inside) return;

@@ -60,6 +60,7 @@ private:
     void applyScan();
     void onSelectionChanged();
     void setPointerInside(bool inside);
+    bool cursorOverRows() const;
     // After the model or the filter changed rows: keep the selection on its pid.
     void reconcileSelection(const QString& whyLost);
     void updateDetails();
@@ -70,6 +71,7 @@ private:
     QTableView* view_;
     QLabel* details_;
     QTimer* timer_;
+    QTimer* holdCheck_; // Leave can be missed (a popup, a dialog): re-check the cursor
     QFutureWatcher<std::vector<PythonProcessInfo>> watcher_;
     int selectedPid_ = 0;
     QString lost_;                // why the last selection went, until the user picks again

@@ -139,6 +139,93 @@ private slots:
         QCOMPARE(down.rowCount(), 0);
     }
 
+    // A live update (the same recording, more samples) changes the models in place:
+    // rows keep their place and persistent indexes (what a view expanded or selected)
+    // stay, figures grow, new functions and call paths are inserted; another recording
+    // or a filter that drops a row starts the models over.
+    void liveUpdatesChangeTheModelsInPlace() {
+        auto model = std::make_shared<ProfileModel>();
+        SyntheticFeed feed(*model);
+        const FrameId main = feed.frame("app.py", 1, "main"),
+                      work = feed.frame("app.py", 4, "work"),
+                      other = feed.frame("app.py", 9, "other"),
+                      idle = feed.frame("app.py", 12, "idle");
+        uint64_t t = kT0;
+        auto add = [&](std::vector<FrameId> stack, int n, uint32_t status) {
+            for (int i = 0; i < n; ++i)
+                feed.add(1, status, stack, {t += 1000});
+        };
+        auto resultOf = [&](uint64_t serial, ProfileFilter filter = {}) {
+            auto r = std::make_shared<AnalysisResult>();
+            r->snapshot = model->query(filter).value();
+            r->functions = functionTable(*r->snapshot);
+            r->topDown = topDownTree(*r->snapshot);
+            r->bottomUp = bottomUpTree(*r->snapshot);
+            r->modelSerial = serial;
+            return AnalysisResultPtr(r);
+        };
+        TopFunctionsModel top;
+        CallTreeModel down(CallTreeModel::Kind::TopDown), up(CallTreeModel::Kind::BottomUp);
+        QSortFilterProxyModel topProxy, downProxy, upProxy;
+        topProxy.setSourceModel(&top);
+        downProxy.setSourceModel(&down);
+        upProxy.setSourceModel(&up);
+        for (QSortFilterProxyModel* p : {&topProxy, &downProxy, &upProxy}) {
+            p->setRecursiveFilteringEnabled(true);
+            p->setSortRole(SortRole);
+            p->sort(1, Qt::DescendingOrder);
+        }
+        const auto mode = QAbstractItemModelTester::FailureReportingMode::QtTest;
+        QAbstractItemModelTester t1(&top, mode), t2(&topProxy, mode), t3(&down, mode),
+            t4(&downProxy, mode), t5(&up, mode), t6(&upProxy, mode);
+
+        add({work, main}, 100, TS::HasGil | TS::OnCpu);
+        add({idle}, 10, 0);
+        QVERIFY(!top.setResult(resultOf(1))); // the first result
+        QVERIFY(!down.setResult(resultOf(1)));
+        QVERIFY(!up.setResult(resultOf(1)));
+        QPersistentModelIndex workRow;
+        for (int r = 0; r < top.rowCount(); ++r)
+            if (top.index(r, 0).data().toString() == QLatin1String("work"))
+                workRow = top.index(r, 0);
+        QVERIFY(workRow.isValid());
+        const QPersistentModelIndex mainNode = downProxy.index(0, 0);
+        QCOMPARE(mainNode.data().toString(), QStringLiteral("main"));
+        const QPersistentModelIndex workNode = downProxy.index(0, 0, mainNode);
+        QCOMPARE(workNode.data().toString(), QStringLiteral("work"));
+        QCOMPARE(downProxy.rowCount(workNode), 0);
+
+        add({work, main}, 50, TS::HasGil | TS::OnCpu);
+        add({other, work, main}, 30, TS::HasGil | TS::OnCpu); // a new function and path
+        QVERIFY(top.setResult(resultOf(1)));
+        QVERIFY(down.setResult(resultOf(1)));
+        QVERIFY(up.setResult(resultOf(1)));
+        QVERIFY(workRow.isValid());
+        QCOMPARE(workRow.data().toString(), QStringLiteral("work"));
+        QCOMPARE(
+            QModelIndex(workRow).siblingAtColumn(TopFunctionsModel::Total).data().toULongLong(),
+            180ull);
+        QCOMPARE(top.rowCount(), 4);
+        QVERIFY(workNode.isValid());
+        QCOMPARE(workNode.data().toString(), QStringLiteral("work"));
+        QCOMPARE(QModelIndex(workNode).siblingAtColumn(CallTreeModel::Total).data().toULongLong(),
+                 180ull);
+        QCOMPARE(downProxy.rowCount(workNode), 1);
+        QCOMPARE(downProxy.index(0, 0, workNode).data().toString(), QStringLiteral("other"));
+        QCOMPARE(up.rowCount(), 3); // leaves: work, idle, other
+
+        // On CPU only: idle goes, so its row does: the models start over.
+        ProfileFilter onCpu;
+        onCpu.state = StateFilter::OnCpu;
+        QVERIFY(!top.setResult(resultOf(1, onCpu)));
+        QVERIFY(!workRow.isValid());
+        QCOMPARE(top.rowCount(), 3); // main, work, other
+        // Another recording: function ids mean other functions.
+        QVERIFY(!down.setResult(resultOf(2)));
+        QVERIFY(!workNode.isValid());
+        QVERIFY(!up.setResult(resultOf(2)));
+    }
+
     void panelFiltersByStateRangeAndBackForward() {
         Recording rec;
         TimelineWidget timeline;

@@ -8,6 +8,7 @@
 #include "ui/main_window.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QPlainTextEdit>
@@ -124,8 +125,9 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, 60000);
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 60000);
         QCOMPARE(exited.at(0).at(0).toString(), QStringLiteral("exit code 3"));
-        // The output pane says how it ended. (The status line says it too, but the
-        // recording's own end message may replace it when the sampler notices later.)
+        // The status line and the output pane say how it ended.
+        QVERIFY2(h.window.statusText().contains(QStringLiteral("exit code 3")),
+                 qPrintable(h.window.statusText()));
         const QString output = h.window.outputPane()->toPlainText();
         QVERIFY2(output.contains(QStringLiteral("[exit code 3]")), qPrintable(output));
         QVERIFY2(output.contains(QStringLiteral("hello forty two ['1', '3'] ") + workDir),
@@ -141,6 +143,44 @@ private slots:
         const auto names = functionsIn(h.savePath);
         QVERIFY2(names.count("first_line_work"), "the first function was missed");
         QVERIFY(names.count("later_work"));
+    }
+
+    // The recording's end (the sampler sees the target gone on its next tick) and the
+    // program's exit (the window reaps it) come in either order; the final status says
+    // both. At 2 Hz the window reaps the program long before the sampler's next tick;
+    // at 10 kHz the sampler usually notices first.
+    void statusSaysBothEndsInEitherOrder_data() {
+        QTest::addColumn<QString>("rate");
+        QTest::newRow("sampler notices last") << QStringLiteral("2");
+        QTest::newRow("sampler notices first") << QStringLiteral("10khz");
+    }
+    void statusSaysBothEndsInEitherOrder() {
+        QFETCH(QString, rate);
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        QTemporaryDir dir;
+        const QString script = dir.filePath(QStringLiteral("exits.py"));
+        {
+            QFile f(script);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(kScript);
+        }
+        Harness h;
+        h.window.rateBox()->setCurrentText(rate);
+        LaunchRequest r;
+        r.interpreter = all.last().executable;
+        r.target = script;
+        r.arguments = {QStringLiteral("0.1"), QStringLiteral("3")};
+        QSignalSpy ended(&h.window, &MainWindow::recordingEnded);
+        QSignalSpy exited(&h.window, &MainWindow::programExited);
+        h.window.launch(r);
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 60000);
+        const QString status = h.window.statusText();
+        QVERIFY2(status.contains(QStringLiteral("stopped: the program ended (exit code 3)")),
+                 qPrintable(status));
+        QVERIFY2(status.contains(QStringLiteral("samples over")), qPrintable(status));
+        QVERIFY2(h.messages.isEmpty(), qPrintable(h.messages.join('\n')));
     }
 
     // Stop ends a launched program, as Ctrl-C ends `gilscope run`'s: the signal shows.
@@ -166,6 +206,10 @@ private slots:
         h.window.stop();
         QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, 60000);
         QCOMPARE(exited.at(0).at(0).toString(), QStringLiteral("killed by signal 15 (SIGTERM)"));
+        const QString status = h.window.statusText();
+        QVERIFY2(status.contains(QStringLiteral("stopped.")) &&
+                     status.contains(QStringLiteral("The program ended (killed by signal 15")),
+                 qPrintable(status));
     }
 
     // A script that does not exist is refused in the dialog; a program that fails

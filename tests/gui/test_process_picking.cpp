@@ -8,6 +8,8 @@
 #include "ui/process_table_model.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QEnterEvent>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -159,6 +161,22 @@ private slots:
         const QModelIndexList selected = h.view()->selectionModel()->selectedRows();
         QCOMPARE(selected.size(), 1);
         QCOMPARE(selected.first().row(), h.rowOf(a.pid()));
+    }
+
+    // A Leave that never comes (a popup or dialog took the pointer) must not hold the
+    // rows forever: the picker re-checks where the cursor is.
+    void missedLeaveDoesNotHoldRowsForever() {
+        Harness h;
+        if (QTest::currentTestFailed()) return;
+        h.picker()->setAutoRefresh(false);
+        auto* filter = h.window.findChild<QLineEdit*>(QStringLiteral("processFilter"));
+        QTest::mouseMove(filter); // the cursor is outside the rows
+        QVERIFY(!h.picker()->rowsHeld());
+        QEnterEvent enter(QPointF(5, 5), QPointF(5, 5),
+                          h.view()->viewport()->mapToGlobal(QPointF(5, 5)));
+        QApplication::sendEvent(h.view()->viewport(), &enter); // an Enter, then no Leave
+        QVERIFY(h.picker()->rowsHeld());
+        QTRY_VERIFY_WITH_TIMEOUT(!h.picker()->rowsHeld(), 30000);
     }
 
     // The selected process exits: nothing is selected (no neighbour inherits the

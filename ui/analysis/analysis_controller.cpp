@@ -3,6 +3,7 @@
 #include "core/analysis/profile_model.h"
 
 #include <QFutureWatcher>
+#include <QThreadPool>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -11,9 +12,10 @@ namespace gilscope::ui {
 namespace {
 
 AnalysisResultPtr compute(const std::shared_ptr<ProfileModel>& model, const ProfileFilter& filter,
-                          uint64_t generation) {
+                          uint64_t generation, uint64_t modelSerial) {
     auto r = std::make_shared<AnalysisResult>();
     r->generation = generation;
+    r->modelSerial = modelSerial;
     auto snap = model->query(filter);
     if (!snap) {
         r->error = QString::fromStdString(snap.error().message);
@@ -39,6 +41,7 @@ AnalysisController::~AnalysisController() = default;
 
 void AnalysisController::setModel(std::shared_ptr<ProfileModel> model, int pid, bool live) {
     model_ = std::move(model);
+    ++modelSerial_;
     pid_ = pid;
     stack_.assign(1, Entry{});
     index_ = 0;
@@ -131,7 +134,7 @@ void AnalysisController::refresh() {
         watcher->deleteLater();
         onFinished(watcher->result());
     });
-    watcher->setFuture(QtConcurrent::run(compute, model_, filter_, generation_));
+    watcher->setFuture(QtConcurrent::run(compute, model_, filter_, generation_, modelSerial_));
 }
 
 void AnalysisController::onFinished(AnalysisResultPtr result) {
@@ -143,8 +146,17 @@ void AnalysisController::onFinished(AnalysisResultPtr result) {
         return; // this result is older than what the user asked for since
     }
     if (!result || result->generation != generation_) return;
-    latest_ = result;
+    publish(std::move(result));
+}
+
+void AnalysisController::publish(AnalysisResultPtr result) {
+    AnalysisResultPtr previous = std::exchange(latest_, result);
     emit resultReady(result);
+    // The views have let go of the previous result: its trees (thousands of small
+    // vectors) are freed on a worker, not in the GUI thread's budget.
+    if (previous)
+        QThreadPool::globalInstance()->start(
+            [previous = std::move(previous)]() mutable { previous.reset(); });
 }
 
 } // namespace gilscope::ui

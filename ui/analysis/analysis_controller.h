@@ -48,6 +48,9 @@ public:
     void forward();
 
     AnalysisResultPtr latest() const { return latest_; }
+    // Hands a computed result to the views (resultReady), as a finished query does.
+    // Public for the GUI-update benchmark, which computes its results beforehand.
+    void publish(AnalysisResultPtr result);
     bool busy() const { return inFlight_; }
 
 public slots:
@@ -73,6 +76,7 @@ private:
     std::vector<Entry> stack_{Entry{}};
     size_t index_ = 0;
     uint64_t generation_ = 0;
+    uint64_t modelSerial_ = 0; // counts setModel(): see AnalysisResult::modelSerial
     bool inFlight_ = false;
     bool pending_ = false;
     AnalysisResultPtr latest_;

@@ -5,6 +5,7 @@
 #include "ui/analysis/call_tree_model.h"
 #include "ui/analysis/callers_callees_view.h"
 #include "ui/analysis/flame_graph_widget.h"
+#include "ui/analysis/plain_text_delegate.h"
 #include "ui/analysis/source_view.h"
 #include "ui/analysis/timeline_range_selector.h"
 #include "ui/analysis/top_functions_model.h"
@@ -72,6 +73,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
     topView_->verticalHeader()->hide();
     topView_->setAlternatingRowColors(true);
     topView_->setWordWrap(false);
+    topView_->setItemDelegate(new PlainTextDelegate(topView_));
     topView_->horizontalHeader()->setStretchLastSection(true);
     topView_->verticalHeader()->setDefaultSectionSize(topView_->fontMetrics().height() + 6);
     topView_->setColumnWidth(TopFunctionsModel::Name, 260);
@@ -84,7 +86,8 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName(QStringLiteral("analysisTabs"));
     tabs_->addTab(topView_, tr("Top functions"));
-    tabs_->addTab(buildFlamePage(), tr("Flame graph"));
+    flamePage_ = buildFlamePage();
+    tabs_->addTab(flamePage_, tr("Flame graph"));
     tabs_->addTab(treeView_, tr("Call tree"));
     tabs_->addTab(bottomUpView_, tr("Bottom-up"));
     callers_ = new CallersCalleesView(this);
@@ -111,6 +114,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
                     if (current.isValid() && func != kNoFunction) selectFunction(func);
                 });
     connect(flame_, &FlameGraphWidget::frameClicked, this, &AnalysisPanel::selectFunction);
+    connect(tabs_, &QTabWidget::currentChanged, this, &AnalysisPanel::catchUp);
     onFilterChanged();
 }
 
@@ -212,6 +216,7 @@ QTreeView* AnalysisPanel::makeTreeView(CallTreeModel* model, QSortFilterProxyMod
     view->sortByColumn(CallTreeModel::Total, Qt::DescendingOrder);
     view->setAlternatingRowColors(true);
     view->setUniformRowHeights(true);
+    view->setItemDelegate(new PlainTextDelegate(view));
     view->header()->setStretchLastSection(true);
     view->setColumnWidth(CallTreeModel::Name, 320);
     return view;
@@ -224,14 +229,17 @@ void AnalysisPanel::showRecording(std::shared_ptr<ProfileModel> model, int pid, 
     source_->clear();
     callers_->clear();
     flame_->resetZoom();
+    live_ = live;
     controller_->setModel(std::move(model), pid, live);
 }
 
 void AnalysisPanel::setLive(bool live) {
+    live_ = live;
     controller_->setLive(live);
 }
 
 void AnalysisPanel::clear() {
+    live_ = false;
     controller_->clear();
     topModel_->setResult(nullptr);
     treeModel_->setResult(nullptr);
@@ -246,6 +254,10 @@ void AnalysisPanel::attachTimeline(TimelineWidget* timeline) {
     selector_ = new TimelineRangeSelector(timeline);
     connect(selector_, &TimelineRangeSelector::rangeSelected, controller_,
             &AnalysisController::setRange);
+    // The timeline orders and folds its threads by the same state as every view.
+    connect(controller_, &AnalysisController::filterChanged, timeline,
+            [this, timeline] { timeline->setStateFilter(controller_->state()); });
+    timeline->setStateFilter(controller_->state());
     onFilterChanged();
 }
 
@@ -293,19 +305,40 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
             tr(" · %1 ticks with a thread waiting").arg(loc.toString(qulonglong(s.contendedTicks)));
     summary_->setText(text);
 
-    topModel_->setResult(result);
-    treeModel_->setResult(result);
-    bottomUpModel_->setResult(result);
-    flame_->setResult(result);
+    // A live update changes the models in place: what the user expanded, selected and
+    // scrolled to stays. A new recording or another filter starts them over.
+    // A live update changes the models in place: what the user expanded, selected and
+    // scrolled to stays. A new recording or another filter starts them over. While live,
+    // the views on hidden tabs catch up when shown (their share of the GUI thread's
+    // 5 ms); the first and the last result reach every view.
+    const bool topInPlace = topModel_->setResult(result);
+    const bool deferHidden = live_ && expandedOnce_;
+    bool treeInPlace = true;
+    treeStale_ = deferHidden && tabs_->currentWidget() != treeView_;
+    if (!treeStale_) treeInPlace = treeModel_->setResult(result);
+    bottomUpStale_ = deferHidden && tabs_->currentWidget() != bottomUpView_;
+    if (!bottomUpStale_) bottomUpModel_->setResult(result);
+    flameStale_ = deferHidden && tabs_->currentWidget() != flamePage_;
+    if (!flameStale_) flame_->setResult(result);
     if (!expandedOnce_ && s.matchedSamples > 0) {
         expandHottestPath(treeView_);
         expandHottestPath(bottomUpView_);
         expandedOnce_ = true;
-    } else {
+    } else if (!treeInPlace) {
         expandHottestPath(treeView_);
     }
-    // Keep the selected function selected across live updates.
-    if (!selectedName_.empty()) {
+    // A re-sort asked the shown tree to lay out its rows again: now, so that the coming
+    // repaint paints once, not once before and once after that layout.
+    for (QTreeView* view : {treeView_, bottomUpView_})
+        if (view->isVisible()) view->doItemsLayout();
+    // Keep the selected function selected across live updates. In place, its row kept
+    // its selection (and its function id its meaning): no search.
+    const QModelIndex current = topView_->selectionModel()->currentIndex();
+    if (topInPlace && !selectedName_.empty() && current.isValid() &&
+        current.data(FunctionRole).toUInt() == selectedFunc_) {
+        source_->showFunction(result, selectedFunc_, controller_->pid());
+        if (tabs_->currentWidget() == callers_) callers_->showFunction(result, selectedFunc_);
+    } else if (!selectedName_.empty()) {
         for (int r = 0; r < topProxy_->rowCount(); ++r) {
             const QModelIndex idx = topProxy_->index(r, 0);
             const uint func = idx.data(FunctionRole).toUInt();
@@ -314,6 +347,7 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
                 QSignalBlocker block(topView_->selectionModel());
                 topView_->selectionModel()->setCurrentIndex(
                     idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+                selectedFunc_ = func;
                 source_->showFunction(result, func, controller_->pid());
                 if (tabs_->currentWidget() == callers_) callers_->showFunction(result, func);
                 break;
@@ -324,10 +358,29 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
     emit resultShown();
 }
 
+void AnalysisPanel::catchUp() {
+    const AnalysisResultPtr result = controller_->latest();
+    if (!result || !result->snapshot) return;
+    QWidget* shown = tabs_->currentWidget();
+    if (treeStale_ && shown == treeView_) {
+        treeStale_ = false;
+        if (!treeModel_->setResult(result)) expandHottestPath(treeView_);
+    }
+    if (bottomUpStale_ && shown == bottomUpView_) {
+        bottomUpStale_ = false;
+        bottomUpModel_->setResult(result);
+    }
+    if (flameStale_ && shown == flamePage_) {
+        flameStale_ = false;
+        flame_->setResult(result);
+    }
+}
+
 void AnalysisPanel::selectFunction(uint32_t func) {
     const auto result = controller_->latest();
     if (!result || !result->snapshot || func >= result->snapshot->functions.size()) return;
     selectedName_ = result->snapshot->functions[func].name;
+    selectedFunc_ = func;
     selectedFile_ = result->snapshot->functions[func].file;
     source_->showFunction(result, func, controller_->pid());
     callers_->showFunction(result, func);

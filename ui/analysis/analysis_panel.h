@@ -76,6 +76,7 @@ private:
     void selectFunction(uint32_t func);
     void expandHottestPath(QTreeView* view);
     void applySearch(const QString& text);
+    void catchUp(); // a view whose tab is shown now gets the latest result
 
     AnalysisController* controller_;
     TimelineRangeSelector* selector_ = nullptr;
@@ -102,7 +103,12 @@ private:
     SourceView* source_;
     CallersCalleesView* callers_;
     std::string selectedName_, selectedFile_; // survives live updates
+    uint32_t selectedFunc_ = kNoFunction;     // its id in the current recording
     bool expandedOnce_ = false;
+    bool live_ = false; // a recording that grows: hidden views may wait (onResult)
+    QWidget* flamePage_ = nullptr;
+    // Views on hidden tabs that missed live updates (see onResult).
+    bool treeStale_ = false, bottomUpStale_ = false, flameStale_ = false;
 };
 
 } // namespace gilscope::ui

@@ -16,6 +16,9 @@ namespace gilscope::ui {
 // handed to the GUI thread whole: plain values, no pointers into the live model.
 struct AnalysisResult {
     uint64_t generation = 0; // of the request; older ones are dropped
+    // Which model (recording) it came from: within one, function ids keep their meaning
+    // and the views update in place; a new model's first result replaces everything.
+    uint64_t modelSerial = 0;
     std::shared_ptr<const ProfileSnapshot> snapshot;
     std::vector<FunctionRow> functions;
     CallTree topDown;

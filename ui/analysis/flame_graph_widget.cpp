@@ -29,6 +29,10 @@ QSize FlameGraphWidget::minimumSizeHint() const {
 
 void FlameGraphWidget::setResult(AnalysisResultPtr result) {
     result_ = std::move(result);
+    if (!result_ || result_->modelSerial != modelSerial_) {
+        looks_.clear(); // function ids mean other functions now
+        modelSerial_ = result_ ? result_->modelSerial : 0;
+    }
     tree_ = result_ && result_->snapshot ? &result_->topDown : nullptr;
     // Live updates rebuild the tree: keep the zoom by its path of functions.
     zoom_ = resolve(zoomPath_);
@@ -135,8 +139,23 @@ QRectF FlameGraphWidget::rowRect(int depth, double x, double width) const {
     return {x, y, width, double(kRowHeight - 1)};
 }
 
+const FlameGraphWidget::Look& FlameGraphWidget::lookOf(uint32_t func) {
+    if (func >= looks_.size()) looks_.resize(func + 1);
+    Look& look = looks_[func];
+    if (look.known) return look;
+    const ProfileSnapshot& s = *result_->snapshot;
+    // Stable per module: a user learns that teal is json, orange is their app.
+    const int hue = int(qHash(moduleOf(s.functions[func].file)) % 360u);
+    look.fill = QColor::fromHsv(hue, 110, 235);
+    look.name = functionName(s, func);
+    look.nameWidth = fontMetrics().horizontalAdvance(look.name);
+    look.known = true;
+    return look;
+}
+
 void FlameGraphWidget::relayout() {
     boxes_.clear();
+    const int oldDepth = depth_;
     depth_ = 0;
     if (tree_ && !tree_->nodes.empty() && tree_->nodes[0].total > 0) {
         // The zoomed frame's ancestors span the whole width, then it and its callees.
@@ -152,7 +171,7 @@ void FlameGraphWidget::relayout() {
             boxes_.push_back({rowRect(int(d), 0, width()), chain[d], matches(chain[d])});
         layoutChildren(zoom_, 0, width(), int(chain.size()) - 1);
     }
-    updateGeometry();
+    if (depth_ != oldDepth) updateGeometry(); // the height follows the depth
     update();
 }
 
@@ -174,7 +193,7 @@ void FlameGraphWidget::resizeEvent(QResizeEvent* event) {
     relayout();
 }
 
-void FlameGraphWidget::paintEvent(QPaintEvent*) {
+void FlameGraphWidget::paintEvent(QPaintEvent* event) {
     QPainter p(this);
     p.fillRect(rect(), palette().base());
     if (boxes_.empty()) {
@@ -182,28 +201,25 @@ void FlameGraphWidget::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, tr("No samples for this filter yet."));
         return;
     }
-    const ProfileSnapshot& s = *result_->snapshot;
     const QFontMetrics fm = p.fontMetrics();
+    const QRectF exposed(event->rect());
     for (const Box& b : boxes_) {
+        if (!b.rect.intersects(exposed)) continue;
         const uint32_t f = tree_->nodes[b.node].func;
-        QColor fill;
-        if (b.node == 0) {
-            fill = QColor(200, 200, 200);
-        } else {
-            // Stable per module: a user learns that teal is json, orange is their app.
-            const QString module = moduleOf(s.functions[f].file);
-            const int hue = int(qHash(module) % 360u);
-            fill = QColor::fromHsv(hue, 110, 235);
-        }
+        const Look* look = b.node == 0 ? nullptr : &lookOf(f);
+        QColor fill = look ? look->fill : QColor(200, 200, 200);
         if (!search_.isEmpty()) fill = b.matched ? QColor(230, 40, 160) : fill.lighter(125);
         if (!search_.isEmpty() && !b.matched) fill.setHsv(fill.hue(), 30, fill.value());
         p.fillRect(b.rect, fill);
         if (b.rect.width() > 24) {
-            const QString text = b.node == 0 ? tr("all (%1 samples)").arg(tree_->nodes[0].total)
-                                             : functionName(s, f);
+            const QString text =
+                look ? look->name : tr("all (%1 samples)").arg(tree_->nodes[0].total);
+            const int room = int(b.rect.width()) - 5;
+            // Most names fit: measure (elide) only the ones that do not.
+            const bool fits = look && look->nameWidth <= room;
             p.setPen(b.matched ? Qt::white : Qt::black);
             p.drawText(b.rect.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       fm.elidedText(text, Qt::ElideRight, int(b.rect.width()) - 5));
+                       fits ? text : fm.elidedText(text, Qt::ElideRight, room));
         }
     }
 }

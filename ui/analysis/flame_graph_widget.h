@@ -2,6 +2,7 @@
 
 #include "ui/analysis/analysis_result.h"
 
+#include <QColor>
 #include <QWidget>
 
 #include <vector>
@@ -62,6 +63,15 @@ private:
     std::vector<uint32_t> pathTo(uint32_t node) const; // function ids, root first
     uint32_t resolve(const std::vector<uint32_t>& path) const;
     void updateSearchShare();
+    // A function's colour, name and the name's width, worked out once per recording:
+    // painting a live update must not split paths or measure text for every frame.
+    struct Look {
+        bool known = false;
+        QColor fill;
+        QString name;
+        int nameWidth = 0;
+    };
+    const Look& lookOf(uint32_t func);
 
     AnalysisResultPtr result_;
     const CallTree* tree_ = nullptr;
@@ -73,6 +83,8 @@ private:
     bool icicle_ = false;
     int depth_ = 0;
     std::vector<Box> boxes_;
+    std::vector<Look> looks_; // per function id, for the recording modelSerial_ names
+    uint64_t modelSerial_ = 0;
 };
 
 } // namespace gilscope::ui

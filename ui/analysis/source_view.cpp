@@ -74,20 +74,29 @@ QString SourceView::status() const {
 
 void SourceView::clear() {
     table_->setRowCount(0);
+    shownHeat_.clear();
+    shownName_.clear();
+    shownFile_.clear();
     hottestLine_ = -1;
     status_->setText(tr("Select a function to see its source with samples per line."));
 }
 
 void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, int pid) {
-    // The same function again (a live update, another filter): keep where the user scrolled.
-    const bool sameFunction =
-        result && result->snapshot && func < result->snapshot->functions.size() &&
-        result->snapshot->functions[func].name == shownName_ &&
-        result->snapshot->functions[func].file == shownFile_ && pid == shownPid_;
-    const int keepScroll = sameFunction ? table_->verticalScrollBar()->value() : -1;
+    // The same function again (a live update, another filter): only the heat column
+    // changes, and where the user scrolled stays.
+    const bool sameFunction = result && result->snapshot &&
+                              func < result->snapshot->functions.size() &&
+                              result->snapshot->functions[func].name == shownName_ &&
+                              result->snapshot->functions[func].file == shownFile_ &&
+                              pid == shownPid_ && table_->rowCount() > 0;
+    if (sameFunction) {
+        applyHeat(*result->snapshot, func);
+        return;
+    }
     shownName_.clear();
     shownFile_.clear();
     table_->setRowCount(0);
+    shownHeat_.clear();
     hottestLine_ = -1;
     if (!result || !result->snapshot || func >= result->snapshot->functions.size()) return clear();
     const ProfileSnapshot& s = *result->snapshot;
@@ -99,41 +108,15 @@ void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, in
         status_->setText(tr("No source for %1: %2.").arg(name, why));
         return;
     }
-    const auto heat = fileLineHeat(s, file);
-    // Scroll to the selected function's hottest line, not another function's.
-    std::set<int32_t> funcLines;
-    for (const LineKey& k : s.lines)
-        if (k.func == func) funcLines.insert(k.line);
-    uint64_t maxTotal = 1;
-    for (const FileLineHeat& h : heat)
-        maxTotal = std::max(maxTotal, h.total);
     const QList<QByteArray> lines = contents.split('\n');
     table_->setRowCount(int(lines.size()));
-    size_t h = 0;
-    uint64_t best = 0;
+    shownHeat_.assign(size_t(lines.size()), 0);
     for (int i = 0; i < lines.size(); ++i) {
-        const int line = i + 1;
-        auto* num = new QTableWidgetItem(QString::number(line));
+        auto* num = new QTableWidgetItem(QString::number(i + 1));
         num->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         num->setForeground(palette().color(QPalette::PlaceholderText));
         auto* samples = new QTableWidgetItem;
         samples->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        while (h < heat.size() && heat[h].line < line)
-            ++h;
-        if (h < heat.size() && heat[h].line == line) {
-            const FileLineHeat& lh = heat[h];
-            const double share = 100.0 * lh.total / std::max<uint64_t>(s.matchedSamples, 1);
-            samples->setText(QStringLiteral("%1%").arg(share, 0, 'f', 1));
-            samples->setToolTip(tr("%1 samples with this line on the stack, %2 with it executing")
-                                    .arg(lh.total)
-                                    .arg(lh.own));
-            const int alpha = 40 + int(200.0 * double(lh.total) / double(maxTotal));
-            samples->setBackground(QColor(230, 60, 30, alpha));
-            if (lh.total > best && funcLines.count(line)) {
-                best = lh.total;
-                hottestLine_ = line;
-            }
-        }
         auto* code = new QTableWidgetItem(
             QString::fromUtf8(lines[i]).replace(QLatin1Char('\t'), QStringLiteral("    ")));
         table_->setItem(i, 0, num);
@@ -146,13 +129,57 @@ void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, in
     shownName_ = s.functions[func].name;
     shownFile_ = file;
     shownPid_ = pid;
-    if (keepScroll >= 0) {
-        table_->verticalScrollBar()->setValue(keepScroll);
-        return;
-    }
+    applyHeat(s, func);
     const int focus = hottestLine_ > 0 ? hottestLine_ : std::max(1, s.functions[func].firstLine);
     if (focus <= table_->rowCount())
         table_->scrollToItem(table_->item(focus - 1, 0), QAbstractItemView::PositionAtCenter);
+}
+
+void SourceView::applyHeat(const ProfileSnapshot& s, uint32_t func) {
+    const auto heat = fileLineHeat(s, s.functions[func].file);
+    // The selected function's hottest line, not another function's.
+    std::set<int32_t> funcLines;
+    for (const LineKey& k : s.lines)
+        if (k.func == func) funcLines.insert(k.line);
+    uint64_t maxTotal = 1;
+    for (const FileLineHeat& h : heat)
+        maxTotal = std::max(maxTotal, h.total);
+    const bool scaleMoved = maxTotal != shownMax_ || s.matchedSamples != shownMatched_;
+    shownMax_ = maxTotal;
+    shownMatched_ = s.matchedSamples;
+    std::vector<uint64_t> now(shownHeat_.size(), 0);
+    std::vector<uint64_t> own(shownHeat_.size(), 0);
+    uint64_t best = 0;
+    hottestLine_ = -1;
+    for (const FileLineHeat& h : heat) {
+        if (h.line < 1 || size_t(h.line) > now.size()) continue;
+        now[size_t(h.line - 1)] = h.total;
+        own[size_t(h.line - 1)] = h.own;
+        if (h.total > best && funcLines.count(h.line)) {
+            best = h.total;
+            hottestLine_ = h.line;
+        }
+    }
+    // Only the cells whose figure (or the scale they are shaded by) moved are touched.
+    for (size_t i = 0; i < now.size(); ++i) {
+        if (now[i] == shownHeat_[i] && (!scaleMoved || now[i] == 0)) continue;
+        QTableWidgetItem* samples = table_->item(int(i), 1);
+        if (!samples) continue;
+        if (now[i] == 0) {
+            samples->setText({});
+            samples->setToolTip({});
+            samples->setBackground({});
+        } else {
+            const double share = 100.0 * now[i] / std::max<uint64_t>(s.matchedSamples, 1);
+            samples->setText(QStringLiteral("%1%").arg(share, 0, 'f', 1));
+            samples->setToolTip(tr("%1 samples with this line on the stack, %2 with it executing")
+                                    .arg(now[i])
+                                    .arg(own[i]));
+            const int alpha = 40 + int(200.0 * double(now[i]) / double(maxTotal));
+            samples->setBackground(QColor(230, 60, 30, alpha));
+        }
+    }
+    shownHeat_ = std::move(now);
 }
 
 } // namespace gilscope::ui

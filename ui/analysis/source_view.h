@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include <string>
+#include <vector>
 
 class QLabel;
 class QTableWidget;
@@ -29,11 +30,16 @@ public:
     int hottestLine() const { return hottestLine_; }
 
 private:
+    // The samples column for func's file; touches only the cells whose figure moved.
+    void applyHeat(const ProfileSnapshot& s, uint32_t func);
+
     QLabel* status_;
     QTableWidget* table_;
     int hottestLine_ = -1;
     std::string shownName_, shownFile_; // what the table shows now
     int shownPid_ = 0;
+    std::vector<uint64_t> shownHeat_; // per line: the total shown now
+    uint64_t shownMax_ = 0, shownMatched_ = 0;
 };
 
 // Reads a target's source file: through /proc/PID/root when pid > 0, else from disk.

@@ -37,7 +37,7 @@ TimelineRangeSelector::TimelineRangeSelector(TimelineWidget* timeline)
     overlay_->setObjectName(QStringLiteral("timelineRangeOverlay"));
     timeline->installEventFilter(this);
     timeline->setCursor(Qt::IBeamCursor);
-    timeline->setToolTip(tr("Drag to filter every analysis view to a time range"));
+    timeline->setDragHint(tr("Drag: filter every analysis view to a time range"));
     overlay_->setGeometry(timeline->rect());
     overlay_->show();
 }
@@ -81,7 +81,10 @@ bool TimelineRangeSelector::eventFilter(QObject* watched, QEvent* event) {
     switch (event->type()) {
     case QEvent::MouseButtonPress: {
         auto* e = static_cast<QMouseEvent*>(event);
-        if (e->button() != Qt::LeftButton || timeline_->snapshot().threads.empty()) break;
+        // Shift+drag pans a zoomed timeline, and the folded-threads note is a button.
+        if (e->button() != Qt::LeftButton || (e->modifiers() & Qt::ShiftModifier) ||
+            timeline_->snapshot().threads.empty() || !timeline_->inPlot(e->position().toPoint()))
+            break;
         dragging_ = true;
         dragFrom_ = dragTo_ = e->position().toPoint().x();
         updateOverlay();

@@ -1,19 +1,62 @@
 #include "ui/analysis/top_functions_model.h"
 
+#include <algorithm>
+
 namespace gilscope::ui {
 
 TopFunctionsModel::TopFunctionsModel(QObject* parent) : QAbstractTableModel(parent) {
 }
 
-void TopFunctionsModel::setResult(AnalysisResultPtr result) {
-    beginResetModel();
+bool TopFunctionsModel::setResult(AnalysisResultPtr result) {
+    const bool sameRecording =
+        result_ && result && result->snapshot && result->modelSerial == result_->modelSerial;
+    std::vector<uint32_t> pos; // function id -> its index in result->functions
+    if (sameRecording) {
+        pos.assign(result->snapshot->functions.size(), UINT32_MAX);
+        for (size_t i = 0; i < result->functions.size(); ++i)
+            pos[result->functions[i].func] = uint32_t(i);
+    }
+    auto listed = [&](uint32_t func) { return func < pos.size() && pos[func] != UINT32_MAX; };
+    if (!sameRecording || !std::all_of(order_.begin(), order_.end(), listed)) {
+        beginResetModel();
+        result_ = std::move(result);
+        order_.clear();
+        at_.clear();
+        if (result_)
+            for (size_t i = 0; i < result_->functions.size(); ++i) {
+                order_.push_back(result_->functions[i].func);
+                at_.push_back(uint32_t(i));
+            }
+        endResetModel();
+        return false;
+    }
+    // In place: the rows there are get their new figures, new functions come last.
+    const int oldRows = int(order_.size());
     result_ = std::move(result);
-    endResetModel();
+    for (size_t r = 0; r < order_.size(); ++r) {
+        at_[r] = pos[order_[r]];
+        pos[order_[r]] = UINT32_MAX;
+    }
+    std::vector<uint32_t> added;
+    for (const FunctionRow& f : result_->functions)
+        if (pos[f.func] != UINT32_MAX) added.push_back(f.func);
+    if (oldRows > 0)
+        emit dataChanged(index(0, OwnPct), index(oldRows - 1, Total),
+                         {Qt::DisplayRole, SortRole, Qt::ToolTipRole});
+    if (!added.empty()) {
+        beginInsertRows({}, oldRows, oldRows + int(added.size()) - 1);
+        for (uint32_t func : added) {
+            order_.push_back(func);
+            at_.push_back(pos[func]);
+        }
+        endInsertRows();
+    }
+    return true;
 }
 
 int TopFunctionsModel::rowCount(const QModelIndex& parent) const {
     if (parent.isValid() || !result_) return 0;
-    return int(result_->functions.size());
+    return int(order_.size());
 }
 
 int TopFunctionsModel::columnCount(const QModelIndex& parent) const {
@@ -22,7 +65,7 @@ int TopFunctionsModel::columnCount(const QModelIndex& parent) const {
 
 QVariant TopFunctionsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || !result_ || index.row() >= rowCount()) return {};
-    const FunctionRow& r = result_->functions[size_t(index.row())];
+    const FunctionRow& r = rowAt(index.row());
     const ProfileSnapshot& s = *result_->snapshot;
     const double all = double(std::max<uint64_t>(s.matchedSamples, 1));
     switch (role) {

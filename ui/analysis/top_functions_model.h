@@ -4,6 +4,8 @@
 
 #include <QAbstractTableModel>
 
+#include <vector>
+
 namespace gilscope::ui {
 
 // Roles shared by the analysis item models.
@@ -21,7 +23,11 @@ public:
     enum Column { Name, OwnPct, TotalPct, Own, Total, Location, ColumnCount };
     explicit TopFunctionsModel(QObject* parent = nullptr);
 
-    void setResult(AnalysisResultPtr result);
+    // Within one recording (same modelSerial), when every function listed is still in
+    // the new result (a live update), updates in place: figures change and new functions
+    // are appended, so selection, scrolling and the sort stay. Otherwise resets.
+    // Returns true when it updated in place.
+    bool setResult(AnalysisResultPtr result);
     const AnalysisResultPtr& result() const { return result_; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -30,7 +36,11 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
 private:
+    const FunctionRow& rowAt(int row) const { return result_->functions[at_[size_t(row)]]; }
+
     AnalysisResultPtr result_;
+    std::vector<uint32_t> order_; // function id per row: rows keep their place
+    std::vector<uint32_t> at_;    // per row: its index in result_->functions
 };
 
 } // namespace gilscope::ui

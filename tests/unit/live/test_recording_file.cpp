@@ -45,7 +45,9 @@ private slots:
             return std::string("<missing>");
         };
         QCOMPARE(value("Python"), std::string("3.15.2"));
-        QCOMPARE(value("Samples"), std::string("23060"));
+        // In total and per thread (estimated from the header before loading).
+        QCOMPARE(value("Thread-samples, total"), std::string("23,060"));
+        QCOMPARE(value("Samples per thread"), std::string("≈ 5,765"));
         QCOMPARE(value("Threads"), std::string("4"));
         QCOMPARE(value("Mode"), std::string("wall"));
         QCOMPARE(value("Compression"), std::string("zstd"));

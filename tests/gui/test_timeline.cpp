@@ -1,0 +1,521 @@
+// The timeline driven like a user does: Ctrl+wheel zooms around the pointer, the wheel,
+// middle-drag and Shift+drag pan, a left drag still selects a range, hovering tells the
+// time and states; short recordings fill the width. Against real processes (every
+// interpreter present): the exception lane, thread names from /proc, busiest-first
+// order and folding by the state filter. And the state filter applied to the Firefox
+// Profiler export, for a live recording and an opened file, checked by check-gecko.
+#include "core/live/live_timeline.h"
+#include "core/live/recording_session.h"
+#include "core/live/thread_names.h"
+#include "tests/gui/gui_test_helpers.h"
+#include "tests/support/python_interpreters.h"
+#include "tests/support/shared_dir.h"
+#include "tests/support/synthetic_feed.h"
+#include "ui/analysis/analysis_controller.h"
+#include "ui/analysis/analysis_panel.h"
+#include "ui/analysis/timeline_range_selector.h"
+#include "ui/live_figures.h"
+#include "ui/main_window.h"
+#include "ui/process_picker.h"
+#include "ui/timeline_widget.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace gilscope;
+using namespace gilscope::ui;
+using gilscope::test::Interpreter;
+using gilscope::test::SyntheticFeed;
+using gilscope::test::TargetProcess;
+namespace TS = gilscope::ThreadStatus;
+
+namespace {
+
+constexpr uint64_t kT0 = 10'000'000; // first sample's time, µs
+constexpr int kExceptionLane = 3;    // index in TimelineWidget::laneNames()
+
+// `ms` milliseconds at 1 kHz on two threads: thread 1 on CPU holding the GIL, thread 2
+// asleep; thread 3 (when withWaiter) waits for the GIL in the second half only.
+TimelineSnapshot syntheticTimeline(uint64_t ms, bool withWaiter = false) {
+    LiveTimeline timeline;
+    SyntheticFeed feed(timeline);
+    const FrameId work = feed.frame("app.py", 1, "work"), idle = feed.frame("app.py", 2, "idle");
+    for (uint64_t i = 0; i < ms; ++i) {
+        const uint64_t t = kT0 + i * 1000;
+        feed.add(1, TS::HasGil | TS::OnCpu | TS::MainThread, {work}, {t});
+        feed.add(2, 0, {idle}, {t});
+        if (withWaiter && i >= ms / 2) feed.add(3, TS::GilRequested, {work}, {t});
+    }
+    timeline.finish({});
+    return timeline.snapshot();
+}
+
+void wheel(QWidget* w, QPoint pos, int delta, Qt::KeyboardModifiers modifiers) {
+    QWheelEvent e(QPointF(pos), QPointF(w->mapToGlobal(pos)), QPoint(), QPoint(0, delta),
+                  Qt::NoButton, modifiers, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(w, &e);
+}
+
+double spanUs(const TimelineWidget& w) {
+    return double(w.viewEndUs() - w.viewStartUs());
+}
+
+const ThreadTimeline* threadOf(const TimelineSnapshot& s, uint64_t tid) {
+    for (const ThreadTimeline& t : s.threads)
+        if (t.threadId == tid) return &t;
+    return nullptr;
+}
+
+uint64_t exceptionSamples(const TimelineSnapshot& s, uint64_t tid) {
+    const ThreadTimeline* t = threadOf(s, tid);
+    uint64_t n = 0;
+    if (t)
+        for (const TimelineBucket& b : t->buckets)
+            n += b.exception;
+    return n;
+}
+
+// A window whose dialogs are answered by the test.
+struct Harness {
+    MainWindow window;
+    QString savePath, openPath, suggestedPath, saveTitle;
+    QStringList errors;
+    Harness() {
+        window.showMessage = [this](MainWindow::MessageKind k, const QString&, const QString& m) {
+            if (k == MainWindow::MessageKind::Error) errors << m;
+        };
+        window.askSavePath = [this](const QString& title, const QString& suggested,
+                                    const QString&) {
+            saveTitle = title;
+            suggestedPath = suggested;
+            return savePath;
+        };
+        window.askOpenPath = [this] { return openPath; };
+        window.askAfterExport = [](const QString&) { return MainWindow::ExportChoice::Close; };
+        window.openUrl = [](const QUrl&) { return true; };
+        window.show();
+    }
+};
+
+// Per exported thread (by tid): its sample count.
+std::map<qint64, qint64> samplesPerThread(const QJsonObject& profile) {
+    std::map<qint64, qint64> counts;
+    for (const auto& v : profile.value(QStringLiteral("threads")).toArray()) {
+        const QJsonObject t = v.toObject();
+        const QJsonValue tid = t.value(QStringLiteral("tid"));
+        const qint64 id = tid.isString() ? tid.toString().toLongLong() : tid.toInteger();
+        counts[id] += t.value(QStringLiteral("samples"))
+                          .toObject()
+                          .value(QStringLiteral("length"))
+                          .toInteger();
+    }
+    return counts;
+}
+
+// Chooses a state in the toolbar and waits for the views' result under it.
+AnalysisResultPtr chooseState(MainWindow& window, StateFilter state) {
+    QComboBox* box = window.analysis()->stateBox();
+    box->setCurrentIndex(box->findData(int(state)));
+    AnalysisController* c = window.analysis()->controller();
+    if (!QTest::qWaitFor(
+            [&] {
+                auto r = c->latest();
+                return r && r->snapshot && r->snapshot->filter.state == state &&
+                       r->snapshot->finished && !c->busy();
+            },
+            60000))
+        return nullptr;
+    return c->latest();
+}
+
+} // namespace
+
+class TestTimeline : public QObject {
+    Q_OBJECT
+private:
+    // Exports through the Export button with the toolbar's state; checks the file loads
+    // (check-gecko) and holds exactly the samples the views count in that state.
+    void exportFiltered(Harness& h, StateFilter state, const QString& path,
+                        std::map<qint64, qint64>* perThread) {
+        const AnalysisResultPtr result = chooseState(h.window, state);
+        QVERIFY(result);
+        const uint64_t matched = result->snapshot->matchedSamples;
+        QVERIFY2(matched > 0, "the state has no samples to export");
+        h.savePath = path;
+        QSignalSpy done(&h.window, &MainWindow::exportFinished);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.exportAction()));
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 120000);
+        QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+        // The dialog and the file name say which samples the export keeps.
+        const QString name = QString::fromUtf8(stateFilterName(state).data());
+        const QString label = QString::fromUtf8(stateFilterLabel(state).data());
+        QVERIFY2(h.suggestedPath.endsWith(QLatin1Char('_') + name + QStringLiteral(".json")),
+                 qPrintable(h.suggestedPath));
+        QVERIFY2(h.saveTitle.contains(label), qPrintable(h.saveTitle));
+        QJsonObject profile;
+        qint64 samples = 0;
+        QString error;
+        QVERIFY2(gilscope::test::readGeckoProfile(path, &profile, &samples, &error),
+                 qPrintable(error));
+        QCOMPARE(uint64_t(samples), matched);
+        if (gilscope::test::haveSharedDir()) {
+            const QString problems = gilscope::test::checkGeckoProblems(path);
+            QVERIFY2(problems.isEmpty(), qPrintable(problems));
+        } else {
+            qInfo("../shared is absent: check-gecko was not run on %s", qPrintable(path));
+        }
+        *perThread = samplesPerThread(profile);
+    }
+
+private slots:
+    void zoomPanAndRangeSelection() {
+        const TimelineSnapshot source = syntheticTimeline(2000);
+        TimelineWidget w;
+        w.resize(1000, 400);
+        TimelineRangeSelector selector(&w);
+        QSignalSpy ranges(&selector, &TimelineRangeSelector::rangeSelected);
+        w.setSnapshot(source);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(!w.zoomed());
+        const double full = spanUs(w);
+        QVERIFY2(full >= 2.0e6 && full < 2.1e6, qPrintable(QString::number(full)));
+
+        // Ctrl+wheel three notches in, at 0.5 s: the span shrinks, the time under the
+        // pointer stays put.
+        const int y = w.laneRect(1, 0).center().y();
+        const int x = w.xAt(kT0 + 500'000);
+        const uint64_t under = w.timeAt(x);
+        wheel(&w, QPoint(x, y), 3 * 120, Qt::ControlModifier);
+        QVERIFY(w.zoomed());
+        const double zoomedSpan = spanUs(w);
+        QVERIFY2(zoomedSpan > 0.4 * full && zoomedSpan < 0.6 * full,
+                 qPrintable(QString::number(zoomedSpan)));
+        QVERIFY(std::abs(double(w.timeAt(x)) - double(under)) < 0.01 * full);
+        // The plain wheel does not zoom without Ctrl.
+        const uint64_t before = w.viewStartUs();
+
+        // Middle-drag leftwards by 200 px shows later times, by 200 px worth of span.
+        const int plotWidth = w.laneRect(1, 0).width();
+        QTest::mousePress(&w, Qt::MiddleButton, {}, QPoint(600, y));
+        QTest::mouseMove(&w, QPoint(500, y));
+        QTest::mouseMove(&w, QPoint(400, y));
+        QTest::mouseRelease(&w, Qt::MiddleButton, {}, QPoint(400, y));
+        const double moved = double(w.viewStartUs()) - double(before);
+        const double expected = 200.0 * zoomedSpan / plotWidth;
+        QVERIFY2(std::abs(moved - expected) < 0.05 * expected,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(moved).arg(expected)));
+        QCOMPARE(spanUs(w), zoomedSpan); // panning keeps the zoom
+
+        // Shift+left-drag rightwards pans back, and selects no range.
+        const uint64_t beforeShift = w.viewStartUs();
+        QTest::mousePress(&w, Qt::LeftButton, Qt::ShiftModifier, QPoint(400, y));
+        QTest::mouseMove(&w, QPoint(500, y));
+        QTest::mouseRelease(&w, Qt::LeftButton, Qt::ShiftModifier, QPoint(500, y));
+        QVERIFY(w.viewStartUs() < beforeShift);
+        QCOMPARE(ranges.count(), 0);
+
+        // Zoomed, the plain wheel moves through time.
+        const uint64_t beforeWheel = w.viewStartUs();
+        wheel(&w, QPoint(x, y), -120, {});
+        QVERIFY(w.viewStartUs() > beforeWheel);
+        QCOMPARE(spanUs(w), zoomedSpan);
+
+        // A plain left drag still selects a range, now within the zoomed span.
+        const int a = w.laneRect(1, 0).left() + 100, b = a + 200;
+        QTest::mousePress(&w, Qt::LeftButton, {}, QPoint(a, y));
+        QTest::mouseMove(&w, QPoint(b, y));
+        QTest::mouseRelease(&w, Qt::LeftButton, {}, QPoint(b, y));
+        QCOMPARE(ranges.count(), 1);
+        const uint64_t r0 = ranges.at(0).at(0).toULongLong(), r1 = ranges.at(0).at(1).toULongLong();
+        QVERIFY(r0 >= w.viewStartUs() && r1 <= w.viewEndUs());
+        const double selected = double(r1 - r0), wanted = 200.0 * zoomedSpan / plotWidth;
+        QVERIFY2(std::abs(selected - wanted) < 0.05 * wanted,
+                 qPrintable(QString::number(selected)));
+
+        // Ctrl+wheel out past the whole recording, or a double-click, shows it all.
+        wheel(&w, QPoint(x, y), 2 * 120, Qt::ControlModifier);
+        QTest::mouseDClick(&w, Qt::LeftButton, {}, QPoint(x, y));
+        QVERIFY(!w.zoomed());
+        QCOMPARE(spanUs(w), full);
+        wheel(&w, QPoint(x, y), 3 * 120, Qt::ControlModifier);
+        wheel(&w, QPoint(x, y), -10 * 120, Qt::ControlModifier);
+        QVERIFY(!w.zoomed());
+    }
+
+    void hoverTellsTimeAndStates() {
+        const TimelineSnapshot source = syntheticTimeline(2000, true);
+        TimelineWidget w;
+        w.resize(1000, 500);
+        w.setSnapshot(source);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // Over the waiting thread at 1.5 s: the time, the thread, and its states.
+        const QPoint waiting(w.xAt(kT0 + 1'500'000), w.laneRect(3, 1).center().y());
+        QHelpEvent help(QEvent::ToolTip, waiting, w.mapToGlobal(waiting));
+        QApplication::sendEvent(&w, &help);
+        QTRY_VERIFY(QToolTip::isVisible());
+        const QString text = QToolTip::text();
+        QVERIFY2(text.contains(QStringLiteral("1.50")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("Thread 3")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("Waiting for GIL: 100 %")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("GIL held: 0 %")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("Ctrl+wheel")), qPrintable(text)); // discoverable
+        // Before it started waiting it has no samples there.
+        const QString early =
+            w.toolTipAt(QPoint(w.xAt(kT0 + 300'000), w.laneRect(3, 1).center().y()));
+        QVERIFY2(early.contains(QStringLiteral("0.30")) &&
+                     early.contains(QStringLiteral("No samples")),
+                 qPrintable(early));
+        // The main thread holds the GIL on a CPU.
+        const QString busy =
+            w.toolTipAt(QPoint(w.xAt(kT0 + 300'000), w.laneRect(1, 0).center().y()));
+        QVERIFY2(busy.contains(QStringLiteral("GIL held: 100 %")) &&
+                     busy.contains(QStringLiteral("On CPU: 100 %")) &&
+                     busy.contains(QStringLiteral("(main)")),
+                 qPrintable(busy));
+    }
+
+    void shortRecordingFillsTheWidth() {
+        // 50 ms of samples: the axis ends with the recording, not at one second.
+        const TimelineSnapshot source = syntheticTimeline(50);
+        TimelineWidget w;
+        w.resize(1000, 400);
+        w.setSnapshot(source);
+        const QRect lane = w.laneRect(1, 0);
+        QVERIFY(!lane.isEmpty());
+        const int end = w.xAt(kT0 + 49'000);
+        QVERIFY2(end > lane.right() - lane.width() / 10, qPrintable(QString::number(end)));
+        QVERIFY(spanUs(w) < 100'000);
+    }
+
+    void busiestFirstAndFoldedByState() {
+        const TimelineSnapshot source = syntheticTimeline(2000, true);
+        TimelineWidget w;
+        w.resize(1000, 500);
+        w.setSnapshot(source);
+        // All: on CPU first (thread 1), then by samples: the waiter (1000) after the sleeper
+        // (2000).
+        QCOMPARE(w.shownThreads(), (std::vector<uint64_t>{1, 2, 3}));
+        QVERIFY(w.foldedThreads().empty());
+        w.setStateFilter(StateFilter::WaitingForGil);
+        QCOMPARE(w.shownThreads(), (std::vector<uint64_t>{3}));
+        QCOMPARE(w.foldedThreads(), (std::vector<uint64_t>{1, 2}));
+        QVERIFY(!w.noteRect().isEmpty());
+        QVERIFY(w.laneRect(1, 0).isEmpty());
+        // Clicking the note shows the folded threads as thin rows; again hides them.
+        const int folded = w.sizeHint().height();
+        QTest::mouseClick(&w, Qt::LeftButton, {}, w.noteRect().center());
+        QVERIFY(w.foldedShown());
+        QVERIFY(w.sizeHint().height() > folded);
+        QTest::mouseClick(&w, Qt::LeftButton, {}, w.noteRect().center());
+        QVERIFY(!w.foldedShown());
+        w.setStateFilter(StateFilter::All);
+        QVERIFY(w.noteRect().isEmpty());
+    }
+
+    // four_threads.py: contender-0..3 spin, sleeper and in-except sleep (in-except inside
+    // an except block), main waits. On 3.14+ the threads carry their names.
+    void realTargetLanesNamesAndOrder_data() {
+        gilscope::test::addInterpreterRows(gilscope::test::findInterpreters());
+    }
+    void realTargetLanesNamesAndOrder() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, QStringLiteral("four_threads.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QJsonObject threads = target.readyInfo().value(QStringLiteral("threads")).toObject();
+        auto tid = [&](const char* name) {
+            return uint64_t(threads.value(QLatin1String(name)).toInteger());
+        };
+        const int pid = int(target.pid());
+        auto session = RecordingSession::open(pid, RecordingOptions{});
+        QVERIFY2(session, session ? "" : session.error().message.c_str());
+        (*session)->startSampling();
+        TimelineWidget w;
+        w.resize(1200, 900);
+        w.show();
+        // Until every thread was seen, in-except with an exception, and names were read.
+        const QString processName = QString::fromStdString(readProcessName(pid));
+        const QString expectedName =
+            QString::fromStdString(readThreadName(pid, tid("contender-0")));
+        const bool named = !expectedName.isEmpty() && expectedName != processName;
+        if (interpreter.minor >= 14)
+            QCOMPARE(expectedName, QStringLiteral("contender-0")); // CPython names its threads
+        auto onCpu = [&](uint64_t id) {
+            uint64_t n = 0;
+            if (const auto* t = threadOf(w.snapshot(), id))
+                for (const TimelineBucket& b : t->buckets)
+                    n += b.onCpu;
+            return n;
+        };
+        // ... and every contender was caught on CPU often enough to outrank a sleeper caught
+        // waking (on a loaded machine a short recording can miss one entirely).
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                w.setSnapshot((*session)->timeline());
+                const TimelineSnapshot& s = w.snapshot();
+                if (s.threads.size() < 7 || exceptionSamples(s, tid("in-except")) < 50)
+                    return false;
+                if (named && !w.threadTitle(tid("contender-0")).contains(expectedName))
+                    return false;
+                for (const char* c : {"contender-0", "contender-1", "contender-2", "contender-3"})
+                    if (onCpu(tid(c)) < 50) return false;
+                return true;
+            },
+            60000));
+        (*session)->requestStop();
+        (*session)->finish();
+        w.setSnapshot((*session)->timeline());
+        qInfo("%s: comm of contender-0 is \"%s\" (process \"%s\"): %s",
+              qPrintable(interpreter.label), qPrintable(expectedName), qPrintable(processName),
+              named ? "shown next to the id" : "same as the process's, not shown");
+
+        // Names next to the id where the system has them, nothing made up otherwise.
+        for (const char* name : {"contender-0", "contender-3", "sleeper", "in-except"}) {
+            const QString title = w.threadTitle(tid(name));
+            QVERIFY2(title.startsWith(QStringLiteral("Thread %1").arg(tid(name))),
+                     qPrintable(title));
+            QCOMPARE(title.contains(QLatin1String(name)), named);
+        }
+        QVERIFY(w.threadTitle(tid("main")).contains(QStringLiteral("(main)")));
+
+        // The exception lane shows the thread inside `except`, and only it.
+        const QRect lane = w.laneRect(tid("in-except"), kExceptionLane);
+        QVERIFY(!lane.isEmpty());
+        QCOMPARE(TimelineWidget::laneNames().at(kExceptionLane), QStringLiteral("Exception"));
+        auto redPixels = [&](const QRect& r) {
+            const QImage image = w.grab(r).toImage();
+            int red = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x) {
+                    const QColor c = image.pixelColor(x, y);
+                    if (c.red() > c.green() + 60 && c.red() > c.blue() + 60) ++red;
+                }
+            return red;
+        };
+        QVERIFY2(redPixels(lane) > lane.width() * lane.height() / 4,
+                 qPrintable(QString::number(redPixels(lane))));
+        QCOMPARE(redPixels(w.laneRect(tid("sleeper"), kExceptionLane)), 0);
+        QCOMPARE(exceptionSamples(w.snapshot(), tid("contender-0")), 0u);
+
+        // Busiest first: on CPU, the four contenders lead, each no busier than the one above.
+        w.setStateFilter(StateFilter::OnCpu);
+        const std::vector<uint64_t> shown = w.shownThreads();
+        QVERIFY(shown.size() >= 4);
+        const std::set<uint64_t> contenders{tid("contender-0"), tid("contender-1"),
+                                            tid("contender-2"), tid("contender-3")};
+        QCOMPARE(std::set<uint64_t>(shown.begin(), shown.begin() + 4), contenders);
+        for (size_t i = 1; i < shown.size(); ++i)
+            QVERIFY(onCpu(shown[i - 1]) >= onCpu(shown[i]));
+        // The sleepers have no on-CPU samples (or next to none, caught waking): folded or last.
+        const std::vector<uint64_t> folded = w.foldedThreads();
+        QVERIFY2(std::count(folded.begin(), folded.end(), tid("sleeper")) ||
+                     onCpu(tid("sleeper")) <= onCpu(shown[3]) / 10,
+                 "sleeper neither folded nor at the bottom");
+        // Exception: in-except alone is drawn, every other thread folded.
+        w.setStateFilter(StateFilter::Exception);
+        QCOMPARE(w.shownThreads(), (std::vector<uint64_t>{tid("in-except")}));
+        QCOMPARE(w.foldedThreads().size(), w.snapshot().threads.size() - 1);
+    }
+
+    void filteredExportOfALiveRecording() {
+        const QList<Interpreter> all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        const Interpreter interpreter = all.last();
+        qInfo("tested: %s", qPrintable(interpreter.label));
+        TargetProcess target(interpreter, QStringLiteral("four_threads.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QJsonObject threads = target.readyInfo().value(QStringLiteral("threads")).toObject();
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (h.window.picker()->refreshNow(), h.window.picker()->selectPid(int(target.pid()))),
+            30000);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.recording(), 60000);
+        // Enough samples that every state shows: in-except has an exception throughout.
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples >= 500, 60000);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+        QTRY_VERIFY_WITH_TIMEOUT(!h.window.recording(), 30000);
+        QVERIFY(h.window.exportAction()->isEnabled());
+        const AnalysisResultPtr everything = chooseState(h.window, StateFilter::All);
+        QVERIFY(everything);
+        QTemporaryDir dir;
+
+        // On CPU: only the spinning contenders (the sleepers never run).
+        std::map<qint64, qint64> perThread;
+        exportFiltered(h, StateFilter::OnCpu, dir.filePath(QStringLiteral("cpu.json")), &perThread);
+        if (QTest::currentTestFailed()) return;
+        for (const char* idle : {"sleeper", "in-except", "main"})
+            QCOMPARE(perThread[threads.value(QLatin1String(idle)).toInteger()], 0);
+        qint64 kept = 0;
+        for (const auto& [id, n] : perThread)
+            kept += n;
+        QVERIFY(uint64_t(kept) < everything->snapshot->matchedSamples);
+
+        // Exception: the thread inside `except` and no other.
+        exportFiltered(h, StateFilter::Exception, dir.filePath(QStringLiteral("exc.json")),
+                       &perThread);
+        if (QTest::currentTestFailed()) return;
+        const qint64 inExcept = threads.value(QStringLiteral("in-except")).toInteger();
+        QVERIFY(perThread[inExcept] > 0);
+        for (const auto& [id, n] : perThread)
+            if (id != inExcept) QCOMPARE(n, 0);
+        QVERIFY(h.errors.isEmpty());
+    }
+
+    void filteredExportOfAnOpenedFile() {
+        GILSCOPE_REQUIRE_SHARED();
+        Harness h;
+        h.openPath = gilscope::test::fixturePath(QStringLiteral("tach/real-315.bin"));
+        QSignalSpy loaded(&h.window, &MainWindow::recordingLoaded);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.openAction()));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QVERIFY(loaded.at(0).at(0).toBool());
+        const AnalysisResultPtr everything = chooseState(h.window, StateFilter::All);
+        QVERIFY(everything);
+        // A state that keeps some samples of the file but not all.
+        QTemporaryDir dir;
+        int exported = 0;
+        for (StateFilter state : {StateFilter::HoldingGil, StateFilter::OnCpu,
+                                  StateFilter::WaitingForGil, StateFilter::GilContention}) {
+            const AnalysisResultPtr r = chooseState(h.window, state);
+            QVERIFY(r);
+            const uint64_t matched = r->snapshot->matchedSamples;
+            if (matched == 0 || matched == everything->snapshot->matchedSamples) continue;
+            std::map<qint64, qint64> perThread;
+            exportFiltered(h, state,
+                           dir.filePath(QString::fromUtf8(stateFilterName(state).data()) +
+                                        QStringLiteral(".json")),
+                           &perThread);
+            if (QTest::currentTestFailed()) return;
+            qInfo("real-315.bin, %s: %llu of %llu thread-samples exported",
+                  stateFilterLabel(state).data(), static_cast<unsigned long long>(matched),
+                  static_cast<unsigned long long>(everything->snapshot->matchedSamples));
+            ++exported;
+        }
+        QVERIFY2(exported > 0, "no state of real-315.bin keeps part of its samples");
+        // The info grid: per thread and in total, side by side.
+        auto* info = h.window.findChild<QLabel*>(QStringLiteral("fileInfo"));
+        QVERIFY(info);
+        QVERIFY2(info->text().contains(QStringLiteral("Samples per thread")) &&
+                     info->text().contains(QStringLiteral("Thread-samples, total")) &&
+                     info->text().contains(QStringLiteral("23,060")),
+                 qPrintable(info->text()));
+    }
+};
+
+QTEST_MAIN(TestTimeline)
+#include "test_timeline.moc"

@@ -1,0 +1,211 @@
+// The timeline's visible span and what the mouse does to it: Ctrl+wheel zooms around
+// the pointer; zoomed, the wheel, Shift+left-drag and middle-drag pan; a double-click
+// shows the whole recording again; hovering gives the time and the thread's states.
+// (A plain left drag belongs to the range selector, ui/analysis/timeline_range_selector.)
+#include "ui/timeline_layout.h"
+#include "ui/timeline_widget.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gilscope::ui {
+using namespace timeline;
+
+int TimelineWidget::plotLeft() const {
+    return kMargin + kLabelWidth;
+}
+
+int TimelineWidget::plotWidth() const {
+    return std::max(10, width() - plotLeft() - kMargin);
+}
+
+// The whole recording up to the end of its last bucket (bucket i spans [i, i+1) *
+// bucketUs). No minimum beyond one bucket, so a short recording fills the width.
+double TimelineWidget::fullSpanUs() const {
+    const uint64_t bucket = std::max<uint64_t>(snapshot_.bucketUs, 1);
+    return double((snapshot_.spanUs / bucket + 1) * bucket);
+}
+
+double TimelineWidget::viewSpanUs() const {
+    return zoomed() ? viewSpanUs_ : fullSpanUs();
+}
+
+double TimelineWidget::viewOffsetUs() const {
+    return zoomed() ? viewOffsetUs_ : 0.0;
+}
+
+uint64_t TimelineWidget::viewStartUs() const {
+    return snapshot_.originUs + uint64_t(std::llround(viewOffsetUs()));
+}
+
+uint64_t TimelineWidget::viewEndUs() const {
+    return snapshot_.originUs + uint64_t(std::llround(viewOffsetUs() + viewSpanUs()));
+}
+
+// Clamps to the recording; a span covering all of it is no zoom at all.
+void TimelineWidget::setView(double offsetUs, double spanUs) {
+    const double full = fullSpanUs();
+    // Zooming in further than a few buckets shows nothing new.
+    const double minSpan = std::min(full, std::max(4.0 * double(snapshot_.bucketUs), 100.0));
+    spanUs = std::clamp(spanUs, minSpan, full);
+    if (spanUs >= full) {
+        viewOffsetUs_ = viewSpanUs_ = 0;
+    } else {
+        viewSpanUs_ = spanUs;
+        viewOffsetUs_ = std::clamp(offsetUs, 0.0, full - spanUs);
+    }
+    update();
+    emit viewChanged();
+}
+
+void TimelineWidget::zoomAt(int x, double factor) {
+    const double span = viewSpanUs();
+    const double fraction = std::clamp(double(x - plotLeft()) / plotWidth(), 0.0, 1.0);
+    const double pivot = viewOffsetUs() + fraction * span;
+    const double newSpan = span * factor;
+    setView(pivot - fraction * newSpan, newSpan);
+}
+
+void TimelineWidget::panBy(int dx) {
+    if (!zoomed()) return;
+    setView(viewOffsetUs_ + double(dx) * viewSpanUs_ / plotWidth(), viewSpanUs_);
+}
+
+void TimelineWidget::resetZoom() {
+    if (zoomed()) setView(0, fullSpanUs());
+}
+
+uint64_t TimelineWidget::timeAt(int x) const {
+    const double fraction = std::clamp(double(x - plotLeft()) / plotWidth(), 0.0, 1.0);
+    return snapshot_.originUs + uint64_t(std::llround(viewOffsetUs() + fraction * viewSpanUs()));
+}
+
+int TimelineWidget::xAt(uint64_t timeUs) const {
+    const double offset = double(timeUs) - double(snapshot_.originUs) - viewOffsetUs();
+    const double x = plotLeft() + offset * plotWidth() / viewSpanUs();
+    // Times outside the visible span land just outside the plot, never far away.
+    return int(std::lround(std::clamp(x, double(plotLeft() - 1), double(width() + 1))));
+}
+
+bool TimelineWidget::inPlot(QPoint pos) const {
+    return pos.x() >= plotLeft() && pos.y() >= kPlotTop && !noteRect().contains(pos);
+}
+
+const TimelineWidget::Row* TimelineWidget::rowAt(int y) const {
+    for (const Row& row : rows_)
+        if (y >= row.y && y < row.y + row.height) return &row;
+    return nullptr;
+}
+
+QString TimelineWidget::toolTipAt(QPoint pos) const {
+    const QString help =
+        tr("%1Ctrl+wheel: zoom around the pointer\nZoomed: the wheel, Shift+drag or middle-drag "
+           "pans\nDouble-click: the whole recording")
+            .arg(dragHint_.isEmpty() ? QString() : dragHint_ + QStringLiteral("\n"));
+    if (snapshot_.threads.empty()) return help;
+    if (noteRect().contains(pos))
+        return tr("Threads without samples in the chosen state. Click to show or hide them.");
+    if (pos.x() < plotLeft()) return help;
+    const uint64_t t = timeAt(pos.x());
+    const double sec = double(t - snapshot_.originUs) / 1e6;
+    QString text = tr("%1 s").arg(sec, 0, 'f', viewSpanUs() < 2e6 ? 4 : 3);
+    const Row* row = rowAt(pos.y());
+    if (row) {
+        const ThreadTimeline& thread = snapshot_.threads[row->thread];
+        text += QStringLiteral(" · ") + threadTitle(thread.threadId);
+        const uint64_t bucketUs = std::max<uint64_t>(snapshot_.bucketUs, 1);
+        const size_t i = size_t((t - snapshot_.originUs) / bucketUs);
+        const TimelineBucket b = i < thread.buckets.size() ? thread.buckets[i] : TimelineBucket{};
+        const double from = double(i * bucketUs) / 1e6, to = double((i + 1) * bucketUs) / 1e6;
+        if (b.samples == 0) {
+            text += tr("\nNo samples of this thread between %1 and %2 s")
+                        .arg(from, 0, 'f', 3)
+                        .arg(to, 0, 'f', 3);
+        } else {
+            text += tr("\n%1 between %2 and %3 s:")
+                        .arg(b.samples == 1 ? tr("1 sample") : tr("%1 samples").arg(b.samples))
+                        .arg(from, 0, 'f', 3)
+                        .arg(to, 0, 'f', 3);
+            for (const Lane& lane : kLanes)
+                text += QStringLiteral("\n  %1: %2 %")
+                            .arg(tr(lane.name))
+                            .arg(100.0 * b.*lane.count / b.samples, 0, 'f', 0);
+        }
+    }
+    return text + QStringLiteral("\n\n") + help;
+}
+
+bool TimelineWidget::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        QToolTip::showText(help->globalPos(), toolTipAt(help->pos()), this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void TimelineWidget::wheelEvent(QWheelEvent* event) {
+    if (snapshot_.threads.empty()) return QWidget::wheelEvent(event);
+    const QPoint delta = event->angleDelta();
+    const int x = int(event->position().x());
+    if (event->modifiers() & Qt::ControlModifier) {
+        if (delta.y() == 0) return event->accept();
+        zoomAt(x, std::pow(0.8, delta.y() / 120.0)); // one notch: 20 % closer
+        event->accept();
+        return;
+    }
+    // Zoomed, the wheel moves through time (an eighth of the span per notch); not
+    // zoomed, it scrolls the thread list as usual.
+    if (zoomed()) {
+        const int notches = delta.x() != 0 ? -delta.x() : -delta.y();
+        panBy(int(std::lround(notches / 120.0 * plotWidth() / 8.0)));
+        event->accept();
+        return;
+    }
+    QWidget::wheelEvent(event);
+}
+
+void TimelineWidget::mousePressEvent(QMouseEvent* event) {
+    const QPoint pos = event->position().toPoint();
+    if (event->button() == Qt::LeftButton && noteRect().contains(pos)) {
+        setFoldedShown(!showFolded_);
+        return;
+    }
+    const bool panGesture =
+        event->button() == Qt::MiddleButton ||
+        (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier));
+    if (panGesture && zoomed()) {
+        panning_ = true;
+        panFromX_ = pos.x();
+        panFromOffsetUs_ = viewOffsetUs_;
+        cursorBeforePan_ = cursor();
+        setCursor(Qt::ClosedHandCursor);
+        return;
+    }
+    QWidget::mousePressEvent(event);
+}
+
+void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
+    if (!panning_) return QWidget::mouseMoveEvent(event);
+    // Dragging moves the lanes with the pointer: right shows earlier times.
+    const int dx = int(event->position().x()) - panFromX_;
+    setView(panFromOffsetUs_ - double(dx) * viewSpanUs_ / plotWidth(), viewSpanUs_);
+}
+
+void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
+    if (!panning_) return QWidget::mouseReleaseEvent(event);
+    panning_ = false;
+    setCursor(cursorBeforePan_);
+}
+
+void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton && !noteRect().contains(event->position().toPoint()))
+        resetZoom();
+}
+
+} // namespace gilscope::ui
