@@ -12,7 +12,8 @@ set -euo pipefail
 packages=(
     # toolchain
     build-essential cmake ninja-build pkg-config
-    # Qt 6. qt6-charts-dev's CMake config needs Qt6OpenGL, which it does not depend on.
+    # Qt 6 (qt6-base-dev includes Qt6DBus, for "Show in folder"). qt6-charts-dev's CMake
+    # config needs Qt6OpenGL, which it does not depend on.
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libgl-dev
     # the SVG icon's image plugin; the local server behind "Open in Firefox Profiler"
     # (qt6-httpserver-dev's CMake config needs Qt6WebSockets)

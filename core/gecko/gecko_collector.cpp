@@ -89,7 +89,7 @@ Status GeckoCollector::Impl::exportTo(const std::filesystem::path* dest, AtomicF
         if (opt.beforeWrite) {
             if (Status s = opt.beforeWrite(writer.bytesWritten()); !s.ok()) return s;
         }
-        return out.write(chunk);
+        return out.write(chunk, cancel);
     });
     ProfileStreamer streamer(*this, writer, progress, cancel, std::move(pid), std::move(abi),
                              std::move(platform), cpus);

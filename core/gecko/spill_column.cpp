@@ -1,6 +1,7 @@
 #include "core/gecko/spill_column.h"
 
 #include "core/util/atomic_file.h"
+#include "core/util/write_all.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -23,18 +24,11 @@ Result<uint64_t> SpillStore::append(const char* data, size_t size) {
         }
     }
     const uint64_t offset = end_;
-    size_t done = 0;
-    while (done < size) {
-        const ssize_t n =
-            ::pwrite(fd_.get(), data + done, size - done, static_cast<off_t>(offset + done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            error_ = ioError(n < 0 ? errno : EIO, "cannot write the profile spill file", path_);
-            // Take back a partial chunk, so the file holds whole chunks only.
-            (void)!::ftruncate(fd_.get(), static_cast<off_t>(offset));
-            return *error_;
-        }
-        done += static_cast<size_t>(n);
+    if (!pwriteAll(fd_.get(), data, size, offset)) {
+        error_ = ioError(errno, "cannot write the profile spill file", path_);
+        // Take back a partial chunk, so the file holds whole chunks only.
+        (void)!::ftruncate(fd_.get(), static_cast<off_t>(offset));
+        return *error_;
     }
     end_ += size;
     return offset;
