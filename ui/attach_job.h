@@ -3,19 +3,20 @@
 #include "core/common/error.h"
 #include "core/live/recording_session.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
 #include <memory>
-#include <vector>
 
 namespace gilscope::ui {
 
-// Opens a RecordingSession on a worker thread: attaching reads the target's ELF symbols
-// and locates _PyRuntime, which can take hundreds of milliseconds the window must not
-// freeze for. A generation counter makes a cancelled or superseded attach harmless:
-// its session (which never sampled) is destroyed and only discarded() is emitted.
+class JobRunner;
+
+// Opens a RecordingSession on a worker thread (a JobRunner without dialog): attaching
+// reads the target's ELF symbols and locates _PyRuntime, which can take hundreds of
+// milliseconds the window must not freeze for. A cancelled or superseded attach is
+// harmless: its session (which never sampled) is destroyed and only discarded() is
+// emitted.
 class AttachJob : public QObject {
     Q_OBJECT
 public:
@@ -33,16 +34,7 @@ signals:
     void discarded(int pid); // a stale attach ended; its session, if any, is gone
 
 private:
-    struct Outcome {
-        std::shared_ptr<RecordingSession> session;
-        Error error;
-    };
-    using Watcher = QFutureWatcher<Outcome>;
-
-    void onFinished(uint64_t generation, int pid, Watcher* watcher);
-
-    std::vector<Watcher*> running_; // the pending attach and stale ones still running
-    uint64_t generation_ = 0;
+    JobRunner* runner_;
     int pid_ = 0;
 };
 

@@ -7,10 +7,10 @@
 #include "net/profile_server.h"
 #include "ui/analysis/analysis_panel.h"
 #include "ui/attach_job.h"
+#include "ui/job_runner.h"
 #include "ui/launch_dialog.h"
 #include "ui/live_figures.h"
 #include "ui/process_picker.h"
-#include "ui/progress_job.h"
 #include "ui/rate_chart.h"
 #include "ui/record_options_bar.h"
 #include "ui/timeline_widget.h"
@@ -53,7 +53,7 @@ namespace gilscope::ui {
 MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     : QMainWindow(parent), picker_(new ProcessPicker(this)), figures_(new LiveFigures(this)),
       timeline_(new TimelineWidget(this)), status_(new QLabel(this)), fileInfo_(new QLabel(this)),
-      liveTimer_(new QTimer(this)), job_(new ProgressJob(this)), attach_(new AttachJob(this)),
+      liveTimer_(new QTimer(this)), job_(new JobRunner(this, this)), attach_(new AttachJob(this)),
       options_(new RecordOptionsBar(this)), rateChart_(new RateChart(this)), settings_(settings),
       profileServer_(new net::ProfileServer(this)),
       profilerAddress_(net::ProfileServer::kDefaultProfiler) {
@@ -118,7 +118,6 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
         if (pid == picker_->selectedPid()) record();
     });
     connect(picker_, &ProcessPicker::selectionLost, this, &MainWindow::onSelectionLost);
-    connect(job_, &ProgressJob::finished, this, &MainWindow::onJobFinished);
     connect(attach_, &AttachJob::attached, this, &MainWindow::onAttached);
     connect(attach_, &AttachJob::failed, this, &MainWindow::onAttachFailed);
     connect(attach_, &AttachJob::discarded, this, &MainWindow::attachDiscarded);

@@ -36,9 +36,9 @@ namespace gilscope::ui {
 
 class AnalysisPanel;
 class AttachJob;
+class JobRunner;
 class LiveFigures;
 class ProcessPicker;
-class ProgressJob;
 class RateChart;
 class RecordOptionsBar;
 class TimelineWidget;
@@ -134,7 +134,6 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    enum class Job { None, Export, SaveBin, Load };
     // What a Save/Export asked for by the unsaved-recording question goes on to do.
     enum class After { Nothing, Quit, Record, Open, Launch };
 
@@ -147,10 +146,10 @@ private:
     void onAttachFailed(int pid, ErrorKind kind, const QString& message);
     void cancelAttach(const QString& why);
     void onRecordingEnded();
-    void onJobFinished(bool ok, ErrorKind kind, const QString& message);
-    void onExportFinished(bool ok, ErrorKind kind, const QString& message);
-    void onSaveBinFinished(bool ok, ErrorKind kind, const QString& message);
-    void onLoadFinished(bool ok, ErrorKind kind, const QString& message);
+    // What a finished job reports; path: the file it wrote or read.
+    void onExportFinished(const QString& path, const Status& status);
+    void onSaveBinFinished(const QString& path, const Status& status);
+    void onLoadFinished(const QString& path, Result<std::shared_ptr<RecordingFile>> loaded);
     void showFileInfo();
     void setStatus(const QString& text);
     void updateActions();
@@ -178,7 +177,7 @@ private:
     QLabel* status_;
     QLabel* fileInfo_;
     QTimer* liveTimer_;
-    ProgressJob* job_;
+    JobRunner* job_; // export, save and load, behind a progress dialog
     AttachJob* attach_;
     QAction* recordAction_ = nullptr;
     QAction* stopAction_ = nullptr;
@@ -215,9 +214,6 @@ private:
     // Shared with worker jobs, which keep them alive until they are done.
     std::shared_ptr<RecordingSession> session_;
     std::shared_ptr<RecordingFile> file_;
-    std::shared_ptr<std::shared_ptr<RecordingFile>> pendingFile_;
-    Job jobKind_ = Job::None;
-    QString jobPath_;           // the file the running export or save writes
     QString attachCommandLine_; // of the process being attached to, for the status
     QString recordedName_;      // the script or module recorded, for default file names
     QDateTime recordStarted_;

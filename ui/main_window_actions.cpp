@@ -2,8 +2,8 @@
 
 #include "core/live/recording_file.h"
 #include "core/live/recording_session.h"
+#include "ui/job_runner.h"
 #include "ui/process_picker.h"
-#include "ui/progress_job.h"
 #include "ui/record_options_bar.h"
 
 #include <QAction>

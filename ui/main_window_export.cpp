@@ -8,7 +8,7 @@
 #include "net/profile_server.h"
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/analysis_panel.h"
-#include "ui/progress_job.h"
+#include "ui/job_runner.h"
 #include "ui/show_in_folder.h"
 
 #include <QAction>
@@ -51,7 +51,7 @@ void MainWindow::exportProfile() {
     rememberFolder(QStringLiteral("export"), path);
     if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
     const std::filesystem::path dest = path.toStdString();
-    ProgressJob::Work work;
+    JobRunner::Work<void> work;
     if (session_ && session_->canExport()) {
         work = [session = session_, dest, state](const ProgressCallback& p, const CancelToken* c) {
             return session->exportTo(dest, p, c, state);
@@ -63,15 +63,16 @@ void MainWindow::exportProfile() {
     } else {
         return;
     }
-    jobPath_ = path;
-    jobKind_ = Job::Export;
-    job_->start(tr("Exporting to %1…").arg(QFileInfo(path).fileName()), std::move(work));
+    job_->start<void>(tr("Exporting to %1…").arg(QFileInfo(path).fileName()), std::move(work),
+                      [this, path](Status status) { onExportFinished(path, status); });
     updateActions();
 }
 
-void MainWindow::onExportFinished(bool ok, ErrorKind kind, const QString& message) {
+void MainWindow::onExportFinished(const QString& path, const Status& status) {
+    const bool ok = status.ok();
+    const QString message = ok ? QString() : QString::fromStdString(status.error().message);
     if (ok) {
-        setStatus(tr("Exported to %1").arg(jobPath_));
+        setStatus(tr("Exported to %1").arg(path));
         if (session_) unsaved_ = false;
     } else {
         after_ = After::Nothing;
@@ -79,22 +80,22 @@ void MainWindow::onExportFinished(bool ok, ErrorKind kind, const QString& messag
                                   ? tr(" This recording cannot be exported again; "
                                        "record the process anew.")
                                   : QString();
-        if (kind == ErrorKind::Cancelled) {
-            setStatus(tr("Export cancelled; %1 was not written.").arg(jobPath_) + again);
+        if (status.error().kind == ErrorKind::Cancelled) {
+            setStatus(tr("Export cancelled; %1 was not written.").arg(path) + again);
         } else {
             setStatus(tr("Export failed: %1").arg(message) + again);
             showMessage(MessageKind::Error, tr("Export failed"),
-                        tr("Cannot write %1: %2").arg(jobPath_, message) + again);
+                        tr("Cannot write %1: %2").arg(path, message) + again);
         }
     }
     updateActions();
-    emit exportFinished(ok, ok ? jobPath_ : message);
+    emit exportFinished(ok, ok ? path : message);
     if (!ok) return;
     if (after_ != After::Nothing) {
         runAfterSave(); // exported because of a quit or a new recording: go on with that
         return;
     }
-    offerExportChoices(jobPath_);
+    offerExportChoices(path);
 }
 
 void MainWindow::offerExportChoices(const QString& path) {

@@ -2,8 +2,8 @@
 
 #include "core/live/recording_file.h"
 #include "core/live/recording_session.h"
+#include "ui/job_runner.h"
 #include "ui/live_figures.h"
-#include "ui/progress_job.h"
 #include "ui/rate_chart.h"
 #include "ui/timeline_widget.h"
 
@@ -33,13 +33,13 @@ void MainWindow::saveRecordingAsBin() {
     rememberFolder(QStringLiteral("save"), path);
     if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".bin");
     const std::filesystem::path dest = path.toStdString();
-    jobPath_ = path;
-    jobKind_ = Job::SaveBin;
     // A long recording's copy is large: copy it behind the progress dialog.
-    job_->start(tr("Saving %1…").arg(QFileInfo(path).fileName()),
-                [session = session_, dest](const ProgressCallback& p, const CancelToken* c) {
-                    return session->saveBinCopyTo(dest, p, c);
-                });
+    job_->start<void>(
+        tr("Saving %1…").arg(QFileInfo(path).fileName()),
+        [session = session_, dest](const ProgressCallback& p, const CancelToken* c) {
+            return session->saveBinCopyTo(dest, p, c);
+        },
+        [this, path](Status status) { onSaveBinFinished(path, status); });
     updateActions();
 }
 
@@ -57,68 +57,56 @@ void MainWindow::openRecordingFile(const QString& path) {
         return;
     }
     rememberFolder(QStringLiteral("open"), path);
-    jobPath_ = path;
-    auto holder = std::make_shared<std::shared_ptr<RecordingFile>>();
-    pendingFile_ = holder;
     const std::filesystem::path source = path.toStdString();
-    jobKind_ = Job::Load;
-    job_->start(tr("Reading %1…").arg(QFileInfo(path).fileName()),
-                [holder, source](const ProgressCallback& p, const CancelToken* c) -> Status {
-                    auto file = RecordingFile::open(source);
-                    if (!file) return file.error();
-                    auto loaded = (*file)->load(p, c);
-                    if (!loaded) return loaded.error();
-                    *holder = std::shared_ptr<RecordingFile>(std::move(file).value());
-                    return {};
-                });
+    using FilePtr = std::shared_ptr<RecordingFile>;
+    job_->start<FilePtr>(
+        tr("Reading %1…").arg(QFileInfo(path).fileName()),
+        [source](const ProgressCallback& p, const CancelToken* c) -> Result<FilePtr> {
+            auto file = RecordingFile::open(source);
+            if (!file) return file.error();
+            auto loaded = (*file)->load(p, c);
+            if (!loaded) return loaded.error();
+            return FilePtr(std::move(file).value());
+        },
+        [this, path](Result<FilePtr> loaded) { onLoadFinished(path, std::move(loaded)); });
     updateActions();
 }
 
-void MainWindow::onJobFinished(bool ok, ErrorKind kind, const QString& message) {
-    switch (std::exchange(jobKind_, Job::None)) {
-    case Job::Export:
-        onExportFinished(ok, kind, message);
-        break;
-    case Job::SaveBin:
-        onSaveBinFinished(ok, kind, message);
-        break;
-    case Job::Load:
-        onLoadFinished(ok, kind, message);
-        break;
-    case Job::None:
-        break;
-    }
-}
-
-void MainWindow::onSaveBinFinished(bool ok, ErrorKind kind, const QString& message) {
+void MainWindow::onSaveBinFinished(const QString& path, const Status& status) {
+    const bool ok = status.ok();
+    const QString message = ok ? QString() : QString::fromStdString(status.error().message);
     if (ok) {
-        setStatus(tr("Saved the recording to %1").arg(jobPath_));
+        setStatus(tr("Saved the recording to %1").arg(path));
         unsaved_ = false;
-        addRecentFile(jobPath_);
+        addRecentFile(path);
         if (after_ == After::Nothing)
             showMessage(MessageKind::Info, tr("Recording saved"),
                         tr("Saved %1.\n\ngilscope opens it with “Open recording…”; CPython 3.15 "
                            "replays it with “python3.15 -m profiling.sampling replay”.")
-                            .arg(jobPath_));
-    } else if (kind == ErrorKind::Cancelled) {
+                            .arg(path));
+    } else if (status.error().kind == ErrorKind::Cancelled) {
         after_ = After::Nothing;
-        setStatus(tr("Saving cancelled; nothing was written to %1.").arg(jobPath_));
+        setStatus(tr("Saving cancelled; nothing was written to %1.").arg(path));
     } else {
         after_ = After::Nothing;
         setStatus(tr("Saving the recording failed: %1").arg(message));
         showMessage(MessageKind::Error, tr("Save failed"),
                     tr("%1\n\nNothing was written to %2; a file already there is unchanged.")
-                        .arg(message, jobPath_));
+                        .arg(message, path));
     }
     updateActions();
-    emit binSaved(ok, ok ? jobPath_ : message);
+    emit binSaved(ok, ok ? path : message);
     if (ok) runAfterSave();
 }
 
-void MainWindow::onLoadFinished(bool ok, ErrorKind kind, const QString& message) {
-    if (ok && pendingFile_ && *pendingFile_) {
+void MainWindow::onLoadFinished(const QString& path,
+                                Result<std::shared_ptr<RecordingFile>> loaded) {
+    const bool ok = loaded.ok();
+    const ErrorKind kind = ok ? ErrorKind::Internal : loaded.error().kind;
+    const QString message = ok ? QString() : QString::fromStdString(loaded.error().message);
+    if (ok) {
         session_.reset();
-        file_ = *pendingFile_;
+        file_ = std::move(loaded).value();
         figures_->clear();
         figures_->hide(); // live figures mean nothing for a file; its info says more
         rateChart_->hide();
@@ -127,22 +115,21 @@ void MainWindow::onLoadFinished(bool ok, ErrorKind kind, const QString& message)
         setWindowTitle(tr("gilscope — %1").arg(QString::fromStdString(file_->path().string())));
         setStatus(tr("Opened %1").arg(QString::fromStdString(file_->path().string())));
         unsaved_ = false;
-        addRecentFile(jobPath_);
+        addRecentFile(path);
     } else if (kind == ErrorKind::Cancelled) {
-        setStatus(tr("Opening %1 was cancelled.").arg(jobPath_));
+        setStatus(tr("Opening %1 was cancelled.").arg(path));
     } else {
-        const QString name = QFileInfo(jobPath_).fileName();
+        const QString name = QFileInfo(path).fileName();
         QString text;
         if (kind == ErrorKind::CorruptFile)
             text = tr("%1 is damaged or is not a CPython sampling recording.\n\nThe reader "
                       "found: %2\n\n(%3)")
-                       .arg(name, message, jobPath_);
+                       .arg(name, message, path);
         else
-            text = tr("Cannot open %1: %2").arg(jobPath_, message);
+            text = tr("Cannot open %1: %2").arg(path, message);
         showMessage(MessageKind::Error, tr("Cannot open %1").arg(name), text);
-        setStatus(tr("Cannot open %1: %2").arg(jobPath_, message));
+        setStatus(tr("Cannot open %1: %2").arg(path, message));
     }
-    pendingFile_.reset();
     updateActions();
     emit recordingLoaded(ok);
 }

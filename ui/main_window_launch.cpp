@@ -3,8 +3,8 @@
 #include "ui/main_window.h"
 
 #include "core/live/recording_session.h"
+#include "ui/job_runner.h"
 #include "ui/launch_job.h"
-#include "ui/progress_job.h"
 #include "ui/record_options_bar.h"
 
 #include <QPlainTextEdit>

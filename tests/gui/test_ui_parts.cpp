@@ -1,20 +1,16 @@
-// The window's parts on their own: ProgressJob's cancel and stale-result guard,
-// AttachJob's stale-result guard, the process model's incremental merge keeping the
+// The window's parts on their own (JobRunner has test_job_runner): AttachJob's
+// stale-result guard, the process model's incremental merge keeping the
 // view's selection, and the timeline actually painting its lanes.
 #include "core/live/live_timeline.h"
 #include "ui/attach_job.h"
 #include "ui/live_figures.h"
 #include "ui/process_table_model.h"
-#include "ui/progress_job.h"
 #include "ui/rate_history.h"
 #include "ui/timeline_widget.h"
 
-#include <QFutureWatcher>
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QLabel>
-#include <QProgressDialog>
-#include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -26,16 +22,8 @@
 #include <thread>
 
 using namespace gilscope;
-using gilscope::ui::ProgressJob;
 
 namespace {
-
-Status waitForCancel(const CancelToken* cancel) {
-    for (int i = 0; i < 1000 && !cancel->cancelled(); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    return cancel->cancelled() ? Status(makeError(ErrorKind::Cancelled, "cancelled"))
-                               : Status(makeError(ErrorKind::Internal, "never cancelled"));
-}
 
 PythonProcessInfo proc(int pid) {
     PythonProcessInfo p;
@@ -51,58 +39,6 @@ PythonProcessInfo proc(int pid) {
 class TestUiParts : public QObject {
     Q_OBJECT
 private slots:
-    void jobReportsProgressAndResult() {
-        QWidget parent;
-        ProgressJob job(&parent);
-        QSignalSpy finished(&job, &ProgressJob::finished);
-        job.start(QStringLiteral("work"), [](const ProgressCallback& p, const CancelToken*) {
-            for (uint64_t i = 0; i <= 10; ++i)
-                p(i, 10);
-            return Status{};
-        });
-        QVERIFY(job.running());
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-        QVERIFY(finished.at(0).at(0).toBool());
-        QVERIFY(!job.running());
-    }
-
-    void cancelFromTheDialogStopsTheJob() {
-        QWidget parent;
-        ProgressJob job(&parent);
-        QSignalSpy finished(&job, &ProgressJob::finished);
-        job.start(QStringLiteral("slow"),
-                  [](const ProgressCallback&, const CancelToken* c) { return waitForCancel(c); });
-        auto* dialog = parent.findChild<QProgressDialog*>();
-        QVERIFY(dialog);
-        QTRY_VERIFY_WITH_TIMEOUT(dialog->isVisible(), 60000); // shown after its minimum duration
-        auto* cancelButton = dialog->findChild<QPushButton*>();
-        QVERIFY(cancelButton);
-        QTest::mouseClick(cancelButton, Qt::LeftButton);
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-        QVERIFY(!finished.at(0).at(0).toBool());
-        QCOMPARE(finished.at(0).at(1).value<ErrorKind>(), ErrorKind::Cancelled);
-    }
-
-    // A superseded job's result must not be reported as the new job's.
-    void staleResultIsIgnored() {
-        QWidget parent;
-        ProgressJob job(&parent);
-        QSignalSpy finished(&job, &ProgressJob::finished);
-        job.start(QStringLiteral("old"), [](const ProgressCallback&, const CancelToken* c) {
-            waitForCancel(c);
-            std::this_thread::sleep_for(std::chrono::milliseconds(200)); // finishes last
-            return Status(makeError(ErrorKind::Io, "stale failure"));
-        });
-        job.start(QStringLiteral("new"),
-                  [](const ProgressCallback&, const CancelToken*) { return Status{}; });
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-        // Each job's watcher deletes itself once its result has been handled: when none
-        // is left, the old job has finished too, and its result was dropped.
-        QTRY_VERIFY_WITH_TIMEOUT(job.findChildren<QFutureWatcherBase*>().isEmpty(), 60000);
-        QCOMPARE(finished.count(), 1);
-        QVERIFY(finished.at(0).at(0).toBool());
-    }
-
     // A cancelled attach's result is dropped; only the newest attach reports. Pids
     // above any pid_max fail on the worker like a process that is gone.
     void attachReportsOnlyTheNewestAttach() {

@@ -1,11 +1,10 @@
 #include "ui/analysis/analysis_controller.h"
 
 #include "core/analysis/profile_model.h"
+#include "ui/job_runner.h"
 
-#include <QFutureWatcher>
 #include <QThreadPool>
 #include <QTimer>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace gilscope::ui {
 
@@ -31,13 +30,17 @@ AnalysisResultPtr compute(const std::shared_ptr<ProfileModel>& model, const Prof
 } // namespace
 
 AnalysisController::AnalysisController(QObject* parent)
-    : QObject(parent), liveTimer_(new QTimer(this)) {
+    : QObject(parent), liveTimer_(new QTimer(this)), jobs_(new JobRunner(this)) {
     qRegisterMetaType<AnalysisResultPtr>();
     liveTimer_->setInterval(250); // 4 Hz, like py-spy top
     connect(liveTimer_, &QTimer::timeout, this, &AnalysisController::refresh);
 }
 
 AnalysisController::~AnalysisController() = default;
+
+bool AnalysisController::busy() const {
+    return jobs_->running();
+}
 
 void AnalysisController::setModel(std::shared_ptr<ProfileModel> model, int pid, bool live) {
     model_ = std::move(model);
@@ -61,7 +64,9 @@ void AnalysisController::setLive(bool live) {
 void AnalysisController::clear() {
     liveTimer_->stop();
     model_.reset();
-    ++generation_; // whatever is in flight is stale now
+    ++generation_;
+    jobs_->drop(); // whatever is in flight is stale now
+    pending_ = false;
     latest_.reset();
 }
 
@@ -124,21 +129,20 @@ void AnalysisController::apply() {
 void AnalysisController::refresh() {
     if (!model_) return;
     ++generation_;
-    if (inFlight_) {
+    if (jobs_->running()) {
         pending_ = true; // one query at a time; the newest request runs next
         return;
     }
-    inFlight_ = true;
-    auto* watcher = new QFutureWatcher<AnalysisResultPtr>(this);
-    connect(watcher, &QFutureWatcher<AnalysisResultPtr>::finished, this, [this, watcher] {
-        watcher->deleteLater();
-        onFinished(watcher->result());
-    });
-    watcher->setFuture(QtConcurrent::run(compute, model_, filter_, generation_, modelSerial_));
+    jobs_->start<AnalysisResultPtr>(
+        QString(),
+        [model = model_, filter = filter_, generation = generation_,
+         serial = modelSerial_](const ProgressCallback&, const CancelToken*) {
+            return Result<AnalysisResultPtr>(compute(model, filter, generation, serial));
+        },
+        [this](Result<AnalysisResultPtr> result) { onFinished(std::move(result).value()); });
 }
 
 void AnalysisController::onFinished(AnalysisResultPtr result) {
-    inFlight_ = false;
     if (pending_) {
         pending_ = false;
         --generation_; // refresh() counts it again

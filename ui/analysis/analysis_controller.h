@@ -16,11 +16,13 @@ class ProfileModel;
 
 namespace gilscope::ui {
 
+class JobRunner;
+
 // Owns the filter every analysis view shares (state, threads, time range) and a
 // filter/zoom stack with back and forward, as Hotspot's FilterAndZoomStack. Queries run
 // on a worker thread; results come back through resultReady() tagged with a generation,
-// and a result older than the latest request is dropped. While recording it re-queries
-// four times a second, never with more than one query in flight.
+// and a result older than the latest request is dropped (a JobRunner without dialog).
+// While recording it re-queries four times a second, one query at a time.
 class AnalysisController : public QObject {
     Q_OBJECT
 public:
@@ -51,7 +53,7 @@ public:
     // Hands a computed result to the views (resultReady), as a finished query does.
     // Public for the GUI-update benchmark, which computes its results beforehand.
     void publish(AnalysisResultPtr result);
-    bool busy() const { return inFlight_; }
+    bool busy() const;
 
 public slots:
     void refresh();
@@ -77,10 +79,10 @@ private:
     size_t index_ = 0;
     uint64_t generation_ = 0;
     uint64_t modelSerial_ = 0; // counts setModel(): see AnalysisResult::modelSerial
-    bool inFlight_ = false;
     bool pending_ = false;
     AnalysisResultPtr latest_;
     QTimer* liveTimer_;
+    JobRunner* jobs_;
 };
 
 } // namespace gilscope::ui
