@@ -57,11 +57,16 @@ for target in "${targets[@]}"; do
     [[ -n "$(ls "$corpus")" ]] || echo "run.sh: no seeds for $name here; starting from an empty corpus" >&2
     log="$corpus.log"
     echo "== $name: ${SECONDS_PER_TARGET}s, $(ls "$corpus" | wc -l) seeds"
+    # A crashing input is kept under the build dir (libFuzzer's default is the current
+    # directory, which put crash-* files in the checkout).
+    artifacts="$BUILD_DIR/fuzz-artifacts"
+    mkdir -p "$artifacts"
     if ! "$target" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=1024 -timeout=10 \
-        -max_len=65536 -print_final_stats=1 "$corpus" >"$log" 2>&1; then
+        -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts/$name-" \
+        "$corpus" >"$log" 2>&1; then
         status=1
         tail -n 60 "$log" >&2
-        echo "run.sh: $name FAILED (crash or leak above)" >&2
+        echo "run.sh: $name FAILED (crash or leak above; the input is in $artifacts)" >&2
     fi
     execs="$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')"
     echo "$name: ${execs:-?} executions in ${SECONDS_PER_TARGET}s"
