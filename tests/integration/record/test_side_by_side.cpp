@@ -166,7 +166,10 @@ private slots:
     void asyncAwareAgrees() {
         compare("async_tasks.py", {"--async-aware"},
                 {"alpha", "beta", "gamma", "alpha_inner", "beta_leaf", "gamma_work", "burn"},
-                kTolerance);
+                kTolerance,
+                {"Task-1;main;alpha;alpha_outer;alpha_inner;slices;burn",
+                 "Task-1;main;beta;beta_outer;beta_middle;beta_leaf;slices;burn",
+                 "Task-1;main;gamma;gamma_work;slices;burn"});
     }
 
     void asyncAwareAllAgrees() {
