@@ -174,11 +174,49 @@ struct ThreeTasks : Rig {
     uint64_t main = 0, a = 0, b = 0;
 };
 
+// The tables of CPython 3.15.2 as measured in the sid chroot: the AsyncioDebug section and
+// the _Py_DebugOffsets words asyncio needs, at their positions.
+std::vector<uint8_t> section315() {
+    const uint64_t s[13] = {0xa8,    0x88,   0x60,  0x6c,  0x6d,  0x80, 0x98,
+                            0x373c0, 0x2a68, 0x450, 0x400, 0x408, 0x418};
+    std::vector<uint8_t> b(sizeof s);
+    std::memcpy(b.data(), s, sizeof s);
+    return b;
+}
+std::vector<uint8_t> debugOffsets315() {
+    std::vector<uint8_t> t(888);
+    const std::pair<size_t, uint64_t> words[] = {
+        {0x138, 0x58}, {0x168, 0x40}, {0x1f8, 0xa8}, {0x250, 0xc8}, {0x258, 0x18},
+        {0x260, 0x28}, {0x268, 0x20}, {0x2a0, 0x10}, {0x2a8, 0x18}, {0x318, 0xa0},
+        {0x328, 0x48}, {0x330, 0x43}, {0x338, 0}};
+    for (const auto& [pos, value] : words)
+        std::memcpy(t.data() + pos, &value, 8);
+    return t;
+}
+
 } // namespace
 
 class TestTaskGraph : public QObject {
     Q_OBJECT
 private slots:
+    void asyncioLayoutFromTheTarget() {
+        auto a = asyncioLayout(debugOffsets315(), section315(), 15);
+        QVERIFY2(a, a ? "" : a.error().message.c_str());
+        QCOMPARE(a->taskNode, uint64_t{0x98});
+        QCOMPARE(a->tsRunningTask, uint64_t{0x408});
+        QCOMPARE(a->genIframe, uint64_t{0x48});
+        QCOMPARE(a->awaitedSlot, uint64_t{16});
+        // An offset outside its structure (a build gilscope does not know) is refused by name.
+        auto section = section315();
+        const uint64_t outside = 0x1000;
+        std::memcpy(section.data() + 8, &outside, 8);
+        auto bad = asyncioLayout(debugOffsets315(), section, 15);
+        QVERIFY(!bad);
+        QVERIFY2(bad.error().message.find("task.name") != std::string::npos,
+                 bad.error().message.c_str());
+        QVERIFY(!asyncioLayout(debugOffsets315(), section315(), 13));
+    }
+
     void allTasksWellFormed() {
         ThreeTasks r;
         std::vector<AsyncTask> tasks;
