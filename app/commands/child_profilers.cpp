@@ -39,6 +39,8 @@ std::vector<std::string> childProfilerArguments(const RecordOptions& o) {
     if (o.native) a.push_back("--native");
     if (o.opcodes) a.push_back("--opcodes");
     if (o.blocking) a.push_back("--blocking");
+    if (o.asyncMode != AsyncMode::Off) a.push_back("--async-aware");
+    if (o.asyncMode == AsyncMode::All) a.insert(a.end(), {"--async-mode", "all"});
     if (o.mode != ProfilingMode::Wall)
         a.insert(a.end(), {"--mode", profilingModeName(static_cast<int>(o.mode))});
     if (o.realtimePriority > 0)

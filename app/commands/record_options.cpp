@@ -45,6 +45,34 @@ Status readPstatsOptions(const QCommandLineParser& parser, RecordOptions& o) {
     return {};
 }
 
+// --async-aware, --async-mode, and what CPython refuses with them.
+Status readAsyncOptions(const QCommandLineParser& parser, RecordOptions& o) {
+    const std::string mode = parser.value("async-mode").toStdString();
+    if (mode != "running" && mode != "all")
+        return makeError(ErrorKind::BadArguments, "argument --async-mode: invalid choice: '" +
+                                                      mode + "' (choose from 'running', 'all')");
+    if (!parser.isSet("async-aware")) {
+        if (mode != "running")
+            return makeError(ErrorKind::BadArguments,
+                             "--async-mode requires --async-aware to be enabled.");
+        return {};
+    }
+    o.asyncMode = mode == "all" ? AsyncMode::All : AsyncMode::Running;
+    std::string issues;
+    auto add = [&](const std::string& option) { issues += (issues.empty() ? "" : ", ") + option; };
+    if (o.native) add("--native");
+    if (!o.gcFrames) add("--no-gc");
+    if (o.format == OutputFormat::Binary) add("--binary");
+    if (o.mode != ProfilingMode::Wall) add("--mode=" + parser.value("mode").toStdString());
+    if (o.allThreads) add("--all-threads");
+    if (!issues.empty())
+        return makeError(ErrorKind::BadArguments,
+                         "Options " + issues +
+                             " are incompatible with --async-aware. Async-aware profiling uses "
+                             "task-based stack reconstruction.");
+    return {};
+}
+
 } // namespace
 
 ReadOptions RecordOptions::readOptions() const {
@@ -54,6 +82,7 @@ ReadOptions RecordOptions::readOptions() const {
     r.gc = gcFrames;
     r.native = native;
     r.maxDepth = maxDepth;
+    r.asyncMode = asyncMode;
     // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode whatever
     // --mode says (as CPython does); the other formats use --mode, and wall mode does not
     // probe /proc per thread.
@@ -95,7 +124,6 @@ void addRecordOptions(QCommandLineParser& parser) {
          "KEY"},
         {{"l", "limit"}, "--pstats table: at most N rows (default 15).", "N"},
         {"no-summary", "--pstats table: no summary of interesting functions."},
-        // CPython's capture options that gilscope cannot honour yet: refused by name.
         {"native",
          "Add CPython's <native> frames where C code called back into Python (Python 3.11+)."},
         {"blocking",
@@ -104,8 +132,13 @@ void addRecordOptions(QCommandLineParser& parser) {
         {"subprocesses",
          "Also record every Python process the target starts (directly or through a shell): "
          "one profiler and one output file per process, named like -o with _PID added."},
-        {"async-aware", "Not supported yet: asyncio task stacks."},
-        {"async-mode", "Not supported yet (with --async-aware): running or all.", "MODE"},
+        {"async-aware",
+         "Rebuild stacks from asyncio tasks: each coroutine under its task's name and the "
+         "tasks awaiting it (Python 3.14+)."},
+        {"async-mode",
+         "With --async-aware: running (the task each thread runs now, default) or all (every "
+         "task, waiting ones too).",
+         "MODE", "running"},
         {"browser", "With --gecko: open the profile in the Firefox Profiler when done."},
         {"rt-priority",
          "Run the sampler thread SCHED_FIFO at priority N (1-99; needs root or CAP_SYS_NICE) so it "
@@ -148,11 +181,6 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
             o.durationSec = d;
     }
     o.allThreads = parser.isSet("all-threads");
-    for (const char* unsupported : {"async-aware", "async-mode"})
-        if (parser.isSet(unsupported))
-            return makeError(ErrorKind::BadArguments,
-                             std::string("--") + unsupported +
-                                 " is not supported by gilscope yet; record without it");
     o.opcodes = parser.isSet("opcodes");
     o.native = parser.isSet("native");
     o.subprocesses = parser.isSet("subprocesses");
@@ -216,6 +244,7 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     if (o.opcodes && o.format != OutputFormat::Gecko && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments,
                          "--opcodes is only compatible with --gecko, --binary.");
+    if (auto s = readAsyncOptions(parser, o); !s) return s.error();
     return o;
 }
 
@@ -260,9 +289,9 @@ std::filesystem::path outputPath(const RecordOptions& options, int pid) {
 }
 
 bool recordOptionTakesValue(const QString& name) {
-    static const QStringList withValue = {"r",           "sampling-rate", "d",           "duration",
-                                          "o",           "output",        "compression", "python",
-                                          "rt-priority", "mode",          "max-depth"};
+    static const QStringList withValue = {
+        "r",           "sampling-rate", "d",           "duration", "o",         "output",
+        "compression", "python",        "rt-priority", "mode",     "max-depth", "async-mode"};
     return withValue.contains(name);
 }
 

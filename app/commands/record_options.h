@@ -37,6 +37,7 @@ struct RecordOptions {
     bool summary = true;
     bool browser = false;      // --browser: open a --gecko profile in the profiler
     bool subprocesses = false; // --subprocesses: one child profiler per Python descendant
+    AsyncMode asyncMode = AsyncMode::Off; // --async-aware with --async-mode (3.14+)
 
     ReadOptions readOptions() const;
 };

@@ -238,7 +238,10 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         layout_.tsBaseFrame != kAbsent ? at<uint64_t>(t, layout_.tsBaseFrame) : 0;
     bool atBase = true; // an empty chain: the thread runs no Python code
     LoopGuard loop;
+    uint64_t visited = 0;
     for (size_t steps = 0; frame != 0; ++steps) {
+        if (stopFrame_ && visited == stopFrame_) return true; // the running task's own frame
+        visited = frame;
         if (steps >= kMaxWalk) return fail("frame chain deeper than 1,048,576 frames");
         if (loop.revisits(frame)) return fail("frame chain loops");
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
@@ -256,43 +259,53 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
             frame = previous;
             continue;
         }
-        const uint64_t code = at<uint64_t>(f, layout_.frCode) & layout_.frameTagMask;
-        const uint64_t instr = at<uint64_t>(f, layout_.frInstr);
-        if (code == 0) { // frame being set up or torn down
+        FrameId id = 0;
+        bool python = false;
+        if (!describe(f, id, python)) return fail("cannot read a code object");
+        if (!python) { // a frame being set up or torn down, or an interpreter shim
             frame = previous;
             continue;
         }
-        const uint64_t globals =
-            layout_.frGlobals != kAbsent ? at<uint64_t>(f, layout_.frGlobals) : 0;
-        const CodeInfo* info = codes_.lookup(code, instr, globals);
-        if (!info) return fail("cannot read a code object");
-        if (info->interpreterShim) {
-            frame = previous;
-            continue;
-        }
-        FrameInfo fi{info->filename, info->funcname};
-        const int64_t offset = static_cast<int64_t>(instr - info->bytecodeAddr);
-        if (offset < 0) { // not started yet: CPython reports the first line
-            fi.line = fi.endLine = info->firstLine;
-        } else {
-            const SourceLocation loc = codes_.location(*info, offset);
-            fi.line = loc.line;
-            fi.endLine = loc.endLine;
-            fi.column = loc.column;
-            fi.endColumn = loc.endColumn;
-            if (opcodes_ && static_cast<uint64_t>(offset) < info->bytecode.size())
-                fi.opcode = info->bytecode[static_cast<size_t>(offset) & ~size_t{1}];
-        }
-        out.push_back(registry_.internFrame(fi));
+        out.push_back(id);
         // 3.11 marks the first frame of each eval-loop call instead of a shim below it.
         if (layout_.frIsEntry != kAbsent && at<uint8_t>(f, layout_.frIsEntry) != 0)
             pushNative(out, first);
         frame = previous;
     }
+    if (stopFrame_ && visited != stopFrame_)
+        return fail("the running task's frame is not on its thread's stack (torn read)");
+    if (stopFrame_) return true;
     // A chain that ends anywhere else ended at a frame read after it left the stack (a
     // generator frame suspended meanwhile has no previous frame any more).
     if (!atBase) return fail("the frame chain does not reach the thread's base (torn read)");
 
+    return true;
+}
+
+bool FrameWalker::describe(const uint8_t* f, FrameId& id, bool& python) {
+    python = false;
+    const uint64_t code = at<uint64_t>(f, layout_.frCode) & layout_.frameTagMask;
+    const uint64_t instr = at<uint64_t>(f, layout_.frInstr);
+    if (code == 0) return true; // frame being set up or torn down
+    const uint64_t globals = layout_.frGlobals != kAbsent ? at<uint64_t>(f, layout_.frGlobals) : 0;
+    const CodeInfo* info = codes_.lookup(code, instr, globals);
+    if (!info) return false;
+    if (info->interpreterShim) return true;
+    FrameInfo fi{info->filename, info->funcname};
+    const int64_t offset = static_cast<int64_t>(instr - info->bytecodeAddr);
+    if (offset < 0) { // not started yet: CPython reports the first line
+        fi.line = fi.endLine = info->firstLine;
+    } else {
+        const SourceLocation loc = codes_.location(*info, offset);
+        fi.line = loc.line;
+        fi.endLine = loc.endLine;
+        fi.column = loc.column;
+        fi.endColumn = loc.endColumn;
+        if (opcodes_ && static_cast<uint64_t>(offset) < info->bytecode.size())
+            fi.opcode = info->bytecode[static_cast<size_t>(offset) & ~size_t{1}];
+    }
+    id = registry_.internFrame(fi);
+    python = true;
     return true;
 }
 

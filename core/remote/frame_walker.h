@@ -64,6 +64,13 @@ public:
 
     const std::string& error() const { return error_; }
 
+    // 3.11+: the frame whose local copy is at f. False when its code object cannot be
+    // read; `python` false for frames that show nothing (shims, frames being set up).
+    bool describe(const uint8_t* f, FrameId& id, bool& python);
+    // 3.11+: end walks at this frame (the running asyncio task's coroutine frame), which
+    // must be on the chain; 0 walks to the thread's base as usual.
+    void setStopFrame(uint64_t frame) { stopFrame_ = frame; }
+
     // _Py_NoneStruct in the target: 3.13+ entry frames run None (0: not checked).
     void setNoneAddress(uint64_t none) { noneAddr_ = none; }
     // Frames a stack keeps (ReadOptions::maxDepth, at least 3); see cutMiddle.
@@ -121,6 +128,7 @@ private:
     bool native_ = false;
     FrameId nativeFrame_ = 0;
     uint64_t noneAddr_ = 0;
+    uint64_t stopFrame_ = 0;
     size_t maxDepth_ = 1024 + 512;
     std::vector<Chunk> chunks_; // [0] is the current chunk; more are loaded on demand
     size_t chunksUsed_ = 0;

@@ -179,6 +179,7 @@ LiveProcessReader::InterpState LiveProcessReader::decodeInterp(uint64_t addr) {
 ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count) {
     count = 0;
     lastError_.clear();
+    if (options_.asyncMode != AsyncMode::Off) return readAsync(out, count);
     // One syscall for the main interpreter's hot fields, the runtime's GIL/GC fields, the
     // thread state we expect to need first (the one we needed last time) and, when only
     // that thread is sampled, the frame data its last walk needed.

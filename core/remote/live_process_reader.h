@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/remote/asyncio_layout.h"
 #include "core/remote/code_cache.h"
 #include "core/remote/exec_watch.h"
 #include "core/remote/frame_walker.h"
@@ -7,9 +8,11 @@
 #include "core/remote/read_ahead.h"
 #include "core/remote/remote_memory.h"
 #include "core/remote/runtime_locator.h"
+#include "core/remote/task_graph.h"
 #include "core/remote/thread_state_probe.h"
 #include "core/sample/stack_source.h"
 
+#include <memory>
 #include <unordered_map>
 
 namespace gilscope::remote {
@@ -25,6 +28,10 @@ public:
 
     // Finds the main interpreter and checks one read works. Errors are final.
     Status init();
+    // --async-aware (ReadOptions::asyncMode, 3.14+): finds where asyncio keeps its tasks.
+    // Errors (offsets gilscope cannot use) are final; a target that has not imported
+    // asyncio yet is not an error: each sample fails until it has.
+    Status initAsyncio();
 
     ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override;
     FrameRegistry& registry() override { return registry_; }
@@ -70,6 +77,10 @@ private:
     bool readThread(const InterpState& interp, uint64_t tstateAddr, bool isMain,
                     ThreadStack& stack);
     uint64_t nativeTid(uint64_t pthreadId);
+    // --async-aware: stacks of asyncio tasks instead of threads (live_async_read.cpp).
+    ReadOutcome readAsync(std::vector<ThreadStack>& out, size_t& count);
+    bool readRunningTask(uint64_t tstateAddr, uint64_t threadId);
+    Status loadAsyncio(); // ok without tasks_ while the AsyncioDebug section is not mapped
     uint64_t findMainTstate(const InterpState& interp);
 
     int pid_;
@@ -99,6 +110,12 @@ private:
     uint64_t pthreadTidOffset_ = 720; // glibc x86_64: struct pthread.tid (<= 3.10)
     std::unordered_map<uint64_t, uint64_t> tidByPthread_;
     StringId gcFile_ = 0, gcName_ = 0;
+
+    AsyncioLayout asyncio_;
+    std::unique_ptr<TaskGraphReader> tasks_; // set when --async-aware reads tasks
+    std::vector<AsyncTask> taskList_;
+    FrameWalker::Prefetch asyncPrefetch_;
+    int64_t nextAsyncioLookNs_ = 0;
 };
 
 } // namespace gilscope::remote

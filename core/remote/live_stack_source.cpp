@@ -42,8 +42,18 @@ Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions&
                          "--native needs Python 3.11 or newer: Python 3." +
                              std::to_string(layout->minor) +
                              " does not mark where C code calls back into Python");
+    if (options.asyncMode != AsyncMode::Off && layout->minor < 14)
+        return makeError(ErrorKind::UnsupportedVersion,
+                         "--async-aware needs Python 3.14 or newer: Python " +
+                             (loc->microKnown
+                                  ? PythonVersion::fromHex(loc->versionHex).str()
+                                  : PythonVersion::fromHex(loc->versionHex).majorMinor()) +
+                             " does not publish asyncio's debug offsets (the AsyncioDebug "
+                             "section), so its tasks cannot be read from outside");
     auto reader = std::make_unique<LiveProcessReader>(pid, options, std::move(*loc), *layout);
     if (Status s = reader->init(); !s) return s.error();
+    if (options.asyncMode != AsyncMode::Off)
+        if (Status s = reader->initAsyncio(); !s) return s.error();
     return std::unique_ptr<StackSource>(std::move(reader));
 }
 

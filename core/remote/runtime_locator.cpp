@@ -4,6 +4,7 @@
 #include "core/remote/elf_image.h"
 #include "core/remote/proc_files.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -172,6 +173,26 @@ Result<RuntimeLocation> locateRuntime(int pid) {
             (loc.executable.empty() ? std::string("unknown executable") : loc.executable) +
             ") is not a CPython process: no _PyRuntime in its executable or "
             "libraries; pick a Python pid from 'gilscope ps'");
+}
+
+uint64_t locateAsyncioDebug(int pid, const RuntimeLocation& loc) {
+    auto maps = readMaps(pid);
+    if (!maps) return 0;
+    std::vector<std::string> paths{loc.elfPath};
+    for (const MapEntry& m : *maps)
+        if (basenameOf(m.path).rfind("_asyncio", 0) == 0 &&
+            std::find(paths.begin(), paths.end(), m.path) == paths.end())
+            paths.push_back(m.path);
+    for (const std::string& mapPath : paths) {
+        const std::string filePath = openablePath(pid, mapPath, *maps, loc.executable);
+        if (filePath.empty()) continue;
+        auto elf = ElfImage::open(filePath);
+        if (!elf) continue;
+        auto section = elf->findSection(".AsyncioDebug");
+        if (!section || !section->hasFileData) continue;
+        if (auto bias = loadBias(*elf, *maps, mapPath)) return *bias + section->addr;
+    }
+    return 0;
 }
 
 void refineVersionFromMemory(RuntimeLocation& loc, RemoteMemory& mem) {

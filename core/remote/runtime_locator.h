@@ -28,6 +28,11 @@ struct RuntimeLocation {
 // Errors: ProcessNotFound, PermissionDenied (maps unreadable), NotPython.
 Result<RuntimeLocation> locateRuntime(int pid);
 
+// The AsyncioDebug section (3.14+), in the file that holds _PyRuntime when _asyncio is
+// built in, else in the mapped _asyncio extension (there once the program imported
+// asyncio). 0 when neither has it.
+uint64_t locateAsyncioDebug(int pid, const RuntimeLocation& loc);
+
 // Completes the version for 3.8-3.10 (no Py_Version) by finding Py_GetVersion()'s text
 // in the target's .bss. Needs memory access. Leaves versionHex untouched on failure.
 void refineVersionFromMemory(RuntimeLocation& loc, RemoteMemory& mem);

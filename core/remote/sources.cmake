@@ -1,4 +1,6 @@
 target_sources(gilscope_core PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/async_stacks.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/asyncio_layout.cpp
     ${CMAKE_CURRENT_LIST_DIR}/attach_permission.cpp
     ${CMAKE_CURRENT_LIST_DIR}/builtin_layouts.cpp
     ${CMAKE_CURRENT_LIST_DIR}/code_cache.cpp
@@ -9,6 +11,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/frame_walker_legacy.cpp
     ${CMAKE_CURRENT_LIST_DIR}/line_table.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_process_reader.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/live_async_read.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_stack_source.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_thread_read.cpp
     ${CMAKE_CURRENT_LIST_DIR}/proc_files.cpp
@@ -19,6 +22,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/remote_objects.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime_locator.cpp
     ${CMAKE_CURRENT_LIST_DIR}/task_file_cache.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/task_graph.cpp
     ${CMAKE_CURRENT_LIST_DIR}/thread_freezer.cpp
     ${CMAKE_CURRENT_LIST_DIR}/thread_state_probe.cpp
 )

@@ -26,6 +26,10 @@ enum class ReadOutcome {
     ProcessEnded, // the target has exited
 };
 
+// CPython's --async-aware: stacks rebuilt from asyncio tasks (3.14+) instead of threads.
+// Running: the task each thread runs now and the tasks awaiting it; All: every task.
+enum class AsyncMode { Off, Running, All };
+
 struct ReadOptions {
     bool allThreads = false; // false: the main thread of the main interpreter only
     bool opcodes = false;    // fill FrameInfo::opcode
@@ -42,6 +46,7 @@ struct ReadOptions {
     // Also hand on the threads the mode skips, with their status and `skipped` set (no
     // frames), so a live view can draw every thread's state (the GUI's timeline).
     bool reportSkipped = false;
+    AsyncMode asyncMode = AsyncMode::Off;
 };
 
 // The mode a recording made with these options is, as CPython stamps it in the .bin

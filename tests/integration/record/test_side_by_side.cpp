@@ -1,5 +1,5 @@
 // gilscope and CPython 3.15's own profiler (`python3.15 -m profiling.sampling`) attached
-// at the same time to the same 3.15 target: for --mode cpu, --mode gil and
+// at the same time to the same 3.15 target: for --mode cpu, --mode gil, --async-aware and
 // --subprocesses, the shares of the top functions agree within a few points. CPython's
 // profiler runs inside the target's mount namespace and root (nsenter), where the sid
 // chroot's 3.15 lives. Skips when there is no 3.15.
@@ -107,7 +107,10 @@ class TestSideBySide : public QObject {
         TargetProcess target(py, targetScript(script), options);
         QVERIFY2(target.start(), qPrintable(target.error()));
         const QString ours = dir.filePath("gilscope.txt"), theirs = dir.filePath("cpython.txt");
-        const QStringList common = QStringList{"-a", "-r", "1000", "-d", "3"} + mode;
+        // CPython refuses -a with --async-aware (tasks are read from every thread anyway).
+        const QStringList threads =
+            mode.contains("--async-aware") ? QStringList{} : QStringList{"-a"};
+        const QStringList common = threads + QStringList{"-r", "1000", "-d", "3"} + mode;
         auto cpython =
             startCPython(target.pid(), py, common + QStringList{"--collapsed", "-o", theirs});
         QVERIFY(cpython);
@@ -157,6 +160,22 @@ private slots:
         py315_ = findInterpreters(15, 15);
         printTestedInterpreters(py315_);
         if (QStandardPaths::findExecutable("nsenter").isEmpty()) py315_.clear();
+    }
+
+    // asyncio task stacks: each task's share (its name is a <task> frame), and its chain's.
+    void asyncAwareAgrees() {
+        compare("async_tasks.py", {"--async-aware"},
+                {"alpha", "beta", "gamma", "alpha_inner", "beta_leaf", "gamma_work", "burn"},
+                kTolerance,
+                {"Task-1;main;alpha;alpha_outer;alpha_inner;slices;burn",
+                 "Task-1;main;beta;beta_outer;beta_middle;beta_leaf;slices;burn",
+                 "Task-1;main;gamma;gamma_work;slices;burn"});
+    }
+
+    void asyncAwareAllAgrees() {
+        compare("async_tasks.py", {"--async-aware", "--async-mode", "all"},
+                {"alpha", "beta", "gamma", "alpha_inner", "beta_leaf", "gamma_work", "sleep"},
+                kTolerance);
     }
 
     // On-CPU samples: the spinner and the part-time worker, never the sleeper.

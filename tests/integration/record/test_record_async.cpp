@@ -1,0 +1,140 @@
+// --async-aware with --async-mode {running,all} of `gilscope attach` against a real
+// asyncio program (async_tasks.py: three named tasks under main's gather) on every
+// interpreter present. 3.14+ publish asyncio's debug offsets: each task's name must sit
+// over its own coroutine chain, under the task awaiting it. 3.8-3.13 do not: refused
+// with exit 6 and a message naming the version.
+#include "record_test_helpers.h"
+#include "tests/support/python_interpreters.h"
+#include "tests/support/run_gilscope.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace gilscope::test;
+
+namespace {
+
+const QString kTaskFile = QStringLiteral("<task>:0)");
+
+// Samples whose stack has task `name`'s frame followed by `chain` (root first) with no
+// other task frame in between: the chain shown under its own task. `underTask`: how many
+// of those also have a task frame above it (the task awaiting it).
+qint64 underItsTask(const QMap<QString, qint64>& stacks, const QString& name,
+                    const QStringList& chain, qint64* underTask) {
+    qint64 n = 0;
+    for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
+        const QStringList frames = it.key().split(';');
+        const qsizetype at = frames.indexOf(name + " (" + kTaskFile);
+        if (at < 0) continue;
+        qsizetype next = at + 1;
+        bool whole = true;
+        for (const QString& fn : chain) {
+            while (next < frames.size() && frames[next].section(" (", 0, 0) != fn &&
+                   !frames[next].endsWith(kTaskFile))
+                ++next;
+            if (next >= frames.size() || frames[next].endsWith(kTaskFile)) {
+                whole = false;
+                break;
+            }
+            ++next;
+        }
+        if (!whole) continue;
+        n += it.value();
+        for (qsizetype i = 0; i < at; ++i)
+            if (frames[i].endsWith(kTaskFile)) {
+                *underTask += it.value();
+                break;
+            }
+    }
+    return n;
+}
+
+} // namespace
+
+class TestRecordAsync : public QObject {
+    Q_OBJECT
+    QList<Interpreter> all_;
+
+private slots:
+    void initTestCase() {
+        all_ = findInterpreters();
+        printTestedInterpreters(all_);
+        GILSCOPE_REQUIRE_INTERPRETERS(all_);
+    }
+
+    // CPython's rules for the options, before any target is touched (exit 2).
+    void optionsCheckedAsCPythonDoes() {
+        const RunResult binary = runGilscope({"attach", "1", "--async-aware", "--binary"});
+        QCOMPARE(binary.exitCode, 2);
+        QVERIFY2(binary.err.contains("Options --binary are incompatible with --async-aware"),
+                 qPrintable(binary.err));
+        const RunResult several =
+            runGilscope({"attach", "1", "--async-aware", "--native", "-a", "--mode", "cpu"});
+        QCOMPARE(several.exitCode, 2);
+        QVERIFY2(several.err.contains(
+                     "Options --native, --mode=cpu, --all-threads are incompatible with "
+                     "--async-aware"),
+                 qPrintable(several.err));
+        const RunResult alone = runGilscope({"attach", "1", "--async-mode", "all"});
+        QCOMPARE(alone.exitCode, 2);
+        QVERIFY2(alone.err.contains("--async-mode requires --async-aware"), qPrintable(alone.err));
+        const RunResult bad = runGilscope({"attach", "1", "--async-aware", "--async-mode", "x"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("invalid choice: 'x' (choose from 'running', 'all')"),
+                 qPrintable(bad.err));
+    }
+
+    void tasksOverTheirChains_data() { addInterpreterRows(all_); }
+    void tasksOverTheirChains() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "async_tasks.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString pid = QString::number(target.pid());
+        if (interpreter.minor < 14) {
+            const QString out = dir.filePath("refused.txt");
+            const RunResult r = runGilscope({"attach", pid, "-d", "1", "--async-aware", "-o", out});
+            QCOMPARE(r.exitCode, 6);
+            QVERIFY2(r.err.contains("--async-aware needs Python 3.14 or newer: Python 3." +
+                                    QString::number(interpreter.minor)),
+                     qPrintable(r.err));
+            QVERIFY(!QFile::exists(out));
+            return;
+        }
+        const QJsonObject chains = target.readyInfo().value("tasks").toObject();
+        QCOMPARE(chains.size(), 3);
+        for (const QString mode : {"running", "all"}) {
+            const QString out = dir.filePath(mode + ".txt");
+            const RunResult r = runGilscope(
+                {"attach", pid, "-d", "1.5", "--async-aware", "--async-mode", mode, "-o", out});
+            QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+            bool ok = false;
+            const auto stacks = readCollapsed(out, &ok);
+            QVERIFY(ok);
+            const QString all = QStringList(stacks.keys()).join('\n');
+            // Every stack starts at a task: the sync frames of the event loop are not shown.
+            for (auto it = stacks.cbegin(); it != stacks.cend(); ++it)
+                QVERIFY2(it.key().section(';', 0, 0).endsWith(kTaskFile), qPrintable(it.key()));
+            for (auto it = chains.begin(); it != chains.end(); ++it) {
+                QStringList chain;
+                for (const auto& fn : it.value().toArray())
+                    chain << fn.toString();
+                // running: the thread's frames, so the leaf is burn() under the chain.
+                if (mode == "running") chain << "burn";
+                qint64 awaited = 0;
+                const qint64 n = underItsTask(stacks, it.key(), chain, &awaited);
+                qInfo("%s %s: %lld samples of %s under its task (%lld under main's)",
+                      qPrintable(interpreter.label), qPrintable(mode), static_cast<long long>(n),
+                      qPrintable(it.key()), static_cast<long long>(awaited));
+                QVERIFY2(n >= 5, qPrintable(it.key() + " in:\n" + all));
+                QVERIFY2(awaited == n, qPrintable(it.key() + " not under main's task in:\n" + all));
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRecordAsync)
+#include "test_record_async.moc"
