@@ -331,33 +331,16 @@ void MainWindow::onRecordingEnded() {
                              .arg(QLocale().toString(qulonglong(stats.samples)))
                              .arg(stats.elapsedSec, 0, 'f', 1)
                              .arg(how);
-    const std::string failure = session_->failure();
     const StopReason reason = session_->finish();
-    endTargetExited_ = failure.empty() && reason == StopReason::TargetExited;
+    const RecordingEnd end = session_->end();
+    endTargetExited_ = end.failure.empty() && reason == StopReason::TargetExited;
     endPid_ = session_->pid(); // the session may be gone when the program's exit is seen
     endKept_ = kept;
-    if (!failure.empty()) {
-        endStatus_ = tr("Recording of pid %1 stopped: %2. %3")
-                         .arg(session_->pid())
-                         .arg(QString::fromStdString(failure), kept);
-    } else if (reason == StopReason::TargetExited) {
-        // The reader says why: the process exited, or exec'd another program (its pid
-        // lives on, without its Python).
-        const std::string why = session_->endReason();
-        if (!why.empty())
-            endStatus_ = tr("Recording of pid %1 stopped: %2. %3")
-                             .arg(session_->pid())
-                             .arg(QString::fromStdString(why), kept);
-        else
-            endStatus_ =
-                tr("Process %1 exited during the recording. %2").arg(session_->pid()).arg(kept);
-    } else if (reason == StopReason::Duration) {
-        endStatus_ = tr("Recording of pid %1 stopped after the chosen duration. %2")
-                         .arg(session_->pid())
-                         .arg(kept);
-    } else {
-        endStatus_ = tr("Recording of pid %1 stopped. %2").arg(session_->pid()).arg(kept);
-    }
+    const std::string why = end.describe();
+    endStatus_ = why.empty() ? tr("Recording of pid %1 stopped. %2").arg(session_->pid()).arg(kept)
+                             : tr("Recording of pid %1 stopped: %2. %3")
+                                   .arg(session_->pid())
+                                   .arg(QString::fromStdString(why), kept);
     showEndStatus();
     setWindowTitle(tr("gilscope — pid %1 (stopped)").arg(session_->pid()));
     unsaved_ = stats.threadSamples > 0;

@@ -6,6 +6,7 @@
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
 #include "core/remote/thread_freezer.h"
+#include "core/sampling/recording.h"
 #include "core/util/utf8.h"
 
 #include <cstdio>
@@ -81,8 +82,8 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     samplerOptions.durationSec = options.durationSec;
     samplerOptions.read = options.readOptions();
     samplerOptions.realtimePriority = options.realtimePriority;
-    Sampler sampler(reader, (*output)->sink(), samplerOptions);
-    sampler.start();
+    Recording recording(reader, (*output)->sink(), samplerOptions);
+    recording.start();
     std::optional<ChildProfilers> children;
     if (options.subprocesses)
         children.emplace(hooks.subprocessRoot ? hooks.subprocessRoot : source.pid(), source.pid(),
@@ -91,46 +92,36 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         // A held target (`run`) is released only once the first tick was taken, so the
         // recording starts before the target's first line even when the sampler thread
         // is slow to be scheduled.
-        while (sampler.running() && sampler.stats().samples + sampler.stats().errors == 0)
-            sleepMs(1);
+        recording.waitForFirstTick();
         hooks.afterStart();
     }
 
     const bool tty = isatty(fileno(messages()));
-    bool targetGone = false;
     int ticksSincePrint = 0;
-    while (sampler.running()) {
+    while (recording.running()) {
         sleepMs(50);
-        if (interrupts.count() > 0) sampler.requestStop();
-        if (!targetGone && hooks.targetGone && hooks.targetGone()) {
-            targetGone = true;
-            sampler.requestStop();
-        }
+        if (interrupts.count() > 0) recording.requestStop();
+        if (hooks.targetGone && hooks.targetGone()) recording.targetGone();
         if (options.realtimeStats && ++ticksSincePrint >= 20) {
             ticksSincePrint = 0;
-            printRealtimeStats(sampler.stats(), tty);
+            printRealtimeStats(recording.stats(), tty);
         }
     }
-    result.reason = sampler.wait();
-    if (targetGone) result.reason = StopReason::TargetExited;
+    result.reason = recording.finish();
     result.interrupted = interrupts.count() > 0;
     if (options.realtimeStats && tty) std::fprintf(messages(), "\n");
-    if (!sampler.failure().empty())
-        std::fprintf(stderr, "gilscope: %s\n", sampler.failure().c_str());
-    if (result.reason == StopReason::TargetExited) {
-        // The reader says why: the process exited, or it exec'd another program (the pid
-        // lives on, running something that is not our Python any more).
-        const std::string why = targetGone ? std::string() : sampler.endReason();
+    const RecordingEnd end = recording.end();
+    if (!end.failure.empty()) std::fprintf(stderr, "gilscope: %s\n", end.failure.c_str());
+    if (result.reason == StopReason::TargetExited)
         std::fprintf(stderr, "gilscope: %s; recording stopped\n",
-                     why.empty() ? "the target process exited" : escapeForDisplay(why).c_str());
-    }
+                     escapeForDisplay(end.describe()).c_str());
 
-    const RecordingSummary summary = sampler.summary();
-    printSummary(summary, sampler.stats().missed);
+    const RecordingSummary summary = recording.summary();
+    printSummary(summary, recording.stats().missed);
 
     // Nothing to keep: an existing file at the destination must not be replaced by an
     // empty recording.
-    if (sampler.stats().threadSamples == 0) {
+    if (!recording.recordedAnything()) {
         (*output)->discard();
         result.exitCode = fail(makeError(
             ErrorKind::NoSamples, "no samples were recorded; " +
@@ -151,7 +142,7 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         std::fprintf(messages(), "%s\n", said.c_str());
     std::fflush(messages());
     if (result.reason == StopReason::SinkFailed)
-        result.exitCode = fail(makeError(sampler.failureKind(),
+        result.exitCode = fail(makeError(recording.failureKind(),
                                          "the recording stopped early because of the error "
                                          "above; what was recorded until then was written"));
     if (options.browser) {

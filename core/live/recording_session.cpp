@@ -42,9 +42,7 @@ ReadOptions RecordingSession::readOptionsFor(const RecordingOptions& options) {
 }
 
 void RecordingSession::startSampling() {
-    if (started_ || finished_) return;
-    started_ = true;
-    sampler_->start();
+    if (!recording_->finished()) recording_->start();
 }
 
 RecordingSession::RecordingSession(std::unique_ptr<StackSource> source,
@@ -60,12 +58,12 @@ RecordingSession::RecordingSession(std::unique_ptr<StackSource> source,
     samplerOptions.intervalUs = options.intervalUs;
     samplerOptions.durationSec = options.durationSec;
     samplerOptions.read = readOptionsFor(options); // the header's mode comes from these
-    sampler_ = std::make_unique<Sampler>(*source_, tee_, samplerOptions);
+    recording_ = std::make_unique<Recording>(*source_, tee_, samplerOptions);
 }
 
 RecordingSession::~RecordingSession() {
-    // The sampler's destructor stops and joins before the sinks and source go away.
-    sampler_.reset();
+    // The sampler stops and joins before the sinks and source go away.
+    recording_.reset();
 }
 
 void RecordingSession::openBackup() {
@@ -88,19 +86,17 @@ std::string RecordingSession::pythonVersion() const {
 }
 
 void RecordingSession::requestStop() {
-    sampler_->requestStop();
+    recording_->requestStop();
 }
 
 bool RecordingSession::running() const {
-    return !finished_ && sampler_->running();
+    return recording_->running();
 }
 
 StopReason RecordingSession::finish() {
-    if (finished_) return stopReason_;
-    sampler_->requestStop();
-    stopReason_ = sampler_->wait();
-    finished_ = true;
-    if (!started_) {
+    if (recording_->finished()) return recording_->finish();
+    const StopReason reason = recording_->finish();
+    if (!recording_->started()) {
         backupProblem_ = "the recording never started";
     } else if (backup_) {
         const Status saved = backup_->finalize();
@@ -109,17 +105,18 @@ StopReason RecordingSession::finish() {
         else
             backupProblem_ = saved.error().message;
     }
-    return stopReason_;
+    return reason;
 }
 
 bool RecordingSession::canExport() const {
-    return finished_ && (!collector_.exported() || !backupPath_.empty());
+    return finished() && (!collector_.exported() || !backupPath_.empty());
 }
 
 Status RecordingSession::exportTo(const std::filesystem::path& dest,
                                   const ProgressCallback& progress, const CancelToken* cancel,
                                   StateFilter state) {
-    if (!finished_) return makeError(ErrorKind::Internal, "stop the recording before exporting it");
+    if (!finished())
+        return makeError(ErrorKind::Internal, "stop the recording before exporting it");
     if (state == StateFilter::All && !collector_.exported())
         return collector_.exportTo(dest, progress, cancel);
     if (backupPath_.empty())
@@ -135,22 +132,14 @@ Status RecordingSession::exportTo(const std::filesystem::path& dest,
 Status RecordingSession::saveBinCopyTo(const std::filesystem::path& dest,
                                        const ProgressCallback& progress,
                                        const CancelToken* cancel) const {
-    if (!finished_) return makeError(ErrorKind::Internal, "stop the recording before saving it");
+    if (!finished()) return makeError(ErrorKind::Internal, "stop the recording before saving it");
     if (backupPath_.empty())
         return makeError(ErrorKind::Io, "this recording has no .bin copy (" + backupProblem_ + ")");
     return saveBinCopy(backupPath_, dest, progress, cancel);
 }
 
 SamplerStats RecordingSession::stats() const {
-    return sampler_->stats();
-}
-
-std::string RecordingSession::endReason() const {
-    return sampler_ ? sampler_->endReason() : std::string();
-}
-
-std::string RecordingSession::failure() const {
-    return sampler_->failure();
+    return recording_->stats();
 }
 
 } // namespace gilscope

@@ -6,7 +6,7 @@
 #include "core/live/live_timeline.h"
 #include "core/sample/stack_source.h"
 #include "core/sample/tee_sink.h"
-#include "core/sampling/sampler.h"
+#include "core/sampling/recording.h"
 #include "core/tach/tach_writer.h"
 #include "core/util/temp_dir.h"
 
@@ -27,12 +27,12 @@ struct RecordingOptions {
     LiveTimelineOptions timeline;
 };
 
-// One live recording as the GUI runs it: attach to a pid, sample on the sampler thread
-// into a Gecko collector (for export) and a LiveTimeline (for drawing), stop on request
-// or when the target exits. The samples also go to a private `.bin` copy (TachWriter in
-// a TempDir), so the recording can be exported again after an export was cancelled or
-// failed (a GeckoCollector can export only once). Everything the sampler touches lives
-// here, in the order that makes the sampler go first on destruction.
+// One live recording as the GUI runs it: attach to a pid and record it (Recording, as the
+// command line does) into a Gecko collector (for export) and a LiveTimeline (for
+// drawing), stop on request or when the target exits. The samples also go to a private `.bin` copy
+// (TachWriter in a TempDir), so the recording can be exported again after an export was cancelled
+// or failed (a GeckoCollector can export only once). Everything the sampler touches lives here, in
+// the order that makes the sampler go first on destruction.
 class RecordingSession {
 public:
     // Attaches to pid without sampling yet. Opening a process (its ELF symbols,
@@ -53,19 +53,21 @@ public:
     int pid() const { return pid_; }
     std::string pythonVersion() const; // "3.11.7"
 
+    // True once the first tick was taken: a held (launched) target may go on.
+    bool firstTickTaken() const { return recording_->firstTickTaken(); }
     void requestStop();
     bool running() const; // false once stopped or the target has exited
     // Joins the sampler (quick: it has stopped or was asked to). Idempotent; returns why
     // the recording ended.
     StopReason finish();
-    bool finished() const { return finished_; }
+    bool finished() const { return recording_->finished(); }
 
     SamplerStats stats() const;
     TimelineSnapshot timeline() const { return timeline_.snapshot(); }
     // Samples for the analysis views (top functions, call trees): query it from any thread.
     std::shared_ptr<ProfileModel> profile() const { return profile_; }
-    std::string failure() const;   // a sink failure, if the recording stopped because of one
-    std::string endReason() const; // after finish(): why the target ended, if it did
+    // After finish(): how the recording ended (RecordingEnd::describe() says it).
+    RecordingEnd end() const { return recording_->end(); }
 
     // After finish(): true while an export can still be made.
     bool canExport() const;
@@ -100,11 +102,8 @@ private:
     // The analysis views' model; shared so a query running on a worker keeps it alive.
     std::shared_ptr<ProfileModel> profile_ = std::make_shared<ProfileModel>();
     TeeSink tee_; // the collector, the analysis model, the .bin copy and the timeline
-    std::unique_ptr<Sampler> sampler_;
+    std::unique_ptr<Recording> recording_;
     int pid_ = 0;
-    bool started_ = false;
-    bool finished_ = false;
-    StopReason stopReason_ = StopReason::NotStopped;
 };
 
 } // namespace gilscope

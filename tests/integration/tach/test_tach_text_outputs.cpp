@@ -190,20 +190,26 @@ private slots:
         QCOMPARE(self, end["samples_total"].get<uint64_t>()); // one leaf per sample
     }
 
-    // A live recording of heavy_light.py (heavy() is 75% of the work) on every
-    // interpreter, written with -o, loaded by Python 3.15's pstats.Stats(path).
+    // A live recording of heavy_light_timed.py on every interpreter, written with -o,
+    // loaded by Python 3.15's pstats.Stats(path). heavy() is 75% of the loop on an idle
+    // machine; under load, preemptions stretch light() as much as heavy() (seen: 49%), so
+    // the target measures its own wall-clock split and the file must agree with that.
     void pstatsFileLoadsInPython_data() { addInterpreterRows(findInterpreters(8)); }
     void pstatsFileLoadsInPython() {
         QFETCH(Interpreter, interpreter);
         ChrootScratch dir;
         QVERIFY(dir.ok());
-        TargetProcess target(interpreter, "heavy_light.py");
+        TargetOptions options;
+        options.args = {"1.5"}; // runs 1.5 s, prints "SHARE <heavy %>" and exits
+        TargetProcess target(interpreter, "heavy_light_timed.py", options);
         QVERIFY2(target.start(), qPrintable(target.error()));
-        const RunResult r =
-            runGilscope({"attach", QString::number(target.pid()), "-d", "1.5", "--rt-priority", "1",
-                         "--pstats", "-o", dir.host("live.pstats")});
+        const RunResult r = runGilscope({"attach", QString::number(target.pid()), "--rt-priority",
+                                         "1", "--pstats", "-o", dir.host("live.pstats")});
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         QVERIFY2(!r.out.contains("written to"), "CPython prints no message for a pstats file");
+        const auto shareLine = target.readLine(60000);
+        QVERIFY(shareLine && shareLine->startsWith("SHARE "));
+        const double truth = shareLine->mid(6).toDouble();
         const RunResult loaded =
             chrootPython({"-c",
                           "import pstats, sys\n"
@@ -217,9 +223,12 @@ private slots:
         QVERIFY2(loaded.exitCode == 0, qPrintable(describe(loaded)));
         const QStringList f = loaded.out.trimmed().split(' ');
         QCOMPARE(f.value(0), QString("SampledStats"));
-        QVERIFY2(f.value(1).toInt() > 500, qPrintable(loaded.out));
-        // heavy() is 75% of the work; a loaded machine shifts the real split (seen: 62%).
-        QVERIFY2(std::abs(f.value(2).toInt() - 75) <= 20, qPrintable(loaded.out));
+        QVERIFY2(f.value(1).toInt() > 300, qPrintable(loaded.out));
+        qInfo("%s: heavy %s%% in the file; the target measured %.1f%%",
+              qPrintable(interpreter.label), qPrintable(f.value(2)), truth);
+        QVERIFY2(std::abs(f.value(2).toInt() - truth) <= 10, qPrintable(loaded.out));
+        if (std::abs(truth - 75) <= 5)
+            QVERIFY2(std::abs(f.value(2).toInt() - 75) <= 10, qPrintable(loaded.out));
     }
 
     // Without -o the table goes to stdout, after the sampling summary.

@@ -1,0 +1,95 @@
+#include "core/sampling/recording.h"
+
+#include <ctime>
+
+namespace gilscope {
+
+std::string RecordingEnd::describe() const {
+    if (!failure.empty()) return failure;
+    switch (reason) {
+    case StopReason::TargetExited:
+        return targetWhy.empty() ? "the target process exited" : targetWhy;
+    case StopReason::Duration:
+        return "the chosen duration was reached";
+    case StopReason::SinkFailed:
+        return "an output failed";
+    case StopReason::NotStopped:
+    case StopReason::Requested:
+        break;
+    }
+    return {};
+}
+
+Recording::Recording(StackSource& source, SampleSink& sink, const SamplerOptions& options)
+    : sampler_(std::make_unique<Sampler>(source, sink, options)) {
+}
+
+Recording::Recording(StackSource& source, SampleSink& sink, const SamplerOptions& options,
+                     SamplerClock& clock)
+    : sampler_(std::make_unique<Sampler>(source, sink, options, clock)) {
+}
+
+Recording::~Recording() = default; // the sampler's destructor stops and joins
+
+void Recording::start() {
+    if (started_) return;
+    started_ = true;
+    sampler_->start();
+}
+
+bool Recording::firstTickTaken() const {
+    const SamplerStats s = sampler_->stats();
+    return !sampler_->running() || s.samples + s.errors > 0;
+}
+
+void Recording::waitForFirstTick() const {
+    while (started_ && !firstTickTaken()) {
+        timespec ts{0, 1000000L};
+        nanosleep(&ts, nullptr);
+    }
+}
+
+void Recording::requestStop() {
+    sampler_->requestStop();
+}
+
+void Recording::targetGone() {
+    targetGone_ = true;
+    sampler_->requestStop();
+}
+
+bool Recording::running() const {
+    return started_ && !finished_ && sampler_->running();
+}
+
+StopReason Recording::finish() {
+    if (finished_) return reason_;
+    sampler_->requestStop();
+    reason_ = sampler_->wait();
+    // Seen gone by the front end first: the reader never got to say why.
+    if (targetGone_ && reason_ != StopReason::SinkFailed) reason_ = StopReason::TargetExited;
+    finished_ = true;
+    return reason_;
+}
+
+SamplerStats Recording::stats() const {
+    return sampler_->stats();
+}
+
+RecordingSummary Recording::summary() const {
+    return sampler_->summary();
+}
+
+RecordingEnd Recording::end() const {
+    RecordingEnd end;
+    end.reason = reason_;
+    end.failure = sampler_->failure();
+    if (reason_ == StopReason::TargetExited && !targetGone_) end.targetWhy = sampler_->endReason();
+    return end;
+}
+
+ErrorKind Recording::failureKind() const {
+    return sampler_->failureKind();
+}
+
+} // namespace gilscope
