@@ -92,8 +92,9 @@ struct Harness {
 
 // This process's private recording copies (RecordingSession's TempDirs) that exist now.
 int liveCopyDirs() {
-    const QString prefix =
-        QStringLiteral("gilscope-live-%1-").arg(QCoreApplication::applicationPid());
+    const QString prefix = QStringLiteral("%1-%2-")
+                               .arg(gilscope::temp_prefix::kLiveCopy)
+                               .arg(QCoreApplication::applicationPid());
     return QDir(QString::fromStdString(gilscope::systemTempDir().string()))
         .entryList({prefix + QLatin1Char('*')}, QDir::Dirs | QDir::Hidden)
         .size();
