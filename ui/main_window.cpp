@@ -326,7 +326,7 @@ void MainWindow::onRecordingEnded() {
                                  "with “Save recording as .bin…”")
                             : tr("export them with “Export to Firefox Profiler…”");
     const QString kept = tr("%1 samples over %2 s are kept; %3.")
-                             .arg(QLocale().toString(qulonglong(stats.samples)))
+                             .arg(QLocale().toString(qulonglong(stats.okTicks)))
                              .arg(stats.elapsedSec, 0, 'f', 1)
                              .arg(how);
     const std::string failure = session_->failure();

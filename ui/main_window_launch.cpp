@@ -56,7 +56,7 @@ void MainWindow::onLaunched(std::shared_ptr<RecordingSession> session, int pid) 
     firstTick->setInterval(1);
     connect(firstTick, &QTimer::timeout, this, [this, firstTick] {
         const SamplerStats s = session_ ? session_->stats() : SamplerStats{};
-        if (session_ && session_->running() && s.samples + s.errors == 0) return;
+        if (session_ && session_->running() && s.okTicks + s.errors == 0) return;
         firstTick->stop();
         firstTick->deleteLater();
         launch_->release();
