@@ -68,7 +68,7 @@ void LiveFigures::setStats(const SamplerStats& s) {
                    .arg(s.missedPct, 0, 'f', 1)
              : tr("Ticks the sampler could not take on time"));
     errors_->setText(tr("%1 %").arg(s.errorPct, 0, 'f', 1));
-    samples_->setText(QLocale().toString(qulonglong(s.samples)));
+    samples_->setText(QLocale().toString(qulonglong(s.okTicks)));
     samples_->setToolTip(tr("Sampling ticks read: a thread alive the whole time has one "
                             "sample per tick"));
     threadSamples_->setText(QLocale().toString(qulonglong(s.threadSamples)));

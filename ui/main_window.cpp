@@ -3,7 +3,6 @@
 #include "core/live/recording_file.h"
 #include "core/live/recording_session.h"
 #include "core/sampling/rate_parser.h"
-#include "core/util/temp_dir.h"
 #include "net/profile_server.h"
 #include "ui/analysis/analysis_panel.h"
 #include "ui/attach_job.h"
@@ -64,8 +63,6 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     setWindowTitle(QStringLiteral("gilscope"));
     setWindowIcon(QIcon(QStringLiteral(":/gilscope/gilscope.svg")));
     setAcceptDrops(true); // .bin recordings dropped on the window open
-    // Private .bin copies of recordings left behind by a gilscope that was killed.
-    cleanStaleTempDirs("gilscope-live");
     askSavePath = [this](const QString& title, const QString& suggestedName,
                          const QString& filter) {
         return QFileDialog::getSaveFileName(this, title, suggestedName, filter);
@@ -328,7 +325,7 @@ void MainWindow::onRecordingEnded() {
                                  "with “Save recording as .bin…”")
                             : tr("export them with “Export to Firefox Profiler…”");
     const QString kept = tr("%1 samples over %2 s are kept; %3.")
-                             .arg(QLocale().toString(qulonglong(stats.samples)))
+                             .arg(QLocale().toString(qulonglong(stats.okTicks)))
                              .arg(stats.elapsedSec, 0, 'f', 1)
                              .arg(how);
     const StopReason reason = session_->finish();

@@ -1,5 +1,6 @@
 #include "ui/process_table_model.h"
 
+#include "core/live/process_list_diff.h"
 #include "core/util/utf8.h"
 
 #include <QGuiApplication>
@@ -8,7 +9,6 @@
 #include <QFont>
 
 #include <charconv>
-#include <map>
 
 namespace gilscope::ui {
 
@@ -35,22 +35,20 @@ void ProcessTableModel::setProcesses(const std::vector<PythonProcessInfo>& fresh
     const double wall = lastScanSec_ < 0 ? 0 : now - lastScanSec_;
     lastScanSec_ = now;
 
-    // A process is its pid and executable (core/live/process_list_diff.h): a recycled
-    // pid running another program is one process gone and a new one come.
-    std::map<std::pair<int, std::string>, size_t> freshIndex;
-    for (size_t i = 0; i < fresh.size(); ++i)
-        freshIndex.emplace(std::pair(fresh[i].pid, fresh[i].executable), i);
-    std::vector<bool> seen(fresh.size(), false);
+    std::vector<PythonProcessInfo> current;
+    current.reserve(rows_.size());
+    for (const Row& r : rows_)
+        current.push_back(r.info);
+    const ProcessListMatch match = matchProcessLists(current, fresh);
     std::vector<size_t> gone;
     for (size_t i = 0; i < rows_.size(); ++i) {
         Row& r = rows_[i];
-        auto it = freshIndex.find({r.info.pid, r.info.executable});
-        if (it == freshIndex.end() || seen[it->second]) {
+        const auto row = match.freshRowOf[i];
+        if (!row) {
             gone.push_back(i);
             continue;
         }
-        seen[it->second] = true;
-        const PythonProcessInfo& f = fresh[it->second];
+        const PythonProcessInfo& f = fresh[*row];
         r.cpuPct = wall > 0 && r.info.cpuSeconds >= 0 && f.cpuSeconds >= r.info.cpuSeconds
                        ? 100.0 * (f.cpuSeconds - r.info.cpuSeconds) / wall
                        : -1;
@@ -73,8 +71,8 @@ void ProcessTableModel::setProcesses(const std::vector<PythonProcessInfo>& fresh
     if (!rows_.empty())
         emit dataChanged(index(0, 0), index(int(rows_.size()) - 1, ColumnCount - 1));
     std::vector<Row> added;
-    for (size_t i = 0; i < fresh.size(); ++i)
-        if (!seen[i]) added.push_back(Row{fresh[i], -1, false});
+    for (size_t i : match.newRows)
+        added.push_back(Row{fresh[i], -1, false});
     if (holdRows) {
         held_ = std::move(added);
         return;

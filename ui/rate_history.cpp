@@ -23,7 +23,7 @@ void RateHistory::add(const SamplerStats& s) {
     const double dt = s.elapsedSec - last_.elapsedSec;
     if (dt <= 0) return;
     // Per interval, from the counters (the sampler's own percentages are whole-recording).
-    const double samples = double(s.samples - std::min(s.samples, last_.samples));
+    const double samples = double(s.okTicks - std::min(s.okTicks, last_.okTicks));
     const double errors = double(s.errors - std::min(s.errors, last_.errors));
     const double missed = double(s.missed - std::min(s.missed, last_.missed));
     const double attempted = samples + errors;

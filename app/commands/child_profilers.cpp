@@ -2,7 +2,7 @@
 
 #include "core/remote/process_tree.h"
 #include "core/remote/runtime_locator.h"
-#include "core/tach/tach_info_json.h"
+#include "core/tach/tach_describe.h"
 
 #include <fcntl.h>
 #include <signal.h>

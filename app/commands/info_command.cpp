@@ -3,6 +3,7 @@
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
 #include "app/commands/command_registry.h"
+#include "core/tach/tach_describe.h"
 #include "core/tach/tach_info_json.h"
 #include "core/tach/tach_reader.h"
 

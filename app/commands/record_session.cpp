@@ -32,7 +32,7 @@ void printRealtimeStats(const SamplerStats& s, bool tty) {
         "Max: %.1fHz (%.2f\u00b5s) Last 1s: %.1fHz Samples: %llu Errors: %.2f%% Missed: %.2f%%%s",
         hz(s.meanIntervalUs), s.meanIntervalUs, hz(s.maxIntervalUs), s.maxIntervalUs,
         hz(s.minIntervalUs), s.minIntervalUs, s.achievedRateLastSecond,
-        static_cast<unsigned long long>(s.samples + s.errors), s.errorPct, s.missedPct,
+        static_cast<unsigned long long>(s.okTicks + s.errors), s.errorPct, s.missedPct,
         tty ? "\x1b[K\r" : "\n");
     std::fflush(messages());
 }
@@ -40,11 +40,11 @@ void printRealtimeStats(const SamplerStats& s, bool tty) {
 void printSummary(const RecordingSummary& s, uint64_t missed) {
     FILE* out = messages();
     std::fprintf(out, "Captured %llu samples in %.2f seconds\n",
-                 static_cast<unsigned long long>(s.samples), s.durationSec);
+                 static_cast<unsigned long long>(s.ticks), s.durationSec);
     std::fprintf(out, "Sample rate: %.2f samples/sec\n", s.sampleRate);
     std::fprintf(out, "Error rate: %.2f%%\n", s.errorRatePct);
     if (missed > 0) {
-        const unsigned long long expected = s.samples + missed;
+        const unsigned long long expected = s.ticks + missed;
         std::fprintf(out, "Warning: missed %llu samples from the expected total of %llu (%.2f%%)\n",
                      static_cast<unsigned long long>(missed), expected, s.missedPct);
     }

@@ -22,9 +22,9 @@ void SampleStore::append(const SampleRecord& r) {
 void SampleStore::flush() {
     if (!spillFailed_ && !file_) {
         // Spill dirs left by a gilscope that was killed go first, once per process.
-        static const int cleaned = cleanStaleTempDirs("gilscope-analysis");
+        static const int cleaned = cleanStaleTempDirs(temp_prefix::kAnalysis);
         (void)cleaned;
-        auto dir = TempDir::create("gilscope-analysis");
+        auto dir = TempDir::create(temp_prefix::kAnalysis);
         if (!dir) {
             spillFailed_ = true;
             spillProblem_ = dir.error().message;

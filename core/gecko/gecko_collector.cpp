@@ -24,7 +24,7 @@ void cleanStaleSpillDirsOnce() {
     // A gilscope killed mid-recording leaves its spill directory behind (the CLI
     // cleans at start too; this covers other users of the library).
     static std::once_flag once;
-    std::call_once(once, [] { cleanStaleTempDirs("gilscope-gecko"); });
+    std::call_once(once, [] { cleanStaleTempDirs(temp_prefix::kGeckoSpill); });
 }
 
 } // namespace

@@ -142,7 +142,7 @@ GeckoThread* GeckoCollector::Impl::threadFor(uint64_t tid, bool isMain) {
     auto it = threadIndex.find(tid);
     if (it != threadIndex.end()) return lastThread = threads[it->second].get();
     if (!spill) {
-        auto dir = TempDir::create("gilscope-gecko");
+        auto dir = TempDir::create(temp_prefix::kGeckoSpill);
         if (dir.ok()) {
             spillDir = std::move(dir.value());
             spill = std::make_unique<SpillStore>(spillDir.path() / "spill.bin");

@@ -12,8 +12,9 @@
 namespace gilscope {
 
 // A small buffered writer of JSON tokens in the exact text CPython's json module
-// produces with separators=(",", ":") and ensure_ascii=True. The caller writes the
-// punctuation; this class formats scalars and strings and hands full buffers to a sink.
+// produces with separators=(",", ":") and ensure_ascii=True. JsonObject and JsonArray
+// (below) place the punctuation; this class formats scalars and strings and hands full
+// buffers to a sink.
 // After the sink fails, further output is dropped and status() keeps the first error.
 class JsonWriter {
 public:
@@ -58,6 +59,49 @@ private:
     size_t pos_ = 0;
     uint64_t written_ = 0;
     Status status_;
+};
+
+// Scopes that place the punctuation: the opening bracket when made, a comma before
+// every member or item but the first, the closing bracket when the scope ends (also on
+// an early error return: the caller then discards the output).
+class JsonObject {
+public:
+    explicit JsonObject(JsonWriter& out) : out_(out) { out_.raw('{'); }
+    ~JsonObject() { out_.raw('}'); }
+    JsonObject(const JsonObject&) = delete;
+    JsonObject& operator=(const JsonObject&) = delete;
+
+    // Writes `"name":`; the caller writes the value. name is a literal needing no escapes.
+    JsonWriter& key(std::string_view name) {
+        if (members_++) out_.raw(',');
+        out_.raw('"');
+        out_.raw(name);
+        out_.raw(std::string_view("\":"));
+        return out_;
+    }
+
+private:
+    JsonWriter& out_;
+    uint64_t members_ = 0;
+};
+
+class JsonArray {
+public:
+    explicit JsonArray(JsonWriter& out) : out_(out) { out_.raw('['); }
+    ~JsonArray() { out_.raw(']'); }
+    JsonArray(const JsonArray&) = delete;
+    JsonArray& operator=(const JsonArray&) = delete;
+
+    // Before each item; the caller writes the item.
+    JsonWriter& item() {
+        if (items_++) out_.raw(',');
+        return out_;
+    }
+    uint64_t size() const { return items_; }
+
+private:
+    JsonWriter& out_;
+    uint64_t items_ = 0;
 };
 
 } // namespace gilscope

@@ -2,6 +2,7 @@
 
 #include "core/gecko/opcode_names.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -32,7 +33,7 @@ constexpr std::string_view kOpcodeSchema =
     R"({"key":"function","label":"Function","format":"string"},)"
     R"({"key":"duration","label":"Duration","format":"duration"}]}])";
 
-constexpr uint64_t kTickMask = 4095; // check cancel/progress every 4096 items
+constexpr uint64_t kPollMask = 4095; // poll() every 4096 items
 
 template <typename T>
 T load(const char* p) {
@@ -61,12 +62,16 @@ std::string ProfileStreamer::formatOpcode(uint32_t opcode) const {
     return gilscope::formatOpcode(opcode, impl_.pythonMinor);
 }
 
-Status ProfileStreamer::tick() {
-    if ((++done_ & kTickMask) != 0) return {};
+Status ProfileStreamer::poll() {
     if (cancel_ && cancel_->cancelled())
         return makeError(ErrorKind::Cancelled, "Gecko export cancelled");
     if (progress_) progress_(done_, total_);
     return out_.status();
+}
+
+Status ProfileStreamer::itemDone(bool counted) {
+    done_ += counted;
+    return (++items_ & kPollMask) == 0 ? poll() : Status();
 }
 
 Status ProfileStreamer::checkCount(uint64_t count, uint64_t expected, const char* label) {
@@ -77,199 +82,190 @@ Status ProfileStreamer::checkCount(uint64_t count, uint64_t expected, const char
 }
 
 template <typename T, typename Fn>
-Status ProfileStreamer::spilled(const SpillColumn& col, uint64_t expected, const char* label,
-                                Fn&& write) {
+Status ProfileStreamer::spilled(JsonObject& parent, const char* name, const SpillColumn& col,
+                                uint64_t expected, Fn&& write) {
     auto reader = SpillReader::open(col);
     if (!reader.ok()) return reader.error();
-    out_.raw('"');
-    out_.raw(label);
-    out_.raw("\":[");
-    uint64_t count = 0;
+    JsonArray array(parent.key(name));
     while (const char* rec = reader->next()) {
-        if (count) out_.raw(',');
+        array.item();
         write(load<T>(rec));
-        ++count;
-        if (Status s = tick(); !s.ok()) return s;
+        if (Status s = itemDone(true); !s.ok()) return s;
     }
     if (!reader->status().ok()) return reader->status();
-    out_.raw(']');
-    return checkCount(count, expected, label);
+    return checkCount(array.size(), expected, name);
 }
 
 template <typename Vec, typename Fn>
-Status ProfileStreamer::column(const char* name, const Vec& values, uint64_t expected, Fn&& write,
-                               bool first) {
-    if (!first) out_.raw(',');
-    out_.raw('"');
-    out_.raw(name);
-    out_.raw("\":[");
-    uint64_t count = 0;
+Status ProfileStreamer::column(JsonObject& parent, const char* name, const Vec& values,
+                               uint64_t expected, Fn&& write) {
+    JsonArray array(parent.key(name));
     for (const auto& v : values) {
-        if (count) out_.raw(',');
+        array.item();
         write(v);
-        if ((++count & kTickMask) == 0 && cancel_ && cancel_->cancelled())
-            return makeError(ErrorKind::Cancelled, "Gecko export cancelled");
+        if (Status s = itemDone(false); !s.ok()) return s;
     }
-    out_.raw(']');
-    return checkCount(count, expected, name);
+    return checkCount(array.size(), expected, name);
+}
+
+Status ProfileStreamer::repeated(JsonObject& parent, const char* name, uint64_t count,
+                                 std::string_view value) {
+    JsonArray array(parent.key(name));
+    if (count == 0) return {};
+    array.item().raw(value);
+    // The other count - 1 copies in runs of ",value", one poll per run.
+    const uint64_t runItems = kPollMask + 1;
+    std::string run;
+    for (uint64_t i = 0; i < std::min(count - 1, runItems); ++i) {
+        run += ',';
+        run += value;
+    }
+    for (uint64_t left = count - 1; left > 0;) {
+        const uint64_t n = std::min(left, runItems);
+        out_.raw(std::string_view(run).substr(0, n * (value.size() + 1)));
+        left -= n;
+        items_ += n;
+        if (Status s = poll(); !s.ok()) return s;
+    }
+    return {};
 }
 
 Status ProfileStreamer::run() {
-    out_.raw("{\"meta\":");
-    if (Status s = meta(); !s.ok()) return s;
-    out_.raw(",\"libs\":[],\"threads\":[");
-    bool first = true;
-    for (auto& th : impl_.threads) {
-        if (!first) out_.raw(',');
-        first = false;
-        if (Status s = thread(*th); !s.ok()) return s;
+    {
+        JsonObject root(out_);
+        root.key("meta");
+        if (Status s = meta(); !s.ok()) return s;
+        root.key("libs").raw(std::string_view("[]"));
+        {
+            JsonArray threads(root.key("threads"));
+            for (auto& th : impl_.threads) {
+                threads.item();
+                if (Status s = thread(*th); !s.ok()) return s;
+            }
+        }
+        root.key("pages").raw(std::string_view("[]"));
+        JsonObject shared(root.key("shared"));
+        if (Status s = stringArray(shared); !s.ok()) return s;
+        shared.key("sources").raw(R"({"length":0,"uuid":[],"filename":[]})");
     }
-    out_.raw("],\"pages\":[],\"shared\":{\"stringArray\":[");
-    if (Status s = stringArray(); !s.ok()) return s;
-    out_.raw("],\"sources\":{\"length\":0,\"uuid\":[],\"filename\":[]}}}");
     if (Status s = out_.flush(); !s.ok()) return s;
     if (progress_) progress_(total_, total_);
     return {};
 }
 
 Status ProfileStreamer::meta() {
-    out_.raw("{\"interval\":");
-    out_.number(impl_.interval);
-    out_.raw(",\"startTime\":");
-    out_.number(impl_.startTimeMs);
-    out_.raw(",\"abi\":");
-    out_.string(abi_);
-    out_.raw(",\"misc\":\"Python profiler\",\"oscpu\":");
-    out_.string(abi_);
-    out_.raw(",\"platform\":");
-    out_.string(platform_);
-    out_.raw(",\"processType\":0,\"categories\":");
-    out_.raw(kCategories);
-    out_.raw(",\"stackwalk\":0,\"toolkit\":\"\",\"version\":32,\"preprocessedProfileVersion\":57,"
-             "\"appBuildID\":\"\",\"physicalCPUs\":");
-    out_.integer(cpus_);
-    out_.raw(",\"logicalCPUs\":");
-    out_.integer(cpus_);
-    out_.raw(",\"CPUName\":\"\",\"product\":\"Python\",\"symbolicated\":true,\"markerSchema\":");
-    out_.raw(impl_.opt.opcodes ? kOpcodeSchema : std::string_view("[]"));
-    out_.raw(",\"importedFrom\":\"Tachyon Sampling Profiler\","
-             "\"extensions\":{\"id\":[],\"name\":[],\"baseURL\":[],\"length\":0}}");
+    JsonObject m(out_);
+    m.key("interval").number(impl_.interval);
+    m.key("startTime").number(impl_.startTimeMs);
+    m.key("abi").string(abi_);
+    m.key("misc").string("Python profiler");
+    m.key("oscpu").string(abi_);
+    m.key("platform").string(platform_);
+    m.key("processType").integer(0);
+    m.key("categories").raw(kCategories);
+    m.key("stackwalk").integer(0);
+    m.key("toolkit").string("");
+    m.key("version").integer(32);
+    m.key("preprocessedProfileVersion").integer(57);
+    m.key("appBuildID").string("");
+    m.key("physicalCPUs").integer(cpus_);
+    m.key("logicalCPUs").integer(cpus_);
+    m.key("CPUName").string("");
+    m.key("product").string("Python");
+    m.key("symbolicated").boolean(true);
+    m.key("markerSchema").raw(impl_.opt.opcodes ? kOpcodeSchema : std::string_view("[]"));
+    m.key("importedFrom").string("Tachyon Sampling Profiler");
+    m.key("extensions").raw(R"({"id":[],"name":[],"baseURL":[],"length":0})");
     return out_.status();
 }
 
 Status ProfileStreamer::thread(GeckoThread& th) {
-    out_.raw("{\"name\":");
-    out_.string("Thread-" + std::to_string(th.tid));
-    out_.raw(",\"isMainThread\":");
-    out_.boolean(th.isMainThread);
-    out_.raw(",\"processStartupTime\":0,\"processShutdownTime\":null,\"registerTime\":0,"
-             "\"unregisterTime\":null,\"pausedRanges\":[],\"pid\":");
-    out_.string(pid_);
-    out_.raw(",\"tid\":");
-    out_.unsignedInteger(th.tid);
-    out_.raw(",\"processType\":\"default\",\"processName\":\"Python Process\",\"samples\":");
+    JsonObject t(out_);
+    t.key("name").string("Thread-" + std::to_string(th.tid));
+    t.key("isMainThread").boolean(th.isMainThread);
+    t.key("processStartupTime").integer(0);
+    t.key("processShutdownTime").null();
+    t.key("registerTime").integer(0);
+    t.key("unregisterTime").null();
+    t.key("pausedRanges").raw(std::string_view("[]"));
+    t.key("pid").string(pid_);
+    t.key("tid").unsignedInteger(th.tid);
+    t.key("processType").string("default");
+    t.key("processName").string("Python Process");
+    t.key("samples");
     if (Status s = samples(th); !s.ok()) return s;
-    if (Status s = tables(th); !s.ok()) return s;
-    out_.raw(",\"markers\":");
+    if (Status s = tables(th, t); !s.ok()) return s;
+    t.key("markers");
     if (Status s = markers(th); !s.ok()) return s;
-    out_.raw('}');
     return out_.status();
 }
 
 Status ProfileStreamer::samples(GeckoThread& th) {
     const uint64_t n = th.sampleCount();
-    out_.raw('{');
-    Status s = spilled<int32_t>(th.samplesStack, n, "stack", [this](int32_t v) {
+    JsonObject o(out_);
+    Status s = spilled<int32_t>(o, "stack", th.samplesStack, n, [this](int32_t v) {
         if (v < 0)
             out_.null();
         else
             out_.integer(v);
     });
     if (!s.ok()) return s;
-    out_.raw(',');
-    s = spilled<double>(th.samplesTime, n, "time", [this](double v) { out_.number(v); });
+    s = spilled<double>(o, "time", th.samplesTime, n, [this](double v) { out_.number(v); });
     if (!s.ok()) return s;
-    out_.raw(",\"eventDelay\":[");
-    for (uint64_t i = 0; i < n; ++i) {
-        out_.raw(i ? std::string_view(",null") : std::string_view("null"));
-        if ((i & kTickMask) == kTickMask && cancel_ && cancel_->cancelled())
-            return makeError(ErrorKind::Cancelled, "Gecko export cancelled");
-    }
-    out_.raw("],\"weight\":null,\"weightType\":\"samples\",\"length\":");
-    out_.unsignedInteger(n);
-    out_.raw('}');
+    if (s = repeated(o, "eventDelay", n, "null"); !s.ok()) return s;
+    o.key("weight").null();
+    o.key("weightType").string("samples");
+    o.key("length").unsignedInteger(n);
     return out_.status();
 }
 
 Status ProfileStreamer::markers(GeckoThread& th) {
     const uint64_t m = th.markerCount();
-    out_.raw('{');
-    if (Status s = markerData(th); !s.ok()) return s;
-    out_.raw(',');
-    Status s = spilled<uint32_t>(th.markersName, m, "name",
-                                 [this](uint32_t v) { out_.unsignedInteger(v); });
+    JsonObject o(out_);
+    if (Status s = markerData(th, o); !s.ok()) return s;
+    const auto unsignedInteger = [this](auto v) { out_.unsignedInteger(v); };
+    const auto number = [this](double v) { out_.number(v); };
+    Status s = spilled<uint32_t>(o, "name", th.markersName, m, unsignedInteger);
     if (!s.ok()) return s;
-    out_.raw(',');
-    s = spilled<double>(th.markersStart, m, "startTime", [this](double v) { out_.number(v); });
+    if (s = spilled<double>(o, "startTime", th.markersStart, m, number); !s.ok()) return s;
+    if (s = spilled<double>(o, "endTime", th.markersEnd, m, number); !s.ok()) return s;
+    if (s = spilled<uint8_t>(o, "phase", th.markersPhase, m, unsignedInteger); !s.ok()) return s;
+    s = spilled<uint8_t>(o, "category", th.markersCategory, m, unsignedInteger);
     if (!s.ok()) return s;
-    out_.raw(',');
-    s = spilled<double>(th.markersEnd, m, "endTime", [this](double v) { out_.number(v); });
-    if (!s.ok()) return s;
-    out_.raw(',');
-    s = spilled<uint8_t>(th.markersPhase, m, "phase",
-                         [this](uint8_t v) { out_.unsignedInteger(v); });
-    if (!s.ok()) return s;
-    out_.raw(',');
-    s = spilled<uint8_t>(th.markersCategory, m, "category",
-                         [this](uint8_t v) { out_.unsignedInteger(v); });
-    if (!s.ok()) return s;
-    out_.raw(",\"length\":");
-    out_.unsignedInteger(m);
-    out_.raw('}');
+    o.key("length").unsignedInteger(m);
     return out_.status();
 }
 
-Status ProfileStreamer::markerData(GeckoThread& th) {
-    return spilled<MarkerRecord>(th.markersData, th.markerCount(), "data",
-                                 [this, &th](const MarkerRecord& r) {
+Status ProfileStreamer::markerData(GeckoThread& th, JsonObject& markers) {
+    const auto nullable = [](JsonWriter& out, int64_t v, bool isNull) {
+        if (isNull)
+            out.null();
+        else
+            out.integer(v);
+    };
+    return spilled<MarkerRecord>(markers, "data", th.markersData, th.markerCount(),
+                                 [&](const MarkerRecord& r) {
+                                     JsonObject d(out_);
                                      if (r.kind < kIntervalKinds) {
-                                         out_.raw("{\"type\":\"");
-                                         out_.raw(kMarkerKinds[r.kind].type);
-                                         out_.raw("\",\"duration\":");
-                                         out_.number(r.duration);
-                                         out_.raw(",\"tid\":");
-                                         out_.unsignedInteger(th.tid);
-                                         out_.raw('}');
+                                         d.key("type").string(kMarkerKinds[r.kind].type);
+                                         d.key("duration").number(r.duration);
+                                         d.key("tid").unsignedInteger(th.tid);
                                          return;
                                      }
                                      const OpcodeInfo info = opcodeInfo(r.opcode);
-                                     out_.raw("{\"type\":\"Opcode\",\"opcode\":");
-                                     out_.unsignedInteger(r.opcode);
-                                     out_.raw(",\"opname\":");
-                                     out_.string(formatOpcode(r.opcode));
-                                     out_.raw(",\"base_opname\":");
-                                     out_.string(info.baseOpname);
-                                     out_.raw(",\"is_specialized\":");
-                                     out_.boolean(info.isSpecialized);
-                                     out_.raw(",\"line\":");
-                                     if (r.line == kNullLine)
-                                         out_.null();
-                                     else
-                                         out_.integer(r.line);
-                                     out_.raw(",\"column\":");
-                                     if (r.column < 0)
-                                         out_.null();
-                                     else
-                                         out_.integer(r.column);
-                                     out_.raw(",\"function\":");
-                                     out_.string(impl_.strings.at(r.function));
-                                     out_.raw(",\"duration\":");
-                                     out_.number(r.duration);
-                                     out_.raw('}');
+                                     d.key("type").string("Opcode");
+                                     d.key("opcode").unsignedInteger(r.opcode);
+                                     d.key("opname").string(formatOpcode(r.opcode));
+                                     d.key("base_opname").string(info.baseOpname);
+                                     d.key("is_specialized").boolean(info.isSpecialized);
+                                     nullable(d.key("line"), r.line, r.line == kNullLine);
+                                     nullable(d.key("column"), r.column, r.column < 0);
+                                     d.key("function").string(impl_.strings.at(r.function));
+                                     d.key("duration").number(r.duration);
                                  });
 }
 
-Status ProfileStreamer::tables(GeckoThread& th) {
+Status ProfileStreamer::tables(GeckoThread& th, JsonObject& thread) {
     const auto integer = [this](auto v) { out_.integer(static_cast<int64_t>(v)); };
     const auto nullable = [this](int64_t v) { // -1 = null
         if (v < 0)
@@ -284,69 +280,67 @@ Status ProfileStreamer::tables(GeckoThread& th) {
             out_.integer(v);
     };
     const auto boolean = [this](uint8_t v) { out_.boolean(v != 0); };
-    const auto constant = [this](const char* text) {
-        return [this, text](const auto&) { out_.raw(text); };
-    };
     Status s;
 #define GILSCOPE_TRY(expr)                                                                         \
     if (s = (expr); !s.ok()) return s
 
-    const uint64_t stacks = th.stackFrame.size();
-    out_.raw(",\"stackTable\":{");
-    GILSCOPE_TRY(column("frame", th.stackFrame, stacks, integer, true));
-    GILSCOPE_TRY(column("category", th.stackCategory, stacks, integer));
-    GILSCOPE_TRY(column("subcategory", th.stackFrame, stacks, constant("0")));
-    GILSCOPE_TRY(column("prefix", th.stackPrefix, stacks, nullable));
-    out_.raw(",\"length\":");
-    out_.unsignedInteger(stacks);
-
-    const uint64_t frames = th.frameFunc.size();
-    out_.raw("},\"frameTable\":{");
-    GILSCOPE_TRY(column("address", th.frameFunc, frames, constant("-1"), true));
-    GILSCOPE_TRY(column("category", th.frameCategory, frames, integer));
-    GILSCOPE_TRY(column("subcategory", th.frameFunc, frames, constant("0")));
-    GILSCOPE_TRY(column("func", th.frameFunc, frames, integer));
-    GILSCOPE_TRY(column("innerWindowID", th.frameFunc, frames, constant("null")));
-    GILSCOPE_TRY(column("implementation", th.frameFunc, frames, constant("null")));
-    GILSCOPE_TRY(column("optimizations", th.frameFunc, frames, constant("null")));
-    GILSCOPE_TRY(column("line", th.frameLine, frames, line));
-    GILSCOPE_TRY(column("column", th.frameColumn, frames, nullable));
-    GILSCOPE_TRY(column("inlineDepth", th.frameFunc, frames, constant("0")));
-    GILSCOPE_TRY(column("nativeSymbol", th.frameFunc, frames, constant("null")));
-    out_.raw(",\"length\":");
-    out_.unsignedInteger(frames);
-
-    const uint64_t funcs = th.funcName.size();
-    out_.raw("},\"funcTable\":{");
-    GILSCOPE_TRY(column("name", th.funcName, funcs, integer, true));
-    GILSCOPE_TRY(column("isJS", th.funcIsJs, funcs, boolean));
-    GILSCOPE_TRY(column("relevantForJS", th.funcIsJs, funcs, boolean));
-    GILSCOPE_TRY(column("resource", th.funcResource, funcs, integer));
-    GILSCOPE_TRY(column("fileName", th.funcFileName, funcs, nullable));
-    GILSCOPE_TRY(column("lineNumber", th.funcLine, funcs, line));
-    GILSCOPE_TRY(column("columnNumber", th.funcName, funcs, constant("null")));
-    out_.raw(",\"length\":");
-    out_.unsignedInteger(funcs);
-
-    const uint64_t resources = th.resourceName.size();
-    out_.raw("},\"resourceTable\":{");
-    GILSCOPE_TRY(column("lib", th.resourceName, resources, constant("null"), true));
-    GILSCOPE_TRY(column("name", th.resourceName, resources, integer));
-    GILSCOPE_TRY(column("host", th.resourceName, resources, constant("null")));
-    GILSCOPE_TRY(column("type", th.resourceName, resources, constant("1")));
-    out_.raw(",\"length\":");
-    out_.unsignedInteger(resources);
-    out_.raw("},\"nativeSymbols\":{\"libIndex\":[],\"address\":[],\"name\":[],\"functionSize\":[],"
-             "\"length\":0}");
+    {
+        const uint64_t stacks = th.stackFrame.size();
+        JsonObject t(thread.key("stackTable"));
+        GILSCOPE_TRY(column(t, "frame", th.stackFrame, stacks, integer));
+        GILSCOPE_TRY(column(t, "category", th.stackCategory, stacks, integer));
+        GILSCOPE_TRY(repeated(t, "subcategory", stacks, "0"));
+        GILSCOPE_TRY(column(t, "prefix", th.stackPrefix, stacks, nullable));
+        t.key("length").unsignedInteger(stacks);
+    }
+    {
+        const uint64_t frames = th.frameFunc.size();
+        JsonObject t(thread.key("frameTable"));
+        GILSCOPE_TRY(repeated(t, "address", frames, "-1"));
+        GILSCOPE_TRY(column(t, "category", th.frameCategory, frames, integer));
+        GILSCOPE_TRY(repeated(t, "subcategory", frames, "0"));
+        GILSCOPE_TRY(column(t, "func", th.frameFunc, frames, integer));
+        GILSCOPE_TRY(repeated(t, "innerWindowID", frames, "null"));
+        GILSCOPE_TRY(repeated(t, "implementation", frames, "null"));
+        GILSCOPE_TRY(repeated(t, "optimizations", frames, "null"));
+        GILSCOPE_TRY(column(t, "line", th.frameLine, frames, line));
+        GILSCOPE_TRY(column(t, "column", th.frameColumn, frames, nullable));
+        GILSCOPE_TRY(repeated(t, "inlineDepth", frames, "0"));
+        GILSCOPE_TRY(repeated(t, "nativeSymbol", frames, "null"));
+        t.key("length").unsignedInteger(frames);
+    }
+    {
+        const uint64_t funcs = th.funcName.size();
+        JsonObject t(thread.key("funcTable"));
+        GILSCOPE_TRY(column(t, "name", th.funcName, funcs, integer));
+        GILSCOPE_TRY(column(t, "isJS", th.funcIsJs, funcs, boolean));
+        GILSCOPE_TRY(column(t, "relevantForJS", th.funcIsJs, funcs, boolean));
+        GILSCOPE_TRY(column(t, "resource", th.funcResource, funcs, integer));
+        GILSCOPE_TRY(column(t, "fileName", th.funcFileName, funcs, nullable));
+        GILSCOPE_TRY(column(t, "lineNumber", th.funcLine, funcs, line));
+        GILSCOPE_TRY(repeated(t, "columnNumber", funcs, "null"));
+        t.key("length").unsignedInteger(funcs);
+    }
+    {
+        const uint64_t resources = th.resourceName.size();
+        JsonObject t(thread.key("resourceTable"));
+        GILSCOPE_TRY(repeated(t, "lib", resources, "null"));
+        GILSCOPE_TRY(column(t, "name", th.resourceName, resources, integer));
+        GILSCOPE_TRY(repeated(t, "host", resources, "null"));
+        GILSCOPE_TRY(repeated(t, "type", resources, "1"));
+        t.key("length").unsignedInteger(resources);
+    }
 #undef GILSCOPE_TRY
+    thread.key("nativeSymbols")
+        .raw(R"({"libIndex":[],"address":[],"name":[],"functionSize":[],"length":0})");
     return out_.status();
 }
 
-Status ProfileStreamer::stringArray() {
+Status ProfileStreamer::stringArray(JsonObject& shared) {
+    JsonArray array(shared.key("stringArray"));
     for (size_t i = 0; i < impl_.strings.size(); ++i) {
-        if (i) out_.raw(',');
-        out_.string(impl_.strings.at(static_cast<uint32_t>(i)));
-        if (Status s = tick(); !s.ok()) return s;
+        array.item().string(impl_.strings.at(static_cast<uint32_t>(i)));
+        if (Status s = itemDone(true); !s.ok()) return s;
     }
     return out_.status();
 }

@@ -21,23 +21,32 @@ private:
     Status meta();
     Status thread(GeckoThread& th);
     Status samples(GeckoThread& th);
-    Status tables(GeckoThread& th);
+    Status tables(GeckoThread& th, JsonObject& thread);
     Status markers(GeckoThread& th);
-    Status markerData(GeckoThread& th);
-    Status stringArray();
+    Status markerData(GeckoThread& th, JsonObject& markers);
+    Status stringArray(JsonObject& shared);
 
-    // Counts one streamed item; checks cancellation and reports progress now and then.
-    Status tick();
+    // The one cancellation check; it also stops at the first output error and reports
+    // progress. Called every 4096 items.
+    Status poll();
+    // After each array item: poll() every 4096 items. counted items (strings and
+    // spilled values) are what total_ sums, for progress.
+    Status itemDone(bool counted);
     Status checkCount(uint64_t count, uint64_t expected, const char* label);
     // Opcode names from the target version's table.
     OpcodeInfo opcodeInfo(uint32_t opcode) const;
     std::string formatOpcode(uint32_t opcode) const;
 
+    // Arrays, each a member `name` of `parent`: a column streamed back from disk, one
+    // from memory (its item count checked against the table's length), and one that
+    // repeats a single value `count` times.
     template <typename T, typename Fn>
-    Status spilled(const SpillColumn& column, uint64_t expected, const char* label, Fn&& write);
+    Status spilled(JsonObject& parent, const char* name, const SpillColumn& column,
+                   uint64_t expected, Fn&& write);
     template <typename Vec, typename Fn>
-    Status column(const char* name, const Vec& values, uint64_t expected, Fn&& write,
-                  bool first = false);
+    Status column(JsonObject& parent, const char* name, const Vec& values, uint64_t expected,
+                  Fn&& write);
+    Status repeated(JsonObject& parent, const char* name, uint64_t count, std::string_view value);
 
     GeckoCollector::Impl& impl_;
     JsonWriter& out_;
@@ -45,7 +54,8 @@ private:
     const CancelToken* cancel_;
     std::string pid_, abi_, platform_;
     int cpus_;
-    uint64_t done_ = 0, total_ = 0;
+    uint64_t items_ = 0;            // every array item, for the poll
+    uint64_t done_ = 0, total_ = 0; // counted items, for progress
 };
 
 } // namespace gilscope

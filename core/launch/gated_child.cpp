@@ -88,7 +88,7 @@ Result<std::unique_ptr<GatedChild>> GatedChild::launch(const std::vector<std::st
     if (argvIn.empty()) return makeError(ErrorKind::BadArguments, "run: no command to run");
     std::unique_ptr<GatedChild> child(new GatedChild());
 
-    auto dir = TempDir::create("gilscope-run");
+    auto dir = TempDir::create(temp_prefix::kRunHook);
     if (!dir) return dir.error();
     child->hookDir_ = std::move(dir.value());
     {

@@ -20,28 +20,45 @@ bool sameProcessFields(const PythonProcessInfo& a, const PythonProcessInfo& b) {
            a.canAttach == b.canAttach && a.reason == b.reason;
 }
 
-ProcessListChanges diffProcessLists(const std::vector<PythonProcessInfo>& current,
-                                    const std::vector<PythonProcessInfo>& fresh) {
+ProcessListMatch matchProcessLists(const std::vector<PythonProcessInfo>& current,
+                                   const std::vector<PythonProcessInfo>& fresh) {
     std::map<Key, size_t> freshIndex;
     for (size_t i = 0; i < fresh.size(); ++i)
         freshIndex.emplace(keyOf(fresh[i]), i);
-
-    ProcessListChanges changes;
+    ProcessListMatch match;
+    match.freshRowOf.reserve(current.size());
     std::vector<bool> freshSeen(fresh.size(), false);
-    size_t kept = 0;
-    for (size_t i = 0; i < current.size(); ++i) {
-        auto it = freshIndex.find(keyOf(current[i]));
+    for (const PythonProcessInfo& p : current) {
+        auto it = freshIndex.find(keyOf(p));
         if (it == freshIndex.end() || freshSeen[it->second]) {
-            changes.removedRows.push_back(i);
+            match.freshRowOf.emplace_back();
             continue;
         }
         freshSeen[it->second] = true;
-        if (!sameProcessFields(current[i], fresh[it->second]))
-            changes.changedRows.emplace_back(kept, fresh[it->second]);
-        ++kept;
+        match.freshRowOf.emplace_back(it->second);
     }
     for (size_t i = 0; i < fresh.size(); ++i)
-        if (!freshSeen[i]) changes.appended.push_back(fresh[i]);
+        if (!freshSeen[i]) match.newRows.push_back(i);
+    return match;
+}
+
+ProcessListChanges diffProcessLists(const std::vector<PythonProcessInfo>& current,
+                                    const std::vector<PythonProcessInfo>& fresh) {
+    const ProcessListMatch match = matchProcessLists(current, fresh);
+    ProcessListChanges changes;
+    size_t kept = 0;
+    for (size_t i = 0; i < current.size(); ++i) {
+        const auto row = match.freshRowOf[i];
+        if (!row) {
+            changes.removedRows.push_back(i);
+            continue;
+        }
+        if (!sameProcessFields(current[i], fresh[*row]))
+            changes.changedRows.emplace_back(kept, fresh[*row]);
+        ++kept;
+    }
+    for (size_t i : match.newRows)
+        changes.appended.push_back(fresh[i]);
     std::reverse(changes.removedRows.begin(), changes.removedRows.end());
     return changes;
 }

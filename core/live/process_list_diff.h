@@ -2,6 +2,7 @@
 
 #include "core/remote/process_scanner.h"
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -17,8 +18,17 @@ struct ProcessListChanges {
     std::vector<PythonProcessInfo> appended; // new processes, in scan order
 };
 
-// A process is identified by its pid and executable, so a recycled pid running another
-// program counts as one process gone and a new one come.
+// Which row of a fresh scan each listed process is now. A process is identified by its
+// pid and executable, so a recycled pid running another program counts as one process
+// gone and a new one come.
+struct ProcessListMatch {
+    std::vector<std::optional<size_t>> freshRowOf; // per current row; nullopt: gone
+    std::vector<size_t> newRows;                   // fresh rows no current row matched
+};
+ProcessListMatch matchProcessLists(const std::vector<PythonProcessInfo>& current,
+                                   const std::vector<PythonProcessInfo>& fresh);
+
+// The match as row changes (matchProcessLists' identity).
 ProcessListChanges diffProcessLists(const std::vector<PythonProcessInfo>& current,
                                     const std::vector<PythonProcessInfo>& fresh);
 

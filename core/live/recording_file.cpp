@@ -1,12 +1,7 @@
 #include "core/live/recording_file.h"
-#include "core/util/python_version.h"
 
 #include "core/analysis/state_filter_sink.h"
 #include "core/sample/tee_sink.h"
-#include "core/sample/thread_status.h"
-
-#include <algorithm>
-#include <cstdio>
 
 namespace gilscope {
 namespace {
@@ -75,85 +70,16 @@ Status RecordingFile::exportFile(const std::filesystem::path& bin,
     return collector.exportTo(dest, progress, cancel);
 }
 
-namespace {
-
-std::string modeName(std::optional<int> mode) {
-    if (!mode) return "unknown";
-    switch (static_cast<ProfilingMode>(*mode)) {
-    case ProfilingMode::Wall:
-        return "wall";
-    case ProfilingMode::Cpu:
-        return "cpu";
-    case ProfilingMode::Gil:
-        return "gil";
-    case ProfilingMode::All:
-        return "all";
-    case ProfilingMode::Exception:
-        return "exception";
-    default:
-        return "unknown (" + std::to_string(*mode) + ")";
-    }
-}
-
-std::string fixed(double value, const char* suffix) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f%s", value, suffix);
-    return buf;
-}
-
-std::string grouped(uint64_t n) {
-    std::string digits = std::to_string(n), out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
-} // namespace
-
-std::vector<std::pair<std::string, std::string>>
-describeTachInfo(const TachInfo& info, const std::vector<uint64_t>& perThreadSamples) {
-    std::vector<std::pair<std::string, std::string>> rows;
-    rows.emplace_back("Python",
-                      PythonVersion{info.pythonMajor, info.pythonMinor, info.pythonMicro}.str());
-    rows.emplace_back("Format version", std::to_string(info.version));
-    // Per thread and in total: the header counts every thread's samples, while the
-    // sample rate and duration are per thread (ticks).
-    std::string perThread;
-    if (!perThreadSamples.empty()) {
-        const auto [lo, hi] = std::minmax_element(perThreadSamples.begin(), perThreadSamples.end());
-        perThread = *lo == *hi ? grouped(*lo) : grouped(*lo) + " – " + grouped(*hi);
-    } else if (info.threadCount) {
-        perThread = "≈ " + grouped(info.sampleCount / info.threadCount);
-    }
-    if (!perThread.empty()) rows.emplace_back("Samples per thread", perThread);
-    rows.emplace_back("Thread-samples, total", grouped(info.sampleCount));
-    rows.emplace_back("Threads", std::to_string(info.threadCount));
-    rows.emplace_back("Sample interval", std::to_string(info.sampleIntervalUs) + " µs");
-    rows.emplace_back("Mode", modeName(info.mode));
-    rows.emplace_back("Compression", info.compression == 1   ? "zstd"
-                                     : info.compression == 0 ? "none"
-                                                             : std::to_string(info.compression));
-    rows.emplace_back("Strings / frames",
-                      std::to_string(info.stringCount) + " / " + std::to_string(info.frameCount));
-    rows.emplace_back("File size", std::to_string(info.fileSize) + " bytes");
-    if (info.stats) {
-        rows.emplace_back("Duration", fixed(info.stats->durationSec, " s"));
-        rows.emplace_back("Sample rate (per thread)", fixed(info.stats->sampleRate, " Hz"));
-        if (info.stats->errorRatePct)
-            rows.emplace_back("Error rate", fixed(*info.stats->errorRatePct, " %"));
-        if (info.stats->missedPct)
-            rows.emplace_back("Missed samples", fixed(*info.stats->missedPct, " %"));
-    }
-    return rows;
-}
-
 std::vector<std::pair<std::string, std::string>> RecordingFile::describe() const {
-    std::vector<uint64_t> perThread;
+    TachDescribeOptions options;
+    options.groupDigits = true;
+    options.perThreadSamples.emplace();
     for (const ThreadTimeline& t : timeline_.snapshot().threads)
-        perThread.push_back(t.samples);
-    return describeTachInfo(info(), perThread);
+        options.perThreadSamples->push_back(t.samples);
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (TachField& f : describeTachInfo(info(), options))
+        rows.emplace_back(std::move(f.label), std::move(f.value));
+    return rows;
 }
 
 } // namespace gilscope

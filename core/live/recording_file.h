@@ -5,6 +5,7 @@
 #include "core/common/error.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/live/live_timeline.h"
+#include "core/tach/tach_describe.h"
 #include "core/tach/tach_reader.h"
 
 #include <filesystem>
@@ -43,7 +44,8 @@ public:
                              StateFilter state, const ProgressCallback& progress = {},
                              const CancelToken* cancel = nullptr);
     TimelineSnapshot timeline() const { return timeline_.snapshot(); }
-    // describeTachInfo() with each thread's samples as loaded (the header's estimate before).
+    // describeTachInfo() for display as (label, value) rows, with each thread's samples
+    // as loaded (the header's estimate before).
     std::vector<std::pair<std::string, std::string>> describe() const;
     std::shared_ptr<ProfileModel> profile() const { return profile_; } // after load()
 
@@ -59,11 +61,5 @@ private:
     bool attempted_ = false;
     bool loaded_ = false;
 };
-
-// TachReader::info() as (label, value) rows for display, e.g. ("Python", "3.15.2"),
-// with samples per thread from perThreadSamples (each thread's count; estimated from
-// the header when empty) next to the header's thread-samples in total.
-std::vector<std::pair<std::string, std::string>>
-describeTachInfo(const TachInfo& info, const std::vector<uint64_t>& perThreadSamples = {});
 
 } // namespace gilscope

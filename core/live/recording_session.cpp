@@ -67,7 +67,7 @@ RecordingSession::~RecordingSession() {
 }
 
 void RecordingSession::openBackup() {
-    auto dir = TempDir::create("gilscope-live");
+    auto dir = TempDir::create(temp_prefix::kLiveCopy);
     if (!dir) {
         backupProblem_ = dir.error().message;
         return;

@@ -36,8 +36,8 @@ struct RecordingSummary {
     double sampleRate = 0; // achieved samples/s
     double errorRatePct = 0;
     double missedPct = 0;
-    uint64_t samples = 0; // sampling ticks
-    uint64_t threadSamples = 0;
+    uint64_t ticks = 0;         // sampling ticks attempted, as CPython counts samples
+    uint64_t threadSamples = 0; // thread stacks recorded
     bool hasErrorRate = false;
     bool hasMissed = false;
 };

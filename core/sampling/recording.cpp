@@ -39,7 +39,7 @@ void Recording::start() {
 
 bool Recording::firstTickTaken() const {
     const SamplerStats s = sampler_->stats();
-    return !sampler_->running() || s.samples + s.errors > 0;
+    return !sampler_->running() || s.okTicks + s.errors > 0;
 }
 
 void Recording::waitForFirstTick() const {

@@ -167,7 +167,7 @@ void Sampler::Impl::run(uint64_t startUs) {
             prevTick = t;
             window.add(t - startUs);
             if (outcome == ReadOutcome::Ok) {
-                ++s.samples;
+                ++s.okTicks;
                 s.threadSamples += emit(t, stacks, count);
                 // A sink that can no longer store samples (disk full, a failed write)
                 // ends the recording now: what it holds so far can still be written.

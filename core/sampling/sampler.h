@@ -31,7 +31,7 @@ struct SamplerStats {
     double achievedRateLastSecond = 0;
     double achievedRateOverall = 0;
     double minIntervalUs = 0, meanIntervalUs = 0, maxIntervalUs = 0;
-    uint64_t samples = 0;       // ticks that read successfully
+    uint64_t okTicks = 0;       // ticks that read successfully
     uint64_t threadSamples = 0; // thread stacks handed to the sink
     uint64_t errors = 0;        // ticks whose read failed or was torn
     uint64_t missed = 0;        // ticks skipped because the sampler fell behind

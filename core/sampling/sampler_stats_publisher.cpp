@@ -46,7 +46,7 @@ SamplerStats toSamplerStats(const RawSamplerStats& raw, uint64_t intervalUs) {
         s.maxIntervalUs = static_cast<double>(raw.maxIntervalUs);
         s.meanIntervalUs = static_cast<double>(raw.sumIntervalUs) / raw.intervals;
     }
-    s.samples = raw.samples;
+    s.okTicks = raw.okTicks;
     s.threadSamples = raw.threadSamples;
     s.errors = raw.errors;
     s.missed = raw.missed;
@@ -64,7 +64,7 @@ RecordingSummary toRecordingSummary(const RawSamplerStats& raw) {
     r.sampleRate = s.achievedRateOverall;
     r.errorRatePct = s.errorPct;
     r.missedPct = s.missedPct;
-    r.samples = raw.ticks;
+    r.ticks = raw.ticks;
     r.threadSamples = raw.threadSamples;
     r.hasErrorRate = true;
     r.hasMissed = true;

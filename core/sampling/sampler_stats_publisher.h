@@ -16,7 +16,7 @@ struct RawSamplerStats {
     uint64_t startUs = 0;
     uint64_t lastTickUs = 0; // time of the latest tick (or of the stop)
     uint64_t ticks = 0;      // attempted reads
-    uint64_t samples = 0;    // successful reads
+    uint64_t okTicks = 0;    // successful reads
     uint64_t threadSamples = 0;
     uint64_t errors = 0;
     uint64_t missed = 0;

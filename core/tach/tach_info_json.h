@@ -4,17 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <string>
-
 namespace gilscope {
 
 // CPython's BinaryReader.get_info() dict, same keys and nulls.
 nlohmann::ordered_json tachInfoJson(const TachInfo& info);
 // CPython's reader get_stats() dict.
 nlohmann::ordered_json tachReaderStatsJson(const TachRecordStats& stats);
-// A human-readable summary for `gilscope info` (header, statistics, counts).
-std::string tachInfoText(const TachInfo& info);
-
-const char* profilingModeName(int mode); // "wall", "cpu", ... or "unknown"
 
 } // namespace gilscope

@@ -102,7 +102,8 @@ namespace gilscope {
 
 int cleanStaleGilscopeTempDirs() {
     int removed = 0;
-    for (const char* prefix : {"gilscope-gecko", "gilscope-live", "gilscope-run"})
+    for (const char* prefix : {temp_prefix::kGeckoSpill, temp_prefix::kLiveCopy,
+                               temp_prefix::kRunHook, temp_prefix::kAnalysis})
         removed += cleanStaleTempDirs(prefix);
     return removed;
 }

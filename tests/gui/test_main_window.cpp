@@ -92,8 +92,9 @@ struct Harness {
 
 // This process's private recording copies (RecordingSession's TempDirs) that exist now.
 int liveCopyDirs() {
-    const QString prefix =
-        QStringLiteral("gilscope-live-%1-").arg(QCoreApplication::applicationPid());
+    const QString prefix = QStringLiteral("%1-%2-")
+                               .arg(gilscope::temp_prefix::kLiveCopy)
+                               .arg(QCoreApplication::applicationPid());
     return QDir(QString::fromStdString(gilscope::systemTempDir().string()))
         .entryList({prefix + QLatin1Char('*')}, QDir::Dirs | QDir::Hidden)
         .size();
@@ -219,7 +220,7 @@ private slots:
         // Live figures and timelines, refreshed by the window's timer.
         auto* samplesLabel = h.window.findChild<QLabel*>(QStringLiteral("sampleCount"));
         QVERIFY(samplesLabel);
-        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples > 200, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().okTicks > 200, 60000);
         QVERIFY(samplesLabel->text() != QStringLiteral("–"));
         QCOMPARE(h.window.figures()->stats().requestedRateHz, 1000.0);
         // The rate chart plots requested and achieved rates, several times a second.
@@ -272,7 +273,7 @@ private slots:
         START_HOST_TARGET_AND_SELECT(last, "gil_contention.py");
         startRecording(h, target.pid());
         if (QTest::currentTestFailed()) return;
-        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples > 500, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().okTicks > 500, 60000);
         QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
 
         QTemporaryDir dir;
@@ -387,7 +388,7 @@ private slots:
         startRecording(h, target.pid());
         if (QTest::currentTestFailed()) return;
         QVERIFY(!h.window.rateBox()->isEnabled()); // fixed while recording
-        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples > 200, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().okTicks > 200, 60000);
         QCOMPARE(h.window.figures()->stats().requestedRateHz, 2500.0);
         QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
         QVERIFY(h.window.rateBox()->isEnabled());
@@ -435,7 +436,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 60000);
         QVERIFY2(h.window.statusText().contains(QStringLiteral("exited")),
                  qPrintable(h.window.statusText()));
-        QVERIFY(h.window.figures()->stats().samples > 0);
+        QVERIFY(h.window.figures()->stats().okTicks > 0);
         QVERIFY(totalTimelineSamples(h.window.timeline()->snapshot()) > 0);
         QTemporaryDir dir;
         exportAndCheck(h, dir.filePath(QStringLiteral("exited.json")));

@@ -446,7 +446,7 @@ private slots:
         QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
         QTRY_VERIFY_WITH_TIMEOUT(h.window.recording(), 60000);
         // Enough samples that every state shows: in-except has an exception throughout.
-        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().samples >= 500, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().okTicks >= 500, 60000);
         QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
         QTRY_VERIFY_WITH_TIMEOUT(!h.window.recording(), 30000);
         QVERIFY(h.window.exportAction()->isEnabled());

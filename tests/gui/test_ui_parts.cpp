@@ -192,10 +192,10 @@ private slots:
         gilscope::SamplerStats s;
         s.requestedRateHz = 1000;
         s.elapsedSec = 10;
-        s.samples = 10000;
+        s.okTicks = 10000;
         history.add(s); // baseline
         s.elapsedSec = 11;
-        s.samples += 890;
+        s.okTicks += 890;
         s.errors += 10;
         s.missed += 100;
         history.add(s);

@@ -58,7 +58,8 @@ class TestGeckoCollector : public QObject {
 private slots:
     void initTestCase() {
         // A spill directory left by a gilscope that no longer runs (pid beyond pid_max).
-        staleDir_ = systemTempDir() / "gilscope-gecko-2147483646-stale1";
+        staleDir_ =
+            systemTempDir() / (std::string(temp_prefix::kGeckoSpill) + "-2147483646-stale1");
         fs::create_directories(staleDir_);
     }
 
@@ -139,8 +140,9 @@ private slots:
             feed.add(7, 0, {feed.frame("a.py", 1, "a")}, {10});
             spill = collector.spillDirectory();
             QVERIFY(fs::is_directory(spill));
-            QCOMPARE(spill.filename().string().rfind(
-                         "gilscope-gecko-" + std::to_string(::getpid()) + "-", 0),
+            QCOMPARE(spill.filename().string().rfind(std::string(temp_prefix::kGeckoSpill) + "-" +
+                                                         std::to_string(::getpid()) + "-",
+                                                     0),
                      size_t(0));
         }
         QVERIFY(!fs::exists(spill));

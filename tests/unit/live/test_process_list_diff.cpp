@@ -69,6 +69,20 @@ private slots:
         QCOMPARE(c.removedRows, std::vector<size_t>{0});
         QCOMPARE(c.appended.size(), size_t(1));
     }
+
+    // What the process model merges by: each listed process's row in the scan, even
+    // when nothing shown changed (its CPU time moves), and the scan's new rows.
+    void matchGivesEachSurvivorItsFreshRow() {
+        const std::vector<PythonProcessInfo> current{proc(1), proc(2), proc(3)};
+        auto busier = proc(3);
+        busier.cpuSeconds = 5;
+        const auto m = matchProcessLists(current, {proc(9), busier, proc(1)});
+        QCOMPARE(m.freshRowOf.size(), size_t(3));
+        QCOMPARE(m.freshRowOf[0], std::optional<size_t>(2));
+        QCOMPARE(m.freshRowOf[1], std::optional<size_t>());
+        QCOMPARE(m.freshRowOf[2], std::optional<size_t>(1));
+        QCOMPARE(m.newRows, std::vector<size_t>{0});
+    }
 };
 
 QTEST_GUILESS_MAIN(TestProcessListDiff)

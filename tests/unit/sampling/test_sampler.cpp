@@ -53,7 +53,7 @@ private slots:
         QCOMPARE(st.minIntervalUs, 1000.0);
         QCOMPARE(st.maxIntervalUs, 1000.0);
         QCOMPARE(st.meanIntervalUs, 1000.0);
-        QCOMPARE(st.samples, uint64_t(1000));
+        QCOMPARE(st.okTicks, uint64_t(1000));
         QVERIFY(!st.running);
         QCOMPARE(sink.begins, 1);
         QCOMPARE(sink.finishes, 1);
@@ -82,7 +82,7 @@ private slots:
             QCOMPARE((sink.timestamps[i] - kStart) % 1000, uint64_t(0));
         const SamplerStats st = sampler.stats();
         QCOMPARE(st.missed, uint64_t(2));
-        QCOMPARE(st.samples, uint64_t(20));
+        QCOMPARE(st.okTicks, uint64_t(20));
         QCOMPARE(st.missedPct, 100.0 * 2 / 22);
         QCOMPARE(st.maxIntervalUs, 3500.0);
         QCOMPARE(st.minIntervalUs, 500.0);
@@ -168,7 +168,7 @@ private slots:
         QCOMPARE(sink.timestamps.size(), size_t(250)); // deadlines 0, 2000, ... 498000
         const RecordingSummary s = sampler.summary();
         QCOMPARE(s.durationSec, 0.5);
-        QCOMPARE(s.samples, uint64_t(250));
+        QCOMPARE(s.ticks, uint64_t(250));
         QCOMPARE(s.sampleRate, 500.0);
         QCOMPARE(sink.finishes, 1);
     }
@@ -187,10 +187,10 @@ private slots:
         QCOMPARE(sampler.wait(), StopReason::TargetExited);
         const SamplerStats st = sampler.stats();
         QCOMPARE(st.errors, uint64_t(100));
-        QCOMPARE(st.samples, uint64_t(300));
+        QCOMPARE(st.okTicks, uint64_t(300));
         QCOMPARE(st.errorPct, 25.0);
         QCOMPARE(sink.timestamps.size(), size_t(300));
-        QCOMPARE(sink.summary.samples, uint64_t(400)); // ticks, as CPython counts them
+        QCOMPARE(sink.summary.ticks, uint64_t(400)); // ticks, as CPython counts them
         QCOMPARE(sink.summary.errorRatePct, 25.0);
     }
 
@@ -235,17 +235,17 @@ private slots:
         RecordingSink sink;
         Sampler sampler(source, sink, SamplerOptions{200, 0, {}});
         sampler.start();
-        uint64_t lastSamples = 0;
+        uint64_t lastOkTicks = 0;
         int reads = 0;
         // Read while it records 500 samples (0.1 s at 5 kHz on an idle machine; the cap is
         // only there so a sampler that never samples fails instead of hanging).
         const auto cap = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-        while (lastSamples < 500 && std::chrono::steady_clock::now() < cap) {
+        while (lastOkTicks < 500 && std::chrono::steady_clock::now() < cap) {
             const SamplerStats st = sampler.stats();
-            QVERIFY(st.samples >= lastSamples);
-            QVERIFY(st.samples == st.threadSamples); // one thread: a torn snapshot would differ
+            QVERIFY(st.okTicks >= lastOkTicks);
+            QVERIFY(st.okTicks == st.threadSamples); // one thread: a torn snapshot would differ
             QVERIFY(st.running);
-            lastSamples = st.samples;
+            lastOkTicks = st.okTicks;
             ++reads;
         }
         QVERIFY(sampler.running());
@@ -253,7 +253,7 @@ private slots:
         QCOMPARE(sampler.wait(), StopReason::Requested);
         const SamplerStats st = sampler.stats();
         QVERIFY(!st.running);
-        QVERIFY(st.samples >= 500);
+        QVERIFY(st.okTicks >= 500);
         QVERIFY(st.samplerCpuSec > 0);
         QCOMPARE(sink.finishes, 1);
         QVERIFY(reads > 100);
@@ -265,7 +265,7 @@ private slots:
         Sampler sampler(source, sink, SamplerOptions{5000000, 0, {}}); // one tick per 5 s
         sampler.start();
         // The first tick is at once; then the sampler sleeps towards the next one, 5 s away.
-        QTRY_VERIFY_WITH_TIMEOUT(sampler.stats().samples == 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(sampler.stats().okTicks == 1, 60000);
         const auto t0 = std::chrono::steady_clock::now();
         sampler.requestStop();
         QCOMPARE(sampler.wait(), StopReason::Requested);

@@ -218,9 +218,9 @@ private slots:
     void staleTempDirsOfOtherUsersAreKept() {
         const pid_t dead = deadPid();
         const fs::path ours =
-            systemTempDir() / ("gilscope-gecko-" + std::to_string(dead) + "-aaaaaa");
+            systemTempDir() / (temp_prefix::kGeckoSpill + ("-" + std::to_string(dead)) + "-aaaaaa");
         const fs::path theirs =
-            systemTempDir() / ("gilscope-live-" + std::to_string(dead) + "-bbbbbb");
+            systemTempDir() / (temp_prefix::kLiveCopy + ("-" + std::to_string(dead)) + "-bbbbbb");
         fs::create_directory(ours);
         fs::create_directory(theirs);
         const bool root = ::geteuid() == 0;
