@@ -1,7 +1,6 @@
 #include "app/commands/record_options.h"
 
 #include "app/commands/cli_arguments.h"
-#include "app/commands/default_output_path.h"
 #include "core/pstats/pstats_collector.h"
 #include "core/sampling/rate_parser.h"
 
@@ -203,10 +202,12 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     if (parser.isSet("jsonl")) o.format = OutputFormat::Jsonl;
     if (auto s = readPstatsOptions(parser, o); !s) return s.error();
 
-    o.compression = parser.value("compression").toStdString();
-    if (o.compression != "auto" && o.compression != "zstd" && o.compression != "none")
+    const std::string compression = parser.value("compression").toStdString();
+    if (auto c = parseCompression(compression))
+        o.compression = *c;
+    else
         return makeError(ErrorKind::BadArguments, "argument --compression: invalid choice: '" +
-                                                      o.compression +
+                                                      compression +
                                                       "' (choose from 'auto', 'zstd', 'none')");
     if (parser.isSet("compression") && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments, "--compression is only valid with --binary");
@@ -217,46 +218,6 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
         return makeError(ErrorKind::BadArguments,
                          "--opcodes is only compatible with --gecko, --binary.");
     return o;
-}
-
-const char* formatName(OutputFormat f) {
-    switch (f) {
-    case OutputFormat::Pstats:
-        return "pstats";
-    case OutputFormat::Jsonl:
-        return "jsonl";
-
-    case OutputFormat::Collapsed:
-        return "collapsed";
-    case OutputFormat::Gecko:
-        return "gecko";
-    case OutputFormat::Binary:
-        return "binary";
-    }
-    return "collapsed";
-}
-
-static const char* formatExtension(OutputFormat f) {
-    switch (f) {
-    case OutputFormat::Pstats:
-        return "pstats";
-    case OutputFormat::Jsonl:
-        return "jsonl";
-
-    case OutputFormat::Collapsed:
-        return "txt";
-    case OutputFormat::Gecko:
-        return "json";
-    case OutputFormat::Binary:
-        return "bin";
-    }
-    return "txt";
-}
-
-std::filesystem::path outputPath(const RecordOptions& options, int pid) {
-    if (options.format == OutputFormat::Pstats && options.output.empty()) return {};
-    return defaultOutputPath(options.output, formatName(options.format), pid,
-                             formatExtension(options.format));
 }
 
 bool recordOptionTakesValue(const QString& name) {

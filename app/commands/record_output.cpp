@@ -140,8 +140,8 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptio
                                                                const fs::path& destination) {
     if (options.format == OutputFormat::Binary) {
         TachWriterOptions t;
-        t.compression =
-            options.compression == "none" ? TachCompression::None : TachCompression::Zstd;
+        t.compression = options.compression == Compression::None ? TachCompression::None
+                                                                 : TachCompression::Zstd;
         auto file = AtomicFile::create(destination, {.needsSeek = true});
         if (!file) return file.error();
         const bool toStdout = file->isStdout();
