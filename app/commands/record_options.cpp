@@ -61,8 +61,8 @@ ReadOptions RecordOptions::readOptions() const {
     return r;
 }
 
-void addRecordOptions(QCommandLineParser& parser) {
-    parser.addOptions({
+const QList<QCommandLineOption>& recordOptions() {
+    static const QList<QCommandLineOption> table{
         {{"r", "sampling-rate"},
          "Sampling rate: a number of Hz, or with a suffix: 10khz, 10k, 500hz (default 1khz).",
          "RATE",
@@ -116,7 +116,18 @@ void addRecordOptions(QCommandLineParser& parser) {
          "Keep at most N frames of a stack (default 1536, CPython's bound): a deeper one keeps "
          "its leaf frames and root frames around a '<truncated: K frames>' frame.",
          "N", "1536"},
-    });
+    };
+    return table;
+}
+
+void addRecordOptions(QCommandLineParser& parser) {
+    parser.addOptions(recordOptions());
+}
+
+bool optionTakesValue(const QList<QCommandLineOption>& options, const QString& name) {
+    for (const QCommandLineOption& o : options)
+        if (o.names().contains(name)) return !o.valueName().isEmpty();
+    return false;
 }
 
 Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
@@ -218,13 +229,6 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
         return makeError(ErrorKind::BadArguments,
                          "--opcodes is only compatible with --gecko, --binary.");
     return o;
-}
-
-bool recordOptionTakesValue(const QString& name) {
-    static const QStringList withValue = {"r",           "sampling-rate", "d",           "duration",
-                                          "o",           "output",        "compression", "python",
-                                          "rt-priority", "mode",          "max-depth"};
-    return withValue.contains(name);
 }
 
 } // namespace gilscope::cli

@@ -34,14 +34,17 @@ struct RecordOptions : OutputOptions {
     ReadOptions readOptions() const;
 };
 
-// Adds -r, -d, -a, --mode, --opcodes, --realtime-stats, --max-depth, -o and the format flags.
+// Adds recordOptions(): -r, -d, -a, --mode, --opcodes, --realtime-stats, --max-depth, -o and the
+// format flags.
 void addRecordOptions(QCommandLineParser& parser);
 // Reads and validates them after parser.process(); errors carry CPython's wording
 // where CPython has one.
 Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser);
 
-// Whether option `name` (without dashes) of a record command takes a value; used to
-// find where `run`'s target starts in the raw arguments.
-bool recordOptionTakesValue(const QString& name);
+// The one table of the record options, in --help order.
+const QList<QCommandLineOption>& recordOptions();
+// Whether option `name` (without dashes) of `options` takes a value; `run` finds where
+// its target starts in the raw arguments with it.
+bool optionTakesValue(const QList<QCommandLineOption>& options, const QString& name);
 
 } // namespace gilscope::cli

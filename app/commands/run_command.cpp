@@ -16,6 +16,15 @@ namespace gilscope::cli {
 
 namespace {
 
+// run's own options, before the record options in --help.
+const QList<QCommandLineOption>& runOptions() {
+    static const QList<QCommandLineOption> table{
+        {{"m", "module"}, "Run TARGET as a module (like python -m)."},
+        {"python", "Interpreter for TARGET (default: python3 on PATH).", "PATH", "python3"},
+    };
+    return table;
+}
+
 // True when the arguments put "--" before any positional argument (COMMAND form).
 bool commandForm(const QStringList& args) {
     for (qsizetype i = 1; i < args.size(); ++i) {
@@ -24,7 +33,8 @@ bool commandForm(const QStringList& args) {
         if (!a.startsWith('-') || a == "-") return false;
         QString name = a.mid(a.startsWith("--") ? 2 : 1);
         if (name.contains('=')) continue;
-        if (recordOptionTakesValue(name)) ++i; // skip its value
+        if (optionTakesValue(runOptions(), name) || optionTakesValue(recordOptions(), name))
+            ++i; // skip its value
     }
     return false;
 }
@@ -43,9 +53,7 @@ int runRun(const QStringList& args) {
         "it from its first line. Exits with the target's exit code.");
     parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsPositionalArguments);
     parser.addHelpOption();
-    parser.addOption({{"m", "module"}, "Run TARGET as a module (like python -m)."});
-    parser.addOption(
-        {"python", "Interpreter for TARGET (default: python3 on PATH).", "PATH", "python3"});
+    parser.addOptions(runOptions());
     addRecordOptions(parser);
     parser.addPositionalArgument("target", "Script file or module name; or, after --, a command.",
                                  "[-m] TARGET [ARGS...] | -- COMMAND [ARGS...]");

@@ -197,6 +197,17 @@ private slots:
         QVERIFY2(r.err.contains("code 2"), qPrintable(r.err));
     }
 
+    // Every record option that takes a value is skipped when looking for the "--" of the
+    // COMMAND form. Old: a second hand-kept list lacked --sort and -l/--limit, so this
+    // ran `python3 sh -c "exit 3"`.
+    void runFindsTheCommandAfterOptionsWithValues() {
+        const auto r = runGilscope(
+            {"run", "--pstats", "--sort", "name", "-l", "3", "--", "sh", "-c", "exit 3"}, q(d()),
+            kShortRunMs);
+        QVERIFY2(r.exitCode == 3, qPrintable(describe(r)));
+        QVERIFY2(r.err.contains("code 3"), qPrintable(r.err));
+    }
+
     // Old: blocked forever in open() waiting for a writer.
     void fifoAsInputFailsAtOnce() {
         const fs::path fifo = d() / "f.bin";
