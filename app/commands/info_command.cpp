@@ -2,11 +2,10 @@
 // TACHSTAT statistics, table counts and record statistics (from a full decode).
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
+#include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
 #include "core/tach/tach_info_json.h"
 #include "core/tach/tach_reader.h"
-
-#include <QCommandLineParser>
 
 #include <csignal>
 #include <cstdio>
@@ -31,23 +30,17 @@ struct DiscardSink final : SampleSink {
 };
 
 int runInfo(const QStringList& args) {
-    QCommandLineParser parser;
-    parser.setApplicationDescription("Show what a binary (.bin) recording holds.");
-    parser.addHelpOption();
+    CommandLine cli("info", "Show what a binary (.bin) recording holds.");
+    QCommandLineParser& parser = cli.parser();
     parser.addPositionalArgument("input", "The .bin file.");
     const QCommandLineOption json("json",
                                   "Print JSON: CPython's get_info() keys plus \"reader_stats\".");
     const QCommandLineOption noDecode("no-decode",
                                       "Skip decoding the records (no record statistics).");
     parser.addOptions({json, noDecode});
-    if (!parser.parse(args))
-        return failUsage("info: " + parser.errorText() + " (see gilscope info --help)");
-    if (parser.isSet("help")) {
-        std::printf("%s", parser.helpText().toLocal8Bit().constData());
-        return 0;
-    }
+    if (auto done = cli.parse(args)) return *done;
     if (parser.positionalArguments().size() != 1)
-        return failUsage("info: expected one input file (see gilscope info --help)");
+        return cli.usageErrorSeeHelp("expected one input file");
     const fs::path input = argumentPath(parser.positionalArguments()[0]);
     std::error_code ec;
     if (!fs::exists(input, ec))

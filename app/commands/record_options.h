@@ -37,7 +37,7 @@ struct RecordOptions : OutputOptions {
 // Adds recordOptions(): -r, -d, -a, --mode, --opcodes, --realtime-stats, --max-depth, -o and the
 // format flags.
 void addRecordOptions(QCommandLineParser& parser);
-// Reads and validates them after parser.process(); errors carry CPython's wording
+// Reads and validates them once the command line is parsed; errors carry CPython's wording
 // where CPython has one.
 Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser);
 

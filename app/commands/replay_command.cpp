@@ -2,6 +2,7 @@
 // recording, as `python -m profiling.sampling replay` does, with its progress on stderr.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
+#include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
 #include "app/commands/default_output_path.h"
 #include "core/collapsed/collapsed_writer.h"
@@ -11,8 +12,6 @@
 #include "core/sample/thread_status.h"
 #include "core/tach/tach_reader.h"
 #include "core/util/utf8.h"
-
-#include <QCommandLineParser>
 
 #include <csignal>
 #include <cstdio>
@@ -70,9 +69,8 @@ fs::path outputPath(const QString& option, const char* format, const char* ext) 
 }
 
 int runReplay(const QStringList& args) {
-    QCommandLineParser parser;
-    parser.setApplicationDescription("Convert a binary (.bin) recording to another format.");
-    parser.addHelpOption();
+    CommandLine cli("replay", "Convert a binary (.bin) recording to another format.");
+    QCommandLineParser& parser = cli.parser();
     parser.addPositionalArgument("input",
                                  "The .bin file written by `--binary` (gilscope or CPython 3.15).");
     const QCommandLineOption gecko("gecko", "Write a Firefox Profiler (Gecko) JSON profile.");
@@ -87,28 +85,27 @@ int runReplay(const QStringList& args) {
     const QCommandLineOption noSummary("no-summary", "--pstats table without the summary.");
     const QCommandLineOption jsonlOpt("jsonl", "Write newline-delimited JSON (CPython's schema).");
     parser.addOptions({gecko, collapsed, pstatsOpt, jsonlOpt, sort, limit, noSummary, output});
-    if (auto done = parseCommandLine(parser, args, "replay")) return *done;
+    if (auto done = cli.parse(args)) return *done;
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 1)
-        return failUsage("replay: expected one input file (see gilscope replay --help)");
+    if (positional.size() != 1) return cli.usageErrorSeeHelp("expected one input file");
     if (int(parser.isSet(gecko)) + int(parser.isSet(collapsed)) + int(parser.isSet(pstatsOpt)) +
             int(parser.isSet(jsonlOpt)) !=
         1)
-        return failUsage("replay: choose exactly one output format: --gecko, --collapsed, "
-                         "--pstats or --jsonl");
+        return cli.usageError("choose exactly one output format: --gecko, --collapsed, --pstats "
+                              "or --jsonl");
     pstats::TableOptions table;
     if (parser.isSet(sort) && !pstats::parseSort(parser.value(sort).toStdString(), table.sort))
-        return failUsage("replay: argument --sort: invalid choice: '" + parser.value(sort) + "'");
+        return cli.usageError("argument --sort: invalid choice: '" + parser.value(sort) + "'");
     bool limitOk = true;
     if (parser.isSet(limit)) table.limit = parser.value(limit).toLong(&limitOk);
     if (!limitOk)
-        return failUsage("replay: argument -l/--limit: invalid int value: '" + parser.value(limit) +
-                         "'");
+        return cli.usageError("argument -l/--limit: invalid int value: '" + parser.value(limit) +
+                              "'");
     table.summary = !parser.isSet(noSummary);
     table.color = pstats::canColorize(STDOUT_FILENO);
     if (!parser.isSet(pstatsOpt) &&
         (parser.isSet(sort) || parser.isSet(limit) || parser.isSet(noSummary)))
-        return failUsage("replay: --sort, --limit and --no-summary are only valid with --pstats");
+        return cli.usageError("--sort, --limit and --no-summary are only valid with --pstats");
 
     const fs::path input = argumentPath(positional[0]);
     std::error_code ec;

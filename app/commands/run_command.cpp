@@ -3,12 +3,11 @@
 // and exits with the target's exit code, as `python -m profiling.sampling run` does.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
+#include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
 #include "app/commands/record_options.h"
 #include "app/commands/record_session.h"
 #include "core/launch/gated_child.h"
-
-#include <QCommandLineParser>
 
 #include <csignal>
 
@@ -47,17 +46,16 @@ std::vector<std::string> toStd(const QStringList& list) {
 }
 
 int runRun(const QStringList& args) {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        "Run a Python script or module (or, after --, any command that starts Python) and record "
-        "it from its first line. Exits with the target's exit code.");
+    CommandLine cli("run", "Run a Python script or module (or, after --, any command that starts "
+                           "Python) and record it from its first line. Exits with the target's "
+                           "exit code.");
+    QCommandLineParser& parser = cli.parser();
     parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsPositionalArguments);
-    parser.addHelpOption();
     parser.addOptions(runOptions());
     addRecordOptions(parser);
     parser.addPositionalArgument("target", "Script file or module name; or, after --, a command.",
                                  "[-m] TARGET [ARGS...] | -- COMMAND [ARGS...]");
-    if (auto done = parseCommandLine(parser, args, "run")) return *done;
+    if (auto done = cli.parse(args)) return *done;
     // Releasing the startup gate of a command that already exited writes to a pipe
     // nobody reads: that must not kill us before we forward the command's exit code.
     std::signal(SIGPIPE, SIG_IGN);
@@ -69,13 +67,13 @@ int runRun(const QStringList& args) {
     std::vector<std::string> argv;
     if (commandForm(args)) {
         if (parser.isSet("module") || parser.isSet("python"))
-            return failUsage(
-                "run: -m and --python do not apply to '-- COMMAND'; put them in the command");
-        if (positional.isEmpty()) return failUsage("run: expected a command after --");
+            return cli.usageError(
+                "-m and --python do not apply to '-- COMMAND'; put them in the command");
+        if (positional.isEmpty()) return cli.usageError("expected a command after --");
         argv = toStd(positional);
     } else {
         if (positional.isEmpty())
-            return failUsage("run: the following arguments are required: target");
+            return cli.usageError("the following arguments are required: target");
         QStringList cmd{parser.value("python")};
         if (parser.isSet("module")) cmd << "-m";
         cmd << positional;
