@@ -4,12 +4,13 @@
 #include "app/commands/cli_output.h"
 #include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
+#include "app/commands/record_interrupts.h"
 #include "core/tach/tach_info_json.h"
 #include "core/tach/tach_reader.h"
 
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 namespace gilscope::cli {
 
@@ -18,11 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr uint64_t kLargeSampleCount = 10'000'000; // about a second of decoding
-
-CancelToken g_cancel; // Ctrl-C stops a long decode
-extern "C" void onInfoInterrupt(int) {
-    g_cancel.cancel();
-}
 
 // Decodes every record without keeping anything, to count record kinds.
 struct DiscardSink final : SampleSink {
@@ -49,8 +45,7 @@ int runInfo(const QStringList& args) {
     auto reader = TachReader::open(input);
     if (!reader) return fail(reader.error());
     const bool text = !parser.isSet(json);
-    std::signal(SIGINT, onInfoInterrupt);
-    std::signal(SIGTERM, onInfoInterrupt);
+    const InterruptGuard interrupts(FirstInterrupt::Cancels); // Ctrl-C stops a long decode
     // The header (and its sample count) first: decoding a large file takes a while.
     if (text) {
         std::printf("%s", tachInfoText(reader->info()).c_str());
@@ -64,7 +59,8 @@ int runInfo(const QStringList& args) {
                          "skips this; Ctrl-C stops it)\n",
                          static_cast<unsigned long long>(reader->info().sampleCount));
         DiscardSink sink;
-        if (auto n = reader->replay(sink, {}, &g_cancel); !n) decodeError = n.error();
+        if (auto n = reader->replay(sink, {}, &interrupts.abortToken()); !n)
+            decodeError = n.error();
     }
 
     if (!text) {

@@ -5,6 +5,7 @@
 #include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
 #include "app/commands/default_output_path.h"
+#include "app/commands/record_interrupts.h"
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/jsonl/jsonl_writer.h"
@@ -13,7 +14,6 @@
 #include "core/tach/tach_reader.h"
 #include "core/util/utf8.h"
 
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -25,11 +25,6 @@ namespace gilscope::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-CancelToken g_cancel; // set by SIGINT so outputs are discarded cleanly
-extern "C" void onInterrupt(int) {
-    g_cancel.cancel();
-}
 
 std::string withThousands(uint64_t v) {
     std::string digits = std::to_string(v), out;
@@ -132,8 +127,7 @@ int runReplay(const QStringList& args) {
         file.emplace(std::move(made.value()));
         if (file->isStdout()) sendMessagesToStderr();
     }
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    const InterruptGuard interrupts(FirstInterrupt::Cancels);
 
     std::fprintf(stderr, "Replaying %llu samples from %s\n",
                  static_cast<unsigned long long>(info.sampleCount),
@@ -156,7 +150,7 @@ int runReplay(const QStringList& args) {
                                   : collapsedSink;
 
     ProgressBar bar;
-    auto replayed = reader->replay(sink, std::ref(bar), &g_cancel);
+    auto replayed = reader->replay(sink, std::ref(bar), &interrupts.abortToken());
     std::fprintf(stderr, "\n");
     if (!replayed) return fail(replayed.error());
     std::fprintf(stderr, "Replayed %llu samples\n", static_cast<unsigned long long>(*replayed));
@@ -169,7 +163,7 @@ int runReplay(const QStringList& args) {
         pstatsSink.printTable(stdout, table);
         return 0;
     }
-    Status written = toGecko    ? geckoSink.exportTo(std::move(*file), {}, &g_cancel)
+    Status written = toGecko    ? geckoSink.exportTo(std::move(*file), {}, &interrupts.abortToken())
                      : toPstats ? pstatsSink.writeTo(std::move(*file))
                      : toJsonl  ? jsonlSink.writeTo(std::move(*file))
                                 : collapsedSink.writeTo(std::move(*file));
