@@ -1,7 +1,5 @@
 #include "app/commands/output_options.h"
 
-#include "app/commands/default_output_path.h"
-
 namespace gilscope::cli {
 
 namespace {
@@ -62,8 +60,15 @@ std::optional<Compression> parseCompression(std::string_view name) {
 
 fs::path outputPath(const OutputOptions& options, int pid) {
     if (options.format == OutputFormat::Pstats && options.output.empty()) return {};
-    return defaultOutputPath(options.output, formatName(options.format), pid,
-                             formatExtension(options.format));
+    // CPython's naming: {format}_{pid}.{ext} without -o, and inside the directory -o
+    // names; otherwise -o itself.
+    const std::string name = std::string(formatName(options.format)) + "_" + std::to_string(pid) +
+                             "." + formatExtension(options.format);
+    if (options.output.empty()) return name;
+    const fs::path option(options.output);
+    std::error_code ec;
+    if (fs::is_directory(option, ec)) return option / name;
+    return option;
 }
 
 } // namespace gilscope::cli
