@@ -48,8 +48,8 @@ std::vector<std::string> childProfilerArguments(const RecordOptions& o) {
     if (o.maxDepth != ReadOptions{}.maxDepth)
         a.insert(a.end(), {"--max-depth", std::to_string(o.maxDepth)});
     a.push_back(std::string("--") + formatName(o.format));
-    if (o.format == OutputFormat::Binary && o.compression != "auto")
-        a.insert(a.end(), {"--compression", o.compression});
+    if (o.format == OutputFormat::Binary && o.compression != Compression::Auto)
+        a.insert(a.end(), {"--compression", compressionName(o.compression)});
     if (o.format == OutputFormat::Pstats) {
         a.insert(a.end(), {"--sort", o.sort, "--limit", std::to_string(o.limit)});
         if (!o.summary) a.push_back("--no-summary");

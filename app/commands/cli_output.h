@@ -3,10 +3,7 @@
 #include "core/common/error.h"
 #include "core/util/utf8.h"
 
-#include <QCommandLineParser>
 #include <QString>
-
-#include <optional>
 
 #include <cstdio>
 #include <string>
@@ -36,21 +33,6 @@ inline int fail(const Error& e) {
 inline int failUsage(const QString& message) {
     std::fprintf(stderr, "gilscope: %s\n", message.toLocal8Bit().constData());
     return exitCodeFor(ErrorKind::BadArguments);
-}
-
-// Parses a command's arguments; an exit code when the command is done already (a bad
-// option: 2, as for every usage error; --help: 0). QCommandLineParser::process() would
-// exit 1 on an unknown option.
-inline std::optional<int> parseCommandLine(QCommandLineParser& parser, const QStringList& args,
-                                           const char* command) {
-    if (!parser.parse(args))
-        return failUsage(QString::fromUtf8(command) + ": " + parser.errorText() +
-                         " (see gilscope " + QString::fromUtf8(command) + " --help)");
-    if (parser.isSet("help")) {
-        std::printf("%s", parser.helpText().toLocal8Bit().constData());
-        return 0;
-    }
-    return std::nullopt;
 }
 
 } // namespace gilscope::cli

@@ -7,7 +7,7 @@
 namespace gilscope::cli {
 
 // A headless subcommand. `args` holds the subcommand name first, then its arguments,
-// ready for QCommandLineParser::process().
+// ready for CommandLine::parse().
 struct Command {
     const char* name;
     const char* summary;

@@ -1,13 +1,12 @@
 // gilscope dump PID [-a] [--json]: prints each thread's current Python stack once,
 // as `py-spy dump` does. Without -a only the main thread, as CPython does.
 #include "app/commands/cli_output.h"
+#include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
 #include "core/remote/live_stack_source.h"
 #include "core/remote/process_scanner.h"
 #include "core/sample/thread_status.h"
 #include "core/util/utf8.h"
-
-#include <QCommandLineParser>
 
 #include <nlohmann/json.hpp>
 
@@ -99,9 +98,8 @@ void printText(const StackSource& src, const FrameRegistry& reg,
 }
 
 int runDump(const QStringList& args) {
-    QCommandLineParser parser;
-    parser.setApplicationDescription("Print the current Python stack of a running process once.");
-    parser.addHelpOption();
+    CommandLine cli("dump", "Print the current Python stack of a running process once.");
+    QCommandLineParser& parser = cli.parser();
     const QCommandLineOption all({"a", "all-threads"}, "Show every thread (default: main thread).");
     const QCommandLineOption json("json", "Print JSON instead of text.");
     const QCommandLineOption opcodes("opcodes", "Include the current opcode of each frame.");
@@ -112,28 +110,22 @@ int runDump(const QStringList& args) {
         "N", "1536");
     parser.addOptions({all, json, opcodes, maxDepth});
     parser.addPositionalArgument("pid", "Process ID to read.");
-    if (!parser.parse(args))
-        return failUsage("dump: " + parser.errorText() + " (see gilscope dump --help)");
-    if (parser.isSet("help")) {
-        std::printf("%s", parser.helpText().toLocal8Bit().constData());
-        return 0;
-    }
+    if (auto done = cli.parse(args)) return *done;
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 1)
-        return failUsage("dump: expected exactly one PID (see gilscope dump --help)");
+    if (positional.size() != 1) return cli.usageErrorSeeHelp("expected exactly one PID");
     bool ok = false;
     const int pid = positional[0].toInt(&ok);
     if (!ok || pid <= 0)
-        return failUsage("dump: argument pid: invalid int value: '" + positional[0] + "'");
+        return cli.usageError("argument pid: invalid int value: '" + positional[0] + "'");
 
     ReadOptions options;
     options.allThreads = parser.isSet(all);
     options.opcodes = parser.isSet(opcodes);
     const qulonglong depth = parser.value(maxDepth).toULongLong(&ok);
     if (!ok || depth < 3 || depth > (1u << 20))
-        return failUsage("dump: argument --max-depth: expected a number of frames from 3 to "
-                         "1048576, got '" +
-                         parser.value(maxDepth) + "'");
+        return cli.usageError("argument --max-depth: expected a number of frames from 3 to "
+                              "1048576, got '" +
+                              parser.value(maxDepth) + "'");
     options.maxDepth = depth;
     auto source = openLiveProcess(pid, options);
     if (!source) return fail(source.error());

@@ -2,16 +2,16 @@
 // TACHSTAT statistics, table counts and record statistics (from a full decode).
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
+#include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
+#include "app/commands/record_interrupts.h"
 #include "core/tach/tach_describe.h"
 #include "core/tach/tach_info_json.h"
 #include "core/tach/tach_reader.h"
 
-#include <QCommandLineParser>
-
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 namespace gilscope::cli {
 
@@ -21,34 +21,23 @@ namespace fs = std::filesystem;
 
 constexpr uint64_t kLargeSampleCount = 10'000'000; // about a second of decoding
 
-CancelToken g_cancel; // Ctrl-C stops a long decode
-extern "C" void onInfoInterrupt(int) {
-    g_cancel.cancel();
-}
-
 // Decodes every record without keeping anything, to count record kinds.
 struct DiscardSink final : SampleSink {
     void addBatch(const SampleBatch&) override {}
 };
 
 int runInfo(const QStringList& args) {
-    QCommandLineParser parser;
-    parser.setApplicationDescription("Show what a binary (.bin) recording holds.");
-    parser.addHelpOption();
+    CommandLine cli("info", "Show what a binary (.bin) recording holds.");
+    QCommandLineParser& parser = cli.parser();
     parser.addPositionalArgument("input", "The .bin file.");
     const QCommandLineOption json("json",
                                   "Print JSON: CPython's get_info() keys plus \"reader_stats\".");
     const QCommandLineOption noDecode("no-decode",
                                       "Skip decoding the records (no record statistics).");
     parser.addOptions({json, noDecode});
-    if (!parser.parse(args))
-        return failUsage("info: " + parser.errorText() + " (see gilscope info --help)");
-    if (parser.isSet("help")) {
-        std::printf("%s", parser.helpText().toLocal8Bit().constData());
-        return 0;
-    }
+    if (auto done = cli.parse(args)) return *done;
     if (parser.positionalArguments().size() != 1)
-        return failUsage("info: expected one input file (see gilscope info --help)");
+        return cli.usageErrorSeeHelp("expected one input file");
     const fs::path input = argumentPath(parser.positionalArguments()[0]);
     std::error_code ec;
     if (!fs::exists(input, ec))
@@ -57,8 +46,7 @@ int runInfo(const QStringList& args) {
     auto reader = TachReader::open(input);
     if (!reader) return fail(reader.error());
     const bool text = !parser.isSet(json);
-    std::signal(SIGINT, onInfoInterrupt);
-    std::signal(SIGTERM, onInfoInterrupt);
+    const InterruptGuard interrupts(FirstInterrupt::Cancels); // Ctrl-C stops a long decode
     // The header (and its sample count) first: decoding a large file takes a while.
     if (text) {
         std::printf("%s", tachInfoText(reader->info()).c_str());
@@ -72,7 +60,8 @@ int runInfo(const QStringList& args) {
                          "skips this; Ctrl-C stops it)\n",
                          static_cast<unsigned long long>(reader->info().sampleCount));
         DiscardSink sink;
-        if (auto n = reader->replay(sink, {}, &g_cancel); !n) decodeError = n.error();
+        if (auto n = reader->replay(sink, {}, &interrupts.abortToken()); !n)
+            decodeError = n.error();
     }
 
     if (!text) {

@@ -1,10 +1,8 @@
 // gilscope ps [--json]: lists the Python processes on this machine.
-#include "app/commands/cli_output.h"
+#include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
 #include "core/remote/process_scanner.h"
 #include "core/util/utf8.h"
-
-#include <QCommandLineParser>
 
 #include <nlohmann/json.hpp>
 
@@ -15,19 +13,12 @@ namespace gilscope::cli {
 namespace {
 
 int runPs(const QStringList& args) {
-    QCommandLineParser parser;
-    parser.setApplicationDescription("List running Python processes.");
-    parser.addHelpOption();
+    CommandLine cli("ps", "List running Python processes.");
+    QCommandLineParser& parser = cli.parser();
     const QCommandLineOption json("json", "Print JSON instead of a table.");
     parser.addOption(json);
-    if (!parser.parse(args))
-        return failUsage("ps: " + parser.errorText() + " (see gilscope ps --help)");
-    if (parser.isSet("help")) {
-        std::printf("%s", parser.helpText().toLocal8Bit().constData());
-        return 0;
-    }
-    if (!parser.positionalArguments().isEmpty())
-        return failUsage("ps: takes no arguments (see gilscope ps --help)");
+    if (auto done = cli.parse(args)) return *done;
+    if (!parser.positionalArguments().isEmpty()) return cli.usageErrorSeeHelp("takes no arguments");
 
     const auto processes = scanPythonProcesses();
     if (parser.isSet(json)) {

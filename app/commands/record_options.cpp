@@ -1,7 +1,6 @@
 #include "app/commands/record_options.h"
 
 #include "app/commands/cli_arguments.h"
-#include "app/commands/default_output_path.h"
 #include "core/pstats/pstats_collector.h"
 #include "core/sampling/rate_parser.h"
 
@@ -91,8 +90,8 @@ ReadOptions RecordOptions::readOptions() const {
     return r;
 }
 
-void addRecordOptions(QCommandLineParser& parser) {
-    parser.addOptions({
+const QList<QCommandLineOption>& recordOptions() {
+    static const QList<QCommandLineOption> table{
         {{"r", "sampling-rate"},
          "Sampling rate: a number of Hz, or with a suffix: 10khz, 10k, 500hz (default 1khz).",
          "RATE",
@@ -150,7 +149,18 @@ void addRecordOptions(QCommandLineParser& parser) {
          "Keep at most N frames of a stack (default 1536, CPython's bound): a deeper one keeps "
          "its leaf frames and root frames around a '<truncated: K frames>' frame.",
          "N", "1536"},
-    });
+    };
+    return table;
+}
+
+void addRecordOptions(QCommandLineParser& parser) {
+    parser.addOptions(recordOptions());
+}
+
+bool optionTakesValue(const QList<QCommandLineOption>& options, const QString& name) {
+    for (const QCommandLineOption& o : options)
+        if (o.names().contains(name)) return !o.valueName().isEmpty();
+    return false;
 }
 
 Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
@@ -231,10 +241,12 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     if (parser.isSet("jsonl")) o.format = OutputFormat::Jsonl;
     if (auto s = readPstatsOptions(parser, o); !s) return s.error();
 
-    o.compression = parser.value("compression").toStdString();
-    if (o.compression != "auto" && o.compression != "zstd" && o.compression != "none")
+    const std::string compression = parser.value("compression").toStdString();
+    if (auto c = parseCompression(compression))
+        o.compression = *c;
+    else
         return makeError(ErrorKind::BadArguments, "argument --compression: invalid choice: '" +
-                                                      o.compression +
+                                                      compression +
                                                       "' (choose from 'auto', 'zstd', 'none')");
     if (parser.isSet("compression") && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments, "--compression is only valid with --binary");
@@ -246,53 +258,6 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
                          "--opcodes is only compatible with --gecko, --binary.");
     if (auto s = readAsyncOptions(parser, o); !s) return s.error();
     return o;
-}
-
-const char* formatName(OutputFormat f) {
-    switch (f) {
-    case OutputFormat::Pstats:
-        return "pstats";
-    case OutputFormat::Jsonl:
-        return "jsonl";
-
-    case OutputFormat::Collapsed:
-        return "collapsed";
-    case OutputFormat::Gecko:
-        return "gecko";
-    case OutputFormat::Binary:
-        return "binary";
-    }
-    return "collapsed";
-}
-
-static const char* formatExtension(OutputFormat f) {
-    switch (f) {
-    case OutputFormat::Pstats:
-        return "pstats";
-    case OutputFormat::Jsonl:
-        return "jsonl";
-
-    case OutputFormat::Collapsed:
-        return "txt";
-    case OutputFormat::Gecko:
-        return "json";
-    case OutputFormat::Binary:
-        return "bin";
-    }
-    return "txt";
-}
-
-std::filesystem::path outputPath(const RecordOptions& options, int pid) {
-    if (options.format == OutputFormat::Pstats && options.output.empty()) return {};
-    return defaultOutputPath(options.output, formatName(options.format), pid,
-                             formatExtension(options.format));
-}
-
-bool recordOptionTakesValue(const QString& name) {
-    static const QStringList withValue = {
-        "r",           "sampling-rate", "d",           "duration", "o",         "output",
-        "compression", "python",        "rt-priority", "mode",     "max-depth", "async-mode"};
-    return withValue.contains(name);
 }
 
 } // namespace gilscope::cli

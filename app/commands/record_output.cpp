@@ -114,7 +114,7 @@ private:
 
 class JsonlOutput final : public RecordingOutput {
 public:
-    JsonlOutput(fs::path dest, AtomicFile file, int mode)
+    JsonlOutput(fs::path dest, AtomicFile file, std::optional<int> mode)
         : dest_(std::move(dest)), file_(std::move(file)), writer_(mode) {}
     SampleSink& sink() override { return writer_; }
     Status write(const CancelToken& cancel) override {
@@ -136,12 +136,13 @@ private:
 
 } // namespace
 
-Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptions& options,
+Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const OutputOptions& options,
+                                                               const RecordingFacts& facts,
                                                                const fs::path& destination) {
     if (options.format == OutputFormat::Binary) {
         TachWriterOptions t;
-        t.compression =
-            options.compression == "none" ? TachCompression::None : TachCompression::Zstd;
+        t.compression = options.compression == Compression::None ? TachCompression::None
+                                                                 : TachCompression::Zstd;
         auto file = AtomicFile::create(destination, {.needsSeek = true});
         if (!file) return file.error();
         const bool toStdout = file->isStdout();
@@ -155,7 +156,7 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptio
         pstats::parseSort(options.sort, t.sort);
         t.limit = options.limit;
         t.summary = options.summary;
-        t.cpuMode = options.mode == ProfilingMode::Cpu;
+        t.cpuMode = facts.mode == static_cast<int>(ProfilingMode::Cpu);
         t.color = pstats::canColorize(1);
         std::optional<AtomicFile> file; // without -o, the table goes to stdout
         if (!destination.empty()) {
@@ -173,20 +174,29 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptio
             std::make_unique<CollapsedOutput>(destination, std::move(file.value())));
     case OutputFormat::Gecko: {
         GeckoOptions g;
-        g.intervalUs = options.intervalUs;
-        g.opcodes = options.opcodes;
+        g.intervalUs = facts.intervalUs;
+        g.opcodes = facts.opcodes;
+        g.startTimeMs = facts.startTimeMs;
         return std::unique_ptr<RecordingOutput>(
             std::make_unique<GeckoOutput>(destination, std::move(file.value()), std::move(g)));
     }
     case OutputFormat::Jsonl: // the meta record names the mode the recording used
         return std::unique_ptr<RecordingOutput>(
-            std::make_unique<JsonlOutput>(destination, std::move(file.value()),
-                                          static_cast<int>(recordedMode(options.readOptions()))));
+            std::make_unique<JsonlOutput>(destination, std::move(file.value()), facts.mode));
     case OutputFormat::Binary:
     case OutputFormat::Pstats:
         break;
     }
     return makeError(ErrorKind::Internal, "unknown output format");
+}
+
+Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptions& options,
+                                                               const fs::path& destination) {
+    RecordingFacts facts;
+    facts.intervalUs = options.intervalUs;
+    facts.opcodes = options.opcodes;
+    facts.mode = static_cast<int>(recordedMode(options.readOptions()));
+    return createRecordingOutput(options, facts, destination);
 }
 
 } // namespace gilscope::cli

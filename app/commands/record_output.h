@@ -1,17 +1,19 @@
 #pragma once
 
-// The one place that turns an output format into a sink and, at the end, a file.
-// Each format is a few lines in record_output.cpp. The output file (or its temporary
-// file) is made when the output is created, before sampling starts, so a path that
-// cannot be written fails at once instead of after the recording.
+// The one place that turns an output format into a sink and, at the end, a file: for
+// the record commands and for `replay`. Each format is a few lines in record_output.cpp.
+// The output file (or its temporary file) is made when the output is created, before
+// sampling (or replaying) starts, so a path that cannot be written fails at once.
 
 #include "app/commands/record_options.h"
 #include "core/common/error.h"
 #include "core/sample/sample_sink.h"
 #include "core/util/cancel.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace gilscope::cli {
@@ -31,6 +33,19 @@ public:
     virtual bool toStdout() const = 0;
 };
 
+// What a recording says about itself that some formats write down: the record options
+// say it while recording, the .bin header when `replay` converts one.
+struct RecordingFacts {
+    uint64_t intervalUs = 1000;        // Gecko's fallback meta.interval
+    std::optional<double> startTimeMs; // Gecko's meta.startTime; none: now
+    bool opcodes = false;              // Gecko's opcode markers
+    std::optional<int> mode;           // ProfilingMode: JSONL's meta, the pstats table's hint
+};
+
+Result<std::unique_ptr<RecordingOutput>>
+createRecordingOutput(const OutputOptions& options, const RecordingFacts& facts,
+                      const std::filesystem::path& destination);
+// The record commands': the facts come from the options.
 Result<std::unique_ptr<RecordingOutput>>
 createRecordingOutput(const RecordOptions& options, const std::filesystem::path& destination);
 

@@ -2,35 +2,29 @@
 // recording, as `python -m profiling.sampling replay` does, with its progress on stderr.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
+#include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
-#include "app/commands/default_output_path.h"
-#include "core/collapsed/collapsed_writer.h"
-#include "core/gecko/gecko_collector.h"
-#include "core/jsonl/jsonl_writer.h"
+#include "app/commands/output_options.h"
+#include "app/commands/record_interrupts.h"
+#include "app/commands/record_output.h"
 #include "core/pstats/pstats_collector.h"
-#include "core/sample/thread_status.h"
 #include "core/tach/tach_reader.h"
 #include "core/util/utf8.h"
 
-#include <QCommandLineParser>
-
-#include <csignal>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unistd.h>
+#include <utility>
 
 namespace gilscope::cli {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-CancelToken g_cancel; // set by SIGINT so outputs are discarded cleanly
-extern "C" void onInterrupt(int) {
-    g_cancel.cancel();
-}
 
 std::string withThousands(uint64_t v) {
     std::string digits = std::to_string(v), out;
@@ -63,52 +57,61 @@ private:
     uint64_t lastDone_ = UINT64_MAX;
 };
 
-// -o may name a directory; without -o the name is CPython's "{format}_{pid}.{ext}".
-fs::path outputPath(const QString& option, const char* format, const char* ext) {
-    return defaultOutputPath(option.isEmpty() ? fs::path() : argumentPath(option), format,
-                             ::getpid(), ext);
+// --gecko, --collapsed, --pstats or --jsonl and the --pstats table options, with
+// replay's own wording; the rest of the output choice is record's.
+std::optional<int> readOutputOptions(const CommandLine& cli, const QCommandLineParser& parser,
+                                     OutputOptions& out) {
+    int formats = 0;
+    for (const auto& [flag, format] :
+         {std::pair{"gecko", OutputFormat::Gecko}, std::pair{"collapsed", OutputFormat::Collapsed},
+          std::pair{"pstats", OutputFormat::Pstats}, std::pair{"jsonl", OutputFormat::Jsonl}})
+        if (parser.isSet(flag)) {
+            out.format = format;
+            ++formats;
+        }
+    if (formats != 1)
+        return cli.usageError("choose exactly one output format: --gecko, --collapsed, --pstats "
+                              "or --jsonl");
+    if (parser.isSet("sort")) {
+        out.sort = parser.value("sort").toStdString();
+        pstats::Sort known;
+        if (!pstats::parseSort(out.sort, known))
+            return cli.usageError("argument --sort: invalid choice: '" + parser.value("sort") +
+                                  "'");
+    }
+    bool limitOk = true;
+    if (parser.isSet("limit")) out.limit = parser.value("limit").toLong(&limitOk);
+    if (!limitOk)
+        return cli.usageError("argument -l/--limit: invalid int value: '" + parser.value("limit") +
+                              "'");
+    out.summary = !parser.isSet("no-summary");
+    if (out.format != OutputFormat::Pstats &&
+        (parser.isSet("sort") || parser.isSet("limit") || parser.isSet("no-summary")))
+        return cli.usageError("--sort, --limit and --no-summary are only valid with --pstats");
+    out.output = argumentBytes(parser.value("output"));
+    return std::nullopt;
 }
 
 int runReplay(const QStringList& args) {
-    QCommandLineParser parser;
-    parser.setApplicationDescription("Convert a binary (.bin) recording to another format.");
-    parser.addHelpOption();
+    CommandLine cli("replay", "Convert a binary (.bin) recording to another format.");
+    QCommandLineParser& parser = cli.parser();
     parser.addPositionalArgument("input",
                                  "The .bin file written by `--binary` (gilscope or CPython 3.15).");
-    const QCommandLineOption gecko("gecko", "Write a Firefox Profiler (Gecko) JSON profile.");
-    const QCommandLineOption collapsed("collapsed",
-                                       "Write collapsed stacks (for flamegraph.pl, speedscope).");
-    const QCommandLineOption output(QStringList{"o", "output"}, "Output file or directory.",
-                                    "path");
-    const QCommandLineOption pstatsOpt(
-        "pstats", "Print a pstats table (or with -o, write a file pstats.Stats() loads).");
-    const QCommandLineOption sort("sort", "--pstats table order (default nsamples).", "KEY");
-    const QCommandLineOption limit(QStringList{"l", "limit"}, "--pstats table rows (15).", "N");
-    const QCommandLineOption noSummary("no-summary", "--pstats table without the summary.");
-    const QCommandLineOption jsonlOpt("jsonl", "Write newline-delimited JSON (CPython's schema).");
-    parser.addOptions({gecko, collapsed, pstatsOpt, jsonlOpt, sort, limit, noSummary, output});
-    if (auto done = parseCommandLine(parser, args, "replay")) return *done;
+    parser.addOptions({
+        {"gecko", "Write a Firefox Profiler (Gecko) JSON profile."},
+        {"collapsed", "Write collapsed stacks (for flamegraph.pl, speedscope)."},
+        {"pstats", "Print a pstats table (or with -o, write a file pstats.Stats() loads)."},
+        {"jsonl", "Write newline-delimited JSON (CPython's schema)."},
+        {"sort", "--pstats table order (default nsamples).", "KEY"},
+        {{"l", "limit"}, "--pstats table rows (15).", "N"},
+        {"no-summary", "--pstats table without the summary."},
+        {{"o", "output"}, "Output file or directory.", "path"},
+    });
+    if (auto done = cli.parse(args)) return *done;
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 1)
-        return failUsage("replay: expected one input file (see gilscope replay --help)");
-    if (int(parser.isSet(gecko)) + int(parser.isSet(collapsed)) + int(parser.isSet(pstatsOpt)) +
-            int(parser.isSet(jsonlOpt)) !=
-        1)
-        return failUsage("replay: choose exactly one output format: --gecko, --collapsed, "
-                         "--pstats or --jsonl");
-    pstats::TableOptions table;
-    if (parser.isSet(sort) && !pstats::parseSort(parser.value(sort).toStdString(), table.sort))
-        return failUsage("replay: argument --sort: invalid choice: '" + parser.value(sort) + "'");
-    bool limitOk = true;
-    if (parser.isSet(limit)) table.limit = parser.value(limit).toLong(&limitOk);
-    if (!limitOk)
-        return failUsage("replay: argument -l/--limit: invalid int value: '" + parser.value(limit) +
-                         "'");
-    table.summary = !parser.isSet(noSummary);
-    table.color = pstats::canColorize(STDOUT_FILENO);
-    if (!parser.isSet(pstatsOpt) &&
-        (parser.isSet(sort) || parser.isSet(limit) || parser.isSet(noSummary)))
-        return failUsage("replay: --sort, --limit and --no-summary are only valid with --pstats");
+    if (positional.size() != 1) return cli.usageErrorSeeHelp("expected one input file");
+    OutputOptions outputOptions;
+    if (auto done = readOutputOptions(cli, parser, outputOptions)) return *done;
 
     const fs::path input = argumentPath(positional[0]);
     std::error_code ec;
@@ -118,25 +121,16 @@ int runReplay(const QStringList& args) {
     if (!reader) return fail(reader.error());
     const TachInfo& info = reader->info();
 
-    const bool toGecko = parser.isSet(gecko);
-    const bool toPstats = parser.isSet(pstatsOpt);
-    const bool toJsonl = parser.isSet(jsonlOpt);
-    const fs::path dest =
-        toGecko    ? outputPath(parser.value(output), "gecko", "json")
-        : toJsonl  ? outputPath(parser.value(output), "jsonl", "jsonl")
-        : toPstats ? (parser.isSet(output) ? argumentPath(parser.value(output)) : fs::path())
-                   : outputPath(parser.value(output), "collapsed", "txt");
-    // Made before the replay, so an output that cannot be written fails at once (none for
-    // a pstats table, which goes to stdout).
-    std::optional<AtomicFile> file;
-    if (!dest.empty()) {
-        auto made = AtomicFile::create(dest);
-        if (!made) return fail(made.error());
-        file.emplace(std::move(made.value()));
-        if (file->isStdout()) sendMessagesToStderr();
-    }
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    // The .bin header says what the record options said while recording.
+    RecordingFacts facts;
+    facts.intervalUs = info.sampleIntervalUs;
+    facts.startTimeMs = static_cast<double>(info.startTimeUs) / 1000.0;
+    facts.mode = info.mode;
+    const fs::path dest = outputPath(outputOptions, ::getpid());
+    auto output = createRecordingOutput(outputOptions, facts, dest);
+    if (!output) return fail(output.error());
+    if ((*output)->toStdout()) sendMessagesToStderr();
+    const InterruptGuard interrupts(FirstInterrupt::Cancels);
 
     std::fprintf(stderr, "Replaying %llu samples from %s\n",
                  static_cast<unsigned long long>(info.sampleCount),
@@ -145,52 +139,24 @@ int runReplay(const QStringList& args) {
                  static_cast<unsigned long long>(info.sampleIntervalUs));
     std::fprintf(stderr, "  Compression: %s\n", info.compression == 1 ? "zstd" : "none");
 
-    GeckoOptions geckoOptions;
-    geckoOptions.intervalUs = info.sampleIntervalUs;
-    geckoOptions.startTimeMs = static_cast<double>(info.startTimeUs) / 1000.0;
-    GeckoCollector geckoSink(geckoOptions);
-    CollapsedWriter collapsedSink;
-    pstats::PstatsCollector pstatsSink;
-    table.cpuMode = info.mode == static_cast<int>(ProfilingMode::Cpu);
-    jsonl::JsonlWriter jsonlSink(info.mode);
-    SampleSink& sink = toGecko    ? static_cast<SampleSink&>(geckoSink)
-                       : toPstats ? static_cast<SampleSink&>(pstatsSink)
-                       : toJsonl  ? static_cast<SampleSink&>(jsonlSink)
-                                  : collapsedSink;
-
     ProgressBar bar;
-    auto replayed = reader->replay(sink, std::ref(bar), &g_cancel);
+    auto replayed = reader->replay((*output)->sink(), std::ref(bar), &interrupts.abortToken());
     std::fprintf(stderr, "\n");
     if (!replayed) return fail(replayed.error());
     std::fprintf(stderr, "Replayed %llu samples\n", static_cast<unsigned long long>(*replayed));
-    if (*replayed == 0)
+    if (*replayed == 0) {
+        (*output)->discard();
         return fail(makeError(ErrorKind::NoSamples, "the recording holds no samples; " +
                                                         escapeForDisplay(dest.string()) +
                                                         " was not written"));
+    }
 
-    if (!file) {
-        pstatsSink.printTable(stdout, table);
-        return 0;
-    }
-    Status written = toGecko    ? geckoSink.exportTo(std::move(*file), {}, &g_cancel)
-                     : toPstats ? pstatsSink.writeTo(std::move(*file))
-                     : toJsonl  ? jsonlSink.writeTo(std::move(*file))
-                                : collapsedSink.writeTo(std::move(*file));
-    if (!written) return fail(written.error());
-    if (toPstats) return 0; // CPython prints nothing after writing the file
-    if (toJsonl) {
-        std::fprintf(messages(), "JSONL profile written to %s\n",
-                     escapeForDisplay(dest.string()).c_str());
-        return 0;
-    }
-    if (toGecko) {
-        std::fprintf(messages(), "Gecko profile written to %s\n",
-                     escapeForDisplay(dest.string()).c_str());
+    if (const Status written = (*output)->write(interrupts.abortToken()); !written)
+        return fail(written.error());
+    if (const std::string said = (*output)->writtenMessage(); !said.empty())
+        std::fprintf(messages(), "%s\n", said.c_str());
+    if (outputOptions.format == OutputFormat::Gecko)
         std::fprintf(messages(), "Open in Firefox Profiler: https://profiler.firefox.com/\n");
-    } else {
-        std::fprintf(messages(), "Collapsed stack output written to %s\n",
-                     escapeForDisplay(dest.string()).c_str());
-    }
     return 0;
 }
 

@@ -2,12 +2,11 @@
 // the fact by thread state, thread and time range, or the GIL-contention table.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
+#include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
 #include "core/analysis/profile_model.h"
 #include "core/analysis/profile_report.h"
 #include "core/tach/tach_reader.h"
-
-#include <QCommandLineParser>
 
 #include <cmath>
 #include <cstdio>
@@ -33,11 +32,10 @@ bool parseRange(const QString& text, double& start, double& end) {
 }
 
 int runReport(const QStringList& args) {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        "Print the top functions of a .bin recording, like CPython's pstats output.\n"
-        "Percentages are of the samples the filters keep.");
-    parser.addHelpOption();
+    CommandLine cli("report",
+                    "Print the top functions of a .bin recording, like CPython's pstats output.\n"
+                    "Percentages are of the samples the filters keep.");
+    QCommandLineParser& parser = cli.parser();
     parser.addPositionalArgument("input", "The .bin file.");
     const QCommandLineOption by("by", "Rows per function (default) or per source line.",
                                 "function|line", "function");
@@ -63,51 +61,46 @@ int runReport(const QStringList& args) {
         "gil-contention",
         "For the ticks in which some thread waited for the GIL: what the GIL holder ran.");
     parser.addOptions({by, mode, thread, range, sort, limit, json, contention});
-    if (!parser.parse(args))
-        return failUsage("report: " + parser.errorText() + " (see gilscope report --help)");
-    if (parser.isSet("help")) {
-        std::printf("%s", parser.helpText().toLocal8Bit().constData());
-        return 0;
-    }
+    if (auto done = cli.parse(args)) return *done;
     if (parser.positionalArguments().size() != 1)
-        return failUsage("report: expected one input file (see gilscope report --help)");
+        return cli.usageErrorSeeHelp("expected one input file");
 
     ReportOptions options;
     const QString byValue = parser.value(by);
     if (byValue == "line")
         options.by = ReportBy::Line;
     else if (byValue != "function")
-        return failUsage("report: --by must be function or line, not \"" + byValue + "\"");
+        return cli.usageError("--by must be function or line, not \"" + byValue + "\"");
     if (auto s = parseReportSort(parser.value(sort).toStdString()))
         options.sort = *s;
     else
-        return failUsage("report: --sort must be own, total, name or file, not \"" +
-                         parser.value(sort) + "\"");
+        return cli.usageError("--sort must be own, total, name or file, not \"" +
+                              parser.value(sort) + "\"");
     bool ok = false;
     const int n = parser.value(limit).toInt(&ok);
-    if (!ok || n < 0) return failUsage("report: -l needs a count >= 0");
+    if (!ok || n < 0) return cli.usageError("-l needs a count >= 0");
     options.limit = static_cast<size_t>(n);
 
     ProfileFilter filter;
     const auto state = parseStateFilter(parser.value(mode).toStdString());
     if (!state || *state == StateFilter::GilContention)
-        return failUsage("report: --mode must be all, cpu, gil, gil-wait, exception or gc, not \"" +
-                         parser.value(mode) + "\"");
+        return cli.usageError("--mode must be all, cpu, gil, gil-wait, exception or gc, not \"" +
+                              parser.value(mode) + "\"");
     filter.state = *state;
     if (parser.isSet(contention)) {
         if (parser.isSet(mode))
-            return failUsage("report: --gil-contention and --mode cannot be combined");
+            return cli.usageError("--gil-contention and --mode cannot be combined");
         filter.state = StateFilter::GilContention;
     }
     for (const QString& t : parser.values(thread)) {
         const qulonglong tid = t.toULongLong(&ok);
-        if (!ok) return failUsage("report: --thread needs a thread id, not \"" + t + "\"");
+        if (!ok) return cli.usageError("--thread needs a thread id, not \"" + t + "\"");
         filter.threads.push_back(tid);
     }
     double rangeStart = 0, rangeEnd = 0;
     if (parser.isSet(range) && !parseRange(parser.value(range), rangeStart, rangeEnd))
-        return failUsage("report: --range needs START:END in seconds with START < END, not \"" +
-                         parser.value(range) + "\"");
+        return cli.usageError("--range needs START:END in seconds with START < END, not \"" +
+                              parser.value(range) + "\"");
 
     const fs::path input = argumentPath(parser.positionalArguments()[0]);
     std::error_code ec;

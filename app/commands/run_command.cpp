@@ -3,18 +3,26 @@
 // and exits with the target's exit code, as `python -m profiling.sampling run` does.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
+#include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
 #include "app/commands/record_options.h"
 #include "app/commands/record_session.h"
 #include "core/launch/gated_child.h"
-
-#include <QCommandLineParser>
 
 #include <csignal>
 
 namespace gilscope::cli {
 
 namespace {
+
+// run's own options, before the record options in --help.
+const QList<QCommandLineOption>& runOptions() {
+    static const QList<QCommandLineOption> table{
+        {{"m", "module"}, "Run TARGET as a module (like python -m)."},
+        {"python", "Interpreter for TARGET (default: python3 on PATH).", "PATH", "python3"},
+    };
+    return table;
+}
 
 // True when the arguments put "--" before any positional argument (COMMAND form).
 bool commandForm(const QStringList& args) {
@@ -24,7 +32,8 @@ bool commandForm(const QStringList& args) {
         if (!a.startsWith('-') || a == "-") return false;
         QString name = a.mid(a.startsWith("--") ? 2 : 1);
         if (name.contains('=')) continue;
-        if (recordOptionTakesValue(name)) ++i; // skip its value
+        if (optionTakesValue(runOptions(), name) || optionTakesValue(recordOptions(), name))
+            ++i; // skip its value
     }
     return false;
 }
@@ -37,19 +46,16 @@ std::vector<std::string> toStd(const QStringList& list) {
 }
 
 int runRun(const QStringList& args) {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        "Run a Python script or module (or, after --, any command that starts Python) and record "
-        "it from its first line. Exits with the target's exit code.");
+    CommandLine cli("run", "Run a Python script or module (or, after --, any command that starts "
+                           "Python) and record it from its first line. Exits with the target's "
+                           "exit code.");
+    QCommandLineParser& parser = cli.parser();
     parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsPositionalArguments);
-    parser.addHelpOption();
-    parser.addOption({{"m", "module"}, "Run TARGET as a module (like python -m)."});
-    parser.addOption(
-        {"python", "Interpreter for TARGET (default: python3 on PATH).", "PATH", "python3"});
+    parser.addOptions(runOptions());
     addRecordOptions(parser);
     parser.addPositionalArgument("target", "Script file or module name; or, after --, a command.",
                                  "[-m] TARGET [ARGS...] | -- COMMAND [ARGS...]");
-    if (auto done = parseCommandLine(parser, args, "run")) return *done;
+    if (auto done = cli.parse(args)) return *done;
     // Releasing the startup gate of a command that already exited writes to a pipe
     // nobody reads: that must not kill us before we forward the command's exit code.
     std::signal(SIGPIPE, SIG_IGN);
@@ -61,13 +67,13 @@ int runRun(const QStringList& args) {
     std::vector<std::string> argv;
     if (commandForm(args)) {
         if (parser.isSet("module") || parser.isSet("python"))
-            return failUsage(
-                "run: -m and --python do not apply to '-- COMMAND'; put them in the command");
-        if (positional.isEmpty()) return failUsage("run: expected a command after --");
+            return cli.usageError(
+                "-m and --python do not apply to '-- COMMAND'; put them in the command");
+        if (positional.isEmpty()) return cli.usageError("expected a command after --");
         argv = toStd(positional);
     } else {
         if (positional.isEmpty())
-            return failUsage("run: the following arguments are required: target");
+            return cli.usageError("the following arguments are required: target");
         QStringList cmd{parser.value("python")};
         if (parser.isSet("module")) cmd << "-m";
         cmd << positional;

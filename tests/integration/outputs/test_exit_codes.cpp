@@ -94,9 +94,10 @@ private slots:
         QCOMPARE(r.exitCode, 0);
     }
 
-    // Old: QCommandLineParser::process() exited 1.
+    // Old: QCommandLineParser::process() exited 1 (`open` until it shared the others' parse).
     void code2UnknownOption() {
-        for (const char* cmd : {"attach", "run", "replay", "info", "dump", "ps"}) {
+        for (const char* cmd :
+             {"attach", "run", "replay", "info", "dump", "ps", "report", "open"}) {
             const auto r = runGilscope({cmd, "--no-such-option", "1"});
             QVERIFY2(r.exitCode == 2, qPrintable(QString(cmd) + ": " + describe(r)));
             QVERIFY2(r.err.contains("no-such-option"), qPrintable(r.err));
@@ -195,6 +196,17 @@ private slots:
         const auto r = runGilscope({"run", "--", "sh", "-c", "exit 2"}, q(d()), kShortRunMs);
         QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
         QVERIFY2(r.err.contains("code 2"), qPrintable(r.err));
+    }
+
+    // Every record option that takes a value is skipped when looking for the "--" of the
+    // COMMAND form. Old: a second hand-kept list lacked --sort and -l/--limit, so this
+    // ran `python3 sh -c "exit 3"`.
+    void runFindsTheCommandAfterOptionsWithValues() {
+        const auto r = runGilscope(
+            {"run", "--pstats", "--sort", "name", "-l", "3", "--", "sh", "-c", "exit 3"}, q(d()),
+            kShortRunMs);
+        QVERIFY2(r.exitCode == 3, qPrintable(describe(r)));
+        QVERIFY2(r.err.contains("code 3"), qPrintable(r.err));
     }
 
     // Old: blocked forever in open() waiting for a writer.

@@ -11,6 +11,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
 
 using namespace gilscope;
 using namespace gilscope::test;
@@ -208,6 +211,35 @@ private slots:
         for ([[maybe_unused]] auto& e : fs::directory_iterator(dir->path()))
             ++entries;
         QCOMPARE(entries, 1); // only the input
+    }
+
+    // -o naming a directory puts the pstats file inside it under its default name, as
+    // for every other format and for `attach --pstats`. Old: replay --pstats tried to
+    // write the directory itself and failed.
+    void replayPstatsIntoADirectory() {
+        GILSCOPE_REQUIRE_SHARED();
+        auto dir = TempDir::create("gilscope-tach-cli");
+        QVERIFY(dir.ok());
+        const fs::path into = dir->path() / "into", named = dir->path() / "named.pstats";
+        fs::create_directory(into);
+        const auto r = runGilscope({"replay", tachFixture("medium.bin"), "--pstats", "-o",
+                                    QString::fromStdString(into.string())});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        std::vector<fs::path> written;
+        for (const auto& e : fs::directory_iterator(into))
+            written.push_back(e.path());
+        QCOMPARE(written.size(), size_t(1));
+        const std::string name = written[0].filename().string();
+        QVERIFY2(name.starts_with("pstats_") && name.ends_with(".pstats"), name.c_str());
+        const auto n = runGilscope({"replay", tachFixture("medium.bin"), "--pstats", "-o",
+                                    QString::fromStdString(named.string())});
+        QCOMPARE(n.exitCode, 0);
+        const auto bytes = [](const fs::path& p) {
+            std::ifstream in(p, std::ios::binary);
+            return std::string(std::istreambuf_iterator<char>(in), {});
+        };
+        QVERIFY(!bytes(named).empty());
+        QVERIFY(bytes(written[0]) == bytes(named));
     }
 
     void usageErrors() {

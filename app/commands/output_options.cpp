@@ -1,0 +1,74 @@
+#include "app/commands/output_options.h"
+
+namespace gilscope::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* formatExtension(OutputFormat f) {
+    switch (f) {
+    case OutputFormat::Pstats:
+        return "pstats";
+    case OutputFormat::Jsonl:
+        return "jsonl";
+    case OutputFormat::Collapsed:
+        return "txt";
+    case OutputFormat::Gecko:
+        return "json";
+    case OutputFormat::Binary:
+        return "bin";
+    }
+    return "txt";
+}
+
+} // namespace
+
+const char* formatName(OutputFormat f) {
+    switch (f) {
+    case OutputFormat::Pstats:
+        return "pstats";
+    case OutputFormat::Jsonl:
+        return "jsonl";
+    case OutputFormat::Collapsed:
+        return "collapsed";
+    case OutputFormat::Gecko:
+        return "gecko";
+    case OutputFormat::Binary:
+        return "binary";
+    }
+    return "collapsed";
+}
+
+const char* compressionName(Compression c) {
+    switch (c) {
+    case Compression::Auto:
+        return "auto";
+    case Compression::Zstd:
+        return "zstd";
+    case Compression::None:
+        return "none";
+    }
+    return "auto";
+}
+
+std::optional<Compression> parseCompression(std::string_view name) {
+    for (Compression c : {Compression::Auto, Compression::Zstd, Compression::None})
+        if (name == compressionName(c)) return c;
+    return std::nullopt;
+}
+
+fs::path outputPath(const OutputOptions& options, int pid) {
+    if (options.format == OutputFormat::Pstats && options.output.empty()) return {};
+    // CPython's naming: {format}_{pid}.{ext} without -o, and inside the directory -o
+    // names; otherwise -o itself.
+    const std::string name = std::string(formatName(options.format)) + "_" + std::to_string(pid) +
+                             "." + formatExtension(options.format);
+    if (options.output.empty()) return name;
+    const fs::path option(options.output);
+    std::error_code ec;
+    if (fs::is_directory(option, ec)) return option / name;
+    return option;
+}
+
+} // namespace gilscope::cli

@@ -1,0 +1,37 @@
+#pragma once
+
+// What to write and where, spelled as CPython's `python -m profiling.sampling` spells it:
+// the format flags, -o, --compression and the --pstats table options. The record
+// commands and `replay` choose their output here, so a format names its default file
+// the same way in both.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gilscope::cli {
+
+enum class OutputFormat { Collapsed, Gecko, Binary, Pstats, Jsonl };
+
+// --compression of --binary output; Auto is zstd, as in CPython.
+enum class Compression { Auto, Zstd, None };
+
+struct OutputOptions {
+    OutputFormat format = OutputFormat::Collapsed;
+    Compression compression = Compression::Auto; // --binary only
+    std::string output;                          // -o; empty: {format}_{pid}.{ext}
+    std::string sort = "nsamples";               // --pstats table: --sort, -l/--limit, --no-summary
+    long limit = 15;
+    bool summary = true;
+};
+
+const char* formatName(OutputFormat f);     // "collapsed", "gecko", "binary", "pstats", "jsonl"
+const char* compressionName(Compression c); // "auto", "zstd", "none"
+std::optional<Compression> parseCompression(std::string_view name);
+
+// CPython's default: {format}_{pid}.{ext}; inside `output` when that is a directory.
+// --pstats without -o prints to stdout: the path is then empty.
+std::filesystem::path outputPath(const OutputOptions& options, int pid);
+
+} // namespace gilscope::cli
