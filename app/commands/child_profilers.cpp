@@ -110,15 +110,23 @@ void ChildProfilers::poll() {
         if (!image) continue; // gone
         auto [it, fresh] = seen_.try_emplace(pid);
         Seen& seen = it->second;
+        const auto now = std::chrono::steady_clock::now();
         if (!fresh && seen.image == *image) {
             if (seen.done) continue;
-            // A fork still running its parent's image a poll later is a worker that
-            // will not exec (multiprocessing's fork): it is recorded as it is.
+            // A fork still running its parent's image is recorded as it is once it
+            // shows it will not exec (multiprocessing's fork). Before that, recording it
+            // would read the parent's image and then, after its exec, a new one at the
+            // same addresses: on a busy machine a subprocess child can wait many polls
+            // for a core before its execve.
+            const auto age =
+                std::chrono::duration_cast<std::chrono::milliseconds>(now - seen.firstSeen);
+            if (seen.forkPending &&
+                !forkIsAWorker(cpuTimeNs(pid), static_cast<uint64_t>(age.count())))
+                continue;
         } else {
-            // New, or it exec'd since: judge the new image. A fork that has not exec'd
-            // yet usually will within a moment (subprocess); recording it now would read
-            // the parent's image and then a new one at the same addresses.
+            // New, or it exec'd since: judge the new image.
             seen = Seen{*image};
+            seen.firstSeen = now;
             const auto parent = remote::parentPid(pid);
             const auto parentImage = parent ? remote::processImage(*parent) : std::nullopt;
             if (parentImage && *parentImage == *image) {

@@ -12,6 +12,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -59,6 +60,7 @@ private:
         bool forkPending = false;   // looked like an un-exec'd fork of its parent
         bool done = false;          // recorded, or not Python in this image
         int looks = 0; // times judged not Python: a fresh exec may not have mapped libpython yet
+        std::chrono::steady_clock::time_point firstSeen; // in this image
     };
     std::unordered_map<int, Seen> seen_;
     std::vector<pid_t> running_;

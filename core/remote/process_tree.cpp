@@ -103,4 +103,18 @@ std::string executableOf(int pid) {
     return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
 
+std::optional<uint64_t> cpuTimeNs(int pid) {
+    const auto text = remote::readProcFile("/proc/" + std::to_string(pid) + "/schedstat", 256);
+    if (!text) return std::nullopt;
+    uint64_t ns = 0;
+    auto [next, ec] = std::from_chars(text->data(), text->data() + text->size(), ns);
+    if (ec != std::errc() || next == text->data()) return std::nullopt;
+    return ns;
+}
+
+bool forkIsAWorker(std::optional<uint64_t> cpuNs, uint64_t ageMs) {
+    // Without schedstat only the age can tell.
+    return (cpuNs && *cpuNs >= kForkWorkerCpuNs) || ageMs >= kForkWorkerAgeMs;
+}
+
 } // namespace gilscope

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,5 +16,18 @@ std::vector<int> descendantPids(int pid);
 // What /proc/PID/exe points at, or empty if the process is gone or unreadable; a change
 // means the process exec'd something else.
 std::string executableOf(int pid);
+
+// CPU time the process's main thread has run, in ns (/proc/PID/schedstat; a fork starts
+// at 0). Empty if the process is gone or the kernel does not say.
+std::optional<uint64_t> cpuTimeNs(int pid);
+
+// A fork still running its parent's image is either about to exec (subprocess's child
+// runs well under a millisecond of CPU before its execve, however long it waits for a
+// core on a busy machine) or a worker that never will (multiprocessing's fork runs its
+// parent's Python at once). Judged a worker once it has run kForkWorkerCpuNs of CPU, or
+// kForkWorkerAgeMs have passed since it was first seen (a worker that only sleeps).
+inline constexpr uint64_t kForkWorkerCpuNs = 5'000'000;
+inline constexpr uint64_t kForkWorkerAgeMs = 2000;
+bool forkIsAWorker(std::optional<uint64_t> cpuNs, uint64_t ageMs);
 
 } // namespace gilscope

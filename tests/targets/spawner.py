@@ -1,7 +1,8 @@
 """Starts two Python children once a go-file exists: one directly, one through /bin/sh
 (so the Python process is the shell's child), then waits for both and exits.
 
-Usage: spawner.py GO_FILE [SECONDS]. Each child runs heavy_work()/light_work() (about
+Usage: spawner.py GO_FILE [SECONDS] [fork]. With "fork", it starts one child instead, by
+os.fork() without an exec (as multiprocessing's fork does). Each child runs heavy_work()/light_work() (about
 75%/25% of its time) for SECONDS (default 1.5) and writes its pid and CLOCK_MONOTONIC
 start time to GO_FILE.children, one "PID START" line each.
 READY json: {"children": 2}
@@ -45,9 +46,19 @@ def parent_wait():
         time.sleep(0.01)
 
 
-ready(children=2)
+FORK = len(sys.argv) > 3 and sys.argv[3] == "fork"
+ready(children=1 if FORK else 2)
 parent_wait()
 log = GO_FILE + ".children"
+if FORK:
+    pid = os.fork()
+    if pid == 0:
+        sys.argv = ["-c", log, str(SECONDS)]
+        try:
+            exec(CHILD, {"__name__": "__main__"})
+        finally:
+            os._exit(0)
+    sys.exit(0 if os.waitpid(pid, 0)[1] == 0 else 1)
 direct = subprocess.Popen([sys.executable, "-c", CHILD, log, str(SECONDS)])
 # "; exit" keeps the shell alive, so it forks the interpreter instead of exec'ing it.
 shell = subprocess.Popen(["/bin/sh", "-c", '"$0" -c "$1" "$2" "$3"; exit $?',

@@ -39,10 +39,11 @@ class TestSubprocesses : public QObject {
     // Attaches with `extra` to a spawner.py target, lets it start its children once
     // sampling runs, and returns what gilscope printed; the children's pids go to *children.
     QString recordSpawner(const Interpreter& interpreter, const QTemporaryDir& dir,
-                          const QStringList& extra, QList<qint64>* children) {
+                          const QStringList& extra, QList<qint64>* children,
+                          const QStringList& how = {}) {
         const QString go = dir.filePath("go");
         TargetOptions options;
-        options.args = {go, "2.5"};
+        options.args = QStringList{go, "2.5"} + how;
         options.bindDirs = {dir.path()};
         TargetProcess target(interpreter, targetScript("spawner.py"), options);
         if (!target.start()) return "target did not start: " + target.error();
@@ -111,6 +112,32 @@ private slots:
         QCOMPARE(samplesIn(parent, "heavy_work"), 0);
         // Exactly the parent's and the two children's outputs.
         QCOMPARE(QDir(dir.path()).entryList({"out*.txt"}, QDir::Files).size(), 3);
+    }
+
+    // A fork that never execs (multiprocessing's fork) is recorded as it is, once it
+    // shows it runs on its own; a subprocess child is not recorded before its exec, however
+    // long it waits for a core (everyPythonChildGetsItsOwnRecording: no fourth file).
+    void aForkThatNeverExecsIsRecorded_data() { addInterpreterRows(all_); }
+    void aForkThatNeverExecsIsRecorded() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QList<qint64> children;
+        const QString err =
+            recordSpawner(interpreter, dir, {"-o", dir.filePath("out.txt")}, &children, {"fork"});
+        QCOMPARE(children.size(), 1);
+        QVERIFY2(err.contains(
+                     QStringLiteral("Started profiler for child process %1").arg(children.first())),
+                 qPrintable(err));
+        bool ok = false;
+        const QString path = dir.filePath(QStringLiteral("out_%1.txt").arg(children.first()));
+        const auto stacks = readCollapsed(path, &ok);
+        QVERIFY2(ok, qPrintable(path + " missing or malformed; stderr: " + err));
+        const qint64 work = samplesIn(stacks, "heavy_work") + samplesIn(stacks, "light_work");
+        qInfo("%s fork: %lld samples, %lld in its work", qPrintable(interpreter.label),
+              totalSamples(stacks), work);
+        QVERIFY2(work >= 20, qPrintable(QStringList(stacks.keys()).join('\n')));
+        QCOMPARE(QDir(dir.path()).entryList({"out*.txt"}, QDir::Files).size(), 2);
     }
 
     // Without -o, children get CPython's default names: `{format}_{pid}.{ext}`, and

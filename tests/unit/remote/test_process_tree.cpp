@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <ctime>
 #include <unistd.h>
 
 using namespace gilscope;
@@ -38,6 +39,31 @@ private slots:
         sh.waitForFinished();
         for (int pid : found)
             ::kill(pid, SIGKILL);
+    }
+
+    // The fork rule's inputs: a process's own CPU time, and the verdict from it and age.
+    void cpuTimeCountsOnlyRunning() {
+        const auto before = cpuTimeNs(int(::getpid()));
+        QVERIFY(before.has_value());
+        timespec start{}, now{};
+        ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+        do // 20 ms of this thread's CPU, however long that takes on a busy machine
+            ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+        while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) <
+               20000000L);
+        const auto after = cpuTimeNs(int(::getpid()));
+        QVERIFY(after.has_value());
+        QVERIFY2(*after >= *before + 15000000, qPrintable(QString::number(*after - *before)));
+        QVERIFY(!cpuTimeNs(1 << 30).has_value()); // no such process
+    }
+
+    void aForkIsAWorkerOnceItRunsOrWaitsLong() {
+        QVERIFY(!forkIsAWorker(0, 0));
+        QVERIFY(!forkIsAWorker(kForkWorkerCpuNs - 1, kForkWorkerAgeMs - 1));
+        QVERIFY(forkIsAWorker(kForkWorkerCpuNs, 0));
+        QVERIFY(forkIsAWorker(0, kForkWorkerAgeMs));
+        QVERIFY(!forkIsAWorker(std::nullopt, 10));
+        QVERIFY(forkIsAWorker(std::nullopt, kForkWorkerAgeMs));
     }
 
     void noDescendants() {
