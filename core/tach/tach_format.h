@@ -5,7 +5,7 @@
 #include <cstring>
 
 // Constants of CPython 3.15's Tachyon binary format ("TACH", format version 1, newest
-// header layout). See ../shared/docs/cpython-profiling.md §1.
+// header layout). See core/tach/README.md for the layout and where it comes from.
 namespace gilscope::tach {
 
 inline constexpr uint32_t kMagic = 0x54414348;        // "TACH" as a native u32
