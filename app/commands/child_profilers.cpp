@@ -85,7 +85,8 @@ ChildProfilers::ChildProfilers(int rootPid, int skip, const RecordOptions& optio
       pattern_(childOutputPattern(options)) {
     self_ = executableOf(static_cast<int>(::getpid()));
     if (skip > 0)
-        if (auto image = remote::processImage(skip)) seen_[skip] = Seen{*image, false, true};
+        if (auto image = remote::processImage(skip))
+            seen_[skip] = Seen{.image = *image, .done = true, .firstSeen = {}};
     thread_ = std::thread([this] { watch(); });
 }
 
@@ -125,8 +126,7 @@ void ChildProfilers::poll() {
                 continue;
         } else {
             // New, or it exec'd since: judge the new image.
-            seen = Seen{*image};
-            seen.firstSeen = now;
+            seen = Seen{.image = *image, .firstSeen = now};
             const auto parent = remote::parentPid(pid);
             const auto parentImage = parent ? remote::processImage(*parent) : std::nullopt;
             if (parentImage && *parentImage == *image) {
