@@ -46,12 +46,12 @@ constexpr uint64_t kT0 = 10'000'000; // first sample's time, µs
 
 // Two seconds at 1 kHz on two threads: thread 1 runs main -> early_work for the first
 // second and main -> late_work -> helper for the next (on CPU); thread 2 sleeps in idle.
-struct Recording {
+struct FakeRecording {
     std::shared_ptr<ProfileModel> model = std::make_shared<ProfileModel>();
     LiveTimeline timeline;
     TeeSink tee;
     std::unique_ptr<SyntheticFeed> feed;
-    explicit Recording(const QString& sourceFile = QStringLiteral("/nonexistent/app.py")) {
+    explicit FakeRecording(const QString& sourceFile = QStringLiteral("/nonexistent/app.py")) {
         tee.add(model.get());
         tee.add(&timeline);
         feed = std::make_unique<SyntheticFeed>(tee);
@@ -103,7 +103,7 @@ class TestAnalysisViews : public QObject {
     Q_OBJECT
 private slots:
     void modelsPassTheModelTester() {
-        Recording rec;
+        FakeRecording rec;
         TopFunctionsModel top;
         QSortFilterProxyModel topProxy;
         topProxy.setSourceModel(&top);
@@ -227,7 +227,7 @@ private slots:
     }
 
     void panelFiltersByStateRangeAndBackForward() {
-        Recording rec;
+        FakeRecording rec;
         TimelineWidget timeline;
         timeline.resize(1000, 300);
         timeline.setSnapshot(rec.timeline.snapshot());
@@ -277,7 +277,7 @@ private slots:
     }
 
     void flameGraphClickZoomsAndSearchHighlights() {
-        Recording rec;
+        FakeRecording rec;
         AnalysisPanel panel;
         panel.resize(1200, 700);
         panel.show();
@@ -333,7 +333,7 @@ private slots:
         for (int i = 1; i <= 15; ++i)
             f.write(QStringLiteral("line_%1 = %1\n").arg(i).toUtf8());
         f.close();
-        Recording rec(path);
+        FakeRecording rec(path);
         AnalysisPanel panel;
         panel.show();
         panel.showRecording(rec.model, 0, false);
