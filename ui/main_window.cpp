@@ -179,6 +179,7 @@ QWidget* MainWindow::buildRecordingPanel() {
     charts->setStretchFactor(0, 1);
     charts->setStretchFactor(1, 2);
     layout->addWidget(status_);
+    layout->addWidget(options_->problemLabel()); // why Record is disabled, if it is
     layout->addWidget(figures_);
     layout->addWidget(fileInfo_);
     layout->addWidget(charts, 1);
@@ -212,10 +213,12 @@ void MainWindow::record() {
                         .arg(QString::fromStdString(process->reason)));
         return;
     }
+    options_->setTargetVersion(QString::fromStdString(process->version));
     auto options = options_->options();
-    if (!options) {
-        showMessage(MessageKind::Error, tr("Cannot record"),
-                    QString::fromStdString(options.error().message));
+    const QString why =
+        options ? options_->versionProblem() : QString::fromStdString(options.error().message);
+    if (!why.isEmpty()) {
+        showMessage(MessageKind::Error, tr("Cannot record"), why);
         return;
     }
     if (!settleUnsaved(After::Record)) return;

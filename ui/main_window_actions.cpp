@@ -64,6 +64,7 @@ void MainWindow::buildActions() {
     optionsBar->setObjectName(QStringLiteral("recordOptionsToolbar"));
     optionsBar->setMovable(false);
     options_->addTo(optionsBar);
+    connect(options_, &RecordOptionsBar::changed, this, &MainWindow::updateActions);
 
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(openAction_);
@@ -88,11 +89,16 @@ void MainWindow::updateActions() {
     const bool busy = job_->running() || attaching();
     const bool idle = !recording() && !busy;
     const auto process = picker_->currentProcess();
-    recordAction_->setEnabled(idle && process && process->canAttach);
+    options_->setTargetVersion(process ? QString::fromStdString(process->version) : QString());
+    // Options the process cannot be recorded with disable Record; the bar says why.
+    const QString optionsProblem = options_->problem();
+    recordAction_->setEnabled(idle && process && process->canAttach && optionsProblem.isEmpty());
     recordAction_->setToolTip(
         process && !process->canAttach
             ? tr("Cannot attach: %1").arg(QString::fromStdString(process->reason))
-            : tr("Sample the selected process, all threads"));
+        : !optionsProblem.isEmpty()
+            ? tr("Cannot record: %1").arg(optionsProblem)
+            : tr("Sample the selected process: %1").arg(options_->summary()));
     options_->setEnabled(idle);
     stopAction_->setEnabled(recording() || attaching()); // Stop also cancels an attach
     launchAction_->setEnabled(idle);

@@ -1,5 +1,6 @@
 #include "ui/record_options_bar.h"
 
+#include "core/sample/capture_rules.h"
 #include "core/sampling/rate_parser.h"
 
 #include <QCheckBox>
@@ -34,7 +35,10 @@ QWidget* group(QWidget* parent, const QString& caption, QWidget* control) {
 RecordOptionsBar::RecordOptionsBar(QWidget* parent)
     : QObject(parent), rate_(new QComboBox(parent)), threads_(new QComboBox(parent)),
       mode_(new QComboBox(parent)), opcodes_(new QCheckBox(tr("&Opcodes"), parent)),
-      gc_(new QCheckBox(tr("&GC frames"), parent)), duration_(new QSpinBox(parent)) {
+      gc_(new QCheckBox(tr("&GC frames"), parent)), duration_(new QSpinBox(parent)),
+      native_(new QCheckBox(tr("&Native frames"), parent)),
+      async_(new QCheckBox(tr("As&ync-aware"), parent)), asyncMode_(new QComboBox(parent)),
+      problemLabel_(new QLabel(parent)) {
     rate_->setObjectName(QStringLiteral("rateBox"));
     rate_->setEditable(true); // any rate CPython's -r accepts, e.g. 2.5khz
     rate_->addItems({QStringLiteral("100hz"), QStringLiteral("1khz"), QStringLiteral("5khz"),
@@ -75,12 +79,38 @@ RecordOptionsBar::RecordOptionsBar(QWidget* parent)
     duration_->setToolTip(tr("Stop after this many seconds (-d); 0: until Stop or the "
                              "process exits"));
 
+    native_->setObjectName(QStringLiteral("nativeBox"));
+    native_->setToolTip(tr("Show a <native> frame where C code called back into Python "
+                           "(--native; Python 3.11 or newer)"));
+    async_->setObjectName(QStringLiteral("asyncBox"));
+    async_->setToolTip(tr("Rebuild stacks from asyncio tasks: each coroutine under its task's "
+                          "name and the tasks awaiting it (--async-aware; Python 3.14 or newer; "
+                          "as CPython, only in wall mode, main thread, with GC frames and "
+                          "without native frames)"));
+    asyncMode_->setObjectName(QStringLiteral("asyncModeBox"));
+    asyncMode_->addItem(tr("running tasks"), int(AsyncMode::Running));
+    asyncMode_->addItem(tr("all tasks"), int(AsyncMode::All));
+    asyncMode_->setToolTip(tr("--async-mode: the task each thread runs now (running) or every "
+                              "task, waiting ones too (all)"));
+    problemLabel_->setObjectName(QStringLiteral("recordOptionsProblem"));
+    problemLabel_->setWordWrap(true);
+    problemLabel_->setStyleSheet(QStringLiteral("color: #b00020"));
+
     groups_ = {group(parent, tr("&Rate"), rate_),
                group(parent, {}, threads_),
                group(parent, tr("&Mode"), mode_),
                group(parent, {}, opcodes_),
                group(parent, {}, gc_),
+               group(parent, {}, native_),
+               group(parent, {}, async_),
+               group(parent, {}, asyncMode_),
                group(parent, tr("&Duration"), duration_)};
+    for (QComboBox* box : {rate_, threads_, mode_, asyncMode_})
+        connect(box, &QComboBox::currentTextChanged, this, &RecordOptionsBar::refresh);
+    for (QCheckBox* box : {opcodes_, gc_, native_, async_})
+        connect(box, &QCheckBox::toggled, this, &RecordOptionsBar::refresh);
+    connect(duration_, &QSpinBox::valueChanged, this, &RecordOptionsBar::refresh);
+    refresh();
 }
 
 void RecordOptionsBar::addTo(QToolBar* toolbar) {
@@ -103,7 +133,77 @@ Result<RecordingOptions> RecordOptionsBar::options() const {
     o.read.gc = gc_->isChecked();
     o.mode = static_cast<ProfilingMode>(mode_->currentData().toInt());
     o.durationSec = duration_->value();
+    o.read.native = native_->isChecked();
+    if (async_->isChecked())
+        o.read.asyncMode = static_cast<AsyncMode>(asyncMode_->currentData().toInt());
+    if (QString why = conflictProblem(); !why.isEmpty())
+        return makeError(ErrorKind::BadArguments, why.toStdString());
     return o;
+}
+
+QString RecordOptionsBar::conflictProblem() const {
+    // The GUI's .bin copy is private, so it is no --binary output.
+    const CaptureChoice choice{.asyncMode =
+                                   async_->isChecked() ? AsyncMode::Running : AsyncMode::Off,
+                               .native = native_->isChecked(),
+                               .gcFrames = gc_->isChecked(),
+                               .binaryOutput = false,
+                               .mode = static_cast<ProfilingMode>(mode_->currentData().toInt()),
+                               .allThreads = threads_->currentData().toBool()};
+    QStringList names;
+    for (AsyncConflict c : asyncConflicts(choice)) {
+        switch (c) {
+        case AsyncConflict::Native:
+            names << tr("Native frames");
+            break;
+        case AsyncConflict::NoGc:
+            names << tr("no GC frames");
+            break;
+        case AsyncConflict::Binary:
+            break;
+        case AsyncConflict::Mode:
+            names << tr("mode %1").arg(mode_->currentText());
+            break;
+        case AsyncConflict::AllThreads:
+            names << tr("All threads");
+            break;
+        }
+    }
+    if (names.isEmpty()) return {};
+    return tr("Async-aware cannot be combined with %1: CPython refuses them with "
+              "--async-aware, whose stacks are rebuilt from asyncio tasks. Choose mode wall, "
+              "Main thread only, GC frames on and Native frames off.")
+        .arg(names.join(QStringLiteral(", ")));
+}
+
+void RecordOptionsBar::setTargetVersion(const QString& version) {
+    if (version == targetVersion_) return;
+    targetVersion_ = version;
+    refresh();
+}
+
+QString RecordOptionsBar::versionProblem() const {
+    const QStringList parts = targetVersion_.split(QLatin1Char('.'));
+    bool ok = false;
+    const int minor = parts.size() >= 2 ? parts[1].toInt(&ok) : 0;
+    if (!ok || parts[0] != QLatin1String("3")) return {}; // unknown: the attach checks it
+    const AsyncMode asyncMode = async_->isChecked() ? AsyncMode::Running : AsyncMode::Off;
+    return QString::fromStdString(
+        versionRefusal(native_->isChecked(), asyncMode, minor, targetVersion_.toStdString()));
+}
+
+QString RecordOptionsBar::problem() const {
+    if (QString why = conflictProblem(); !why.isEmpty()) return why;
+    return versionProblem();
+}
+
+void RecordOptionsBar::refresh() {
+    asyncMode_->setEnabled(async_->isChecked());
+    const QString why = problem();
+    problemLabel_->setText(why);
+    problemLabel_->setToolTip(why);
+    problemLabel_->setVisible(!why.isEmpty());
+    emit changed();
 }
 
 QString RecordOptionsBar::summary() const {
@@ -112,6 +212,8 @@ QString RecordOptionsBar::summary() const {
                 tr("mode %1").arg(mode_->currentText());
     if (opcodes_->isChecked()) s += tr(" · opcodes");
     if (!gc_->isChecked()) s += tr(" · no GC frames");
+    if (native_->isChecked()) s += tr(" · native frames");
+    if (async_->isChecked()) s += tr(" · async-aware (%1)").arg(asyncMode_->currentText());
     if (duration_->value() > 0) s += tr(" · %1 s").arg(duration_->value());
     return s;
 }
@@ -126,6 +228,10 @@ void RecordOptionsBar::load(const QSettings& s) {
     opcodes_->setChecked(s.value(QStringLiteral("record/opcodes"), false).toBool());
     gc_->setChecked(s.value(QStringLiteral("record/gc"), true).toBool());
     duration_->setValue(s.value(QStringLiteral("record/durationSec"), 0).toInt());
+    native_->setChecked(s.value(QStringLiteral("record/native"), false).toBool());
+    async_->setChecked(s.value(QStringLiteral("record/asyncAware"), false).toBool());
+    asyncMode_->setCurrentIndex(
+        s.value(QStringLiteral("record/asyncMode")).toString() == QLatin1String("all") ? 1 : 0);
 }
 
 void RecordOptionsBar::save(QSettings& s) const {
@@ -135,6 +241,12 @@ void RecordOptionsBar::save(QSettings& s) const {
     s.setValue(QStringLiteral("record/opcodes"), opcodes_->isChecked());
     s.setValue(QStringLiteral("record/gc"), gc_->isChecked());
     s.setValue(QStringLiteral("record/durationSec"), duration_->value());
+    s.setValue(QStringLiteral("record/native"), native_->isChecked());
+    s.setValue(QStringLiteral("record/asyncAware"), async_->isChecked());
+    s.setValue(QStringLiteral("record/asyncMode"),
+               asyncMode_->currentData().toInt() == int(AsyncMode::All)
+                   ? QStringLiteral("all")
+                   : QStringLiteral("running"));
 }
 
 } // namespace gilscope::ui

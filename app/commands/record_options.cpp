@@ -2,6 +2,7 @@
 
 #include "app/commands/cli_arguments.h"
 #include "core/pstats/pstats_collector.h"
+#include "core/sample/capture_rules.h"
 #include "core/sampling/rate_parser.h"
 
 #include <cmath>
@@ -57,18 +58,20 @@ Status readAsyncOptions(const QCommandLineParser& parser, RecordOptions& o) {
         return {};
     }
     o.asyncMode = mode == "all" ? AsyncMode::All : AsyncMode::Running;
-    std::string issues;
-    auto add = [&](const std::string& option) { issues += (issues.empty() ? "" : ", ") + option; };
-    if (o.native) add("--native");
-    if (!o.gcFrames) add("--no-gc");
-    if (o.format == OutputFormat::Binary) add("--binary");
-    if (o.mode != ProfilingMode::Wall) add("--mode=" + parser.value("mode").toStdString());
-    if (o.allThreads) add("--all-threads");
-    if (!issues.empty())
-        return makeError(ErrorKind::BadArguments,
-                         "Options " + issues +
-                             " are incompatible with --async-aware. Async-aware profiling uses "
-                             "task-based stack reconstruction.");
+    const CaptureChoice choice{.asyncMode = o.asyncMode,
+                               .native = o.native,
+                               .gcFrames = o.gcFrames,
+                               .binaryOutput = o.format == OutputFormat::Binary,
+                               .mode = o.mode,
+                               .allThreads = o.allThreads};
+    std::vector<std::string> issues;
+    for (AsyncConflict c : asyncConflicts(choice)) {
+        static const char* const kNames[] = {"--native", "--no-gc", "--binary",
+                                             "--mode=", "--all-threads"};
+        issues.push_back(kNames[int(c)]);
+        if (c == AsyncConflict::Mode) issues.back() += parser.value("mode").toStdString();
+    }
+    if (!issues.empty()) return makeError(ErrorKind::BadArguments, asyncConflictMessage(issues));
     return {};
 }
 

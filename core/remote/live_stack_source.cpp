@@ -4,6 +4,7 @@
 #include "core/remote/live_process_reader.h"
 #include "core/remote/proc_files.h"
 #include "core/remote/runtime_locator.h"
+#include "core/sample/capture_rules.h"
 
 #include <cerrno>
 
@@ -37,19 +38,11 @@ Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions&
     auto layout = resolveLayout(*loc, probe);
     if (!layout) return layout.error();
     if (loc->microKnown) layout->micro = static_cast<uint8_t>(loc->versionHex >> 8);
-    if (options.native && layout->minor < 11)
-        return makeError(ErrorKind::UnsupportedVersion,
-                         "--native needs Python 3.11 or newer: Python 3." +
-                             std::to_string(layout->minor) +
-                             " does not mark where C code calls back into Python");
-    if (options.asyncMode != AsyncMode::Off && layout->minor < 14)
-        return makeError(ErrorKind::UnsupportedVersion,
-                         "--async-aware needs Python 3.14 or newer: Python " +
-                             (loc->microKnown
-                                  ? PythonVersion::fromHex(loc->versionHex).str()
-                                  : PythonVersion::fromHex(loc->versionHex).majorMinor()) +
-                             " does not publish asyncio's debug offsets (the AsyncioDebug "
-                             "section), so its tasks cannot be read from outside");
+    const std::string refusal =
+        versionRefusal(options.native, options.asyncMode, layout->minor,
+                       loc->microKnown ? PythonVersion::fromHex(loc->versionHex).str()
+                                       : PythonVersion::fromHex(loc->versionHex).majorMinor());
+    if (!refusal.empty()) return makeError(ErrorKind::UnsupportedVersion, refusal);
     auto reader = std::make_unique<LiveProcessReader>(pid, options, std::move(*loc), *layout);
     if (Status s = reader->init(); !s) return s.error();
     if (options.asyncMode != AsyncMode::Off)
