@@ -84,9 +84,9 @@ RecordOptionsBar::RecordOptionsBar(QWidget* parent)
                            "(--native; Python 3.11 or newer)"));
     async_->setObjectName(QStringLiteral("asyncBox"));
     async_->setToolTip(tr("Rebuild stacks from asyncio tasks: each coroutine under its task's "
-                          "name and the tasks awaiting it (--async-aware; Python 3.14 or newer; "
-                          "as CPython, only in wall mode, main thread, with GC frames and "
-                          "without native frames)"));
+                          "name and the tasks awaiting it (--async-aware; Python 3.14 or newer). "
+                          "Ticking it selects what CPython requires with it: wall mode, the "
+                          "main thread, GC frames on, native frames off."));
     asyncMode_->setObjectName(QStringLiteral("asyncModeBox"));
     asyncMode_->addItem(tr("running tasks"), int(AsyncMode::Running));
     asyncMode_->addItem(tr("all tasks"), int(AsyncMode::All));
@@ -110,6 +110,16 @@ RecordOptionsBar::RecordOptionsBar(QWidget* parent)
     for (QCheckBox* box : {opcodes_, gc_, native_, async_})
         connect(box, &QCheckBox::toggled, this, &RecordOptionsBar::refresh);
     connect(duration_, &QSpinBox::valueChanged, this, &RecordOptionsBar::refresh);
+    // Ticking Async-aware takes the settings CPython requires with it (wall mode, the main
+    // thread, GC frames, no native frames) instead of refusing to record; a conflicting
+    // choice made afterwards is named in the problem note.
+    connect(async_, &QCheckBox::clicked, this, [this](bool on) {
+        if (!on) return;
+        mode_->setCurrentIndex(mode_->findData(int(ProfilingMode::Wall)));
+        threads_->setCurrentIndex(threads_->findData(false));
+        gc_->setChecked(true);
+        native_->setChecked(false);
+    });
     refresh();
 }
 

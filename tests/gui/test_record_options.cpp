@@ -187,6 +187,27 @@ private slots:
         QVERIFY(h.bar()->problemLabel()->isHidden());
     }
 
+    // A user who ticks Async-aware gets the settings it needs, not a refusal: mode wall, the
+    // main thread, GC frames on, native frames off.
+    void tickingAsyncTakesItsSettings() {
+        Harness h;
+        h.bar()->nativeBox()->setChecked(true);
+        h.bar()->gcBox()->setChecked(false);
+        h.bar()->modeBox()->setCurrentIndex(h.bar()->modeBox()->findText(QStringLiteral("all")));
+        h.bar()->threadsBox()->setCurrentIndex(0); // all threads
+        h.bar()->asyncBox()->click();
+        QVERIFY(h.bar()->asyncBox()->isChecked());
+        QCOMPARE(h.bar()->modeBox()->currentText(), QStringLiteral("wall"));
+        QCOMPARE(h.bar()->threadsBox()->currentData().toBool(), false);
+        QVERIFY(h.bar()->gcBox()->isChecked());
+        QVERIFY(!h.bar()->nativeBox()->isChecked());
+        QVERIFY(h.bar()->problem().isEmpty());
+        QVERIFY(bool(h.bar()->options()));
+        // A conflicting choice made afterwards is named.
+        h.bar()->modeBox()->setCurrentIndex(h.bar()->modeBox()->findText(QStringLiteral("cpu")));
+        QVERIFY(h.bar()->problem().contains(QStringLiteral("mode cpu")));
+    }
+
     // Native frames: a <native> frame in the analysis views on 3.11+; on 3.8-3.10 Record is
     // disabled with the version named.
     void nativeFrames_data() { gilscope::test::addInterpreterRows(all_); }

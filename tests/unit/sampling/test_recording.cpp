@@ -37,6 +37,13 @@ private:
     std::string why_;
 };
 
+// finish() asks the sampler to stop: a test of how a recording ends on its own waits for
+// that end first (on the fake clock it comes at once).
+void waitUntilItEnds(const Recording& recording) {
+    while (recording.running())
+        std::this_thread::yield();
+}
+
 } // namespace
 
 class TestRecording : public QObject {
@@ -69,6 +76,7 @@ private slots:
         RecordingSink sink;
         Recording recording(source, sink, SamplerOptions{1000, 0, {}}, clock);
         recording.start();
+        waitUntilItEnds(recording);
         QCOMPARE(recording.finish(), StopReason::TargetExited);
         QCOMPARE(recording.end().describe(),
                  std::string("process 4242 replaced its program (exec of /bin/sh)"));
@@ -94,6 +102,7 @@ private slots:
         RecordingSink sink;
         Recording recording(source, sink, SamplerOptions{1000, 0.01, {}}, clock);
         recording.start();
+        waitUntilItEnds(recording);
         QCOMPARE(recording.finish(), StopReason::Duration);
         QCOMPARE(recording.end().describe(), std::string("the chosen duration was reached"));
     }
@@ -112,9 +121,8 @@ private slots:
         ScriptedStackSource source(&clock, nullptr, nullptr);
         Recording recording(source, sink, SamplerOptions{1000, 0, {}}, clock);
         recording.start();
-        while (recording.running()) // the failure ends it on the sampler thread
-            std::this_thread::yield();
-        recording.targetGone(); // a failure outranks a target seen gone at the same time
+        waitUntilItEnds(recording); // the failure ends it on the sampler thread
+        recording.targetGone();     // a failure outranks a target seen gone at the same time
         QCOMPARE(recording.finish(), StopReason::SinkFailed);
         QCOMPARE(recording.end().describe(), std::string("recording stopped: spill disk full"));
         QCOMPARE(recording.failureKind(), ErrorKind::DiskFull);
@@ -127,6 +135,7 @@ private slots:
         Recording recording(source, sink, SamplerOptions{1000, 0, {}}, clock);
         recording.start();
         recording.waitForFirstTick(); // an ended sampler counts: a held target must not hang
+        waitUntilItEnds(recording);
         QCOMPARE(recording.finish(), StopReason::TargetExited);
         QVERIFY(!recording.recordedAnything());
     }
