@@ -13,6 +13,7 @@ JobRunner::JobRunner(QObject* parent, QWidget* dialogParent)
     : QObject(parent), dialogParent_(dialogParent), timer_(new QTimer(this)) {
     timer_->setInterval(100);
     connect(timer_, &QTimer::timeout, this, &JobRunner::poll);
+    pool_.setMaxThreadCount(16); // jobs are few; stale ones only wait to end
 }
 
 JobRunner::~JobRunner() {
@@ -48,7 +49,7 @@ void JobRunner::launch(const QString& label, Run run, std::function<void(bool)> 
                 }
                 finished(current); // may start the next job
             });
-    watcher->setFuture(QtConcurrent::run([shared, run = std::move(run)] {
+    watcher->setFuture(QtConcurrent::run(&pool_, [shared, run = std::move(run)] {
         const ProgressCallback progress = [shared](uint64_t done, uint64_t total) {
             shared->done.store(done, std::memory_order_relaxed);
             shared->total.store(total, std::memory_order_relaxed);

@@ -6,9 +6,11 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QThreadPool>
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -51,7 +53,13 @@ public:
         launch(
             label,
             [slot, work = std::move(work)](const ProgressCallback& p, const CancelToken* c) {
-                slot->emplace(work(p, c));
+                // A job that throws still reports, or a flow waiting on it (quit after
+                // save) would wait forever.
+                try {
+                    slot->emplace(work(p, c));
+                } catch (const std::exception& e) {
+                    slot->emplace(makeError(ErrorKind::Internal, e.what()));
+                }
             },
             [slot, onDone = std::move(onDone), onDropped = std::move(onDropped)](bool current) {
                 std::optional<Result<T>> result = std::exchange(*slot, std::nullopt);
@@ -88,6 +96,10 @@ private:
     QTimer* timer_;
     std::shared_ptr<Shared> shared_; // of the current job
     std::vector<QFutureWatcherBase*> watchers_;
+    // Our own threads: a superseded job that does not notice its token (an attach, an
+    // analysis query) keeps its thread until it ends, and a new job must never queue
+    // behind it, as it would in a shared pool of one or two threads.
+    QThreadPool pool_;
     uint64_t generation_ = 0;
     bool running_ = false;
 };

@@ -122,7 +122,8 @@ void ChildProfilers::poll() {
             const auto age =
                 std::chrono::duration_cast<std::chrono::milliseconds>(now - seen.firstSeen);
             if (seen.forkPending &&
-                !forkIsAWorker(cpuTimeNs(pid), static_cast<uint64_t>(age.count())))
+                !forkIsAWorker(cpuTimeNs(pid), static_cast<uint64_t>(age.count()),
+                               isRunnable(pid).value_or(true)))
                 continue;
         } else {
             // New, or it exec'd since: judge the new image.

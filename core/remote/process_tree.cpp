@@ -112,9 +112,18 @@ std::optional<uint64_t> cpuTimeNs(int pid) {
     return ns;
 }
 
-bool forkIsAWorker(std::optional<uint64_t> cpuNs, uint64_t ageMs) {
-    // Without schedstat only the age can tell.
-    return (cpuNs && *cpuNs >= kForkWorkerCpuNs) || ageMs >= kForkWorkerAgeMs;
+std::optional<bool> isRunnable(int pid) {
+    const auto text = remote::readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096);
+    if (!text) return std::nullopt;
+    // "PID (COMM) S ...": COMM may hold anything, so the state follows the last ')'.
+    const size_t close = text->rfind(')');
+    if (close == std::string::npos || close + 2 >= text->size()) return std::nullopt;
+    return (*text)[close + 2] == 'R';
+}
+
+bool forkIsAWorker(std::optional<uint64_t> cpuNs, uint64_t ageMs, bool runnable) {
+    // Without schedstat only the age and the state can tell.
+    return (cpuNs && *cpuNs >= kForkWorkerCpuNs) || (ageMs >= kForkWorkerAgeMs && !runnable);
 }
 
 } // namespace gilscope

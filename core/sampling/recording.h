@@ -49,8 +49,8 @@ public:
     // True once the first tick was taken (read or failed), or the sampler has ended:
     // from then on a held target may run its first line.
     bool firstTickTaken() const;
-    // Blocks (in 1 ms naps, cut short by signals) until firstTickTaken(). For the
-    // command line; the window polls firstTickTaken() from its event loop instead.
+    // Blocks, in 1 ms naps, until firstTickTaken(). For the command line; the window
+    // polls firstTickTaken() from its event loop instead.
     void waitForFirstTick() const;
 
     void requestStop(); // async-signal-safe

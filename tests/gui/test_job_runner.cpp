@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,6 +36,22 @@ Status cancelledOr(const CancelToken* cancel, const char* otherwise) {
 class TestJobRunner : public QObject {
     Q_OBJECT
 private slots:
+    // A job that throws still reports, as an internal error: a flow waiting on it (quit
+    // after save) must not wait forever.
+    void aThrowingJobReportsAnError() {
+        JobRunner runner(nullptr);
+        std::vector<std::string> got;
+        runner.start<int>(
+            QStringLiteral("work"),
+            [](const ProgressCallback&, const CancelToken*) -> Result<int> {
+                throw std::runtime_error("broken");
+            },
+            [&](Result<int> r) { got.push_back(r ? "ok" : r.error().message); });
+        QTRY_COMPARE_WITH_TIMEOUT(got.size(), size_t(1), kTimeoutMs);
+        QCOMPARE(got[0], std::string("broken"));
+        QVERIFY(!runner.running());
+    }
+
     // A move-only result comes back whole, on the GUI thread; progress reaches the
     // dialog through the 10 Hz poll.
     void deliversTypedResultAndProgress() {

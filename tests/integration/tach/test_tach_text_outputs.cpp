@@ -190,7 +190,8 @@ private slots:
         QCOMPARE(self, end["samples_total"].get<uint64_t>()); // one leaf per sample
     }
 
-    // A live recording of heavy_light_timed.py on every interpreter, written with -o,
+    // A live recording of heavy_light_timed.py on every interpreter (3 s, so a slow attach
+    // still leaves seconds of samples), written with -o,
     // loaded by Python 3.15's pstats.Stats(path). heavy() is 75% of the loop on an idle
     // machine; under load, preemptions stretch light() as much as heavy() (seen: 49%), so
     // the target measures its own wall-clock split and the file must agree with that.
@@ -200,7 +201,7 @@ private slots:
         ChrootScratch dir;
         QVERIFY(dir.ok());
         TargetOptions options;
-        options.args = {"1.5"}; // runs 1.5 s, prints "SHARE <heavy %>" and exits
+        options.args = {"3"}; // runs 3 s, prints "SHARE <heavy %>" and exits
         TargetProcess target(interpreter, "heavy_light_timed.py", options);
         QVERIFY2(target.start(), qPrintable(target.error()));
         const RunResult r = runGilscope({"attach", QString::number(target.pid()), "--rt-priority",
