@@ -10,12 +10,12 @@ namespace {
 // Positions inside _Py_DebugOffsets of the fields asyncio needs; 3.15 inserted fields
 // before all of them, so each minor has its own list (measured on 3.14.10 and 3.15.2).
 struct Positions {
-    size_t frSize, frStackpointer, tpFlags, setSize, setUsed, setTable, setMask, longTag,
-        longDigits, genSize, genIframe, genFrameState, llistNext;
+    size_t frStackpointer, tpFlags, setSize, setUsed, setTable, setMask, longTag, longDigits,
+        genSize, genIframe, genFrameState, llistNext;
 };
-constexpr Positions k314{0xf8,  0x128, 0x1b8, 0x1f0, 0x1f8, 0x200, 0x208,
+constexpr Positions k314{0x128, 0x1b8, 0x1f0, 0x1f8, 0x200, 0x208,
                          0x240, 0x248, 0x298, 0x2a8, 0x2b0, 0x2b8};
-constexpr Positions k315{0x138, 0x168, 0x1f8, 0x250, 0x258, 0x260, 0x268,
+constexpr Positions k315{0x168, 0x1f8, 0x250, 0x258, 0x260, 0x268,
                          0x2a0, 0x2a8, 0x318, 0x328, 0x330, 0x338};
 
 uint64_t word(std::span<const uint8_t> t, size_t pos) {
@@ -34,7 +34,8 @@ Error bad(const std::string& what) {
 } // namespace
 
 Result<AsyncioLayout> asyncioLayout(std::span<const uint8_t> debugOffsets,
-                                    std::span<const uint8_t> section, uint8_t minor) {
+                                    std::span<const uint8_t> section, uint8_t minor,
+                                    uint64_t frSize) {
     const Positions* p = minor == 14 ? &k314 : minor == 15 ? &k315 : nullptr;
     if (!p)
         return makeError(ErrorKind::UnsupportedVersion,
@@ -59,7 +60,6 @@ Result<AsyncioLayout> asyncioLayout(std::span<const uint8_t> debugOffsets,
     a.tsTasksHead = s[12];
 
     auto at = [&](size_t pos) { return word(debugOffsets, pos); };
-    const uint64_t frSize = at(p->frSize);
     a.frStackpointer = at(p->frStackpointer);
     a.tpFlags = at(p->tpFlags);
     const uint64_t setSize = at(p->setSize);

@@ -39,7 +39,10 @@ inline constexpr size_t kAsyncioDebugSize = 13 * 8;
 
 // `debugOffsets`: the target's _Py_DebugOffsets table; `section`: its AsyncioDebug
 // section. Both come from the target; every offset is checked against its structure.
+// `frSize`: the frame size of the PythonLayout already checked, whose frame offsets read
+// the frame embedded in a coroutine (not the target's second copy of it).
 Result<AsyncioLayout> asyncioLayout(std::span<const uint8_t> debugOffsets,
-                                    std::span<const uint8_t> section, uint8_t minor);
+                                    std::span<const uint8_t> section, uint8_t minor,
+                                    uint64_t frSize);
 
 } // namespace gilscope::remote

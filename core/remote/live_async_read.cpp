@@ -15,7 +15,7 @@ Status LiveProcessReader::loadAsyncio() {
     table.resize(got);
     if (!mem_.read(section, bytes.data(), bytes.size()))
         return makeError(ErrorKind::PermissionDenied, "cannot read asyncio's debug offsets");
-    auto layout = asyncioLayout(table, bytes, layout_.minor);
+    auto layout = asyncioLayout(table, bytes, layout_.minor, layout_.frSize);
     if (!layout) return layout.error();
     asyncio_ = *layout;
     tasks_ = std::make_unique<TaskGraphReader>(mem_, layout_, asyncio_, walker_);
@@ -27,6 +27,7 @@ Status LiveProcessReader::initAsyncio() {
 }
 
 ReadOutcome LiveProcessReader::readAsync(std::vector<ThreadStack>& out, size_t& count) {
+    if (!tasks_ && !asyncioRejected_.empty()) return fail(asyncioRejected_);
     if (!tasks_) {
         // Python 3.14 builds _asyncio as an extension: its section appears with `import
         // asyncio`. Looking reads /proc/PID/maps and ELF headers: at most every 50 ms.
@@ -35,7 +36,12 @@ ReadOutcome LiveProcessReader::readAsync(std::vector<ThreadStack>& out, size_t& 
                                 .count();
         if (now >= nextAsyncioLookNs_) {
             nextAsyncioLookNs_ = now + 50'000'000;
-            if (Status s = loadAsyncio(); !s) return fail(s.error().message);
+            if (Status s = loadAsyncio(); !s) {
+                // A layout refused stays refused: report why, and stop rescanning the maps.
+                if (s.error().kind == ErrorKind::UnsupportedVersion)
+                    asyncioRejected_ = s.error().message;
+                return fail(s.error().message);
+            }
         }
         if (!tasks_) return fail("the target has not loaded asyncio (no AsyncioDebug section yet)");
     }
@@ -50,9 +56,12 @@ ReadOutcome LiveProcessReader::readAsync(std::vector<ThreadStack>& out, size_t& 
     tstateValid_ = false;
     predictedTstate_ = 0;
     taskList_.clear();
+    tasks_->beginSample();
     const bool all = options_.asyncMode == AsyncMode::All;
     uint64_t t = interp.threadsHead;
+    seenTstates_.clear();
     for (size_t i = 0; t && i < kMaxThreads; ++i) {
+        if (!seenTstates_.insert(t).second) return fail("the thread list loops (torn read)");
         if (!plausibleAddress(t) || !mem_.read(t, tstate_.data(), tstate_.size()))
             return fail("cannot read a thread state");
         uint64_t tid = 0, next = 0;
@@ -79,9 +88,12 @@ bool LiveProcessReader::readRunningTask(uint64_t tstateAddr, uint64_t threadId) 
     }
     if (loop == 0 || task == 0) return true; // no event loop, or it runs no task right now
     const size_t first = taskList_.size();
-    if (!tasks_->readTask(task, threadId, false, taskList_.emplace_back()) ||
-        taskList_[first].coro == 0) {
-        lastError_ = taskList_[first].coro ? tasks_->error() : "the running task has no coroutine";
+    if (!tasks_->readTask(task, threadId, false, taskList_.emplace_back())) {
+        lastError_ = tasks_->error();
+        return false;
+    }
+    if (taskList_[first].coro == 0) {
+        lastError_ = "the running task has no coroutine";
         return false;
     }
     // The running task's chain is its thread's frames, from the leaf up to the task's own

@@ -33,18 +33,30 @@ bool TaskGraphReader::fail(std::string why) {
     return false;
 }
 
+void TaskGraphReader::beginSample() {
+    seen_.clear();
+    tasksLeft_ = kMaxTasks;
+    bytesLeft_ = kMaxSampleBytes;
+}
+
+bool TaskGraphReader::spend(size_t bytes) {
+    if (bytes > bytesLeft_) return fail("asyncio tasks take more than 8 MiB to read (torn read?)");
+    bytesLeft_ -= bytes;
+    return true;
+}
+
 bool TaskGraphReader::readPointer(uint64_t addr, uint64_t& out) {
-    return mem_.readValue(addr, out);
+    return spend(sizeof out) && mem_.readValue(addr, out);
 }
 
 bool TaskGraphReader::readTaskList(uint64_t head, uint64_t threadId, std::vector<AsyncTask>& out) {
     uint64_t next = 0;
     if (!readPointer(head + async_.llistNext, next)) return fail("cannot read a task list");
-    seen_.clear();
-    for (size_t n = 0; next != head; ++n) {
-        if (n >= kMaxTasks) return fail("task list longer than 65536 tasks (torn read)");
+    // seen_ spans the sample: a task in two lists is as torn as a list that loops.
+    while (next != head) {
         if (!objectAddress(next)) return fail("invalid task list node (torn read)");
-        if (!seen_.insert(next).second) return fail("task list loops (torn read)");
+        if (!seen_.insert(next - async_.taskNode).second)
+            return fail("task list loops (torn read)");
         AsyncTask& task = out.emplace_back();
         if (!readTask(next - async_.taskNode, threadId, true, task)) return false;
         if (!readPointer(next + async_.llistNext, next)) return fail("cannot read a task list");
@@ -56,7 +68,10 @@ bool TaskGraphReader::readTask(uint64_t addr, uint64_t threadId, bool withChain,
     out = AsyncTask{};
     out.addr = addr;
     out.threadId = threadId;
+    if (tasksLeft_ == 0) return fail("more than 65536 asyncio tasks in one sample");
+    --tasksLeft_;
     task_.resize(async_.taskSize);
+    if (!spend(task_.size())) return false;
     if (!objectAddress(addr) || !mem_.read(addr, task_.data(), task_.size()))
         return fail("cannot read a task");
     // Only a Task has a name and a coroutine; a Future that awaits (gather's) has neither.
@@ -80,7 +95,8 @@ bool TaskGraphReader::readName(uint64_t nameObj, std::string& out) {
         uint32_t digits[3] = {};
         if (!readPointer(nameObj + async_.longTag, tag)) return fail("cannot read a task's name");
         const uint64_t count = tag >> 3;
-        if (count > 3 || !mem_.read(nameObj + async_.longDigits, digits, count * 4))
+        if (count > 3 || !spend(count * 4) ||
+            !mem_.read(nameObj + async_.longDigits, digits, count * 4))
             return fail("task name is not a small int (torn read)");
         uint64_t value = 0;
         for (uint64_t i = count; i-- > 0;)
@@ -89,6 +105,7 @@ bool TaskGraphReader::readName(uint64_t nameObj, std::string& out) {
         return true;
     }
     if (!(flags & AsyncioLayout::kUnicodeSubclass)) return fail("task name is neither str nor int");
+    if (!spend(512)) return false; // readString: its header and at most 255 characters
     auto s = objects_.readString(nameObj, 255);
     if (!s) return fail("cannot read a task's name");
     out = std::move(*s);
@@ -103,6 +120,7 @@ bool TaskGraphReader::readAwaitedBy(const std::vector<uint8_t>& task, std::vecto
         return true;
     }
     int64_t fields[3] = {}; // used, table, mask, read one by one: offsets come from the target
+    if (!spend(sizeof fields)) return false;
     if (!mem_.readValue(awaitedBy + async_.setUsed, fields[0]) ||
         !mem_.readValue(awaitedBy + async_.setTable, fields[1]) ||
         !mem_.readValue(awaitedBy + async_.setMask, fields[2]))
@@ -114,6 +132,7 @@ bool TaskGraphReader::readAwaitedBy(const std::vector<uint8_t>& task, std::vecto
         return fail("invalid awaited_by set (torn read)");
     // setentry {key, hash}: empty slots have no key, deleted ones the dummy key and hash -1.
     table_.resize(static_cast<size_t>(mask + 1) * 16);
+    if (!spend(table_.size())) return false;
     if (!mem_.read(table, table_.data(), table_.size()))
         return fail("cannot read a task's awaited_by set");
     int64_t found = 0;
@@ -128,10 +147,17 @@ bool TaskGraphReader::readAwaitedBy(const std::vector<uint8_t>& task, std::vecto
 
 bool TaskGraphReader::readChain(uint64_t coro, std::vector<FrameId>& out) {
     const size_t first = out.size();
+    // describe() reads the frame with the offsets checked against the PythonLayout's
+    // frame size: that whole frame must lie inside the generator read.
+    if (layout_.frSize < 8 || async_.genIframe > async_.genSize ||
+        layout_.frSize > async_.genSize - async_.genIframe ||
+        async_.frStackpointer > layout_.frSize - 8)
+        return fail("a coroutine's frame lies outside the coroutine");
     gen_.resize(async_.genSize);
     uint64_t type = 0;
     for (size_t depth = 0; coro != 0; ++depth) {
         if (depth >= kMaxChain) return fail("coroutine chain loops (torn read)");
+        if (!spend(gen_.size() + 512)) return false; // the coroutine and its code, if not cached
         if (!objectAddress(coro) || !mem_.read(coro, gen_.data(), gen_.size()))
             return fail("cannot read a coroutine");
         const int8_t state = at<int8_t>(gen_, async_.genFrameState);
@@ -166,10 +192,9 @@ bool TaskGraphReader::readChain(uint64_t coro, std::vector<FrameId>& out) {
 }
 
 bool TaskGraphReader::readWaiters(size_t first, std::vector<AsyncTask>& out) {
-    seen_.clear();
+    // Waiters already read this sample (for another thread's running task) are not read again.
     seen_.insert(out[first].addr);
     for (size_t i = first; i < out.size(); ++i) {
-        if (out.size() - first > kMaxTasks) return fail("more than 65536 waiting tasks");
         const std::vector<uint64_t> waiters = out[i].waiters;
         const uint64_t threadId = out[i].threadId;
         for (uint64_t w : waiters) {

@@ -200,7 +200,7 @@ class TestTaskGraph : public QObject {
     Q_OBJECT
 private slots:
     void asyncioLayoutFromTheTarget() {
-        auto a = asyncioLayout(debugOffsets315(), section315(), 15);
+        auto a = asyncioLayout(debugOffsets315(), section315(), 15, 0x58);
         QVERIFY2(a, a ? "" : a.error().message.c_str());
         QCOMPARE(a->taskNode, uint64_t{0x98});
         QCOMPARE(a->tsRunningTask, uint64_t{0x408});
@@ -210,11 +210,16 @@ private slots:
         auto section = section315();
         const uint64_t outside = 0x1000;
         std::memcpy(section.data() + 8, &outside, 8);
-        auto bad = asyncioLayout(debugOffsets315(), section, 15);
+        auto bad = asyncioLayout(debugOffsets315(), section, 15, 0x58);
         QVERIFY(!bad);
         QVERIFY2(bad.error().message.find("task.name") != std::string::npos,
                  bad.error().message.c_str());
-        QVERIFY(!asyncioLayout(debugOffsets315(), section315(), 13));
+        QVERIFY(!asyncioLayout(debugOffsets315(), section315(), 13, 0x58));
+        // The frame is bounded by the interpreter's checked frame size, not by the table's.
+        auto big = asyncioLayout(debugOffsets315(), section315(), 15, 0x60);
+        QVERIFY(!big);
+        QVERIFY2(big.error().message.find("generator.frame") != std::string::npos,
+                 big.error().message.c_str());
     }
 
     void allTasksWellFormed() {
@@ -261,10 +266,12 @@ private slots:
         const uint64_t leaf = r.task(r.name("leaf"), r.coro("fl"));
         r.awaitedBy(leaf, a);
         tasks.clear();
+        r.reader.beginSample();
         QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.error().c_str());
         QCOMPARE(r.stacks(tasks), (QList<QStringList>{{"fl", "[leaf]", "fa", "[a]", "fb", "[b]"}}));
         // --async-mode running climbs waiters from the running task: each task once.
         std::vector<AsyncTask> running(1);
+        r.reader.beginSample();
         QVERIFY(r.reader.readTask(leaf, 1, true, running[0]));
         QVERIFY2(r.reader.readWaiters(0, running), r.reader.error().c_str());
         QCOMPARE(running.size(), size_t{3});
@@ -277,6 +284,60 @@ private slots:
         std::vector<AsyncTask> tasks;
         QVERIFY(!r.reader.readTaskList(r.head, 1, tasks));
         QCOMPARE(r.reader.error(), std::string("task list loops (torn read)"));
+    }
+
+    // --async-mode all: a list read again in the same sample (every thread's head pointing
+    // at one list) is a loop, not the same tasks read once more per thread.
+    void taskListReadTwicePerSampleFails() {
+        ThreeTasks r;
+        std::vector<AsyncTask> tasks;
+        r.reader.beginSample();
+        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.error().c_str());
+        QVERIFY(!r.reader.readTaskList(r.head, 2, tasks));
+        QCOMPARE(r.reader.error(), std::string("task list loops (torn read)"));
+        r.reader.beginSample(); // the next sample reads them again
+        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.error().c_str());
+    }
+
+    // An awaited_by set claiming a huge table is refused before its table is read.
+    void hugeAwaitedBySetFails() {
+        ThreeTasks r;
+        const uint64_t set = r.at(r.b + r.async.taskAwaitedBy);
+        r.mem.put<int64_t>(set + r.async.setMask, int64_t{1} << 13);
+        std::vector<AsyncTask> tasks;
+        QVERIFY(!r.reader.readTaskList(r.head, 1, tasks));
+        QCOMPARE(r.reader.error(), std::string("invalid awaited_by set (torn read)"));
+    }
+
+    // Tasks that each hold a large (legal) awaited_by table: one sample stops at its
+    // budget of bytes instead of reading all of them.
+    void sampleReadsAreBounded() {
+        Rig r;
+        const uint64_t set = r.py.alloc(0xc8), slotCount = TaskGraphReader::kMaxSetSlots;
+        r.mem.put<uint64_t>(set + r.async.setTable, r.py.alloc(slotCount * 16));
+        r.mem.put<int64_t>(set + r.async.setMask, int64_t(slotCount - 1));
+        const uint64_t name = r.name("t");
+        const size_t needed = TaskGraphReader::kMaxSampleBytes / (slotCount * 16) + 1;
+        for (size_t i = 0; i < needed; ++i) {
+            const uint64_t t = r.task(name, 0);
+            r.mem.put<uint64_t>(t + r.async.taskAwaitedBy, set);
+            r.mem.put<uint8_t>(t + r.async.taskAwaitedByIsSet, 1);
+        }
+        std::vector<AsyncTask> tasks;
+        r.reader.beginSample();
+        QVERIFY(!r.reader.readTaskList(r.head, 1, tasks));
+        QVERIFY2(r.reader.error().find("8 MiB") != std::string::npos, r.reader.error().c_str());
+    }
+
+    // A coroutine smaller than the frame it embeds (a lying genSize): refused, never a
+    // frame read past the end of the coroutine's copy.
+    void coroutineFrameOutsideCoroutineFails() {
+        Rig r;
+        r.task(r.name("t"), r.coro("f"));
+        r.async.genSize = r.async.genIframe + 16;
+        std::vector<AsyncTask> tasks;
+        QVERIFY(!r.reader.readTaskList(r.head, 1, tasks));
+        QCOMPARE(r.reader.error(), std::string("a coroutine's frame lies outside the coroutine"));
     }
 
     // A task freed while the list was walked: its node now points into unmapped memory.
