@@ -6,38 +6,32 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* formatExtension(OutputFormat f) {
+// CPython's name of each format and the extension of its default file name.
+struct FormatNames {
+    const char* name;
+    const char* extension;
+};
+
+FormatNames namesOf(OutputFormat f) {
     switch (f) {
     case OutputFormat::Pstats:
-        return "pstats";
+        return {"pstats", "pstats"};
     case OutputFormat::Jsonl:
-        return "jsonl";
+        return {"jsonl", "jsonl"};
     case OutputFormat::Collapsed:
-        return "txt";
+        return {"collapsed", "txt"};
     case OutputFormat::Gecko:
-        return "json";
+        return {"gecko", "json"};
     case OutputFormat::Binary:
-        return "bin";
+        return {"binary", "bin"};
     }
-    return "txt";
+    return {"collapsed", "txt"};
 }
 
 } // namespace
 
 const char* formatName(OutputFormat f) {
-    switch (f) {
-    case OutputFormat::Pstats:
-        return "pstats";
-    case OutputFormat::Jsonl:
-        return "jsonl";
-    case OutputFormat::Collapsed:
-        return "collapsed";
-    case OutputFormat::Gecko:
-        return "gecko";
-    case OutputFormat::Binary:
-        return "binary";
-    }
-    return "collapsed";
+    return namesOf(f).name;
 }
 
 const char* compressionName(Compression c) {
@@ -63,7 +57,7 @@ fs::path outputPath(const OutputOptions& options, int pid) {
     // CPython's naming: {format}_{pid}.{ext} without -o, and inside the directory -o
     // names; otherwise -o itself.
     const std::string name = std::string(formatName(options.format)) + "_" + std::to_string(pid) +
-                             "." + formatExtension(options.format);
+                             "." + namesOf(options.format).extension;
     if (options.output.empty()) return name;
     const fs::path option(options.output);
     std::error_code ec;

@@ -8,6 +8,7 @@
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
 #include "core/pstats/pstats_collector.h"
+#include "core/tach/tach_describe.h"
 #include "core/tach/tach_reader.h"
 #include "core/util/utf8.h"
 
@@ -26,15 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string withThousands(uint64_t v) {
-    std::string digits = std::to_string(v), out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
 // CPython's replay bar: "\r  [████░░░░] 12.5% (1,000/8,000)", redrawn per 0.1 %.
 class ProgressBar {
 public:
@@ -48,7 +40,7 @@ public:
         for (int i = 0; i < 40; ++i)
             bar += i < filled ? "\u2588" : "\u2591";
         std::fprintf(stderr, "\r  [%s] %5.1f%% (%s/%s)", bar.c_str(), permille / 10.0,
-                     withThousands(done).c_str(), withThousands(total).c_str());
+                     groupedThousands(done).c_str(), groupedThousands(total).c_str());
         std::fflush(stderr);
     }
 

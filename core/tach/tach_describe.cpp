@@ -27,17 +27,8 @@ std::string format(const char* fmt, Args... args) {
     return buf;
 }
 
-std::string grouped(uint64_t n) {
-    std::string digits = std::to_string(n), out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
 std::string perThreadText(const TachInfo& info, const std::vector<uint64_t>& counts, bool group) {
-    auto count = [&](uint64_t n) { return group ? grouped(n) : std::to_string(n); };
+    auto count = [&](uint64_t n) { return group ? groupedThousands(n) : std::to_string(n); };
     if (!counts.empty()) {
         const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
         return *lo == *hi ? count(*lo) : count(*lo) + " – " + count(*hi);
@@ -71,7 +62,9 @@ const char* compressionName(uint32_t compression) {
 }
 
 std::vector<TachField> describeTachInfo(const TachInfo& info, const TachDescribeOptions& o) {
-    auto count = [&](uint64_t n) { return o.groupDigits ? grouped(n) : std::to_string(n); };
+    auto count = [&](uint64_t n) {
+        return o.groupDigits ? groupedThousands(n) : std::to_string(n);
+    };
     std::vector<TachField> f;
     f.push_back({"Format", format("TACH version %u%s", info.version,
                                   info.byteSwapped ? " (other byte order)" : "")});
@@ -120,6 +113,15 @@ std::string tachInfoText(const TachInfo& info) {
         std::string head = field.label + ":";
         head.resize(std::max(kValueColumn, head.size() + 1), ' ');
         out += head + field.value + '\n';
+    }
+    return out;
+}
+
+std::string groupedThousands(uint64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
     }
     return out;
 }

@@ -34,4 +34,7 @@ std::string tachInfoText(const TachInfo& info);
 const char* profilingModeName(int mode);           // "wall", "cpu", ... or "unknown"
 const char* compressionName(uint32_t compression); // "none" or "zstd"
 
+// 1234567 -> "1,234,567", as CPython prints counts.
+std::string groupedThousands(uint64_t n);
+
 } // namespace gilscope
