@@ -25,6 +25,8 @@ packages=(
     python3 fonts-dejavu-core debootstrap debian-archive-keyring xvfb xauth
     # ASan/UBSan and libFuzzer builds; the style test (the tree follows .clang-format)
     clang libclang-rt-14-dev clang-format
+    # compiler cache: a warm scripts/test.sh (CI's next run, a second checkout) rebuilds little
+    ccache
 )
 
 missing=()

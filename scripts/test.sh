@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 scripts/install-deps.sh
+# One compiler cache for every checkout: paths below this one are hashed relative to it,
+# so a fresh clone in another folder (CI) reuses the last run's objects.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-8G}"
 
 # CPython 3.14/3.15 from Debian sid, in a cached chroot outside the repo.
 if ! scripts/setup-python-chroot.sh; then
