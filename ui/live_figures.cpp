@@ -10,7 +10,7 @@ LiveFigures::LiveFigures(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("liveFigures"));
     auto* grid = new QGridLayout(this);
     grid->setContentsMargins(0, 0, 0, 0);
-    grid->setHorizontalSpacing(24);
+    grid->setHorizontalSpacing(6);
     requested_ = addFigure(tr("Requested rate"), QStringLiteral("requestedRate"), 0);
     achieved_ = addFigure(tr("Achieved rate"), QStringLiteral("achievedRate"), 1);
     missed_ = addFigure(tr("Missed"), QStringLiteral("missedPct"), 2);
@@ -20,23 +20,24 @@ LiveFigures::LiveFigures(QWidget* parent) : QWidget(parent) {
     samples_ = addFigure(tr("Samples per thread"), QStringLiteral("sampleCount"), 4);
     threadSamples_ = addFigure(tr("Thread-samples, total"), QStringLiteral("threadSampleCount"), 5);
     elapsed_ = addFigure(tr("Elapsed"), QStringLiteral("elapsed"), 6);
-    grid->setColumnStretch(7, 1);
+    grid->setColumnStretch(14, 1);
     clear();
 }
 
+// One line: each caption with its value after it, so the tracks below keep the room.
 QLabel* LiveFigures::addFigure(const QString& name, const QString& objectName, int column) {
     auto* grid = static_cast<QGridLayout*>(layout());
     auto* caption = new QLabel(name, this);
     caption->setForegroundRole(QPalette::PlaceholderText);
+    if (column > 0) caption->setContentsMargins(14, 0, 0, 0);
     auto* value = new QLabel(this);
     value->setObjectName(objectName);
-    QFont big = value->font();
-    big.setPointSizeF(big.pointSizeF() * 1.4);
-    big.setBold(true);
-    value->setFont(big);
+    QFont bold = value->font();
+    bold.setBold(true);
+    value->setFont(bold);
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    grid->addWidget(caption, 0, column);
-    grid->addWidget(value, 1, column);
+    grid->addWidget(caption, 0, 2 * column);
+    grid->addWidget(value, 0, 2 * column + 1);
     return value;
 }
 

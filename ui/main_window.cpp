@@ -21,19 +21,16 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QDesktopServices>
-#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
-#include <QGroupBox>
 #include <QIcon>
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
-#include <QScrollArea>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
@@ -89,25 +86,23 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     };
 
     buildActions();
-    auto* processes = new QGroupBox(tr("Python processes"), this);
-    auto* processLayout = new QVBoxLayout(processes);
-    processLayout->addWidget(picker_);
-    splitter_ = new QSplitter(Qt::Vertical, this);
-    splitter_->setObjectName(QStringLiteral("mainSplitter"));
-    splitter_->addWidget(processes);
-    // On a small screen (or at QT_SCALE_FACTOR=2) the recording panel scrolls rather
-    // than making the window taller than the screen.
-    auto* recordingScroll = new QScrollArea(this);
-    recordingScroll->setObjectName(QStringLiteral("recordingScroll"));
-    recordingScroll->setWidget(buildRecordingPanel());
-    recordingScroll->setWidgetResizable(true);
-    recordingScroll->setFrameShape(QFrame::NoFrame);
-    recordingScroll->setMinimumHeight(fontMetrics().height() * 8);
-    splitter_->addWidget(recordingScroll);
-    // The process list keeps room for several rows and its details line.
-    splitter_->setStretchFactor(0, 2);
-    splitter_->setStretchFactor(1, 3);
-    setCentralWidget(splitter_);
+    analysis_ = new AnalysisPanel(this); // fed by the recording's (or file's) ProfileModel
+    analysis_->attachTimeline(timeline_);
+    pages_ = new QStackedWidget(this);
+    pages_->setObjectName(QStringLiteral("pages"));
+    pages_->addWidget(buildStartPage());
+    pages_->addWidget(buildRecordingPage());
+    auto* central = new QWidget(this);
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(6, 2, 6, 0);
+    column->setSpacing(2);
+    status_->setObjectName(QStringLiteral("recordingStatus"));
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    column->addWidget(status_);
+    column->addWidget(options_->problemLabel()); // why Record is disabled, if it is
+    column->addWidget(pages_, 1);
+    setCentralWidget(central);
 
     connect(picker_, &ProcessPicker::currentProcessChanged, this, &MainWindow::onProcessChanged);
     // Double-click or Space on the selected row; never a row the user did not pick.
@@ -125,14 +120,6 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
             [this](const QString& text) { statusBar()->showMessage(text, 15000); });
     exitWatch_->setInterval(100); // reaps the launched program once it has ended
     connect(exitWatch_, &QTimer::timeout, this, &MainWindow::checkProgramExit);
-    // Analysis views: fed by the recording's (or opened file's) ProfileModel.
-    analysis_ = new AnalysisPanel(this);
-    analysis_->attachTimeline(timeline_);
-    auto* analysisDock = new QDockWidget(tr("Where the time goes"), this);
-    analysisDock->setObjectName(QStringLiteral("analysisDock"));
-    analysisDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-    analysisDock->setWidget(analysis_);
-    addDockWidget(Qt::BottomDockWidgetArea, analysisDock);
     connect(this, &MainWindow::recordingStarted, this,
             [this] { analysis_->showRecording(session_->profile(), session_->pid(), true); });
     connect(this, &MainWindow::recordingEnded, this, [this] { analysis_->setLive(false); });
@@ -149,41 +136,6 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
 
 MainWindow::~MainWindow() {
     if (session_) session_->finish();
-}
-
-QWidget* MainWindow::buildRecordingPanel() {
-    auto* panel = new QGroupBox(tr("Recording"), this);
-    auto* layout = new QVBoxLayout(panel);
-    status_->setObjectName(QStringLiteral("recordingStatus"));
-    status_->setWordWrap(true);
-    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    fileInfo_->setObjectName(QStringLiteral("fileInfo"));
-    fileInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    fileInfo_->hide();
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(timeline_);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::StyledPanel);
-    rateChart_->hide(); // until something records
-    auto* charts = new QSplitter(Qt::Vertical, panel);
-    charts->setObjectName(QStringLiteral("chartSplitter"));
-    charts->addWidget(rateChart_);
-    charts->addWidget(scroll);
-    output_->setObjectName(QStringLiteral("programOutput"));
-    output_->setReadOnly(true);
-    output_->setMaximumBlockCount(10000); // a chatty program cannot eat the memory
-    output_->setPlaceholderText(tr("Output of the launched program"));
-    output_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    output_->hide(); // until a program is launched
-    charts->addWidget(output_);
-    charts->setStretchFactor(0, 1);
-    charts->setStretchFactor(1, 2);
-    layout->addWidget(status_);
-    layout->addWidget(options_->problemLabel()); // why Record is disabled, if it is
-    layout->addWidget(figures_);
-    layout->addWidget(fileInfo_);
-    layout->addWidget(charts, 1);
-    return panel;
 }
 
 bool MainWindow::recording() const {
@@ -279,6 +231,12 @@ void MainWindow::onAttached(std::shared_ptr<RecordingSession> session) {
     rateChart_->clear();
     rateChart_->show();
     timeline_->clear();
+    processName_->setText(tr("pid %1 · %2 · Python %3")
+                              .arg(session_->pid())
+                              .arg(recordedName_.isEmpty() ? attachCommandLine_ : recordedName_)
+                              .arg(QString::fromStdString(session_->pythonVersion())));
+    processName_->setToolTip(attachCommandLine_);
+    showRecordingView();
     setWindowTitle(tr("gilscope — recording pid %1").arg(session_->pid()));
     setStatus(tr("Recording pid %1 · Python %2 · %3")
                   .arg(session_->pid())

@@ -20,8 +20,13 @@ class QLabel;
 class QMenu;
 class QPlainTextEdit;
 class QSettings;
+class QToolBar;
+class QListWidget;
+class QScrollArea;
 class QSplitter;
+class QStackedWidget;
 class QTimer;
+class QToolButton;
 
 namespace gilscope {
 class RecordingSession;
@@ -46,6 +51,9 @@ class TimelineWidget;
 // The gilscope window: pick a Python process, record it (live figures and per-thread
 // GIL/CPU/GC timelines while it runs), export to the Firefox Profiler or save it as a
 // CPython `.bin`, or open a `.bin` recording and export that.
+// Two pages: the start page (the process table, Launch script…, Open recording…,
+// recent files) and, once something is recorded or opened, the recording: a slim
+// header (figures, a rate strip), the thread tracks and the analysis views below them.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -86,7 +94,17 @@ public:
     QAction* launchAction() const { return launchAction_; }
     QPlainTextEdit* outputPane() const { return output_; }
     QMenu* recentMenu() const { return recentMenu_; }
+    // Thread tracks above, analysis views (and a launched program's output) below.
     QSplitter* splitter() const { return splitter_; }
+    QScrollArea* tracksArea() const { return tracksArea_; }
+    QStackedWidget* pages() const { return pages_; }
+    bool showingRecording() const; // the recording page, not the start page
+    QAction* pageAction() const { return pageAction_; }
+    QAction* resetLayoutAction() const { return resetLayoutAction_; }
+    QToolButton* rateToggle() const { return rateToggle_; }
+    QListWidget* recentList() const { return recentList_; }
+    // The window's first size on a screen with this much room (90 %, at most 1600x1000).
+    static QSize defaultSize(QSize available);
     QStringList recentFiles() const { return recentFiles_; }
     // The folder the next file dialog starts in, per kind ("export", "save", "open").
     QString lastFolder(const QString& kind) const;
@@ -116,6 +134,9 @@ public slots:
     QString profilerAddress() const; // https://profiler.firefox.com unless set
     void setProfilerAddress(const QString& address);
     void showAbout();
+    void showProcessPicker(); // the start page; a recording goes on
+    void showRecordingView();
+    void resetLayout(); // View › Reset layout: first size, track area fitted, strip slim
 
 signals:
     void recordingStarted();
@@ -130,6 +151,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -138,7 +160,13 @@ private:
     enum class After { Nothing, Quit, Record, Open, Launch };
 
     void buildActions();
-    QWidget* buildRecordingPanel();
+    QWidget* buildStartPage();
+    QWidget* buildRecordingPage();
+    // Gives the track area the height its tracks need, up to half the splitter, unless
+    // the user sized it.
+    void fitTracks();
+    void setRateExpanded(bool expanded);
+    void updatePage();
     void tick();
     void onProcessChanged();
     void onSelectionLost(int pid, const QString& why);
@@ -201,6 +229,15 @@ private:
     QString shownEnd_;    // what showEndStatus() put in the status line last
     QMenu* recentMenu_ = nullptr;
     QSplitter* splitter_ = nullptr;
+    QStackedWidget* pages_ = nullptr;
+    QScrollArea* tracksArea_ = nullptr;
+    QAction* pageAction_ = nullptr;
+    QAction* resetLayoutAction_ = nullptr;
+    QToolButton* rateToggle_ = nullptr;
+    QListWidget* recentList_ = nullptr;
+    QLabel* processName_ = nullptr; // in the toolbar: what the recording page shows
+    QToolBar* optionsBar_ = nullptr;
+    bool tracksSized_ = false; // the user dragged the splitter (or it was restored)
     QSettings* settings_ = nullptr;
     net::ProfileServer* profileServer_ = nullptr;
     QString profilerAddress_;
@@ -209,7 +246,7 @@ private:
     bool unsaved_ = false;
     After after_ = After::Nothing;
     QString afterPath_;                 // the file to open after the save, for After::Open
-    AnalysisPanel* analysis_ = nullptr; // top functions, trees, flame graph (a dock)
+    AnalysisPanel* analysis_ = nullptr; // top functions, trees, flame graph
 
     // Shared with worker jobs, which keep them alive until they are done.
     std::shared_ptr<RecordingSession> session_;

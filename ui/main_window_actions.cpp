@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QStackedWidget>
 #include <QToolBar>
 
 namespace gilscope::ui {
@@ -47,10 +48,24 @@ void MainWindow::buildActions() {
     connect(exportAction_, &QAction::triggered, this, &MainWindow::exportProfile);
     connect(saveBinAction_, &QAction::triggered, this, &MainWindow::saveRecordingAsBin);
 
+    pageAction_ = new QAction(tr("◀ Processes"), this);
+    pageAction_->setObjectName(QStringLiteral("pageAction"));
+    connect(pageAction_, &QAction::triggered, this, [this] {
+        if (showingRecording())
+            showProcessPicker();
+        else
+            showRecordingView();
+    });
+    resetLayoutAction_ = new QAction(tr("Reset layout"), this);
+    resetLayoutAction_->setObjectName(QStringLiteral("resetLayoutAction"));
+    resetLayoutAction_->setToolTip(tr("The window's first size; the track area fits its tracks"));
+    connect(resetLayoutAction_, &QAction::triggered, this, &MainWindow::resetLayout);
+
     auto* toolbar = addToolBar(tr("Recording"));
     toolbar->setObjectName(QStringLiteral("recordingToolbar"));
     toolbar->setMovable(false);
     toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    toolbar->addAction(pageAction_);
     toolbar->addAction(recordAction_);
     toolbar->addAction(stopAction_);
     toolbar->addAction(launchAction_);
@@ -58,12 +73,17 @@ void MainWindow::buildActions() {
     toolbar->addAction(openAction_);
     toolbar->addAction(exportAction_);
     toolbar->addAction(saveBinAction_);
+    toolbar->addSeparator();
+    processName_ = new QLabel(toolbar);
+    processName_->setObjectName(QStringLiteral("processName"));
+    processName_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    toolbar->addWidget(processName_);
     // The options get a line of their own, so the window stays usable at 1024 px.
     addToolBarBreak();
-    auto* optionsBar = addToolBar(tr("Recording options"));
-    optionsBar->setObjectName(QStringLiteral("recordOptionsToolbar"));
-    optionsBar->setMovable(false);
-    options_->addTo(optionsBar);
+    optionsBar_ = addToolBar(tr("Recording options"));
+    optionsBar_->setObjectName(QStringLiteral("recordOptionsToolbar"));
+    optionsBar_->setMovable(false);
+    options_->addTo(optionsBar_);
     connect(options_, &RecordOptionsBar::changed, this, &MainWindow::updateActions);
 
     auto* file = menuBar()->addMenu(tr("&File"));
@@ -81,11 +101,16 @@ void MainWindow::buildActions() {
     rec->addAction(recordAction_);
     rec->addAction(launchAction_);
     rec->addAction(stopAction_);
+    rec->addSeparator();
+    rec->addAction(pageAction_);
+    auto* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(resetLayoutAction_);
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(aboutAction_);
 }
 
 void MainWindow::updateActions() {
+    if (pages_ && pages_->count() == 2) updatePage();
     const bool busy = job_->running() || attaching();
     const bool idle = !recording() && !busy;
     const auto process = picker_->currentProcess();

@@ -110,9 +110,13 @@ void MainWindow::onLoadFinished(const QString& path,
         figures_->clear();
         figures_->hide(); // live figures mean nothing for a file; its info says more
         rateChart_->hide();
+        timeline_->clear(); // no selection or expanded track from before
         timeline_->setSnapshot(file_->timeline());
         showFileInfo();
         setWindowTitle(tr("gilscope — %1").arg(QString::fromStdString(file_->path().string())));
+        processName_->setText(QFileInfo(path).fileName());
+        processName_->setToolTip(path);
+        showRecordingView();
         setStatus(tr("Opened %1").arg(QString::fromStdString(file_->path().string())));
         unsaved_ = false;
         addRecentFile(path);

@@ -12,11 +12,13 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
+#include <QToolButton>
 
 namespace gilscope::ui {
 
@@ -27,13 +29,9 @@ const QStringList kFolderKinds = {QStringLiteral("export"), QStringLiteral("save
 } // namespace
 
 void MainWindow::fitToScreen() {
-    // 1300x850 suits a desktop, but not every screen: at QT_SCALE_FACTOR=2 a 1600x1000
-    // screen has 800x500 device-independent pixels. Take at most 90 % of what is free.
     QSize size(1300, 850);
-    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
-        const QRect free = screen->availableGeometry();
-        size = size.boundedTo(QSize(free.width() * 9 / 10, free.height() * 9 / 10));
-    }
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+        size = defaultSize(screen->availableGeometry().size());
     resize(size);
 }
 
@@ -42,8 +40,11 @@ void MainWindow::loadSettings() {
     QSettings& s = *settings_;
     if (s.contains(QStringLiteral("window/geometry")))
         restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    // A track area the user sized stays so; otherwise it fits its tracks.
     if (s.contains(QStringLiteral("window/splitter")))
-        splitter_->restoreState(s.value(QStringLiteral("window/splitter")).toByteArray());
+        tracksSized_ =
+            splitter_->restoreState(s.value(QStringLiteral("window/splitter")).toByteArray());
+    setRateExpanded(s.value(QStringLiteral("window/rateExpanded"), false).toBool());
     options_->load(s);
     for (const QString& kind : kFolderKinds) {
         const QString folder = s.value(QStringLiteral("folders/") + kind).toString();
@@ -60,7 +61,11 @@ void MainWindow::saveSettings() const {
     if (!settings_) return;
     QSettings& s = *settings_;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/splitter"), splitter_->saveState());
+    if (tracksSized_)
+        s.setValue(QStringLiteral("window/splitter"), splitter_->saveState());
+    else
+        s.remove(QStringLiteral("window/splitter"));
+    s.setValue(QStringLiteral("window/rateExpanded"), rateToggle_->isChecked());
     options_->save(s);
     for (auto it = folders_.begin(); it != folders_.end(); ++it)
         s.setValue(QStringLiteral("folders/") + it.key(), it.value());
@@ -96,6 +101,14 @@ void MainWindow::addRecentFile(const QString& path) {
 
 void MainWindow::rebuildRecentMenu() {
     recentMenu_->clear();
+    if (recentList_) {
+        recentList_->clear();
+        for (const QString& path : recentFiles_) {
+            auto* item = new QListWidgetItem(QFileInfo(path).fileName(), recentList_);
+            item->setToolTip(path);
+            item->setData(Qt::UserRole, path);
+        }
+    }
     for (const QString& path : recentFiles_) {
         QAction* open = recentMenu_->addAction(QFileInfo(path).fileName());
         open->setToolTip(path);

@@ -37,6 +37,11 @@ ProcessPicker::ProcessPicker(QWidget* parent)
         reconcileSelection(tr("the filter hides it"));
     });
 
+    // Keyboard only: type a filter, Return (or Tab, then Return) records the first match.
+    connect(filter_, &QLineEdit::returnPressed, this, [this] {
+        if (selectFirstRow()) emit recordRequested(selectedPid_);
+    });
+
     view_->setObjectName(QStringLiteral("processTable"));
     view_->setModel(proxy_);
     view_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -133,6 +138,10 @@ bool ProcessPicker::eventFilter(QObject* watched, QEvent* event) {
         default:
             break;
         }
+    } else if (watched == view_ && event->type() == QEvent::FocusIn) {
+        // Tabbing into the table from the filter picks its first row, ready for Return.
+        const auto reason = static_cast<QFocusEvent*>(event)->reason();
+        if (reason == Qt::TabFocusReason || reason == Qt::BacktabFocusReason) selectFirstRow();
     } else if (watched == view_ && event->type() == QEvent::KeyPress) {
         const int key = static_cast<QKeyEvent*>(event)->key();
         if ((key == Qt::Key_Space || key == Qt::Key_Return || key == Qt::Key_Enter) &&
@@ -142,6 +151,15 @@ bool ProcessPicker::eventFilter(QObject* watched, QEvent* event) {
         }
     }
     return QWidget::eventFilter(watched, event);
+}
+
+bool ProcessPicker::selectFirstRow() {
+    if (selectedPid_ != 0) return true;
+    const QModelIndex first = proxy_->index(0, 0);
+    if (!first.isValid() || first.data(ProcessTableModel::ExitedRole).toBool()) return false;
+    view_->selectionModel()->setCurrentIndex(first, QItemSelectionModel::ClearAndSelect |
+                                                        QItemSelectionModel::Rows);
+    return selectedPid_ != 0;
 }
 
 bool ProcessPicker::cursorOverRows() const {

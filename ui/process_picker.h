@@ -37,6 +37,9 @@ public:
     int selectedPid() const { return selectedPid_; }
     bool selectPid(int pid); // selects the row of pid; false if it is not listed
     void clearSelection();
+    // Selects the first row when nothing is selected (Tab from the filter, Return in it);
+    // true when a process is selected.
+    bool selectFirstRow();
 
     void refreshNow();            // starts a scan unless one is running
     void setAutoRefresh(bool on); // paused while recording, to leave the CPU to the sampler
@@ -49,7 +52,7 @@ signals:
     void currentProcessChanged();
     // The selected process exited or the filter hid it; the selection is now empty.
     void selectionLost(int pid, const QString& why);
-    // Double-click or Space/Enter on the selected row.
+    // Double-click or Space/Enter on the selected row, or Return in the filter.
     void recordRequested(int pid);
     void scanFinished();
 

@@ -68,6 +68,20 @@ RateChart::RateChart(QWidget* parent) : QChartView(parent) {
     clear();
 }
 
+void RateChart::setCompact(bool compact) {
+    compact_ = compact;
+    chart()->legend()->setVisible(!compact);
+    chart()->setMargins(compact ? QMargins(0, 0, 0, 0) : QMargins(4, 4, 4, 4));
+    time_->setLabelsVisible(!compact);
+    time_->setTitleVisible(!compact);
+    rate_->setTickCount(compact ? 2 : 3);
+    percent_->setTickCount(compact ? 2 : 3);
+    setMinimumHeight(compact ? 0 : fontMetrics().height() * 7);
+    setToolTip(compact ? tr("Requested and achieved samples per second (left), missed and "
+                            "error % (right); ▸ Rate chart shows more")
+                       : QString());
+}
+
 QSize RateChart::sizeHint() const {
     return {600, fontMetrics().height() * 13};
 }

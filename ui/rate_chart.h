@@ -21,6 +21,9 @@ public:
     void clear();
     const RateHistory& history() const { return history_; }
     QSize sizeHint() const override;
+    // A slim strip (no legend, no time labels) or the full chart.
+    void setCompact(bool compact);
+    bool compact() const { return compact_; }
 
 private:
     void redraw();
@@ -33,6 +36,7 @@ private:
     QValueAxis* time_;
     QValueAxis* rate_;
     QValueAxis* percent_;
+    bool compact_ = false;
 };
 
 } // namespace gilscope::ui

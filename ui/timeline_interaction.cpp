@@ -1,6 +1,7 @@
 // The timeline's visible span and what the mouse does to it: Ctrl+wheel zooms around
 // the pointer; zoomed, the wheel, Shift+left-drag and middle-drag pan; a double-click
-// shows the whole recording again; hovering gives the time and the thread's states.
+// shows the whole recording again; hovering gives the time and the thread's states;
+// a click on a name selects the track, on its twisty expands it.
 // (A plain left drag belongs to the range selector, ui/analysis/timeline_range_selector.)
 #include "ui/timeline_layout.h"
 #include "ui/timeline_widget.h"
@@ -96,10 +97,22 @@ bool TimelineWidget::inPlot(QPoint pos) const {
     return pos.x() >= plotLeft() && pos.y() >= kPlotTop && !noteRect().contains(pos);
 }
 
-const TimelineWidget::Row* TimelineWidget::rowAt(int y) const {
-    for (const Row& row : rows_)
-        if (y >= row.y && y < row.y + row.height) return &row;
-    return nullptr;
+// A thread's samples and states between two absolute times (whole buckets).
+TimelineBucket TimelineWidget::totalIn(const ThreadTimeline& thread, uint64_t fromUs,
+                                       uint64_t toUs) const {
+    const uint64_t bucketUs = std::max<uint64_t>(snapshot_.bucketUs, 1);
+    const size_t first =
+        fromUs > snapshot_.originUs ? size_t((fromUs - snapshot_.originUs) / bucketUs) : 0;
+    const size_t last = toUs == UINT64_MAX
+                            ? thread.buckets.size()
+                            : std::min(thread.buckets.size(),
+                                       toUs > snapshot_.originUs
+                                           ? size_t((toUs - snapshot_.originUs) / bucketUs) + 1
+                                           : size_t(0));
+    TimelineBucket t;
+    for (size_t i = first; i < last; ++i)
+        t.merge(thread.buckets[i]);
+    return t;
 }
 
 QString TimelineWidget::toolTipAt(QPoint pos) const {
@@ -110,11 +123,35 @@ QString TimelineWidget::toolTipAt(QPoint pos) const {
     if (snapshot_.threads.empty()) return help;
     if (noteRect().contains(pos))
         return tr("Threads without samples in the chosen state. Click to show or hide them.");
-    if (pos.x() < plotLeft()) return help;
+    const Row* row = rowAt(pos.y());
+    if (pos.x() < plotLeft()) {
+        if (!row) return help;
+        // Over a name: the thread, its samples, and its shares in the range in force
+        // (the visible span when none).
+        const ThreadTimeline& thread = snapshot_.threads[row->thread];
+        const uint64_t from = hasHighlight_ ? highlightStartUs_ : viewStartUs();
+        const uint64_t to = hasHighlight_ ? highlightEndUs_ : viewEndUs();
+        const TimelineBucket b = totalIn(thread, from, to);
+        QString text = tr("%1\nThread id %2 · %3 samples in all")
+                           .arg(threadTitle(thread.threadId))
+                           .arg(thread.threadId)
+                           .arg(thread.samples);
+        text += tr("\n%1 samples between %2 and %3 s%4")
+                    .arg(b.samples)
+                    .arg(double(from - std::min(from, snapshot_.originUs)) / 1e6, 0, 'f', 3)
+                    .arg(double(std::min(to, viewEndUs()) - snapshot_.originUs) / 1e6, 0, 'f', 3)
+                    .arg(b.samples ? QStringLiteral(":") : QString());
+        if (b.samples)
+            for (const Lane& lane : kLanes)
+                text += QStringLiteral("\n  %1: %2 %")
+                            .arg(tr(lane.name))
+                            .arg(100.0 * b.*lane.count / b.samples, 0, 'f', 0);
+        return text + tr("\n\nClick: show only this thread in the analysis views\nCtrl+click: "
+                         "add or remove it · Shift+click: a run of threads\n▸: its lanes");
+    }
     const uint64_t t = timeAt(pos.x());
     const double sec = double(t - snapshot_.originUs) / 1e6;
     QString text = tr("%1 s").arg(sec, 0, 'f', viewSpanUs() < 2e6 ? 4 : 3);
-    const Row* row = rowAt(pos.y());
     if (row) {
         const ThreadTimeline& thread = snapshot_.threads[row->thread];
         text += QStringLiteral(" · ") + threadTitle(thread.threadId);
@@ -176,6 +213,16 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event) {
         setFoldedShown(!showFolded_);
         return;
     }
+    if (event->button() == Qt::LeftButton && pos.x() < plotLeft()) {
+        if (const Row* row = rowAt(pos.y()); row && pos.y() < row->y + kTrackHeight) {
+            const uint64_t id = snapshot_.threads[row->thread].threadId;
+            if (twistyRect(id).contains(pos))
+                setExpanded(id, !row->expanded);
+            else
+                clickName(*row, event->modifiers());
+            return;
+        }
+    }
     const bool panGesture =
         event->button() == Qt::MiddleButton ||
         (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier));
@@ -204,8 +251,16 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
 }
 
 void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* event) {
-    if (event->button() == Qt::LeftButton && !noteRect().contains(event->position().toPoint()))
-        resetZoom();
+    const QPoint pos = event->position().toPoint();
+    if (event->button() != Qt::LeftButton || noteRect().contains(pos)) return;
+    // On a name (its twisty or not), a double-click opens or closes its lanes: the
+    // first click selected the track.
+    if (pos.x() < plotLeft()) {
+        if (const Row* row = rowAt(pos.y()); row && pos.y() < row->y + kTrackHeight)
+            setExpanded(snapshot_.threads[row->thread].threadId, !row->expanded);
+        return;
+    }
+    resetZoom();
 }
 
 } // namespace gilscope::ui

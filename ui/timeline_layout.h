@@ -1,7 +1,8 @@
 #pragma once
 
-// Geometry and lanes shared by timeline_widget.cpp (drawing) and
-// timeline_interaction.cpp (zoom, pan, hover); internal to the timeline.
+// Geometry and lanes shared by the timeline's drawing (timeline_widget.cpp), its
+// tracks' selection and expansion (timeline_tracks.cpp) and zoom, pan and hover
+// (timeline_interaction.cpp); internal to the timeline.
 #include "core/live/live_timeline.h"
 
 #include <QColor>
@@ -10,16 +11,17 @@
 
 namespace gilscope::ui::timeline {
 
-inline constexpr int kLabelWidth = 150;
+inline constexpr int kLabelWidth = 190;
+inline constexpr int kTwistyWidth = 16;
+inline constexpr int kTrackHeight = 22; // a compact track: name and state strip
+inline constexpr int kStripInset = 3;   // the strip's margin inside its track
+inline constexpr int kBandHeight = 3;   // exception / GC band under the strip
 inline constexpr int kLaneHeight = 12;
 inline constexpr int kLaneGap = 2;
-inline constexpr int kThreadHeaderHeight = 18;
-inline constexpr int kThreadGap = 8;
-inline constexpr int kFoldedHeight = 18; // a folded thread shown: its header line only
-inline constexpr int kLegendHeight = 22;
-inline constexpr int kAxisHeight = 20;
-inline constexpr int kNoteHeight = 22;
-inline constexpr int kMargin = 8;
+inline constexpr int kLegendHeight = 20;
+inline constexpr int kAxisHeight = 18;
+inline constexpr int kNoteHeight = 20;
+inline constexpr int kMargin = 4;
 
 struct Lane {
     const char* name;
@@ -35,8 +37,9 @@ inline const Lane kLanes[] = {
     {"GC", QColor(160, 60, 190), &TimelineBucket::gc},
 };
 inline constexpr int kLaneCount = int(std::size(kLanes));
-inline constexpr int kThreadHeight =
-    kThreadHeaderHeight + kLaneCount * (kLaneHeight + kLaneGap) + kThreadGap;
+inline constexpr int kGilLane = 0, kWaitLane = 1, kCpuLane = 2, kExceptionLane = 3, kGcLane = 4;
+inline const QColor kIdleColor(150, 150, 150); // sampled, but neither on CPU nor near the GIL
+inline constexpr int kExpandedHeight = kTrackHeight + kLaneCount * (kLaneHeight + kLaneGap) + 4;
 inline constexpr int kPlotTop = kMargin + kLegendHeight + kAxisHeight;
 
 } // namespace gilscope::ui::timeline

@@ -2,7 +2,6 @@
 
 #include "ui/timeline_layout.h"
 
-#include <QLocale>
 #include <QPaintEvent>
 #include <QPainter>
 
@@ -29,11 +28,34 @@ QString tickLabel(double sec, double stepSec) {
     return QStringLiteral("%1 s").arg(sec, 0, 'f', std::min(decimals, 6));
 }
 
-TimelineBucket total(const ThreadTimeline& thread) {
-    TimelineBucket t;
-    for (const TimelineBucket& b : thread.buckets)
-        t.merge(b);
-    return t;
+// A compact track's colour for one column: the state that dominates it, its share as
+// intensity (quantised, so that runs of equal colour become one rectangle), and a band
+// for exception or GC. Equal keys draw the same.
+struct StripShade {
+    int lane = -1; // kGilLane, kWaitLane, kCpuLane, or -1: idle
+    int level = 0; // 0: no samples
+    int band = -1; // kExceptionLane, kGcLane or -1
+    bool operator==(const StripShade&) const = default;
+};
+
+StripShade shadeOf(const TimelineBucket& c) {
+    StripShade s;
+    if (c.samples == 0) return s;
+    const auto level = [&](uint32_t n) { return 1 + int(7.0 * n / c.samples + 0.5); };
+    if (c.hasGil > 0 && c.hasGil >= c.gilRequested) {
+        s.lane = kGilLane;
+        s.level = level(c.hasGil);
+    } else if (c.gilRequested > 0) {
+        s.lane = kWaitLane;
+        s.level = level(c.gilRequested);
+    } else if (c.onCpu > 0) {
+        s.lane = kCpuLane;
+        s.level = level(c.onCpu);
+    } else {
+        s.level = 1;
+    }
+    s.band = c.exception > 0 ? kExceptionLane : c.gc > 0 ? kGcLane : -1;
+    return s;
 }
 
 } // namespace
@@ -43,6 +65,14 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
     setAutoFillBackground(true);
     setBackgroundRole(QPalette::Base);
     setMouseTracking(true);
+}
+
+int TimelineWidget::headerHeight() {
+    return kPlotTop;
+}
+
+int TimelineWidget::trackHeight() {
+    return kTrackHeight;
 }
 
 void TimelineWidget::setSnapshot(TimelineSnapshot snapshot) {
@@ -55,6 +85,9 @@ void TimelineWidget::setSnapshot(TimelineSnapshot snapshot) {
 void TimelineWidget::clear() {
     viewSpanUs_ = viewOffsetUs_ = 0;
     showFolded_ = false;
+    expanded_.clear();
+    selected_.clear();
+    hasHighlight_ = false;
     setSnapshot(TimelineSnapshot{});
 }
 
@@ -75,10 +108,16 @@ void TimelineWidget::setDragHint(const QString& hint) {
     dragHint_ = hint;
 }
 
+void TimelineWidget::setHighlightRange(bool hasRange, uint64_t startUs, uint64_t endUs) {
+    hasHighlight_ = hasRange;
+    highlightStartUs_ = startUs;
+    highlightEndUs_ = endUs;
+}
+
 // How busy a thread is in the chosen state: its samples in it. With All, time on a
 // CPU first (samples when the recording has no CPU state), then samples.
 uint64_t TimelineWidget::activity(const ThreadTimeline& thread) const {
-    const TimelineBucket t = total(thread);
+    const TimelineBucket t = totalIn(thread, 0, UINT64_MAX);
     switch (state_) {
     case StateFilter::All:
         return (uint64_t(t.onCpu) << 32) + t.samples;
@@ -115,21 +154,25 @@ void TimelineWidget::relayout() {
     int y = kPlotTop;
     noteY_ = folded_.empty() ? -1 : y;
     if (!folded_.empty()) y += kNoteHeight;
-    for (const auto& [count, index] : busy) {
-        if (count == 0 && state_ != StateFilter::All) continue;
-        rows_.push_back(Row{index, y, kThreadHeight, false});
-        y += kThreadHeight;
-    }
+    auto add = [&](size_t index, bool folded) {
+        const bool open = expanded(snapshot_.threads[index].threadId);
+        rows_.push_back(Row{index, y, open ? kExpandedHeight : kTrackHeight, folded, open});
+        y += rows_.back().height;
+    };
+    for (const auto& [count, index] : busy)
+        if (count > 0 || state_ == StateFilter::All) add(index, false);
     if (showFolded_)
-        for (size_t index : folded_) {
-            rows_.push_back(Row{index, y, kFoldedHeight, true});
-            y += kFoldedHeight;
-        }
-    if (contentHeight() != oldHeight) updateGeometry();
+        for (size_t index : folded_)
+            add(index, true);
+    const int height = contentHeight();
+    if (height != oldHeight) {
+        updateGeometry();
+        emit contentHeightChanged(height);
+    }
 }
 
 int TimelineWidget::contentHeight() const {
-    int bottom = kPlotTop + kThreadHeight; // room for "No samples yet"
+    int bottom = kPlotTop + kTrackHeight; // room for "No samples yet"
     if (!rows_.empty()) bottom = std::max(bottom, rows_.back().y + rows_.back().height);
     if (noteY_ >= 0) bottom = std::max(bottom, noteY_ + kNoteHeight);
     return bottom + kMargin;
@@ -142,33 +185,6 @@ QSize TimelineWidget::minimumSizeHint() const {
     return {400, contentHeight()};
 }
 
-std::vector<uint64_t> TimelineWidget::shownThreads() const {
-    std::vector<uint64_t> ids;
-    for (const Row& row : rows_)
-        if (!row.folded) ids.push_back(snapshot_.threads[row.thread].threadId);
-    return ids;
-}
-
-std::vector<uint64_t> TimelineWidget::foldedThreads() const {
-    std::vector<uint64_t> ids;
-    for (size_t index : folded_)
-        ids.push_back(snapshot_.threads[index].threadId);
-    return ids;
-}
-
-QString TimelineWidget::threadTitle(uint64_t threadId) const {
-    for (const ThreadTimeline& t : snapshot_.threads) {
-        if (t.threadId != threadId) continue;
-        QString title = tr("Thread %1").arg(t.threadId);
-        // A name equal to the process's says nothing (threads of Python < 3.14 inherit it).
-        if (!t.name.empty() && t.name != snapshot_.processName)
-            title += QStringLiteral(" · ") + QString::fromStdString(t.name);
-        if (t.mainThread) title += tr(" (main)");
-        return title;
-    }
-    return {};
-}
-
 QStringList TimelineWidget::laneNames() {
     QStringList names;
     for (const Lane& lane : kLanes)
@@ -176,41 +192,33 @@ QStringList TimelineWidget::laneNames() {
     return names;
 }
 
-QRect TimelineWidget::laneRect(uint64_t threadId, int lane) const {
-    if (lane < 0 || lane >= kLaneCount) return {};
-    for (const Row& row : rows_)
-        if (!row.folded && snapshot_.threads[row.thread].threadId == threadId)
-            return QRect(plotLeft(), row.y + kThreadHeaderHeight + lane * (kLaneHeight + kLaneGap),
-                         plotWidth(), kLaneHeight);
-    return {};
-}
-
-QRect TimelineWidget::noteRect() const {
-    return noteY_ < 0 ? QRect() : QRect(kMargin, noteY_, width() - 2 * kMargin, kNoteHeight);
+// Per pixel column of the visible span, the aggregate of the buckets drawn there: many
+// narrow buckets merge into one column, a wide bucket spans several.
+std::vector<TimelineBucket> TimelineWidget::columnsOf(const ThreadTimeline& thread, int w) const {
+    const double bucketUs = double(std::max<uint64_t>(snapshot_.bucketUs, 1));
+    const double offset = viewOffsetUs(), pxPerUs = w / viewSpanUs();
+    std::vector<TimelineBucket> columns(static_cast<size_t>(w));
+    const size_t first = size_t(std::max(0.0, std::floor(offset / bucketUs)));
+    const size_t last =
+        std::min(thread.buckets.size(), size_t(std::ceil((offset + viewSpanUs()) / bucketUs)) + 1);
+    for (size_t i = first; i < last; ++i) {
+        const TimelineBucket& b = thread.buckets[i];
+        if (b.samples == 0) continue;
+        const int x0 = int(std::floor((double(i) * bucketUs - offset) * pxPerUs));
+        const int x1 = int(std::ceil((double(i + 1) * bucketUs - offset) * pxPerUs));
+        for (int x = std::max(0, x0); x < std::min(w, std::max(x1, x0 + 1)); ++x)
+            columns[size_t(x)].merge(b);
+    }
+    return columns;
 }
 
 void TimelineWidget::paintEvent(QPaintEvent* event) {
     QPainter p(this);
     p.fillRect(event->rect(), palette().base());
-    const QColor text = palette().color(QPalette::Text);
-    const QColor faint = palette().color(QPalette::PlaceholderText);
-
-    // Legend, and on the right what the mouse does.
-    int x = kMargin;
-    for (const Lane& lane : kLanes) {
-        p.fillRect(x, kMargin + 4, 12, 12, lane.color);
-        p.setPen(text);
-        const QString name = tr(lane.name);
-        p.drawText(x + 16, kMargin, 200, 20, Qt::AlignVCenter | Qt::AlignLeft, name);
-        x += 16 + p.fontMetrics().horizontalAdvance(name) + 18;
-    }
-    p.setPen(faint);
-    const QString hint = zoomed() ? tr("Zoomed · wheel or Shift+drag pans · double-click: all")
-                                  : tr("Ctrl+wheel zooms · hover for states");
-    p.drawText(x, kMargin, width() - x - kMargin, 20, Qt::AlignVCenter | Qt::AlignRight, hint);
-
+    paintHeader(p);
     if (snapshot_.threads.empty()) {
-        p.drawText(QRect(plotLeft(), kPlotTop, plotWidth(), kThreadHeight), Qt::AlignCenter,
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(QRect(plotLeft(), kPlotTop, plotWidth(), kTrackHeight), Qt::AlignCenter,
                    tr("No samples yet"));
         return;
     }
@@ -225,7 +233,7 @@ void TimelineWidget::paintEvent(QPaintEvent* event) {
         if (folded_.size() > 8) ids << QStringLiteral("…");
         const QString state = QString::fromUtf8(stateFilterLabel(state_).data(),
                                                 int(stateFilterLabel(state_).size()));
-        p.setPen(faint);
+        p.setPen(palette().color(QPalette::PlaceholderText));
         const QString threads =
             folded_.size() == 1 ? tr("1 thread") : tr("%1 threads").arg(folded_.size());
         p.drawText(noteRect(), Qt::AlignLeft | Qt::AlignVCenter,
@@ -233,6 +241,29 @@ void TimelineWidget::paintEvent(QPaintEvent* event) {
                        .arg(threads, state, ids.join(QStringLiteral(", ")),
                             showFolded_ ? tr("hide them") : tr("show them")));
     }
+}
+
+// The legend, and on the right what the mouse does.
+void TimelineWidget::paintHeader(QPainter& p) {
+    const int y = kMargin, h = kLegendHeight;
+    int x = kMargin;
+    auto item = [&](const QColor& color, const QString& name) {
+        p.fillRect(x, y + (h - 10) / 2, 10, 10, color);
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(x + 14, y, 200, h, Qt::AlignVCenter | Qt::AlignLeft, name);
+        x += 14 + p.fontMetrics().horizontalAdvance(name) + 14;
+    };
+    for (const Lane& lane : kLanes)
+        item(lane.color, tr(lane.name));
+    QColor idle = kIdleColor;
+    idle.setAlpha(90);
+    item(idle, tr("Idle"));
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    const QString hint = zoomed()
+                             ? tr("Zoomed · wheel or Shift+drag pans · double-click: all")
+                             : tr("Click a name to select · ▸ shows its lanes · Ctrl+wheel zooms");
+    p.drawText(x, y, width() - x - kMargin, h, Qt::AlignVCenter | Qt::AlignRight,
+               p.fontMetrics().elidedText(hint, Qt::ElideLeft, std::max(0, width() - x - kMargin)));
 }
 
 void TimelineWidget::paintAxis(QPainter& p, int y) {
@@ -258,55 +289,38 @@ void TimelineWidget::paintAxis(QPainter& p, int y) {
 
 void TimelineWidget::paintRow(QPainter& p, const Row& row) {
     const ThreadTimeline& thread = snapshot_.threads[row.thread];
-    const QColor text = palette().color(QPalette::Text);
-    const QColor faint = palette().color(QPalette::PlaceholderText);
     const int left = plotLeft(), w = plotWidth();
-    QFont bold = font();
-    bold.setBold(thread.mainThread);
-    p.setFont(bold);
-    p.setPen(row.folded ? faint : text);
-    const QString title = threadTitle(thread.threadId);
-    p.drawText(kMargin, row.y, w + kLabelWidth, kThreadHeaderHeight,
-               Qt::AlignLeft | Qt::AlignVCenter, title);
-    const int titleWidth = p.fontMetrics().horizontalAdvance(title);
-    p.setFont(font());
-    const TimelineBucket t = total(thread);
-    const auto pct = [&](uint32_t n) {
-        return t.samples ? QString::number(100.0 * n / t.samples, 'f', 0) : QString();
-    };
-    p.setPen(faint);
-    p.drawText(
-        kMargin + titleWidth, row.y, w + kLabelWidth - titleWidth, kThreadHeaderHeight,
-        Qt::AlignLeft | Qt::AlignVCenter,
-        tr("  ·  %1 samples  ·  GIL %2%  ·  waiting %3%  ·  CPU %4%  ·  exception %5%  ·  "
-           "GC %6%")
-            .arg(QLocale().toString(qulonglong(thread.samples)))
-            .arg(pct(t.hasGil), pct(t.gilRequested), pct(t.onCpu), pct(t.exception), pct(t.gc)));
-    if (row.folded) return;
+    paintName(p, row);
+    const std::vector<TimelineBucket> columns = columnsOf(thread, w);
 
-    // One aggregate per pixel column of the visible span: many narrow buckets merge
-    // into one column, a wide bucket spans several, and nothing is drawn twice.
-    const double bucketUs = double(std::max<uint64_t>(snapshot_.bucketUs, 1));
-    const double offset = viewOffsetUs(), pxPerUs = w / viewSpanUs();
-    std::vector<TimelineBucket> columns(static_cast<size_t>(w));
-    const size_t first = size_t(std::max(0.0, std::floor(offset / bucketUs)));
-    const size_t last =
-        std::min(thread.buckets.size(), size_t(std::ceil((offset + viewSpanUs()) / bucketUs)) + 1);
-    for (size_t i = first; i < last; ++i) {
-        const TimelineBucket& b = thread.buckets[i];
-        if (b.samples == 0) continue;
-        const int x0 = int(std::floor((double(i) * bucketUs - offset) * pxPerUs));
-        const int x1 = int(std::ceil((double(i + 1) * bucketUs - offset) * pxPerUs));
-        for (int x = std::max(0, x0); x < std::min(w, std::max(x1, x0 + 1)); ++x)
-            columns[size_t(x)].merge(b);
+    // The compact strip: one colour per column, runs of equal shade as one rectangle.
+    const int stripY = row.y + kStripInset, stripH = kTrackHeight - 2 * kStripInset;
+    p.fillRect(left, stripY, w, stripH, palette().alternateBase());
+    for (int x = 0; x < w;) {
+        const StripShade shade = shadeOf(columns[size_t(x)]);
+        int end = x + 1;
+        while (end < w && shadeOf(columns[size_t(end)]) == shade)
+            ++end;
+        if (shade.level > 0) {
+            QColor c = shade.lane >= 0 ? kLanes[shade.lane].color : kIdleColor;
+            c.setAlpha(shade.lane >= 0 ? 50 + shade.level * 25 : 70);
+            p.fillRect(left + x, stripY, end - x, stripH, c);
+            if (shade.band >= 0)
+                p.fillRect(left + x, stripY + stripH - kBandHeight, end - x, kBandHeight,
+                           kLanes[shade.band].color);
+        }
+        x = end;
     }
-    int laneY = row.y + kThreadHeaderHeight;
+    if (!row.expanded) return;
+
+    // Sub-lanes: each state's share as colour intensity.
+    const QColor faint = palette().color(QPalette::PlaceholderText);
+    int laneY = row.y + kTrackHeight;
     for (const Lane& lane : kLanes) {
         p.setPen(faint);
-        p.drawText(kMargin + 12, laneY, kLabelWidth - 16, kLaneHeight,
+        p.drawText(kMargin + kTwistyWidth, laneY, kLabelWidth - kTwistyWidth - 4, kLaneHeight,
                    Qt::AlignLeft | Qt::AlignVCenter, tr(lane.name));
         p.fillRect(left, laneY, w, kLaneHeight, palette().alternateBase());
-        // Runs of equal shade become one rectangle.
         auto shade = [&](int x) {
             const TimelineBucket& c = columns[size_t(x)];
             if (c.samples == 0 || c.*lane.count == 0) return -1;
@@ -326,6 +340,32 @@ void TimelineWidget::paintRow(QPainter& p, const Row& row) {
         }
         laneY += kLaneHeight + kLaneGap;
     }
+}
+
+void TimelineWidget::paintName(QPainter& p, const Row& row) {
+    const ThreadTimeline& thread = snapshot_.threads[row.thread];
+    const bool selected =
+        std::find(selected_.begin(), selected_.end(), thread.threadId) != selected_.end();
+    const QRect name = nameRect(thread.threadId);
+    if (selected) {
+        p.fillRect(name, palette().highlight());
+        QColor band = palette().color(QPalette::Highlight);
+        band.setAlpha(40);
+        p.fillRect(QRect(plotLeft(), row.y, plotWidth(), row.height), band);
+    }
+    p.setPen(selected     ? palette().color(QPalette::HighlightedText)
+             : row.folded ? palette().color(QPalette::PlaceholderText)
+                          : palette().color(QPalette::Text));
+    p.drawText(twistyRect(thread.threadId), Qt::AlignCenter,
+               row.expanded ? QStringLiteral("▾") : QStringLiteral("▸"));
+    QFont bold = font();
+    bold.setBold(thread.mainThread);
+    p.setFont(bold);
+    const QRect text = name.adjusted(kTwistyWidth, 0, -2, 0);
+    p.drawText(
+        text, Qt::AlignLeft | Qt::AlignVCenter,
+        p.fontMetrics().elidedText(threadTitle(thread.threadId), Qt::ElideMiddle, text.width()));
+    p.setFont(font());
 }
 
 } // namespace gilscope::ui

@@ -6,17 +6,21 @@
 #include <QCursor>
 #include <QWidget>
 
+#include <set>
 #include <vector>
 
 namespace gilscope::ui {
 
-// Per-thread lanes drawn from a TimelineSnapshot: for each thread, how much of each
-// time bucket it held the GIL, waited for it, ran on a CPU, handled an exception and
-// collected garbage, as colour intensity. Threads are ordered busiest first by the
-// chosen state filter; threads without any of it are folded into one note line.
-// The whole recording fits the width until the user zooms (Ctrl+wheel); zoomed, the
-// wheel, Shift+drag and middle-drag pan, and a double-click shows everything again.
-// Hovering shows the time and the thread's states there.
+// The thread tracks, drawn from a TimelineSnapshot: one compact track per thread whose
+// colour tells, per time bucket, whether it held the GIL, waited for it, ran on a CPU
+// or idled (exception and GC as a band under it). The twisty before a track's name
+// expands it into its sub-lanes (GIL held, waiting, on CPU, exception, GC) as colour
+// intensity. Clicking a name selects the track (Ctrl toggles, Shift extends), and the
+// selection filters the analysis views (threadSelectionChanged).
+// Threads are ordered busiest first by the chosen state filter; threads without any of
+// it are folded into one note line. The whole recording fits the width until the user
+// zooms (Ctrl+wheel); zoomed, the wheel, Shift+drag and middle-drag pan, and a
+// double-click shows everything again. Hovering shows the time and the thread's states.
 class TimelineWidget : public QWidget {
     Q_OBJECT
 public:
@@ -31,12 +35,14 @@ public:
     StateFilter stateFilter() const { return state_; }
     // What a left drag does, said in the tooltip (the range selector sets it).
     void setDragHint(const QString& hint);
+    // The range the views are filtered to: tooltips give each thread's shares in it.
+    void setHighlightRange(bool hasRange, uint64_t startUs, uint64_t endUs);
 
     // The absolute time (µs, the snapshot's clock) drawn at widget x, clamped to the
     // visible span, and the x where a time is drawn: for range selection on top.
     uint64_t timeAt(int x) const;
     int xAt(uint64_t timeUs) const;
-    bool inPlot(QPoint pos) const; // over the lanes (not the note line or the margins)
+    bool inPlot(QPoint pos) const; // over the tracks (not the names, note line or margins)
 
     // The visible span (absolute µs); the whole recording unless zoomed.
     uint64_t viewStartUs() const;
@@ -46,23 +52,43 @@ public:
     void panBy(int dx);                // in pixels; positive shows later times
     void resetZoom();
 
-    // Threads as drawn, top to bottom, and those folded away (not drawn as lanes).
+    // Threads as drawn, top to bottom, and those folded away (not drawn as tracks).
     std::vector<uint64_t> shownThreads() const;
     std::vector<uint64_t> foldedThreads() const;
     bool foldedShown() const { return showFolded_; }
     void setFoldedShown(bool shown);
     QString threadTitle(uint64_t threadId) const;
     static QStringList laneNames();
-    // Where lane (an index into laneNames()) of a thread is drawn; empty if it is not.
+
+    // A track's sub-lanes: shown after a click on its twisty.
+    bool expanded(uint64_t threadId) const { return expanded_.count(threadId) > 0; }
+    void setExpanded(uint64_t threadId, bool expanded);
+    void setAllExpanded(bool expanded);
+    // Selected tracks (empty: all threads). setSelectedThreads does not signal.
+    const std::vector<uint64_t>& selectedThreads() const { return selected_; }
+    void setSelectedThreads(std::vector<uint64_t> threads);
+
+    // Geometry, for tests and the window: a thread's whole track (its compact strip and
+    // sub-lanes when expanded), its name, its twisty, and where lane (an index into
+    // laneNames()) of an expanded thread is drawn; empty if it is not drawn.
+    QRect trackRect(uint64_t threadId) const;
+    QRect nameRect(uint64_t threadId) const;
+    QRect twistyRect(uint64_t threadId) const;
     QRect laneRect(uint64_t threadId, int lane) const;
     QRect noteRect() const; // the "N threads folded" line; empty when none
     QString toolTipAt(QPoint pos) const;
+    // Height of the header (legend and axis) and of one compact track.
+    static int headerHeight();
+    static int trackHeight();
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
 signals:
     void viewChanged(); // zoomed or panned
+    // A click on a name changed the selected tracks (empty: all threads).
+    void threadSelectionChanged(const std::vector<uint64_t>& threads);
+    void contentHeightChanged(int height); // tracks added, expanded or folded
 
 protected:
     bool event(QEvent* event) override;
@@ -77,7 +103,8 @@ private:
     struct Row {
         size_t thread; // index into snapshot_.threads
         int y = 0, height = 0;
-        bool folded = false; // drawn as a thin row without lanes
+        bool folded = false;   // has no samples in the chosen state (shown on request)
+        bool expanded = false; // its sub-lanes are drawn under the strip
     };
     void relayout();
     int contentHeight() const;
@@ -89,8 +116,14 @@ private:
     void setView(double offsetUs, double spanUs);
     uint64_t activity(const ThreadTimeline& thread) const;
     const Row* rowAt(int y) const;
+    const Row* rowOf(uint64_t threadId) const;
+    std::vector<TimelineBucket> columnsOf(const ThreadTimeline& thread, int width) const;
+    TimelineBucket totalIn(const ThreadTimeline& thread, uint64_t fromUs, uint64_t toUs) const;
+    void paintHeader(QPainter& p);
     void paintRow(QPainter& p, const Row& row);
+    void paintName(QPainter& p, const Row& row);
     void paintAxis(QPainter& p, int y);
+    void clickName(const Row& row, Qt::KeyboardModifiers modifiers);
 
     TimelineSnapshot snapshot_;
     StateFilter state_ = StateFilter::All;
@@ -98,6 +131,11 @@ private:
     std::vector<size_t> folded_;
     int noteY_ = -1;
     bool showFolded_ = false;
+    std::set<uint64_t> expanded_;
+    std::vector<uint64_t> selected_;
+    uint64_t anchor_ = 0; // the track Shift+click extends from
+    bool hasHighlight_ = false;
+    uint64_t highlightStartUs_ = 0, highlightEndUs_ = 0;
     double viewOffsetUs_ = 0, viewSpanUs_ = 0; // span 0: the whole recording
     bool panning_ = false;
     int panFromX_ = 0;

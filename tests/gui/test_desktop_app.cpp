@@ -1,7 +1,8 @@
-// The window as a desktop application: settings restored on the next start (through a
-// temporary QSettings file), recent files, `gilscope FILE.bin` and drag and drop open a
-// recording, a recording is never lost without a question (Record over it, quit while
-// recording), Ctrl+Shift+S saves, the first size fits the screen, the About text.
+// The window as a desktop application: settings restored on the next start
+// (through a temporary QSettings file), recent files, `gilscope FILE.bin` and
+// drag and drop open a recording, a recording is never lost without a question
+// (Record over it, quit while recording), Ctrl+Shift+S saves, the first size
+// fits the screen, the About text.
 #include "core/sample/thread_status.h"
 #include "core/tach/tach_reader.h"
 #include "net/profile_server.h"
@@ -82,7 +83,8 @@ struct Harness {
 class TestDesktopApp : public QObject {
     Q_OBJECT
 private:
-    // Records target for a moment and stops: the window then holds an unsaved recording.
+    // Records target for a moment and stops: the window then holds an unsaved
+    // recording.
     void recordAndStop(Harness& h, qint64 pid) {
         QTRY_VERIFY_WITH_TIMEOUT(
             (h.window.picker()->refreshNow(), h.window.picker()->selectPid(int(pid))), 60000);
@@ -105,7 +107,8 @@ private slots:
         {
             QSettings settings(file, QSettings::IniFormat);
             Harness h(&settings);
-            QCOMPARE(h.window.rateBox()->currentText(), QStringLiteral("1khz")); // defaults
+            QCOMPARE(h.window.rateBox()->currentText(),
+                     QStringLiteral("1khz")); // defaults
             h.window.rateBox()->setCurrentText(QStringLiteral("5khz"));
             h.window.recordOptions()->threadsBox()->setCurrentIndex(1);
             h.window.recordOptions()->modeBox()->setCurrentIndex(3);
@@ -118,7 +121,14 @@ private slots:
             h.window.resize(700, 520); // at least the window's minimum size, which the docks set
             chosenSize = h.window.size();
             QVERIFY(chosenSize != initial);
-            h.window.splitter()->setSizes({100, 400});
+            // The track area the user dragged (on the recording page) is remembered.
+            h.window.showRecordingView();
+            QSplitterHandle* handle = h.window.splitter()->handle(1);
+            QTRY_VERIFY(handle->isVisible() && h.window.splitter()->sizes().value(0) > 0);
+            QTest::mousePress(handle, Qt::LeftButton, {}, handle->rect().center());
+            QTest::mouseMove(handle, handle->rect().center() + QPoint(0, 40));
+            QTest::mouseRelease(handle, Qt::LeftButton, {},
+                                handle->rect().center() + QPoint(0, 40));
             splitterState = h.window.splitter()->saveState();
             h.savePath = dir.filePath(QStringLiteral("out/x.json"));
             QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("out")));
@@ -143,8 +153,8 @@ private slots:
         QCOMPARE(h.window.splitter()->saveState(), splitterState);
     }
 
-    // Opened files join the recent list (newest first), which the next start restores;
-    // `gilscope FILE.bin` and a dropped .bin open the file.
+    // Opened files join the recent list (newest first), which the next start
+    // restores; `gilscope FILE.bin` and a dropped .bin open the file.
     void commandLineDropAndRecentFiles() {
         GILSCOPE_REQUIRE_SHARED();
         const QString real = gilscope::test::fixturePath(QStringLiteral("tach/real-315.bin"));
@@ -182,8 +192,8 @@ private slots:
         QCOMPARE(shown, (QStringList{tiny, real}));
     }
 
-    // Record over an unsaved recording asks first: Cancel keeps it and records nothing,
-    // Save as .bin saves it and then records.
+    // Record over an unsaved recording asks first: Cancel keeps it and records
+    // nothing, Save as .bin saves it and then records.
     void recordOverUnsavedRecordingAsks() {
         const auto all = gilscope::test::findInterpreters(8, 13);
         if (all.isEmpty()) QSKIP("no host interpreter");
@@ -236,7 +246,8 @@ private slots:
         QVERIFY(!h.window.recording());
     }
 
-    // Ctrl+Shift+S saves a finished recording (QKeySequence::SaveAs is empty offscreen).
+    // Ctrl+Shift+S saves a finished recording (QKeySequence::SaveAs is empty
+    // offscreen).
     void ctrlShiftSSavesTheRecording() {
         const auto all = gilscope::test::findInterpreters(8, 13);
         if (all.isEmpty()) QSKIP("no host interpreter");
@@ -256,10 +267,11 @@ private slots:
         QVERIFY(!h.window.hasUnsavedRecording());
     }
 
-    // The options bar's choices reach the recording: gil mode keeps only samples of
-    // threads holding the GIL (the waiting main thread's go, though the live timeline
-    // shows it), a duration ends the recording by itself, and "main thread only" reads
-    // one thread. The saved .bin says which mode and features it was recorded with.
+    // The options bar's choices reach the recording: gil mode keeps only samples
+    // of threads holding the GIL (the waiting main thread's go, though the live
+    // timeline shows it), a duration ends the recording by itself, and "main
+    // thread only" reads one thread. The saved .bin says which mode and features
+    // it was recorded with.
     void recordingOptionsReachTheRecording() {
         const auto all = gilscope::test::findInterpreters(8, 13);
         if (all.isEmpty()) QSKIP("no host interpreter");
@@ -317,10 +329,10 @@ private slots:
         QVERIFY(snapshot.threads.front().mainThread);
     }
 
-    // Export names the file after what was recorded, in the last folder used; then Open
-    // in Firefox Profiler serves it once to the browser (the URL the window opens leads
-    // to exactly the exported bytes, for the configured profiler's origin), and Copy path
-    // puts the path on the clipboard.
+    // Export names the file after what was recorded, in the last folder used;
+    // then Open in Firefox Profiler serves it once to the browser (the URL the
+    // window opens leads to exactly the exported bytes, for the configured
+    // profiler's origin), and Copy path puts the path on the clipboard.
     void exportThenOpenInFirefoxProfiler() {
         const auto all = gilscope::test::findInterpreters(8, 13);
         if (all.isEmpty()) QSKIP("no host interpreter");

@@ -1,9 +1,10 @@
-// The timeline driven like a user does: Ctrl+wheel zooms around the pointer, the wheel,
-// middle-drag and Shift+drag pan, a left drag still selects a range, hovering tells the
-// time and states; short recordings fill the width. Against real processes (every
-// interpreter present): the exception lane, thread names from /proc, busiest-first
-// order and folding by the state filter. And the state filter applied to the Firefox
-// Profiler export, for a live recording and an opened file, checked by check-gecko.
+// The timeline driven like a user does: Ctrl+wheel zooms around the pointer,
+// the wheel, middle-drag and Shift+drag pan, a left drag still selects a range,
+// hovering tells the time and states; short recordings fill the width. Against
+// real processes (every interpreter present): the exception lane, thread names
+// from /proc, busiest-first order and folding by the state filter. And the
+// state filter applied to the Firefox Profiler export, for a live recording and
+// an opened file, checked by check-gecko.
 #include "core/live/live_timeline.h"
 #include "core/live/recording_session.h"
 #include "core/live/thread_names.h"
@@ -34,6 +35,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 using namespace gilscope;
 using namespace gilscope::ui;
@@ -47,8 +49,9 @@ namespace {
 constexpr uint64_t kT0 = 10'000'000; // first sample's time, µs
 constexpr int kExceptionLane = 3;    // index in TimelineWidget::laneNames()
 
-// `ms` milliseconds at 1 kHz on two threads: thread 1 on CPU holding the GIL, thread 2
-// asleep; thread 3 (when withWaiter) waits for the GIL in the second half only.
+// `ms` milliseconds at 1 kHz on two threads: thread 1 on CPU holding the GIL,
+// thread 2 asleep; thread 3 (when withWaiter) waits for the GIL in the second
+// half only.
 TimelineSnapshot syntheticTimeline(uint64_t ms, bool withWaiter = false) {
     LiveTimeline timeline;
     SyntheticFeed feed(timeline);
@@ -146,8 +149,9 @@ AnalysisResultPtr chooseState(MainWindow& window, StateFilter state) {
 class TestTimeline : public QObject {
     Q_OBJECT
 private:
-    // Exports through the Export button with the toolbar's state; checks the file loads
-    // (check-gecko) and holds exactly the samples the views count in that state.
+    // Exports through the Export button with the toolbar's state; checks the file
+    // loads (check-gecko) and holds exactly the samples the views count in that
+    // state.
     void exportFiltered(Harness& h, StateFilter state, const QString& path,
                         std::map<qint64, qint64>* perThread) {
         const AnalysisResultPtr result = chooseState(h.window, state);
@@ -188,14 +192,15 @@ private slots:
         TimelineRangeSelector selector(&w);
         QSignalSpy ranges(&selector, &TimelineRangeSelector::rangeSelected);
         w.setSnapshot(source);
+        w.setAllExpanded(true); // the sub-lanes
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(!w.zoomed());
         const double full = spanUs(w);
         QVERIFY2(full >= 2.0e6 && full < 2.1e6, qPrintable(QString::number(full)));
 
-        // Ctrl+wheel three notches in, at 0.5 s: the span shrinks, the time under the
-        // pointer stays put.
+        // Ctrl+wheel three notches in, at 0.5 s: the span shrinks, the time under
+        // the pointer stays put.
         const int y = w.laneRect(1, 0).center().y();
         const int x = w.xAt(kT0 + 500'000);
         const uint64_t under = w.timeAt(x);
@@ -208,7 +213,8 @@ private slots:
         // The plain wheel does not zoom without Ctrl.
         const uint64_t before = w.viewStartUs();
 
-        // Middle-drag leftwards by 200 px shows later times, by 200 px worth of span.
+        // Middle-drag leftwards by 200 px shows later times, by 200 px worth of
+        // span.
         const int plotWidth = w.laneRect(1, 0).width();
         QTest::mousePress(&w, Qt::MiddleButton, {}, QPoint(600, y));
         QTest::mouseMove(&w, QPoint(500, y));
@@ -261,6 +267,7 @@ private slots:
         TimelineWidget w;
         w.resize(1000, 500);
         w.setSnapshot(source);
+        w.setAllExpanded(true); // the sub-lanes
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         // Over the waiting thread at 1.5 s: the time, the thread, and its states.
@@ -273,7 +280,8 @@ private slots:
         QVERIFY2(text.contains(QStringLiteral("Thread 3")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("Waiting for GIL: 100 %")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("GIL held: 0 %")), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("Ctrl+wheel")), qPrintable(text)); // discoverable
+        QVERIFY2(text.contains(QStringLiteral("Ctrl+wheel")),
+                 qPrintable(text)); // discoverable
         // Before it started waiting it has no samples there.
         const QString early =
             w.toolTipAt(QPoint(w.xAt(kT0 + 300'000), w.laneRect(3, 1).center().y()));
@@ -289,12 +297,85 @@ private slots:
                  qPrintable(busy));
     }
 
+    // Compact tracks: one 20-24 px strip per thread coloured by its dominant
+    // state; the twisty (or a double-click on the name) shows the sub-lanes;
+    // clicking names selects tracks (Ctrl toggles, Shift extends, a second click
+    // on the only one selects all threads again); a name's tooltip gives id,
+    // samples and shares.
+    void compactTracksSelectAndExpand() {
+        const TimelineSnapshot source = syntheticTimeline(2000, true);
+        TimelineWidget w;
+        w.resize(1000, 400);
+        w.setSnapshot(source);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(TimelineWidget::trackHeight() >= 20 && TimelineWidget::trackHeight() <= 24);
+        for (uint64_t tid : {1, 2, 3}) {
+            QCOMPARE(w.trackRect(tid).height(), TimelineWidget::trackHeight());
+            QVERIFY(w.laneRect(tid, 0).isEmpty());
+        }
+        const QImage image = w.grab().toImage();
+        auto colourAt = [&](uint64_t tid, uint64_t t) {
+            return image.pixelColor(w.xAt(t), w.trackRect(tid).center().y());
+        };
+        const QColor holder = colourAt(1, kT0 + 500'000);   // GIL held on CPU: green
+        const QColor waiter = colourAt(3, kT0 + 1'500'000); // waiting: orange
+        const QColor before = colourAt(3, kT0 + 300'000);   // no samples: the background
+        QVERIFY2(holder.green() > holder.red() + 40 && holder.green() > holder.blue() + 20,
+                 qPrintable(holder.name()));
+        QVERIFY2(waiter.red() > waiter.blue() + 60 && waiter.red() > waiter.green(),
+                 qPrintable(waiter.name()));
+        QVERIFY2(std::abs(before.red() - before.blue()) < 20, qPrintable(before.name()));
+
+        QSignalSpy heights(&w, &TimelineWidget::contentHeightChanged);
+        QTest::mouseClick(&w, Qt::LeftButton, {}, w.twistyRect(3).center());
+        QVERIFY(w.expanded(3));
+        QVERIFY(!w.laneRect(3, 1).isEmpty());
+        QVERIFY(w.trackRect(3).height() > 4 * TimelineWidget::trackHeight());
+        QCOMPARE(heights.count(), 1);
+        QVERIFY(w.selectedThreads().empty()); // the twisty does not select
+        QTest::mouseDClick(&w, Qt::LeftButton, {}, w.nameRect(2).center());
+        QVERIFY(w.expanded(2));
+
+        QSignalSpy selections(&w, &TimelineWidget::threadSelectionChanged);
+        auto click = [&](uint64_t tid, Qt::KeyboardModifiers m) {
+            QTest::mouseClick(&w, Qt::LeftButton, m, w.nameRect(tid).center());
+            return w.selectedThreads();
+        };
+        using Ids = std::vector<uint64_t>;
+        QCOMPARE(click(1, {}), Ids{1});
+        QCOMPARE(click(3, Qt::ControlModifier), (Ids{1, 3}));
+        QCOMPARE(click(1, Qt::ControlModifier), Ids{3});
+        QCOMPARE(click(2, {}), Ids{2});
+        QCOMPARE(click(3, Qt::ShiftModifier), (Ids{2, 3}));
+        QCOMPARE(click(2, {}), Ids{2});
+        QCOMPARE(click(2, {}), Ids{}); // the only one selected: all threads again
+        QCOMPARE(selections.count(), 7);
+        QCOMPARE(selections.last().at(0).value<Ids>(), Ids{});
+        // Set from outside (back/forward): no signal.
+        w.setSelectedThreads({3});
+        QCOMPARE(w.selectedThreads(), Ids{3});
+        QCOMPARE(selections.count(), 7);
+
+        const QString tip = w.toolTipAt(w.nameRect(3).center());
+        QVERIFY2(tip.contains(QStringLiteral("Thread 3")) &&
+                     tip.contains(QStringLiteral("Thread id 3 · 1000 samples in all")) &&
+                     tip.contains(QStringLiteral("Waiting for GIL: 100 %")),
+                 qPrintable(tip));
+        // In a range before it started waiting, it has none.
+        w.setHighlightRange(true, kT0, kT0 + 900'000);
+        const QString early = w.toolTipAt(w.nameRect(3).center());
+        QVERIFY2(early.contains(QStringLiteral("\n0 samples between 0.000 and 0.9")),
+                 qPrintable(early));
+    }
+
     void shortRecordingFillsTheWidth() {
         // 50 ms of samples: the axis ends with the recording, not at one second.
         const TimelineSnapshot source = syntheticTimeline(50);
         TimelineWidget w;
         w.resize(1000, 400);
         w.setSnapshot(source);
+        w.setAllExpanded(true); // the sub-lanes
         const QRect lane = w.laneRect(1, 0);
         QVERIFY(!lane.isEmpty());
         const int end = w.xAt(kT0 + 49'000);
@@ -307,8 +388,8 @@ private slots:
         TimelineWidget w;
         w.resize(1000, 500);
         w.setSnapshot(source);
-        // All: on CPU first (thread 1), then by samples: the waiter (1000) after the sleeper
-        // (2000).
+        // All: on CPU first (thread 1), then by samples: the waiter (1000) after
+        // the sleeper (2000).
         QCOMPARE(w.shownThreads(), (std::vector<uint64_t>{1, 2, 3}));
         QVERIFY(w.foldedThreads().empty());
         w.setStateFilter(StateFilter::WaitingForGil);
@@ -316,7 +397,8 @@ private slots:
         QCOMPARE(w.foldedThreads(), (std::vector<uint64_t>{1, 2}));
         QVERIFY(!w.noteRect().isEmpty());
         QVERIFY(w.laneRect(1, 0).isEmpty());
-        // Clicking the note shows the folded threads as thin rows; again hides them.
+        // Clicking the note shows the folded threads as thin rows; again hides
+        // them.
         const int folded = w.sizeHint().height();
         QTest::mouseClick(&w, Qt::LeftButton, {}, w.noteRect().center());
         QVERIFY(w.foldedShown());
@@ -327,8 +409,9 @@ private slots:
         QVERIFY(w.noteRect().isEmpty());
     }
 
-    // four_threads.py: contender-0..3 spin, sleeper and in-except sleep (in-except inside
-    // an except block), main waits. On 3.14+ the threads carry their names.
+    // four_threads.py: contender-0..3 spin, sleeper and in-except sleep
+    // (in-except inside an except block), main waits. On 3.14+ the threads carry
+    // their names.
     void realTargetLanesNamesAndOrder_data() {
         gilscope::test::addInterpreterRows(gilscope::test::findInterpreters());
     }
@@ -347,13 +430,15 @@ private slots:
         TimelineWidget w;
         w.resize(1200, 900);
         w.show();
-        // Until every thread was seen, in-except with an exception, and names were read.
+        // Until every thread was seen, in-except with an exception, and names were
+        // read.
         const QString processName = QString::fromStdString(readProcessName(pid));
         const QString expectedName =
             QString::fromStdString(readThreadName(pid, tid("contender-0")));
         const bool named = !expectedName.isEmpty() && expectedName != processName;
         if (interpreter.minor >= 14)
-            QCOMPARE(expectedName, QStringLiteral("contender-0")); // CPython names its threads
+            QCOMPARE(expectedName,
+                     QStringLiteral("contender-0")); // CPython names its threads
         auto onCpu = [&](uint64_t id) {
             uint64_t n = 0;
             if (const auto* t = threadOf(w.snapshot(), id))
@@ -361,8 +446,9 @@ private slots:
                     n += b.onCpu;
             return n;
         };
-        // ... and every contender was caught on CPU often enough to outrank a sleeper caught
-        // waking (on a loaded machine a short recording can miss one entirely).
+        // ... and every contender was caught on CPU often enough to outrank a
+        // sleeper caught waking (on a loaded machine a short recording can miss one
+        // entirely).
         QVERIFY(QTest::qWaitFor(
             [&] {
                 w.setSnapshot((*session)->timeline());
@@ -379,11 +465,13 @@ private slots:
         (*session)->requestStop();
         (*session)->finish();
         w.setSnapshot((*session)->timeline());
+        w.setAllExpanded(true);
         qInfo("%s: comm of contender-0 is \"%s\" (process \"%s\"): %s",
               qPrintable(interpreter.label), qPrintable(expectedName), qPrintable(processName),
               named ? "shown next to the id" : "same as the process's, not shown");
 
-        // Names next to the id where the system has them, nothing made up otherwise.
+        // Names next to the id where the system has them, nothing made up
+        // otherwise.
         for (const char* name : {"contender-0", "contender-3", "sleeper", "in-except"}) {
             const QString title = w.threadTitle(tid(name));
             QVERIFY2(title.startsWith(QStringLiteral("Thread %1").arg(tid(name))),
@@ -411,7 +499,8 @@ private slots:
         QCOMPARE(redPixels(w.laneRect(tid("sleeper"), kExceptionLane)), 0);
         QCOMPARE(exceptionSamples(w.snapshot(), tid("contender-0")), 0u);
 
-        // Busiest first: on CPU, the four contenders lead, each no busier than the one above.
+        // Busiest first: on CPU, the four contenders lead, each no busier than the
+        // one above.
         w.setStateFilter(StateFilter::OnCpu);
         const std::vector<uint64_t> shown = w.shownThreads();
         QVERIFY(shown.size() >= 4);
@@ -420,7 +509,8 @@ private slots:
         QCOMPARE(std::set<uint64_t>(shown.begin(), shown.begin() + 4), contenders);
         for (size_t i = 1; i < shown.size(); ++i)
             QVERIFY(onCpu(shown[i - 1]) >= onCpu(shown[i]));
-        // The sleepers have no on-CPU samples (or next to none, caught waking): folded or last.
+        // The sleepers have no on-CPU samples (or next to none, caught waking):
+        // folded or last.
         const std::vector<uint64_t> folded = w.foldedThreads();
         QVERIFY2(std::count(folded.begin(), folded.end(), tid("sleeper")) ||
                      onCpu(tid("sleeper")) <= onCpu(shown[3]) / 10,
@@ -445,7 +535,8 @@ private slots:
             30000);
         QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
         QTRY_VERIFY_WITH_TIMEOUT(h.window.recording(), 60000);
-        // Enough samples that every state shows: in-except has an exception throughout.
+        // Enough samples that every state shows: in-except has an exception
+        // throughout.
         QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().okTicks >= 500, 60000);
         QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
         QTRY_VERIFY_WITH_TIMEOUT(!h.window.recording(), 30000);

@@ -141,7 +141,7 @@ QWidget* AnalysisPanel::buildToolbar() {
     backButton_->setObjectName(QStringLiteral("filterBack"));
     forwardButton_ = makeButton(QStringLiteral("▶"), tr("Next filter"), bar);
     forwardButton_->setObjectName(QStringLiteral("filterForward"));
-    resetButton_ = makeButton(tr("Whole recording"), tr("Drop the time range"), bar);
+    resetButton_ = makeButton(tr("Whole recording"), tr("Drop range and thread selection"), bar);
     resetButton_->setObjectName(QStringLiteral("filterReset"));
     connect(backButton_, &QToolButton::clicked, controller_, &AnalysisController::back);
     connect(forwardButton_, &QToolButton::clicked, controller_, &AnalysisController::forward);
@@ -254,9 +254,14 @@ void AnalysisPanel::attachTimeline(TimelineWidget* timeline) {
     selector_ = new TimelineRangeSelector(timeline);
     connect(selector_, &TimelineRangeSelector::rangeSelected, controller_,
             &AnalysisController::setRange);
-    // The timeline orders and folds its threads by the same state as every view.
-    connect(controller_, &AnalysisController::filterChanged, timeline,
-            [this, timeline] { timeline->setStateFilter(controller_->state()); });
+    // Selected tracks filter every view (back and forward select them again); the
+    // timeline orders and folds its threads by the same state.
+    connect(timeline, &TimelineWidget::threadSelectionChanged, controller_,
+            &AnalysisController::setThreads);
+    connect(controller_, &AnalysisController::filterChanged, timeline, [this, timeline] {
+        timeline->setStateFilter(controller_->state());
+        timeline->setSelectedThreads(controller_->filter().threads);
+    });
     timeline->setStateFilter(controller_->state());
     onFilterChanged();
 }
@@ -296,8 +301,8 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
     }
     const ProfileSnapshot& s = *result->snapshot;
     QLocale loc;
-    QString text = tr("%1 of %2 thread-samples · %3")
-                       .arg(loc.toString(qulonglong(s.matchedSamples)),
+    QString text = tr("%1 · %2 of %3 thread-samples · %4")
+                       .arg(threadsShown(s), loc.toString(qulonglong(s.matchedSamples)),
                             loc.toString(qulonglong(s.recordedSamples)),
                             QString::fromUtf8(stateFilterLabel(s.filter.state).data()));
     if (s.filter.state == StateFilter::GilContention)
@@ -305,8 +310,6 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
             tr(" · %1 ticks with a thread waiting").arg(loc.toString(qulonglong(s.contendedTicks)));
     summary_->setText(text);
 
-    // A live update changes the models in place: what the user expanded, selected and
-    // scrolled to stays. A new recording or another filter starts them over.
     // A live update changes the models in place: what the user expanded, selected and
     // scrolled to stays. A new recording or another filter starts them over. While live,
     // the views on hidden tabs catch up when shown (their share of the GUI thread's

@@ -1,6 +1,7 @@
 #include "ui/analysis/analysis_result.h"
 
 #include <QFileInfo>
+#include <QObject>
 #include <QRegularExpression>
 #include <QStringList>
 
@@ -35,6 +36,13 @@ QString functionLocation(const ProfileSnapshot& s, uint32_t func) {
     const FunctionInfo& f = s.functions[func];
     const QString file = QString::fromStdString(f.file);
     return f.firstLine >= 0 ? file + QLatin1Char(':') + QString::number(f.firstLine) : file;
+}
+
+QString threadsShown(const ProfileSnapshot& s) {
+    const size_t all = s.threads.size();
+    if (!s.filter.threads.empty())
+        return QObject::tr("%1 of %2 threads").arg(s.filter.threads.size()).arg(all);
+    return all == 1 ? QObject::tr("1 thread") : QObject::tr("all %1 threads").arg(all);
 }
 
 } // namespace gilscope::ui

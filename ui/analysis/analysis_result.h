@@ -33,6 +33,8 @@ QString moduleOf(const std::string& file);
 // "name" and "file:line" of a function, for display.
 QString functionName(const ProfileSnapshot& s, uint32_t func);
 QString functionLocation(const ProfileSnapshot& s, uint32_t func);
+// Which threads the views count: "all 7 threads", or the selected ones, "3 of 7 threads".
+QString threadsShown(const ProfileSnapshot& s);
 
 } // namespace gilscope::ui
 

@@ -46,6 +46,7 @@ void TimelineRangeSelector::showRange(bool hasRange, uint64_t startUs, uint64_t 
     hasRange_ = hasRange;
     startUs_ = startUs;
     endUs_ = endUs;
+    if (timeline_) timeline_->setHighlightRange(hasRange, startUs, endUs);
     updateOverlay();
 }
 

@@ -3,12 +3,14 @@
 // and the window repaints. Shaped like 10 kHz x 8 threads after a while: ~600 functions,
 // ~6k distinct stacks, 20k new thread-samples between updates. Prints the median per
 // analysis tab (top functions, flame graph, call tree, bottom-up), 20 updates each, and
-// over all four. Runs offscreen:
+// over all four; then the thread tracks' update (8 threads x 4000 buckets, the live
+// timeline's cap) with their repaint. Runs offscreen:
 //   QT_QPA_PLATFORM=offscreen build/release/tests/bench/analysis/bench_gui_update
 #include "core/analysis/profile_model.h"
 #include "core/sample/thread_status.h"
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/analysis_panel.h"
+#include "ui/timeline_widget.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -120,6 +122,41 @@ int main(int argc, char** argv) {
         cpuUpdate.insert(cpuUpdate.end(), tabCpuUpdate.begin(), tabCpuUpdate.end());
         cpuPaint.insert(cpuPaint.end(), tabCpuPaint.begin(), tabCpuPaint.end());
     }
+    // The thread tracks: what the window's live timer hands them, and their repaint.
+    TimelineSnapshot tracks;
+    tracks.bucketUs = 2'500;
+    tracks.spanUs = 4000 * tracks.bucketUs - 1;
+    for (uint64_t tid = 100; tid < 108; ++tid) {
+        ThreadTimeline& th = tracks.threads.emplace_back();
+        th.threadId = tid;
+        th.mainThread = tid == 100;
+        th.buckets.resize(4000);
+        for (TimelineBucket& b : th.buckets) {
+            b.samples = 25;
+            b.hasGil = uint32_t(rng() % 26);
+            b.gilRequested = 25 - b.hasGil;
+            b.onCpu = uint32_t(rng() % 26);
+            th.samples += b.samples;
+        }
+        tracks.samples += th.samples;
+    }
+    TimelineWidget timeline;
+    timeline.resize(1400, 400);
+    timeline.show();
+    QApplication::processEvents();
+    std::vector<double> trackUpdate, trackCpu;
+    for (int k = 0; k < 20; ++k) {
+        TimelineSnapshot copy = tracks; // the poll's copy is made off the clock
+        QElapsedTimer timer;
+        timer.start();
+        const double cpu0 = cpuMs();
+        timeline.setSnapshot(std::move(copy));
+        timeline.repaint();
+        trackUpdate.push_back(timer.nsecsElapsed() / 1e6);
+        trackCpu.push_back(cpuMs() - cpu0);
+    }
+    std::printf("thread tracks (8 threads x 4000 buckets) update and paint %.2f ms (CPU %.2f)\n",
+                median(trackUpdate), median(trackCpu));
     const auto snap = model->query({}).value();
     std::printf("functions %zu, stack nodes %zu\n", snap->functions.size(), snap->nodes.size());
     std::printf("GUI thread per live update: models %.2f ms, with layout and paint %.2f ms "

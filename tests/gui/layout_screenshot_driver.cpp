@@ -1,0 +1,87 @@
+// Not a test: the window as a new user sees it (issue 17), at whatever screen size it runs
+// under, with the settings a first start has (point XDG_CONFIG_HOME at an empty dir).
+// Starts TARGET.py with python3, grabs the whole screen on the start page (start.png),
+// records the target picked by keyboard (its pid in the filter, Tab, Return) for a few
+// seconds (recording.png), then with one track selected and expanded (selected.png).
+//   XDG_CONFIG_HOME=$(mktemp -d) xvfb-run -s "-screen 0 1366x768x24"
+//       layout_screenshot_driver OUTDIR tests/targets/eight_threads.py   (one line)
+#include "ui/main_window.h"
+#include "ui/process_picker.h"
+#include "ui/process_table_model.h"
+#include "ui/timeline_widget.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QLineEdit>
+#include <QProcess>
+#include <QScreen>
+#include <QSettings>
+#include <QTableView>
+#include <QTest>
+
+#include <cstdio>
+
+namespace {
+
+bool grabScreen(const QString& path) {
+    const bool ok = QGuiApplication::primaryScreen()->grabWindow(0).save(path);
+    std::printf("%s %s\n", ok ? "saved" : "could not save", qPrintable(path));
+    return ok;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("gilscope"));
+    QApplication::setOrganizationName(QStringLiteral("gilscope"));
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: %s OUTDIR TARGET.py\n", argv[0]);
+        return 2;
+    }
+    const QDir out(QString::fromLocal8Bit(argv[1]));
+    QProcess target;
+    target.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    target.start(QStringLiteral("python3"), {QString::fromLocal8Bit(argv[2])});
+    if (!target.waitForReadyRead(20000)) return 1; // its READY line
+    const int pid = int(target.processId());
+
+    QSettings settings; // as the application: $XDG_CONFIG_HOME/gilscope/gilscope.conf
+    gilscope::ui::MainWindow window(&settings);
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window)) return 1;
+    window.activateWindow();
+    (void)QTest::qWaitFor(
+        [&] {
+            window.picker()->refreshNow();
+            return window.picker()->model()->rowOfPid(pid) >= 0;
+        },
+        20000);
+    QTest::qWait(500);
+    grabScreen(out.filePath(QStringLiteral("start.png")));
+
+    QLineEdit* filter = window.picker()->filter();
+    filter->setFocus();
+    QTest::keyClicks(filter, QString::number(pid));
+    QTest::keyClick(filter, Qt::Key_Tab);
+    QTest::keyClick(window.picker()->view(), Qt::Key_Return);
+    if (!QTest::qWaitFor([&] { return window.recording(); }, 20000)) {
+        std::fprintf(stderr, "did not start recording: %s\n", qPrintable(window.statusText()));
+        return 1;
+    }
+    QTest::qWait(5000);
+    grabScreen(out.filePath(QStringLiteral("recording.png")));
+
+    gilscope::ui::TimelineWidget* timeline = window.timeline();
+    const auto shown = timeline->shownThreads();
+    if (!shown.empty()) {
+        QTest::mouseClick(timeline, Qt::LeftButton, {}, timeline->nameRect(shown[0]).center());
+        QTest::mouseClick(timeline, Qt::LeftButton, {}, timeline->twistyRect(shown[0]).center());
+    }
+    QTest::qWait(1500);
+    grabScreen(out.filePath(QStringLiteral("selected.png")));
+    window.stop();
+    target.kill();
+    target.waitForFinished();
+    return 0;
+}
