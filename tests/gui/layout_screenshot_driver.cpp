@@ -1,6 +1,6 @@
 // Not a test: the window as a new user sees it (issue 17), at whatever screen size it runs
 // under, with the settings a first start has (point XDG_CONFIG_HOME at an empty dir).
-// Starts TARGET.py with python3, grabs the whole screen on the start page (start.png),
+// Starts TARGET.py with python3, grabs the window from the screen on the start page (start.png),
 // records the target picked by keyboard (its pid in the filter, Tab, Return) for a few
 // seconds (recording.png), then with one track selected and expanded (selected.png).
 //   XDG_CONFIG_HOME=$(mktemp -d) xvfb-run -s "-screen 0 1366x768x24"
@@ -23,9 +23,14 @@
 
 namespace {
 
-bool grabScreen(const QString& path) {
-    const bool ok = QGuiApplication::primaryScreen()->grabWindow(0).save(path);
-    std::printf("%s %s\n", ok ? "saved" : "could not save", qPrintable(path));
+// What the screen shows where the window is (as a screenshot tool takes it).
+bool grabScreen(const QWidget& window, const QString& path) {
+    const QRect r = window.frameGeometry();
+    const bool ok = QGuiApplication::primaryScreen()
+                        ->grabWindow(0, r.x(), r.y(), r.width(), r.height())
+                        .save(path);
+    std::printf("%s %s (%dx%d)\n", ok ? "saved" : "could not save", qPrintable(path), r.width(),
+                r.height());
     return ok;
 }
 
@@ -58,7 +63,7 @@ int main(int argc, char** argv) {
         },
         20000);
     QTest::qWait(500);
-    grabScreen(out.filePath(QStringLiteral("start.png")));
+    grabScreen(window, out.filePath(QStringLiteral("start.png")));
 
     QLineEdit* filter = window.picker()->filter();
     filter->setFocus();
@@ -70,7 +75,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     QTest::qWait(5000);
-    grabScreen(out.filePath(QStringLiteral("recording.png")));
+    grabScreen(window, out.filePath(QStringLiteral("recording.png")));
 
     gilscope::ui::TimelineWidget* timeline = window.timeline();
     const auto shown = timeline->shownThreads();
@@ -79,7 +84,7 @@ int main(int argc, char** argv) {
         QTest::mouseClick(timeline, Qt::LeftButton, {}, timeline->twistyRect(shown[0]).center());
     }
     QTest::qWait(1500);
-    grabScreen(out.filePath(QStringLiteral("selected.png")));
+    grabScreen(window, out.filePath(QStringLiteral("selected.png")));
     window.stop();
     target.kill();
     target.waitForFinished();
