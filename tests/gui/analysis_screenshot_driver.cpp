@@ -13,7 +13,6 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
-#include <QDockWidget>
 #include <QLineEdit>
 #include <QScreen>
 #include <QSignalSpy>
@@ -51,9 +50,6 @@ int main(int argc, char** argv) {
     MainWindow window;
     window.setGeometry(QApplication::primaryScreen()->availableGeometry());
     window.show();
-    // Give the analysis dock most of the height: it is what these shots are about.
-    if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("analysisDock")))
-        window.resizeDocks({dock}, {window.height() * 55 / 100}, Qt::Vertical);
     for (int i = 0; i < 100 && !window.picker()->selectPid(pid); ++i) {
         window.picker()->refreshNow();
         QTest::qWait(200);
