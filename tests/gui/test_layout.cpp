@@ -5,7 +5,8 @@
 // 1600x1000 screen at least four thread tracks of 20-24 px and the top-functions table
 // are on screen without scrolling. Clicking a track's name filters the top functions
 // to that thread ("1 of 9 threads"), Ctrl+click adds one, back and "Whole recording"
-// undo it. And the layout is remembered between runs, and View › Reset layout restores it.
+// undo it. Return in the filter records too. And the layout is remembered between runs,
+// and View › Reset layout restores it.
 #include "tests/gui/gui_test_helpers.h"
 #include "tests/support/python_interpreters.h"
 #include "ui/analysis/analysis_controller.h"
@@ -228,6 +229,33 @@ private slots:
         QVERIFY(w.showingRecording());
         w.stop();
         QVERIFY(h.messages.isEmpty());
+    }
+
+    // Return in the filter records the first (here the only) matching process.
+    void returnInTheFilterRecords() {
+        const QList<Interpreter> all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        qInfo("tested: %s", qPrintable(all.last().label));
+        TargetProcess target(all.last(), QStringLiteral("eight_threads.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Window h;
+        MainWindow& w = h.window;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                w.picker()->refreshNow();
+                return w.picker()->model()->rowOfPid(int(target.pid())) >= 0;
+            },
+            20000));
+        QVERIFY(w.picker()->selectedPid() == 0);
+        QTest::keyClicks(w.picker()->filter(), QString::number(target.pid()));
+        QSignalSpy started(&w, &MainWindow::recordingStarted);
+        QTest::keyClick(w.picker()->filter(), Qt::Key_Return);
+        QCOMPARE(w.picker()->selectedPid(), int(target.pid()));
+        QVERIFY2(started.wait(30000) || started.count() == 1, qPrintable(h.messages.join('\n')));
+        QVERIFY(w.showingRecording());
+        w.stop();
     }
 
     // A dragged track area and an expanded rate chart come back next time; Reset layout
