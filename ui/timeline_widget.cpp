@@ -303,7 +303,7 @@ void TimelineWidget::paintRow(QPainter& p, const Row& row) {
             ++end;
         if (shade.level > 0) {
             QColor c = shade.lane >= 0 ? kLanes[shade.lane].color : kIdleColor;
-            c.setAlpha(shade.lane >= 0 ? 50 + shade.level * 25 : 70);
+            c.setAlpha(shade.lane >= 0 ? 60 + 195 * (shade.level - 1) / 7 : 70); // full: opaque
             p.fillRect(left + x, stripY, end - x, stripH, c);
             if (shade.band >= 0)
                 p.fillRect(left + x, stripY + stripH - kBandHeight, end - x, kBandHeight,
