@@ -108,6 +108,9 @@ void MainWindow::rebuildRecentMenu() {
             item->setToolTip(path);
             item->setData(Qt::UserRole, path);
         }
+        if (recentFiles_.isEmpty())
+            (new QListWidgetItem(tr("None yet: recordings you open appear here"), recentList_))
+                ->setFlags(Qt::NoItemFlags);
     }
     for (const QString& path : recentFiles_) {
         QAction* open = recentMenu_->addAction(QFileInfo(path).fileName());
