@@ -120,6 +120,9 @@ const QList<QCommandLineOption>& recordOptions() {
         {"binary", "Write CPython's binary .bin format (replayable with `gilscope replay`)."},
         {"pstats", "Write pstats: a table on stdout, or with -o a file pstats.Stats() loads."},
         {"jsonl", "Write newline-delimited JSON (CPython's JSONL schema)."},
+        {"pprof",
+         "Write a gzip'd pprof profile (profile.proto) for go tool pprof, Pyroscope or Parca, "
+         "with thread_id, thread_name and thread_state labels."},
         {"sort",
          "--pstats table order: nsamples, tottime, cumtime, sample-pct, cumul-pct, "
          "nsamples-cumul or name (default nsamples).",
@@ -232,16 +235,15 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     o.output = argumentBytes(parser.value("output"));
 
     int formats = 0;
-    for (const char* f : {"collapsed", "gecko", "binary", "pstats", "jsonl"})
-        formats += parser.isSet(f) ? 1 : 0;
+    for (OutputFormat f : kOutputFormats)
+        if (parser.isSet(formatName(f))) {
+            o.format = f;
+            ++formats;
+        }
     if (formats > 1)
         return makeError(ErrorKind::BadArguments,
-                         "argument --collapsed/--gecko/--binary/--pstats/--jsonl: only one "
+                         "argument --collapsed/--gecko/--binary/--pstats/--jsonl/--pprof: only one "
                          "output format may be given");
-    if (parser.isSet("gecko")) o.format = OutputFormat::Gecko;
-    if (parser.isSet("binary")) o.format = OutputFormat::Binary;
-    if (parser.isSet("pstats")) o.format = OutputFormat::Pstats;
-    if (parser.isSet("jsonl")) o.format = OutputFormat::Jsonl;
     if (auto s = readPstatsOptions(parser, o); !s) return s.error();
 
     const std::string compression = parser.value("compression").toStdString();
