@@ -197,6 +197,25 @@ Result<std::string> PprofProfile::encode(const ProfileHeader& header) const {
         if (x.stack != y.stack) return x.stack < y.stack;
         return x.state < y.state;
     });
+    // Over the receiver's bound on samples (Pyroscope's default is 16,000): the threads
+    // are merged, keeping stacks and states, rather than the profile being refused.
+    constexpr uint64_t kMergedThreads = UINT64_MAX;
+    if (header.maxSamples > 0 && samples.size() > header.maxSamples) {
+        for (auto& sample : samples)
+            sample.first.threadId = kMergedThreads;
+        std::sort(samples.begin(), samples.end(), [](const auto& a, const auto& b) {
+            const SampleKey &x = a.first, &y = b.first;
+            return x.stack != y.stack ? x.stack < y.stack : x.state < y.state;
+        });
+        size_t kept = 0;
+        for (size_t i = 0; i < samples.size(); ++i) {
+            if (kept > 0 && samples[kept - 1].first == samples[i].first)
+                samples[kept - 1].second += samples[i].second;
+            else
+                samples[kept++] = samples[i];
+        }
+        samples.resize(kept);
+    }
     p.mutable_sample()->Reserve(static_cast<int>(samples.size()));
     for (const auto& [key, count] : samples) {
         auto* s = p.add_sample();
@@ -204,9 +223,11 @@ Result<std::string> PprofProfile::encode(const ProfileHeader& header) const {
         s->mutable_location_id()->Add(stack.locations.begin(), stack.locations.end());
         s->add_value(static_cast<int64_t>(count));
         s->add_value(static_cast<int64_t>(count) * header.periodNs);
-        auto* id = s->add_label();
-        id->set_key(kThreadId);
-        id->set_str(threadIdString(key.threadId));
+        if (key.threadId != kMergedThreads) {
+            auto* id = s->add_label();
+            id->set_key(kThreadId);
+            id->set_str(threadIdString(key.threadId));
+        }
         if (auto name = threadNames_.find(key.threadId); name != threadNames_.end()) {
             auto* l = s->add_label();
             l->set_key(kThreadName);

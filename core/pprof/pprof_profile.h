@@ -19,6 +19,9 @@ struct ProfileHeader {
     int64_t periodNs = 0;   // one sample stands for this long
     int64_t timeNanos = 0;  // wall-clock start (Unix ns); 0: unknown
     int64_t durationNs = 0; // how long the profile covers
+    // At most this many pprof samples (0: no bound): past it, threads are merged (no
+    // thread_id / thread_name labels) and only stacks and states stay apart.
+    size_t maxSamples = 0;
 };
 
 // One pprof profile's samples, aggregated as they arrive: each distinct (stack, thread,

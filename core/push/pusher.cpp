@@ -13,6 +13,9 @@ namespace gilscope::push {
 
 namespace {
 
+// Pyroscope refuses a profile with more samples than this (max_profile_stacktrace_samples).
+constexpr size_t kPyroscopeMaxSamples = 16'000;
+
 uint64_t nowMs() {
     return monotonicNowUs() / 1000;
 }
@@ -56,6 +59,7 @@ Pusher::Pusher(pprof::PprofSink& sink, PushQueue queue, TransportFactory transpo
 
 Pusher::~Pusher() {
     stop(0);
+    queue_.removeIfEmpty(); // also when it never started (the recording could not)
 }
 
 void Pusher::start() {
@@ -123,6 +127,7 @@ void Pusher::run() {
 void Pusher::cut() {
     pprof::TakenProfile taken = sink_.take(true);
     if (taken.profile->empty()) return;
+    taken.header.maxSamples = kPyroscopeMaxSamples;
     auto gz = pprof::encodeGzipped(taken);
     Result<std::string> body =
         gz ? encodePushRequest(options_.labels, *gz, newPushId()) : Result<std::string>(gz.error());

@@ -204,6 +204,30 @@ private slots:
         QCOMPARE(sink.totalSamples(), uint64_t{3});
     }
 
+    // Past maxSamples (Pyroscope's bound) the threads merge; stacks and states stay apart.
+    void tooManySamplesMergeThreads() {
+        PprofSink sink;
+        SyntheticFeed feed(sink);
+        const FrameId a = feed.frame("a.py", 3, "a"), b = feed.frame("a.py", 4, "b");
+        for (uint64_t tid = 1; tid <= 10; ++tid) {
+            feed.add(tid, ThreadStatus::HasGil, {a}, {10});
+            feed.add(tid, ThreadStatus::GilRequested, {a}, {10});
+            feed.add(tid, ThreadStatus::HasGil, {b}, {10, 20});
+        }
+        TakenProfile taken = sink.take(false);
+        QCOMPARE(decode(taken).sample_size(), 30);
+        taken.header.maxSamples = 29;
+        const auto p = decode(taken);
+        QCOMPARE(p.sample_size(), 3);
+        int64_t total = 0;
+        for (const auto& s : p.sample()) {
+            total += s.value(0);
+            QCOMPARE(label(p, s, "thread_id"), std::string());
+            QVERIFY(!label(p, s, "thread_state").empty());
+        }
+        QCOMPARE(total, int64_t{40});
+    }
+
     void gzipRoundTrips() {
         PprofSink sink;
         SyntheticFeed feed(sink);
