@@ -18,8 +18,10 @@ packages=(
     # the SVG icon's image plugin; the local server behind "Open in Firefox Profiler"
     # (qt6-httpserver-dev's CMake config needs Qt6WebSockets)
     libqt6svg6 qt6-httpserver-dev qt6-websockets-dev
-    # formats
-    nlohmann-json3-dev libzstd-dev
+    # formats (pprof output: protobuf's compiler and library, zlib for gzip)
+    nlohmann-json3-dev libzstd-dev libprotobuf-dev protobuf-compiler zlib1g-dev
+    # tests: Go's own pprof (`go tool pprof`) reads the --pprof files
+    golang-go
     # tests: Debian's own Python (a test target), a font for the offscreen GUI tests,
     # debootstrap + keyring for the Python 3.14/3.15 chroot and the fresh-machine check
     python3 fonts-dejavu-core debootstrap debian-archive-keyring xvfb xauth

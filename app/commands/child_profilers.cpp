@@ -63,7 +63,11 @@ std::string childOutputPattern(const RecordOptions& o) {
         std::error_code ec;
         if (fs::is_directory(o.output, ec)) return o.output; // default names inside it
         const fs::path out(o.output);
-        const std::string ext = out.filename().extension().string();
+        const std::string name = out.filename().string();
+        // A pprof file's extension is two: out.pb.gz -> out_{pid}.pb.gz.
+        const std::string ext = name.size() > 6 && name.ends_with(".pb.gz")
+                                    ? ".pb.gz"
+                                    : out.filename().extension().string();
         if (ext.empty() || ext == out.filename().string()) return o.output + "_{pid}";
         return o.output.substr(0, o.output.size() - ext.size()) + "_{pid}" + ext;
     }

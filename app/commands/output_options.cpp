@@ -24,6 +24,8 @@ FormatNames namesOf(OutputFormat f) {
         return {"gecko", "json"};
     case OutputFormat::Binary:
         return {"binary", "bin"};
+    case OutputFormat::Pprof: // gzip'd profile.proto, as `go tool pprof` names its files
+        return {"pprof", "pb.gz"};
     }
     return {"collapsed", "txt"};
 }

@@ -12,7 +12,12 @@
 
 namespace gilscope::cli {
 
-enum class OutputFormat { Collapsed, Gecko, Binary, Pstats, Jsonl };
+enum class OutputFormat { Collapsed, Gecko, Binary, Pstats, Jsonl, Pprof };
+
+// Every format, in --help order; each one's flag is --<formatName>.
+inline constexpr OutputFormat kOutputFormats[] = {OutputFormat::Collapsed, OutputFormat::Gecko,
+                                                  OutputFormat::Binary,    OutputFormat::Pstats,
+                                                  OutputFormat::Jsonl,     OutputFormat::Pprof};
 
 // --compression of --binary output; Auto is zstd, as in CPython.
 enum class Compression { Auto, Zstd, None };
@@ -26,7 +31,8 @@ struct OutputOptions {
     bool summary = true;
 };
 
-const char* formatName(OutputFormat f);     // "collapsed", "gecko", "binary", "pstats", "jsonl"
+const char*
+formatName(OutputFormat f); // "collapsed", "gecko", "binary", "pstats", "jsonl", "pprof"
 const char* compressionName(Compression c); // "auto", "zstd", "none"
 std::optional<Compression> parseCompression(std::string_view name);
 

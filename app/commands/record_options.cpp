@@ -94,65 +94,71 @@ ReadOptions RecordOptions::readOptions() const {
 }
 
 const QList<QCommandLineOption>& recordOptions() {
-    static const QList<QCommandLineOption> table{
-        {{"r", "sampling-rate"},
-         "Sampling rate: a number of Hz, or with a suffix: 10khz, 10k, 500hz (default 1khz).",
-         "RATE",
-         "1khz"},
-        {{"d", "duration"},
-         "Stop recording after SECONDS (default: until the target exits or Ctrl-C).",
-         "SECONDS"},
-        {{"a", "all-threads"}, "Sample all threads, not only the main thread."},
-        {"mode",
-         "Sampling mode: wall (all samples), cpu (only threads on CPU), gil (only threads "
-         "holding the GIL), exception (only threads with an active exception), all (every "
-         "thread with its CPU and GIL state, for `gilscope report --mode ...` later). Default "
-         "wall; --gecko always records every thread with its state.",
-         "MODE", "wall"},
-        {"no-gc", "Do not add artificial <GC> frames where garbage collection runs."},
-        {"opcodes", "Record the executing opcode of each frame (--gecko and --binary)."},
-        {"realtime-stats", "Print sampling statistics about once a second."},
-        {{"o", "output"},
-         "Output file (default: {format}_{pid}.{ext}; inside it if it is a directory).",
-         "PATH"},
-        {"collapsed", "Write collapsed stacks for flamegraph.pl / speedscope (default)."},
-        {"gecko", "Write a Firefox Profiler (Gecko) profile."},
-        {"binary", "Write CPython's binary .bin format (replayable with `gilscope replay`)."},
-        {"pstats", "Write pstats: a table on stdout, or with -o a file pstats.Stats() loads."},
-        {"jsonl", "Write newline-delimited JSON (CPython's JSONL schema)."},
-        {"sort",
-         "--pstats table order: nsamples, tottime, cumtime, sample-pct, cumul-pct, "
-         "nsamples-cumul or name (default nsamples).",
-         "KEY"},
-        {{"l", "limit"}, "--pstats table: at most N rows (default 15).", "N"},
-        {"no-summary", "--pstats table: no summary of interesting functions."},
-        {"native",
-         "Add CPython's <native> frames where C code called back into Python (Python 3.11+)."},
-        {"blocking",
-         "Stop every thread of the target (ptrace) while each sample is read, so stacks are "
-         "consistent; costs the target a pause per sample."},
-        {"subprocesses",
-         "Also record every Python process the target starts (directly or through a shell): "
-         "one profiler and one output file per process, named like -o with _PID added."},
-        {"async-aware",
-         "Rebuild stacks from asyncio tasks: each coroutine under its task's name and the "
-         "tasks awaiting it (Python 3.14+)."},
-        {"async-mode",
-         "With --async-aware: running (the task each thread runs now, default) or all (every "
-         "task, waiting ones too).",
-         "MODE", "running"},
-        {"browser", "With --gecko: open the profile in the Firefox Profiler when done."},
-        {"rt-priority",
-         "Run the sampler thread SCHED_FIFO at priority N (1-99; needs root or CAP_SYS_NICE) so it "
-         "wakes on time on a busy machine (default 0: off).",
-         "N", "0"},
-        {"compression", "Compression of --binary output: auto, zstd or none (default auto).",
-         "MODE", "auto"},
-        {"max-depth",
-         "Keep at most N frames of a stack (default 1536, CPython's bound): a deeper one keeps "
-         "its leaf frames and root frames around a '<truncated: K frames>' frame.",
-         "N", "1536"},
-    };
+    static const QList<QCommandLineOption> table =
+        QList<QCommandLineOption>{
+            {{"r", "sampling-rate"},
+             "Sampling rate: a number of Hz, or with a suffix: 10khz, 10k, 500hz (default 1khz).",
+             "RATE",
+             "1khz"},
+            {{"d", "duration"},
+             "Stop recording after SECONDS (default: until the target exits or Ctrl-C).",
+             "SECONDS"},
+            {{"a", "all-threads"}, "Sample all threads, not only the main thread."},
+            {"mode",
+             "Sampling mode: wall (all samples), cpu (only threads on CPU), gil (only threads "
+             "holding the GIL), exception (only threads with an active exception), all (every "
+             "thread with its CPU and GIL state, for `gilscope report --mode ...` later). Default "
+             "wall; --gecko always records every thread with its state.",
+             "MODE", "wall"},
+            {"no-gc", "Do not add artificial <GC> frames where garbage collection runs."},
+            {"opcodes", "Record the executing opcode of each frame (--gecko and --binary)."},
+            {"realtime-stats", "Print sampling statistics about once a second."},
+            {{"o", "output"},
+             "Output file (default: {format}_{pid}.{ext}; inside it if it is a directory).",
+             "PATH"},
+            {"collapsed", "Write collapsed stacks for flamegraph.pl / speedscope (default)."},
+            {"gecko", "Write a Firefox Profiler (Gecko) profile."},
+            {"binary", "Write CPython's binary .bin format (replayable with `gilscope replay`)."},
+            {"pstats", "Write pstats: a table on stdout, or with -o a file pstats.Stats() loads."},
+            {"jsonl", "Write newline-delimited JSON (CPython's JSONL schema)."},
+            {"pprof",
+             "Write a gzip'd pprof profile (profile.proto) for go tool pprof, Pyroscope or Parca, "
+             "with thread_id, thread_name and thread_state labels."},
+            {"sort",
+             "--pstats table order: nsamples, tottime, cumtime, sample-pct, cumul-pct, "
+             "nsamples-cumul or name (default nsamples).",
+             "KEY"},
+            {{"l", "limit"}, "--pstats table: at most N rows (default 15).", "N"},
+            {"no-summary", "--pstats table: no summary of interesting functions."},
+            {"native",
+             "Add CPython's <native> frames where C code called back into Python (Python 3.11+)."},
+            {"blocking",
+             "Stop every thread of the target (ptrace) while each sample is read, so stacks are "
+             "consistent; costs the target a pause per sample."},
+            {"subprocesses",
+             "Also record every Python process the target starts (directly or through a shell): "
+             "one profiler and one output file per process, named like -o with _PID added."},
+            {"async-aware",
+             "Rebuild stacks from asyncio tasks: each coroutine under its task's name and the "
+             "tasks awaiting it (Python 3.14+)."},
+            {"async-mode",
+             "With --async-aware: running (the task each thread runs now, default) or all (every "
+             "task, waiting ones too).",
+             "MODE", "running"},
+            {"browser", "With --gecko: open the profile in the Firefox Profiler when done."},
+            {"rt-priority",
+             "Run the sampler thread SCHED_FIFO at priority N (1-99; needs root or CAP_SYS_NICE) "
+             "so it "
+             "wakes on time on a busy machine (default 0: off).",
+             "N", "0"},
+            {"compression", "Compression of --binary output: auto, zstd or none (default auto).",
+             "MODE", "auto"},
+            {"max-depth",
+             "Keep at most N frames of a stack (default 1536, CPython's bound): a deeper one keeps "
+             "its leaf frames and root frames around a '<truncated: K frames>' frame.",
+             "N", "1536"},
+        } +
+        pushOptionTable();
     return table;
 }
 
@@ -232,16 +238,15 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     o.output = argumentBytes(parser.value("output"));
 
     int formats = 0;
-    for (const char* f : {"collapsed", "gecko", "binary", "pstats", "jsonl"})
-        formats += parser.isSet(f) ? 1 : 0;
+    for (OutputFormat f : kOutputFormats)
+        if (parser.isSet(formatName(f))) {
+            o.format = f;
+            ++formats;
+        }
     if (formats > 1)
         return makeError(ErrorKind::BadArguments,
-                         "argument --collapsed/--gecko/--binary/--pstats/--jsonl: only one "
+                         "argument --collapsed/--gecko/--binary/--pstats/--jsonl/--pprof: only one "
                          "output format may be given");
-    if (parser.isSet("gecko")) o.format = OutputFormat::Gecko;
-    if (parser.isSet("binary")) o.format = OutputFormat::Binary;
-    if (parser.isSet("pstats")) o.format = OutputFormat::Pstats;
-    if (parser.isSet("jsonl")) o.format = OutputFormat::Jsonl;
     if (auto s = readPstatsOptions(parser, o); !s) return s.error();
 
     const std::string compression = parser.value("compression").toStdString();
@@ -260,6 +265,15 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
         return makeError(ErrorKind::BadArguments,
                          "--opcodes is only compatible with --gecko, --binary.");
     if (auto s = readAsyncOptions(parser, o); !s) return s.error();
+    auto push = readPushOptions(parser);
+    if (!push) return push.error();
+    o.push = std::move(*push);
+    // --push alone records for the server only; -o or a format flag adds a file.
+    o.localOutput = !o.push.enabled() || formats > 0 || parser.isSet("output");
+    if (o.push.enabled() && o.subprocesses)
+        return makeError(ErrorKind::BadArguments,
+                         "--push cannot be combined with --subprocesses yet: push each process "
+                         "with its own `gilscope attach --push`");
     return o;
 }
 

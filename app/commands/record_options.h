@@ -4,6 +4,7 @@
 // `python -m profiling.sampling` spells them.
 
 #include "app/commands/output_options.h"
+#include "app/commands/push_options.h"
 #include "core/common/error.h"
 #include "core/sample/stack_source.h"
 
@@ -31,6 +32,8 @@ struct RecordOptions : OutputOptions {
     bool browser = false;                     // --browser: open a --gecko profile in the profiler
     bool subprocesses = false; // --subprocesses: one child profiler per Python descendant
     AsyncMode asyncMode = AsyncMode::Off; // --async-aware with --async-mode (3.14+)
+    PushOptions push;                     // --push and its companions
+    bool localOutput = true;              // false: --push alone, no file
 
     ReadOptions readOptions() const;
 };

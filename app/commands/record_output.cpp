@@ -3,6 +3,7 @@
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/jsonl/jsonl_writer.h"
+#include "core/pprof/pprof_sink.h"
 #include "core/pstats/pstats_collector.h"
 #include "core/tach/tach_writer.h"
 #include "core/util/utf8.h"
@@ -134,7 +135,39 @@ private:
     jsonl::JsonlWriter writer_;
 };
 
+class PprofOutput final : public RecordingOutput {
+public:
+    PprofOutput(fs::path dest, AtomicFile file, pprof::PprofSinkOptions options)
+        : dest_(std::move(dest)), file_(std::move(file)), sink_(options) {}
+    SampleSink& sink() override { return sink_; }
+    Status write(const CancelToken& cancel) override {
+        if (cancel.cancelled()) return cancelled();
+        return pprof::writePprof(sink_.take(false), std::move(file_));
+    }
+    std::string writtenMessage() const override {
+        return "pprof profile written to " + escapeForDisplay(dest_.string()) +
+               " (go tool pprof reads it)";
+    }
+    void discard() override { file_.discard(); }
+    bool toStdout() const override { return stdout_; }
+
+private:
+    fs::path dest_;
+    AtomicFile file_;
+    bool stdout_ = file_.isStdout();
+    pprof::PprofSink sink_;
+};
+
 } // namespace
+
+pprof::PprofSinkOptions pprofSinkOptions(const RecordingFacts& facts) {
+    pprof::PprofSinkOptions p;
+    p.wall = !facts.mode || *facts.mode == static_cast<int>(ProfilingMode::Wall) ||
+             *facts.mode == static_cast<int>(ProfilingMode::Unknown);
+    p.readThreadNames = facts.liveTarget;
+    p.wallClockEndNs = facts.endWallClockNs;
+    return p;
+}
 
 Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const OutputOptions& options,
                                                                const RecordingFacts& facts,
@@ -183,6 +216,9 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const OutputOptio
     case OutputFormat::Jsonl: // the meta record names the mode the recording used
         return std::unique_ptr<RecordingOutput>(
             std::make_unique<JsonlOutput>(destination, std::move(file.value()), facts.mode));
+    case OutputFormat::Pprof:
+        return std::unique_ptr<RecordingOutput>(std::make_unique<PprofOutput>(
+            destination, std::move(file.value()), pprofSinkOptions(facts)));
     case OutputFormat::Binary:
     case OutputFormat::Pstats:
         break;
@@ -196,6 +232,7 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptio
     facts.intervalUs = options.intervalUs;
     facts.opcodes = options.opcodes;
     facts.mode = static_cast<int>(recordedMode(options.readOptions()));
+    facts.liveTarget = true;
     return createRecordingOutput(options, facts, destination);
 }
 

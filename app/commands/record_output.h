@@ -7,6 +7,7 @@
 
 #include "app/commands/record_options.h"
 #include "core/common/error.h"
+#include "core/pprof/pprof_sink.h"
 #include "core/sample/sample_sink.h"
 #include "core/util/cancel.h"
 
@@ -36,11 +37,16 @@ public:
 // What a recording says about itself that some formats write down: the record options
 // say it while recording, the .bin header when `replay` converts one.
 struct RecordingFacts {
-    uint64_t intervalUs = 1000;        // Gecko's fallback meta.interval
-    std::optional<double> startTimeMs; // Gecko's meta.startTime; none: now
-    bool opcodes = false;              // Gecko's opcode markers
-    std::optional<int> mode;           // ProfilingMode: JSONL's meta, the pstats table's hint
+    uint64_t intervalUs = 1000;            // Gecko's fallback meta.interval
+    std::optional<double> startTimeMs;     // Gecko's meta.startTime; none: now
+    bool opcodes = false;                  // Gecko's opcode markers
+    std::optional<int> mode;               // ProfilingMode: JSONL's meta, the pstats table's hint
+    bool liveTarget = false;               // pprof's thread names come from /proc
+    std::optional<int64_t> endWallClockNs; // pprof's clock for a replayed .bin: when it ended
 };
+
+// What a pprof sink is told by these facts (the file output's and the push's).
+pprof::PprofSinkOptions pprofSinkOptions(const RecordingFacts& facts);
 
 Result<std::unique_ptr<RecordingOutput>>
 createRecordingOutput(const OutputOptions& options, const RecordingFacts& facts,

@@ -3,9 +3,11 @@
 #include "app/commands/browser_open.h"
 #include "app/commands/child_profilers.h"
 #include "app/commands/cli_output.h"
+#include "app/commands/push_session.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
 #include "core/remote/thread_freezer.h"
+#include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
 #include "core/util/utf8.h"
 
@@ -56,13 +58,30 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
                             const SessionHooks& hooks) {
     SessionResult result;
     const auto destination = outputPath(options, source.pid());
-    auto output = createRecordingOutput(options, destination);
-    if (!output) {
-        if (hooks.afterStart) hooks.afterStart(); // never leave a gated target hanging
-        result.exitCode = fail(output.error());
-        return result;
+    std::unique_ptr<RecordingOutput> output; // none with --push alone
+    if (options.localOutput) {
+        auto made = createRecordingOutput(options, destination);
+        if (!made) {
+            if (hooks.afterStart) hooks.afterStart(); // never leave a gated target hanging
+            result.exitCode = fail(made.error());
+            return result;
+        }
+        output = std::move(*made);
+        if (output->toStdout()) sendMessagesToStderr();
     }
-    if ((*output)->toStdout()) sendMessagesToStderr();
+    std::unique_ptr<PushSession> pushing;
+    if (options.push.enabled()) {
+        auto made = PushSession::create(options, source);
+        if (!made) {
+            if (hooks.afterStart) hooks.afterStart();
+            result.exitCode = fail(made.error());
+            return result;
+        }
+        pushing = std::move(*made);
+    }
+    TeeSink both; // the file and the push, from one recording
+    if (output) both.add(&output->sink());
+    if (pushing) both.add(&pushing->sink());
 
     // --blocking: one freeze up front says at once when the target cannot be stopped.
     std::optional<remote::BlockingStackSource> blocking;
@@ -82,8 +101,9 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     samplerOptions.durationSec = options.durationSec;
     samplerOptions.read = options.readOptions();
     samplerOptions.realtimePriority = options.realtimePriority;
-    Recording recording(reader, (*output)->sink(), samplerOptions);
+    Recording recording(reader, both, samplerOptions);
     recording.start();
+    if (pushing) pushing->start();
     std::optional<ChildProfilers> children;
     if (options.subprocesses)
         children.emplace(hooks.subprocessRoot ? hooks.subprocessRoot : source.pid(), source.pid(),
@@ -118,18 +138,25 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
 
     const RecordingSummary summary = recording.summary();
     printSummary(summary, recording.stats().missed);
+    // A second Ctrl-C cuts the last pushes short (what is left stays queued on disk).
+    if (pushing) pushing->finish([&] { return interrupts.count() > 1; });
+    if (!output) {
+        if (!recording.recordedAnything())
+            result.exitCode = fail(makeError(ErrorKind::NoSamples, "no samples were recorded"));
+        return result;
+    }
 
     // Nothing to keep: an existing file at the destination must not be replaced by an
     // empty recording.
     if (!recording.recordedAnything()) {
-        (*output)->discard();
+        output->discard();
         result.exitCode = fail(makeError(
             ErrorKind::NoSamples, "no samples were recorded; " +
                                       escapeForDisplay(destination.string()) + " was not written"));
         return result;
     }
 
-    const Status written = (*output)->write(interrupts.abortToken());
+    const Status written = output->write(interrupts.abortToken());
     if (!written) {
         result.aborted = written.error().kind == ErrorKind::Cancelled;
         result.exitCode = result.aborted ? 130 : fail(written.error());
@@ -138,7 +165,7 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
                          escapeForDisplay(destination.string()).c_str());
         return result;
     }
-    if (const std::string said = (*output)->writtenMessage(); !said.empty())
+    if (const std::string said = output->writtenMessage(); !said.empty())
         std::fprintf(messages(), "%s\n", said.c_str());
     std::fflush(messages());
     if (result.reason == StopReason::SinkFailed)

@@ -1,5 +1,6 @@
-// gilscope replay FILE.bin --gecko|--collapsed|--pstats|--jsonl [-o OUT]: converts a Tachyon .bin
-// recording, as `python -m profiling.sampling replay` does, with its progress on stderr.
+// gilscope replay FILE.bin --gecko|--collapsed|--pstats|--jsonl|--pprof [-o OUT]: converts a
+// Tachyon .bin recording, as `python -m profiling.sampling replay` does, with its progress on
+// stderr.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
 #include "app/commands/command_line.h"
@@ -18,6 +19,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
 
@@ -56,14 +58,15 @@ std::optional<int> readOutputOptions(const CommandLine& cli, const QCommandLineP
     int formats = 0;
     for (const auto& [flag, format] :
          {std::pair{"gecko", OutputFormat::Gecko}, std::pair{"collapsed", OutputFormat::Collapsed},
-          std::pair{"pstats", OutputFormat::Pstats}, std::pair{"jsonl", OutputFormat::Jsonl}})
+          std::pair{"pstats", OutputFormat::Pstats}, std::pair{"jsonl", OutputFormat::Jsonl},
+          std::pair{"pprof", OutputFormat::Pprof}})
         if (parser.isSet(flag)) {
             out.format = format;
             ++formats;
         }
     if (formats != 1)
-        return cli.usageError("choose exactly one output format: --gecko, --collapsed, --pstats "
-                              "or --jsonl");
+        return cli.usageError("choose exactly one output format: --gecko, --collapsed, --pstats, "
+                              "--jsonl or --pprof");
     if (parser.isSet("sort")) {
         out.sort = parser.value("sort").toStdString();
         pstats::Sort known;
@@ -94,6 +97,7 @@ int runReplay(const QStringList& args) {
         {"collapsed", "Write collapsed stacks (for flamegraph.pl, speedscope)."},
         {"pstats", "Print a pstats table (or with -o, write a file pstats.Stats() loads)."},
         {"jsonl", "Write newline-delimited JSON (CPython's schema)."},
+        {"pprof", "Write a gzip'd pprof profile (go tool pprof, Pyroscope, Parca)."},
         {"sort", "--pstats table order (default nsamples).", "KEY"},
         {{"l", "limit"}, "--pstats table rows (15).", "N"},
         {"no-summary", "--pstats table without the summary."},
@@ -118,6 +122,10 @@ int runReplay(const QStringList& args) {
     facts.intervalUs = info.sampleIntervalUs;
     facts.startTimeMs = static_cast<double>(info.startTimeUs) / 1000.0;
     facts.mode = info.mode;
+    // The file was written when the recording ended: pprof's wall clock for its samples.
+    struct stat st {};
+    if (::stat(input.c_str(), &st) == 0)
+        facts.endWallClockNs = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
     const fs::path dest = outputPath(outputOptions, ::getpid());
     auto output = createRecordingOutput(outputOptions, facts, dest);
     if (!output) return fail(output.error());

@@ -1,0 +1,131 @@
+#include "app/commands/push_session.h"
+
+#include "app/commands/cli_output.h"
+#include "app/commands/record_output.h"
+#include "net/push_transport.h"
+
+#include <QUrl>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
+
+namespace gilscope::cli {
+
+namespace {
+
+// /proc/PID/cmdline as argv.
+std::vector<std::string> commandLineOf(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+    const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::string> argv;
+    size_t start = 0;
+    for (size_t i = 0; i < all.size(); ++i)
+        if (all[i] == '\0') {
+            argv.push_back(all.substr(start, i - start));
+            start = i + 1;
+        }
+    if (start < all.size()) argv.push_back(all.substr(start));
+    return argv;
+}
+
+std::string hostName() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+    return name;
+}
+
+std::string defaultQueueDir() {
+    if (const char* state = std::getenv("XDG_STATE_HOME"); state && *state)
+        return std::string(state) + "/gilscope/push-queue";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return std::string(home) + "/.local/state/gilscope/push-queue";
+    return "/tmp/gilscope-push-queue-" + std::to_string(getuid());
+}
+
+} // namespace
+
+Result<std::vector<push::PushLabel>> pushLabels(const PushOptions& options, int pid,
+                                                const std::string& pythonVersion) {
+    std::vector<push::PushLabel> labels{
+        {"__name__", "process_cpu"},
+        {"service_name", options.serviceName.empty()
+                             ? push::serviceNameFromCommandLine(commandLineOf(pid))
+                             : options.serviceName},
+        {"pid", std::to_string(pid)},
+        {"hostname", hostName()},
+        {"python_version", pythonVersion},
+    };
+    labels.insert(labels.end(), options.labels.begin(), options.labels.end());
+    if (Status s = push::validatePushLabels(labels); !s) return s.error();
+    return labels;
+}
+
+Result<std::unique_ptr<PushSession>> PushSession::create(const RecordOptions& options,
+                                                         StackSource& source) {
+    auto labels = pushLabels(options.push, source.pid(), source.pythonVersion().str());
+    if (!labels) return labels.error();
+    const std::string base =
+        options.push.queueDir.empty() ? defaultQueueDir() : options.push.queueDir;
+    auto queue = push::PushQueue::openSession(base, options.push.queueBytes);
+    if (!queue) return queue.error();
+    return std::unique_ptr<PushSession>(
+        new PushSession(options, std::move(*queue), std::move(*labels)));
+}
+
+PushSession::PushSession(const RecordOptions& options, push::PushQueue queue,
+                         std::vector<push::PushLabel> labels)
+    : sink_([&] {
+          RecordingFacts facts;
+          facts.mode = static_cast<int>(recordedMode(options.readOptions()));
+          facts.liveTarget = true;
+          return pprofSinkOptions(facts);
+      }()),
+      url_(options.push.url) {
+    net::PushEndpoint endpoint;
+    endpoint.url = net::pyroscopePushUrl(QUrl(QString::fromStdString(options.push.url)));
+    for (const auto& [name, value] : options.push.headers)
+        endpoint.headers.append(
+            {QByteArray::fromStdString(name), QByteArray::fromStdString(value)});
+    endpoint.user = QByteArray::fromStdString(options.push.user);
+    endpoint.password = QByteArray::fromStdString(options.push.password);
+    // A send never takes longer than an interval: the next one is waiting.
+    endpoint.timeoutMs = static_cast<int>(std::min<uint64_t>(options.push.intervalMs, 10'000));
+    push::PusherOptions p;
+    p.labels = std::move(labels);
+    p.target = endpoint.url.toString().toStdString();
+    p.intervalMs = options.push.intervalMs;
+    p.minBackoffMs = std::min<uint64_t>(1000, options.push.intervalMs);
+    p.maxBackoffMs = std::max<uint64_t>(60'000, options.push.intervalMs);
+    pusher_ = std::make_unique<push::Pusher>(
+        sink_, std::move(queue), [endpoint] { return net::makePushTransport(endpoint); },
+        std::move(p),
+        [](const std::string& line) {
+            std::fprintf(stderr, "gilscope: %s\n", line.c_str());
+            std::fflush(stderr);
+        });
+}
+
+void PushSession::finish(std::function<bool()> cancelled) {
+    pusher_->stop(10'000, std::move(cancelled));
+    const push::Pusher::Totals t = pusher_->totals();
+    std::fprintf(messages(), "Pushed %llu profiles to %s (%llu recorded by this run)",
+                 static_cast<unsigned long long>(t.sent), url_.c_str(),
+                 static_cast<unsigned long long>(t.profiles));
+    if (t.refused > 0)
+        std::fprintf(messages(), " (%llu refused by the server)",
+                     static_cast<unsigned long long>(t.refused));
+    if (t.dropped > 0)
+        std::fprintf(messages(), " (%llu dropped: the queue was full)",
+                     static_cast<unsigned long long>(t.dropped));
+    std::fprintf(messages(), "\n");
+    if (t.left > 0)
+        std::fprintf(stderr,
+                     "gilscope: %zu profiles not sent yet stay queued; the next `gilscope attach "
+                     "--push` with the same --push-queue sends them\n",
+                     t.left);
+}
+
+} // namespace gilscope::cli

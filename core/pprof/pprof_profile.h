@@ -1,0 +1,107 @@
+#pragma once
+
+#include "core/common/error.h"
+#include "core/pprof/thread_state.h"
+#include "core/sample/frame_registry.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace gilscope::pprof {
+
+// What the header of a pprof profile says besides its samples.
+struct ProfileHeader {
+    bool wall = true;       // sample type wall/nanoseconds, else cpu/nanoseconds
+    int64_t periodNs = 0;   // one sample stands for this long
+    int64_t timeNanos = 0;  // wall-clock start (Unix ns); 0: unknown
+    int64_t durationNs = 0; // how long the profile covers
+    // At most this many pprof samples (0: no bound): past it, threads are merged (no
+    // thread_id / thread_name labels) and only stacks and states stay apart.
+    size_t maxSamples = 0;
+};
+
+// One pprof profile's samples, aggregated as they arrive: each distinct (stack, thread,
+// state) is one pprof sample with its count. It copies what it needs of the frames
+// (names, files, lines) into its own string, function and location tables when it first
+// sees a stack, so it can be encoded on another thread, long after, with no access to
+// the producer's FrameRegistry.
+class PprofProfile {
+public:
+    PprofProfile();
+
+    // Interns a stack (leaf first); frames are read from `registry` on first sight.
+    uint32_t internStack(std::span<const FrameId> frames, const FrameRegistry& registry);
+    // Whether a <GC> frame is on the stack.
+    bool stackHasGc(uint32_t stack) const { return stacks_[stack].gc; }
+    void add(uint32_t stack, uint64_t threadId, ThreadState state, uint64_t count);
+
+    // The kernel's name of a thread, written as its samples' thread_name label.
+    void setThreadName(uint64_t threadId, std::string_view name);
+    bool hasThreadName(uint64_t threadId) const { return threadNames_.contains(threadId); }
+
+    uint64_t totalSamples() const { return total_; }
+    bool empty() const { return total_ == 0; }
+    size_t distinctSamples() const { return counts_.size(); }
+
+    // The serialized perftools.profiles.Profile message (not compressed).
+    Result<std::string> encode(const ProfileHeader& header) const;
+
+private:
+    struct Stack {
+        std::vector<FrameId> frames;     // the producer's ids, to tell stacks apart
+        std::vector<uint64_t> locations; // location ids, leaf first
+        uint32_t nextSameHash = UINT32_MAX;
+        bool gc = false;
+    };
+    struct SampleKey {
+        uint64_t threadId;
+        uint32_t stack;
+        ThreadState state;
+        bool operator==(const SampleKey&) const = default;
+    };
+    struct SampleKeyHash {
+        size_t operator()(const SampleKey& k) const noexcept;
+    };
+    struct FunctionKey {
+        int64_t name, file, startLine;
+        bool operator==(const FunctionKey&) const = default;
+    };
+    struct FunctionKeyHash {
+        size_t operator()(const FunctionKey& k) const noexcept;
+    };
+    struct Function {
+        int64_t name, file, startLine;
+    };
+    struct Location {
+        uint64_t function;
+        int64_t line;
+    };
+
+    int64_t internString(std::string_view s);
+    int64_t registryString(const FrameRegistry& registry, StringId id);
+    uint64_t locationOf(FrameId id, const FrameRegistry& registry, bool& gc);
+
+    int64_t stateNames_[kThreadStateCount] = {}; // ThreadState -> string index
+    std::vector<std::string> strings_;           // the string table; [0] is ""
+    std::unordered_map<std::string, int64_t> stringIds_;
+    std::vector<int64_t> fromRegistryString_; // StringId -> string index + 1 (0: not yet)
+    std::vector<Function> functions_;         // id = index + 1
+    std::unordered_map<FunctionKey, uint64_t, FunctionKeyHash> functionIds_;
+    std::vector<Location> locations_;                    // id = index + 1
+    std::unordered_map<uint64_t, uint64_t> locationIds_; // (function << 32 | line) -> id
+    std::vector<uint64_t> fromFrame_;                    // FrameId -> location id (0: not yet)
+    std::vector<uint8_t> frameIsGc_;                     // FrameId -> a <GC> frame
+    // A stack's 64-bit hash -> its first stack with that hash (the rest chain through
+    // nextSameHash): one pass over the frames per sample, then integer lookups.
+    std::unordered_map<uint64_t, uint32_t> stackByHash_;
+    std::vector<Stack> stacks_;
+    std::unordered_map<SampleKey, uint64_t, SampleKeyHash> counts_;
+    std::unordered_map<uint64_t, int64_t> threadNames_; // thread id -> string index
+    uint64_t total_ = 0;
+};
+
+} // namespace gilscope::pprof

@@ -1,0 +1,116 @@
+#include "core/pprof/pprof_sink.h"
+
+#include "core/live/thread_names.h"
+#include "core/pprof/gzip.h"
+#include "core/sampling/sampler_clock.h"
+
+#include <algorithm>
+#include <ctime>
+
+namespace gilscope::pprof {
+
+namespace {
+
+int64_t clockNs(clockid_t clock) {
+    timespec ts{};
+    clock_gettime(clock, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+} // namespace
+
+PprofSink::PprofSink(PprofSinkOptions options)
+    : options_(options), profile_(std::make_unique<PprofProfile>()) {
+}
+
+void PprofSink::begin(const FrameRegistry& registry, const RecordingInfo& info) {
+    registry_ = &registry;
+    pid_ = options_.readThreadNames ? info.pid : 0;
+    if (pid_ > 0) processName_ = readProcessName(pid_);
+    periodNs_ = static_cast<int64_t>(std::max<uint64_t>(info.sampleIntervalUs, 1)) * 1000;
+    wallOffsetNs_ = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
+    const std::lock_guard lock(mutex_);
+    windowStartUs_ = info.startTimeUs;
+}
+
+int64_t PprofSink::wallNs(uint64_t monotonicUs) const {
+    return static_cast<int64_t>(monotonicUs) * 1000 + wallOffsetNs_;
+}
+
+// Read on a thread's first sample of each profile: CPython 3.14+ names a thread once it
+// runs, and a push interval then carries the name it has by then. A name equal to the
+// process's, on another thread than the main one, is only inherited: no label.
+void PprofSink::nameThread(uint64_t threadId) {
+    std::string name = readThreadName(pid_, threadId);
+    if (name.empty()) return;
+    if (name == processName_ && threadId != static_cast<uint64_t>(pid_)) return;
+    profile_->setThreadName(threadId, name);
+}
+
+void PprofSink::addBatch(const SampleBatch& batch) {
+    if (!registry_ || batch.frames.empty() || batch.timestampsUs.empty()) return;
+    const std::lock_guard lock(mutex_);
+    const uint32_t stack = profile_->internStack(batch.frames, *registry_);
+    const ThreadState state = threadStateOf(batch.status, profile_->stackHasGc(stack));
+    profile_->add(stack, batch.threadId, state, batch.timestampsUs.size());
+    if (pid_ > 0 && threads_.insert(batch.threadId).second) nameThread(batch.threadId);
+    firstUs_ = std::min(firstUs_, batch.timestampsUs.front());
+    lastUs_ = std::max(lastUs_, batch.timestampsUs.back());
+    total_ += batch.timestampsUs.size();
+}
+
+void PprofSink::finish(const RecordingSummary&) {
+    if (pid_ <= 0) return;
+    // Names given after a thread's first sample (3.14+ threads, early in the recording).
+    const std::lock_guard lock(mutex_);
+    for (uint64_t tid : threads_)
+        nameThread(tid);
+}
+
+TakenProfile PprofSink::take(bool byClock) {
+    TakenProfile taken;
+    taken.profile = std::make_unique<PprofProfile>(); // made outside the lock
+    uint64_t startUs, endUs;
+    {
+        const std::lock_guard lock(mutex_);
+        std::swap(taken.profile, profile_);
+        threads_.clear();
+        if (byClock) {
+            startUs = windowStartUs_;
+            endUs = std::max(monotonicNowUs(), startUs);
+            windowStartUs_ = endUs;
+        } else {
+            startUs = firstUs_ == UINT64_MAX ? windowStartUs_ : firstUs_;
+            endUs = std::max(lastUs_, startUs) + static_cast<uint64_t>(periodNs_ / 1000);
+        }
+        if (options_.wallClockEndNs && lastUs_ > 0)
+            wallOffsetNs_ = *options_.wallClockEndNs - static_cast<int64_t>(lastUs_) * 1000;
+        firstUs_ = UINT64_MAX;
+        lastUs_ = 0;
+    }
+    taken.header.wall = options_.wall;
+    taken.header.periodNs = periodNs_;
+    taken.header.timeNanos = wallNs(startUs);
+    taken.header.durationNs = static_cast<int64_t>(endUs - startUs) * 1000;
+    return taken;
+}
+
+Result<std::string> encodeGzipped(const TakenProfile& taken) {
+    auto encoded = taken.profile->encode(taken.header);
+    if (!encoded) return encoded.error();
+    return gzipCompress(*encoded);
+}
+
+Status writePprof(const TakenProfile& taken, AtomicFile file) {
+    auto bytes = encodeGzipped(taken);
+    if (!bytes) return bytes.error();
+    if (Status s = file.write(*bytes); !s) return s;
+    return file.commit();
+}
+
+uint64_t PprofSink::totalSamples() const {
+    const std::lock_guard lock(mutex_);
+    return total_;
+}
+
+} // namespace gilscope::pprof

@@ -1,0 +1,75 @@
+#pragma once
+
+#include "core/pprof/pprof_profile.h"
+#include "core/sample/sample_sink.h"
+#include "core/util/atomic_file.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_set>
+
+namespace gilscope::pprof {
+
+struct PprofSinkOptions {
+    bool wall = true; // --mode wall: wall/nanoseconds, else cpu/nanoseconds
+    // Label samples with the kernel's thread names (/proc/PID/task/TID/comm): a live
+    // local target only.
+    bool readThreadNames = false;
+    // When the recording ended (Unix ns; its last sample), for a replayed .bin whose
+    // timestamps are another boot's monotonic clock: the file's modification time. A
+    // live recording maps its timestamps to the wall clock itself.
+    std::optional<int64_t> wallClockEndNs;
+};
+
+// A profile and the header that goes with it.
+struct TakenProfile {
+    std::unique_ptr<PprofProfile> profile;
+    ProfileHeader header;
+};
+
+// The gzip'd profile: what a .pb.gz file holds and what a push sends.
+Result<std::string> encodeGzipped(const TakenProfile& taken);
+// Writes it whole into `file` (made before recording started) or not at all.
+Status writePprof(const TakenProfile& taken, AtomicFile file);
+
+// The pprof output's sink: aggregates samples into a PprofProfile as they arrive. The
+// whole recording is one profile (take() after finish), or, for a continuous push,
+// another thread take()s the samples since its last take every interval: the producer
+// waits only for the swap of two pointers, never for encoding or the network.
+class PprofSink final : public SampleSink {
+public:
+    explicit PprofSink(PprofSinkOptions options = {});
+
+    void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
+    void addBatch(const SampleBatch& batch) override;
+    void finish(const RecordingSummary& summary) override;
+
+    // What was recorded since the last take, with a fresh profile for what follows.
+    // byClock: the header covers the time since the last take (a push interval);
+    // otherwise the span of its samples (a whole recording).
+    TakenProfile take(bool byClock);
+    uint64_t totalSamples() const;
+
+private:
+    void nameThread(uint64_t threadId);
+    int64_t wallNs(uint64_t monotonicUs) const;
+
+    const PprofSinkOptions options_;
+    const FrameRegistry* registry_ = nullptr;
+    int pid_ = 0;
+    std::string processName_;
+    int64_t periodNs_ = 1'000'000;
+    int64_t wallOffsetNs_ = 0; // wall-clock ns = monotonic µs * 1000 + this
+
+    mutable std::mutex mutex_; // guards what follows: the producer and take() share it
+    std::unique_ptr<PprofProfile> profile_;
+    std::unordered_set<uint64_t> threads_; // threads of profile_ (names read once each)
+    uint64_t windowStartUs_ = 0;           // monotonic: the last take (or begin)
+    uint64_t firstUs_ = UINT64_MAX, lastUs_ = 0;
+    uint64_t total_ = 0;
+};
+
+} // namespace gilscope::pprof

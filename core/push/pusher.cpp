@@ -1,0 +1,197 @@
+#include "core/push/pusher.h"
+
+#include "core/push/push_request.h"
+#include "core/sampling/sampler_clock.h"
+#include "core/util/utf8.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+
+namespace gilscope::push {
+
+namespace {
+
+// Pyroscope refuses a profile with more samples than this (max_profile_stacktrace_samples).
+constexpr size_t kPyroscopeMaxSamples = 16'000;
+
+uint64_t nowMs() {
+    return monotonicNowUs() / 1000;
+}
+
+std::string plural(uint64_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string seconds(uint64_t ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms) / 1000.0);
+    return text;
+}
+
+} // namespace
+
+PushVerdict verdictOf(const PostResult& result) {
+    if (result.status >= 200 && result.status < 300) return PushVerdict::Sent;
+    if (result.status == 400 || result.status == 413 || result.status == 422)
+        return PushVerdict::Refused;
+    return PushVerdict::Retry;
+}
+
+std::string serverMessage(const PostResult& result) {
+    if (result.status == 0) return result.error.empty() ? "no answer" : result.error;
+    std::string said;
+    const auto json = nlohmann::json::parse(result.body, nullptr, false);
+    if (json.is_object() && json.contains("message") && json["message"].is_string())
+        said = json["message"].get<std::string>();
+    else
+        said = result.body.substr(0, 300);
+    said = escapeForDisplay(said);
+    return "HTTP " + std::to_string(result.status) + (said.empty() ? "" : ": " + said);
+}
+
+Pusher::Pusher(pprof::PprofSink& sink, PushQueue queue, TransportFactory transport,
+               PusherOptions options, Log log)
+    : sink_(sink), queue_(std::move(queue)), makeTransport_(std::move(transport)),
+      options_(std::move(options)), log_(std::move(log)), backoffMs_(options_.minBackoffMs) {
+}
+
+Pusher::~Pusher() {
+    stop(0);
+    queue_.removeIfEmpty(); // also when it never started (the recording could not)
+}
+
+void Pusher::start() {
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+}
+
+void Pusher::stop(uint64_t flushMs, std::function<bool()> cancelled) {
+    {
+        const std::lock_guard lock(mutex_);
+        if (!thread_.joinable()) return;
+        stopping_ = true;
+        flushMs_ = flushMs;
+        cancelled_ = std::move(cancelled);
+    }
+    wake_.notify_all();
+    thread_.join();
+}
+
+Pusher::Totals Pusher::totals() const {
+    const std::lock_guard lock(mutex_);
+    return totals_;
+}
+
+bool Pusher::cancelled() const {
+    const std::lock_guard lock(mutex_);
+    return cancelled_ && cancelled_();
+}
+
+void Pusher::run() {
+    transport_ = makeTransport_();
+    uint64_t nextCutMs = nowMs() + options_.intervalMs;
+    nextTryMs_ = nowMs(); // a previous run's queue goes first
+    for (;;) {
+        {
+            std::unique_lock lock(mutex_);
+            const uint64_t wakeMs = queue_.empty() ? nextCutMs : std::min(nextCutMs, nextTryMs_);
+            const auto now = nowMs();
+            if (!stopping_ && wakeMs > now)
+                wake_.wait_for(lock, std::chrono::milliseconds(wakeMs - now),
+                               [this] { return stopping_; });
+            if (stopping_) break;
+        }
+        const uint64_t now = nowMs();
+        if (now >= nextCutMs) {
+            cut();
+            nextCutMs += options_.intervalMs;
+            if (nextCutMs <= now) nextCutMs = now + options_.intervalMs; // a long send
+        }
+        if (!queue_.empty() && nowMs() >= nextTryMs_) drain(UINT64_MAX);
+    }
+    cut();
+    uint64_t flushMs;
+    {
+        const std::lock_guard lock(mutex_);
+        flushMs = flushMs_;
+    }
+    failing_ = false; // one more try at the end, whatever the backoff said
+    if (flushMs > 0) drain(nowMs() + flushMs);
+    queue_.removeIfEmpty();
+    const std::lock_guard lock(mutex_);
+    totals_.left = queue_.size();
+    totals_.dropped += queue_.unreadable();
+}
+
+void Pusher::cut() {
+    pprof::TakenProfile taken = sink_.take(true);
+    if (taken.profile->empty()) return;
+    taken.header.maxSamples = kPyroscopeMaxSamples;
+    auto gz = pprof::encodeGzipped(taken);
+    Result<std::string> body =
+        gz ? encodePushRequest(options_.labels, *gz, newPushId()) : Result<std::string>(gz.error());
+    if (!body) {
+        log_("push: cannot encode this interval's profile: " + body.error().message);
+        const std::lock_guard lock(mutex_);
+        ++totals_.dropped;
+        return;
+    }
+    auto dropped = queue_.push(*body);
+    const std::lock_guard lock(mutex_);
+    if (!dropped) {
+        ++totals_.dropped;
+        log_("push: cannot queue this interval's profile (" + dropped.error().message +
+             "); it is lost");
+        return;
+    }
+    ++totals_.profiles;
+    if (*dropped > 0) {
+        totals_.dropped += *dropped;
+        log_("push: the queue is full: dropped the " +
+             plural(*dropped, "oldest profile", "oldest profiles") + " to keep the newest");
+    }
+    if (failing_)
+        log_("push: " + plural(queue_.size(), "profile", "profiles") + " queued for " +
+             options_.target + " (in " + queue_.dir().string() + ")");
+}
+
+void Pusher::drain(uint64_t deadlineMs) {
+    while (auto item = queue_.front()) {
+        if (nowMs() >= deadlineMs || cancelled()) return;
+        const PostResult result = transport_->post(item->body);
+        switch (verdictOf(result)) {
+        case PushVerdict::Sent: {
+            queue_.pop(item->sequence);
+            const std::lock_guard lock(mutex_);
+            ++totals_.sent;
+            if (failing_)
+                log_("push: " + options_.target + " answers again; sending the " +
+                     plural(queue_.size(), "queued profile", "queued profiles") + " left");
+            failing_ = false;
+            backoffMs_ = options_.minBackoffMs;
+            break;
+        }
+        case PushVerdict::Refused: {
+            queue_.pop(item->sequence);
+            const std::lock_guard lock(mutex_);
+            ++totals_.refused;
+            log_("push: the server refused profile " + pushIdOf(item->body) + " (" +
+                 serverMessage(result) + "); it is dropped, not sent again");
+            break;
+        }
+        case PushVerdict::Retry: {
+            const std::lock_guard lock(mutex_);
+            failing_ = true;
+            nextTryMs_ = nowMs() + backoffMs_;
+            log_("push: " + options_.target + " failed (" + serverMessage(result) + "); " +
+                 plural(queue_.size(), "profile", "profiles") + " queued, next try in " +
+                 seconds(backoffMs_));
+            backoffMs_ = std::min(backoffMs_ * 2, options_.maxBackoffMs);
+            return;
+        }
+        }
+    }
+}
+
+} // namespace gilscope::push

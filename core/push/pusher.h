@@ -1,0 +1,106 @@
+#pragma once
+
+#include "core/pprof/pprof_sink.h"
+#include "core/push/push_labels.h"
+#include "core/push/push_queue.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace gilscope::push {
+
+// One HTTP answer, or why there was none (status 0).
+struct PostResult {
+    int status = 0;
+    std::string body;
+    std::string error;
+};
+
+// Sends one push request body to the server. Made and used on the pusher's thread only.
+class PushTransport {
+public:
+    virtual ~PushTransport() = default;
+    virtual PostResult post(const std::string& body) = 0;
+};
+
+enum class PushVerdict { Sent, Retry, Refused };
+// 2xx: sent. 400, 413 and 422: the server refuses the data itself; sending it again
+// cannot help. Anything else (no answer, 401/403/404, 429, 5xx): kept and retried.
+PushVerdict verdictOf(const PostResult& result);
+// What the server said: a Connect error's "message", else the start of its body.
+std::string serverMessage(const PostResult& result);
+
+struct PusherOptions {
+    std::vector<PushLabel> labels; // each profile's series
+    std::string target;            // the endpoint, for messages
+    uint64_t intervalMs = 10'000;
+    uint64_t minBackoffMs = 1'000; // after a failure; doubles up to maxBackoffMs
+    uint64_t maxBackoffMs = 60'000;
+};
+
+// Continuous push: a thread of its own that, every interval, takes the sink's samples
+// since the last time (a swap: the sampler never waits for it), queues them on disk as a
+// push request with a fresh ID, and sends the queue oldest first. A failed send waits
+// (exponential backoff) with everything queued; a refused profile is reported once and
+// dropped. What it does worth saying goes to `log`, one line each.
+class Pusher {
+public:
+    using TransportFactory = std::function<std::unique_ptr<PushTransport>()>;
+    using Log = std::function<void(const std::string&)>;
+
+    Pusher(pprof::PprofSink& sink, PushQueue queue, TransportFactory transport,
+           PusherOptions options, Log log);
+    ~Pusher();
+    Pusher(const Pusher&) = delete;
+    Pusher& operator=(const Pusher&) = delete;
+
+    void start();
+    // Takes the last (partial) interval, then sends what is queued until all is sent, the
+    // server fails, `flushMs` pass or `cancelled` says so; then the thread ends.
+    void stop(uint64_t flushMs, std::function<bool()> cancelled = {});
+
+    struct Totals {
+        uint64_t profiles = 0; // intervals with samples, queued
+        uint64_t sent = 0;
+        uint64_t refused = 0;
+        uint64_t dropped = 0; // the queue was full, or a queued file unreadable
+        size_t left = 0;      // still queued (on disk) at the end
+    };
+    Totals totals() const;
+
+private:
+    void run();
+    void cut();
+    // Sends the queue oldest first until it is empty or a send fails; stops early at
+    // `deadlineMs` (monotonic) or when the stop's cancel predicate fires.
+    void drain(uint64_t deadlineMs);
+    bool cancelled() const;
+
+    pprof::PprofSink& sink_;
+    PushQueue queue_;
+    TransportFactory makeTransport_;
+    std::unique_ptr<PushTransport> transport_;
+    const PusherOptions options_;
+    Log log_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stopping_ = false;
+    uint64_t flushMs_ = 0;
+    std::function<bool()> cancelled_;
+    Totals totals_;
+    std::thread thread_;
+
+    // The pusher thread's own: failure streak and backoff.
+    bool failing_ = false;
+    uint64_t backoffMs_ = 0;
+    uint64_t nextTryMs_ = 0;
+};
+
+} // namespace gilscope::push

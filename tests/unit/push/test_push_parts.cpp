@@ -1,0 +1,134 @@
+// The continuous push's parts that need no server: the on-disk queue (bounded, oldest
+// dropped first, a dead gilscope's queue adopted), Pyroscope's label rules, the default
+// service name, and which answers are retried.
+#include "core/push/push_labels.h"
+#include "core/push/push_queue.h"
+#include "core/push/pusher.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <filesystem>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace gilscope;
+using namespace gilscope::push;
+namespace fs = std::filesystem;
+
+class TestPushParts : public QObject {
+    Q_OBJECT
+
+private slots:
+    void queueKeepsOrderAndSurvivesReopening() {
+        QTemporaryDir dir;
+        const fs::path path = dir.filePath("q").toStdString();
+        {
+            auto q = PushQueue::open(path, 1 << 20);
+            QVERIFY(q);
+            QCOMPARE(q->push("first").value(), uint64_t{0});
+            QCOMPARE(q->push("second").value(), uint64_t{0});
+        }
+        auto q = PushQueue::open(path, 1 << 20);
+        QVERIFY(q);
+        QCOMPARE(q->size(), size_t{2});
+        auto item = q->front();
+        QVERIFY(item);
+        QCOMPARE(item->body, std::string("first"));
+        q->pop(item->sequence);
+        QCOMPARE(q->push("third").value(), uint64_t{0});
+        QCOMPARE(q->front()->body, std::string("second"));
+        QCOMPARE(q->bytes(), uint64_t{11});
+    }
+
+    // Past its bound the queue drops its oldest, never the newest.
+    void fullQueueDropsTheOldest() {
+        QTemporaryDir dir;
+        auto q = PushQueue::open(dir.filePath("q").toStdString(), 10);
+        QVERIFY(q);
+        QCOMPARE(q->push("aaaa").value(), uint64_t{0});
+        QCOMPARE(q->push("bbbb").value(), uint64_t{0});
+        QCOMPARE(q->push("cccc").value(), uint64_t{1});
+        QCOMPARE(q->size(), size_t{2});
+        QCOMPARE(q->front()->body, std::string("bbbb"));
+        QCOMPARE(q->push(std::string(50, 'x')).value(), uint64_t{2}); // alone over the bound
+        QCOMPARE(q->size(), size_t{1});
+    }
+
+    // A queue a killed gilscope left is taken over (and emptied) by the next one; one that
+    // still runs keeps its own.
+    void deadSessionsQueueIsAdopted() {
+        QTemporaryDir dir;
+        const fs::path base = dir.path().toStdString();
+        const pid_t child = fork();
+        if (child == 0) _exit(0);
+        waitpid(child, nullptr, 0); // a pid that no longer runs
+        {
+            auto dead = PushQueue::open(base / std::to_string(child), 1 << 20);
+            QVERIFY(dead);
+            QVERIFY(dead->push("left behind 1"));
+            QVERIFY(dead->push("left behind 2"));
+            auto alive = PushQueue::open(base / "1", 1 << 20); // init runs
+            QVERIFY(alive->push("not ours"));
+        }
+        auto mine = PushQueue::openSession(base, 1 << 20);
+        QVERIFY(mine);
+        QCOMPARE(mine->size(), size_t{2});
+        QCOMPARE(mine->front()->body, std::string("left behind 1"));
+        QVERIFY(!fs::exists(base / std::to_string(child)));
+        QVERIFY(fs::exists(base / "1"));
+    }
+
+    void labelsFollowPyroscopesRules() {
+        std::vector<PushLabel> ok{{"__name__", "process_cpu"}, {"service_name", "app"}};
+        QVERIFY(validatePushLabels(ok));
+        auto with = [&](PushLabel extra) {
+            auto l = ok;
+            l.push_back(extra);
+            return validatePushLabels(l);
+        };
+        QVERIFY(!with({"9lives", "x"}));
+        QVERIFY(!with({"has-dash", "x"}));
+        QVERIFY(!with({"service_name", "again"}));
+        QVERIFY(!with({"v", std::string(2049, 'x')}));
+        QVERIFY(!with({"v", "\xff"}));
+        QVERIFY(with({"v", std::string(2048, 'x')}));
+        QVERIFY(!validatePushLabels({{"__name__", "process-cpu"}, {"service_name", "a"}}));
+        QVERIFY(!validatePushLabels({{"__name__", "process_cpu"}, {"service_name", ""}}));
+        auto many = ok;
+        for (int i = 0; i < 28; ++i)
+            many.push_back({"l" + std::to_string(i), "v"});
+        QVERIFY(validatePushLabels(many)); // 30
+        many.push_back({"one_more", "v"});
+        QVERIFY(!validatePushLabels(many));
+        QVERIFY(!parseLabelArgument("novalue"));
+        QCOMPARE(parseLabelArgument("k=a=b")->value, std::string("a=b"));
+    }
+
+    void serviceNameComesFromTheCommandLine() {
+        QCOMPARE(serviceNameFromCommandLine({"python3", "/srv/app/web.py", "--port", "80"}),
+                 std::string("web"));
+        QCOMPARE(serviceNameFromCommandLine({"python3", "-u", "-X", "dev", "job.py"}),
+                 std::string("job"));
+        QCOMPARE(serviceNameFromCommandLine({"python3", "-m", "celery", "worker"}),
+                 std::string("celery"));
+        QCOMPARE(serviceNameFromCommandLine({"/usr/bin/python3.11", "-c", "pass"}),
+                 std::string("python3.11"));
+        QCOMPARE(serviceNameFromCommandLine({}), std::string("python"));
+    }
+
+    void onlyDataRefusalsAreNotRetried() {
+        QCOMPARE(verdictOf({200, "", ""}), PushVerdict::Sent);
+        QCOMPARE(verdictOf({400, "", ""}), PushVerdict::Refused);
+        QCOMPARE(verdictOf({413, "", ""}), PushVerdict::Refused);
+        QCOMPARE(verdictOf({0, "", "Connection refused"}), PushVerdict::Retry);
+        QCOMPARE(verdictOf({401, "", ""}), PushVerdict::Retry);
+        QCOMPARE(verdictOf({429, "", ""}), PushVerdict::Retry);
+        QCOMPARE(verdictOf({503, "", ""}), PushVerdict::Retry);
+        QCOMPARE(serverMessage({400, R"({"code":"invalid_argument","message":"bad labels"})", ""}),
+                 std::string("HTTP 400: bad labels"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPushParts)
+#include "test_push_parts.moc"
