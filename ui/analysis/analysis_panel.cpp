@@ -7,6 +7,7 @@
 #include "ui/analysis/flame_graph_widget.h"
 #include "ui/analysis/plain_text_delegate.h"
 #include "ui/analysis/source_view.h"
+#include "ui/analysis/stack_chart_view.h"
 #include "ui/analysis/timeline_range_selector.h"
 #include "ui/analysis/top_functions_model.h"
 #include "ui/timeline_widget.h"
@@ -92,6 +93,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
     tabs_->addTab(bottomUpView_, tr("Bottom-up"));
     callers_ = new CallersCalleesView(this);
     tabs_->addTab(callers_, tr("Callers / callees"));
+    tabs_->addTab(stackChart_ = new StackChartView(controller_, this), tr("Stack chart"));
 
     source_ = new SourceView(this);
     auto* split = new QSplitter(Qt::Horizontal, this);
@@ -114,6 +116,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
                     if (current.isValid() && func != kNoFunction) selectFunction(func);
                 });
     connect(flame_, &FlameGraphWidget::frameClicked, this, &AnalysisPanel::selectFunction);
+    connect(stackChart_, &StackChartView::frameClicked, this, &AnalysisPanel::selectFunction);
     connect(tabs_, &QTabWidget::currentChanged, this, &AnalysisPanel::catchUp);
     onFilterChanged();
 }
@@ -258,6 +261,7 @@ void AnalysisPanel::attachTimeline(TimelineWidget* timeline) {
     connect(controller_, &AnalysisController::filterChanged, timeline,
             [this, timeline] { timeline->setStateFilter(controller_->state()); });
     timeline->setStateFilter(controller_->state());
+    stackChart_->followTimeline(timeline);
     onFilterChanged();
 }
 
@@ -266,6 +270,7 @@ void AnalysisPanel::applySearch(const QString& text) {
     treeProxy_->setFilterFixedString(text);
     bottomUpProxy_->setFilterFixedString(text);
     flame_->setSearch(text);
+    stackChart_->setSearch(text);
 }
 
 void AnalysisPanel::onFilterChanged() {
@@ -305,8 +310,6 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
             tr(" · %1 ticks with a thread waiting").arg(loc.toString(qulonglong(s.contendedTicks)));
     summary_->setText(text);
 
-    // A live update changes the models in place: what the user expanded, selected and
-    // scrolled to stays. A new recording or another filter starts them over.
     // A live update changes the models in place: what the user expanded, selected and
     // scrolled to stays. A new recording or another filter starts them over. While live,
     // the views on hidden tabs catch up when shown (their share of the GUI thread's
