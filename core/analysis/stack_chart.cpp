@@ -12,12 +12,13 @@ namespace {
 
 constexpr uint32_t kMaxWidthPx = 16384;
 
-// Column boundaries of [t0, t1) on width columns; integer maths so that a time and the
-// column drawn for it agree exactly between the builder and the views.
+// Column boundaries of [t0, t1) on width columns (span >= width); integer maths so that
+// a time and the column drawn for it agree exactly between the builder and the views:
+// at(start(x)) == x, as a column starts at the first whole µs in it.
 struct Columns {
     uint64_t t0, span;
     uint32_t width;
-    uint64_t start(uint64_t x) const { return t0 + x * span / width; }
+    uint64_t start(uint64_t x) const { return t0 + (x * span + width - 1) / width; }
     uint32_t at(uint64_t t) const {
         if (t <= t0) return 0;
         return static_cast<uint32_t>(std::min<uint64_t>((t - t0) * width / span, width - 1));
@@ -167,7 +168,9 @@ ProfileModel::stackChart(const StackChartRequest& request, const CancelToken* ca
     auto chart = std::make_shared<StackChart>();
     chart->startUs = request.startUs;
     chart->endUs = std::max(request.endUs, request.startUs);
-    chart->widthPx = std::min(request.widthPx, kMaxWidthPx);
+    // No column narrower than a µs, the clock's grain.
+    chart->widthPx = static_cast<uint32_t>(
+        std::min<uint64_t>(std::min(request.widthPx, kMaxWidthPx), chart->endUs - chart->startUs));
     std::vector<uint64_t> threadIds;
     std::vector<bool> mainThread;
     SampleStore::View view;

@@ -64,6 +64,18 @@ private slots:
             QCOMPARE(chart->columnAt(t), x);
             QCOMPARE(stackAt(*chart, 0, x), expect[((t - kT0) / 1000) % 4]);
         }
+        // A width that does not divide the time: a column's start is still drawn in it,
+        // and a column within one sample shows that sample.
+        const auto odd = chartOf(m, kT0 + 8000, kT0 + 28000, 173);
+        for (uint32_t x = 0; x < 173; ++x) {
+            const uint64_t from = odd->columnStartUs(x), to = odd->columnStartUs(x + 1);
+            QCOMPARE(odd->columnAt(from), x);
+            QVERIFY(to > from);
+            if ((from - kT0) / 1000 == (to - 1 - kT0) / 1000)
+                QCOMPARE(stackAt(*odd, 0, x), expect[((from - kT0) / 1000) % 4]);
+        }
+        // More columns than µs: one per µs.
+        QCOMPARE(chartOf(m, kT0, kT0 + 50, 400)->widthPx, 50u);
         // main spans every column in one box; a's boxes span two samples (a, then a>b).
         QCOMPARE(chart->lanes[0].depths[0].size(), 1u);
         QCOMPARE(chart->lanes[0].depths[0][0].x1 - chart->lanes[0].depths[0][0].x0, 200u);

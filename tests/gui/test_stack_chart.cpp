@@ -1,0 +1,215 @@
+// The Stack chart tab against a real recording, on every interpreter present: a Python
+// target whose stack changes at every sample (random_recursion.py: a random depth each
+// time) is recorded into the analysis model and, beside it, into a sink that keeps
+// what the sampler read at each time. The tab, driven through the analysis panel (a
+// time range as the timeline drag sets it, thread selection, search), must show in the
+// column at time t the stack recorded at t, and that sample's state under it.
+#include "core/analysis/profile_model.h"
+#include "core/remote/live_stack_source.h"
+#include "core/sample/tee_sink.h"
+#include "core/sampling/recording.h"
+#include "tests/support/python_interpreters.h"
+#include "ui/analysis/analysis_controller.h"
+#include "ui/analysis/analysis_panel.h"
+#include "ui/analysis/stack_chart_view.h"
+#include "ui/analysis/stack_chart_widget.h"
+
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+
+#include <mutex>
+
+using namespace gilscope;
+using namespace gilscope::ui;
+using gilscope::test::Interpreter;
+
+namespace {
+
+// What the sampler read: per thread-sample, its time, status and function names (root
+// first), resolved when it arrived. The test's reference, kept apart from the model.
+class ReadStacks final : public SampleSink {
+public:
+    struct Sample {
+        uint64_t threadId = 0;
+        uint64_t timeUs = 0;
+        uint32_t status = 0;
+        QStringList names;
+    };
+    void begin(const FrameRegistry& registry, const RecordingInfo&) override {
+        registry_ = &registry;
+    }
+    void addBatch(const SampleBatch& batch) override {
+        QStringList names;
+        for (auto it = batch.frames.rbegin(); it != batch.frames.rend(); ++it)
+            names << QString::fromStdString(registry_->string(registry_->frame(*it).funcname));
+        std::lock_guard lock(mutex_);
+        for (uint64_t t : batch.timestampsUs)
+            samples_.push_back({batch.threadId, t, batch.status, names});
+    }
+    std::vector<Sample> samples() const {
+        std::lock_guard lock(mutex_);
+        return samples_;
+    }
+
+private:
+    const FrameRegistry* registry_ = nullptr;
+    mutable std::mutex mutex_;
+    std::vector<Sample> samples_;
+};
+
+// Waits until the chart on screen was computed for the view's current width and no
+// request is waiting.
+bool waitForChart(StackChartView* view, uint64_t startUs = 0) {
+    auto ready = [&] {
+        const StackChart* c = view->chart()->chart();
+        return c && !view->busy() && int(c->widthPx) == view->chart()->width() &&
+               (!startUs || c->startUs == startUs);
+    };
+    for (int i = 0; i < 600 && !ready(); ++i) {
+        QSignalSpy spy(view, &StackChartView::chartShown);
+        spy.wait(100);
+    }
+    return ready();
+}
+
+} // namespace
+
+class TestStackChartTab : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        gilscope::test::printTestedInterpreters(gilscope::test::findInterpreters(8, 99));
+    }
+
+    void columnShowsTheStackRecordedAtItsTime_data() {
+        gilscope::test::addInterpreterRows(gilscope::test::findInterpreters(8, 99));
+    }
+    void columnShowsTheStackRecordedAtItsTime() {
+        QFETCH(Interpreter, interpreter);
+        gilscope::test::TargetProcess target(
+            interpreter, gilscope::test::targetScript(QStringLiteral("random_recursion.py")));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+
+        // Record 1 kHz into the model and the reference side by side.
+        SamplerOptions options;
+        options.intervalUs = 1000;
+        auto source = openLiveProcess(int(target.pid()), options.read);
+        QVERIFY2(source, source ? "" : source.error().message.c_str());
+        auto model = std::make_shared<ProfileModel>();
+        ReadStacks read;
+        TeeSink tee;
+        tee.add(model.get());
+        tee.add(&read);
+        {
+            Recording recording(**source, tee, options);
+            recording.start();
+            QTRY_VERIFY_WITH_TIMEOUT(read.samples().size() >= 1500, 60000);
+            recording.requestStop();
+            recording.finish();
+        }
+        const std::vector<ReadStacks::Sample> samples = read.samples();
+        const uint64_t tid = samples.front().threadId;
+
+        AnalysisPanel panel;
+        panel.resize(1300, 700);
+        panel.show();
+        panel.showRecording(model, 0, false);
+        StackChartView* view = panel.stackChart();
+        StackChartWidget* chart = view->chart();
+        panel.tabs()->setCurrentWidget(view);
+        QVERIFY(waitForChart(view));
+        QCOMPARE(chart->chart()->lanes.size(), 1u);
+        QCOMPARE(chart->chart()->lanes[0].threadId, tid);
+
+        // The whole recording, several samples per column: every column shows one of
+        // the stacks read in its time (a sample lasts to the next, at most 2 intervals),
+        // or nothing when the sampler read nothing then (a stall on a loaded machine).
+        const StackChart& whole = *chart->chart();
+        auto coverEnd = [&](size_t k) {
+            return samples[k].timeUs +
+                   (k + 1 < samples.size()
+                        ? std::min<uint64_t>(samples[k + 1].timeUs - samples[k].timeUs, 2000)
+                        : 1000);
+        };
+        int columns = 0, shown = 0;
+        for (uint32_t x = 0; x < whole.widthPx; ++x) {
+            const uint64_t from = whole.columnStartUs(x), to = whole.columnStartUs(x + 1);
+            if (from < samples.front().timeUs || to > samples.back().timeUs) continue;
+            ++columns;
+            const QStringList stack = chart->stackAt(tid, chart->xAt(from));
+            bool covered = false, match = false;
+            for (size_t k = 0; k < samples.size(); ++k)
+                if (coverEnd(k) > from && samples[k].timeUs < to) {
+                    covered = true;
+                    match = match || samples[k].names == stack;
+                }
+            if (match || (!covered && stack.isEmpty())) ++shown;
+        }
+        qInfo("%s: %zu samples; %d of %d columns show a stack read in their time",
+              qPrintable(interpreter.label), samples.size(), shown, columns);
+        QVERIFY(columns > 500);
+        QCOMPARE(shown, columns);
+
+        // Zoomed to 40 samples (as a drag on the timeline sets the range): ~30 columns a
+        // sample. The column at a sample's time shows its stack and its state.
+        // The window where the stack changed most (on a loaded machine the target may
+        // not run for a while, and its stack stays).
+        auto changesIn = [&](size_t from) {
+            int n = 0;
+            for (size_t k = from; k < from + 40; ++k)
+                n += samples[k + 1].names != samples[k].names;
+            return n;
+        };
+        size_t first = 100;
+        for (size_t k = 100; k + 100 < samples.size(); k += 20)
+            if (changesIn(k) > changesIn(first)) first = k;
+        const size_t last = first + 40;
+        panel.controller()->setRange(samples[first].timeUs, samples[last].timeUs);
+        QVERIFY(waitForChart(view, samples[first].timeUs));
+        int compared = 0, changes = 0;
+        for (size_t k = first; k < last; ++k) {
+            const uint64_t t = samples[k].timeUs;
+            const uint64_t cover = std::min<uint64_t>(samples[k + 1].timeUs - t, 2000);
+            const int x = chart->xAt(t) + 1; // its first column wholly at or after t
+            if (chart->xAt(t + cover) - x < 2) continue;
+            ++compared;
+            QCOMPARE(chart->stackAt(tid, x), samples[k].names);
+            QCOMPARE(chart->stateAt(tid, x), columnStateOf(samples[k].status));
+            if (samples[k + 1].names != samples[k].names) ++changes;
+        }
+        qInfo("%s: %d sample columns compared, the stack changed %d times",
+              qPrintable(interpreter.label), compared, changes);
+        QVERIFY(compared >= 30);
+        QVERIFY(changes >= 5); // a chart off by one sample would fail
+
+        // The tooltip names the frame, its file:line and how long it ran: the root frame
+        // is the script's <module>, the leaf whatever ran then.
+        const int x = chart->xAt(samples[first + 5].timeUs) + 1;
+        const QStringList stack = chart->stackAt(tid, x);
+        QVERIFY(!stack.isEmpty());
+        const QString rootTip = chart->toolTipAt(chart->framePoint(tid, 0, x));
+        QVERIFY2(rootTip.startsWith(QStringLiteral("<module>\n")) &&
+                     rootTip.contains(QStringLiteral("random_recursion.py:")) &&
+                     rootTip.contains(QStringLiteral(" ms")),
+                 qPrintable(rootTip));
+        const QString leafTip = chart->toolTipAt(chart->framePoint(tid, int(stack.size()) - 1, x));
+        QVERIFY2(leafTip.startsWith(stack.last() + QLatin1Char('\n')), qPrintable(leafTip));
+
+        // Search highlights matching frames, through the panel's search box.
+        panel.searchBox()->setText(QStringLiteral("recurse"));
+        QVERIFY(chart->matchedBoxes() > 0);
+        panel.searchBox()->setText(QStringLiteral("no_such_function"));
+        QCOMPARE(chart->matchedBoxes(), 0);
+
+        // Another thread selected: this one's lane goes.
+        panel.controller()->setThreads({tid + 1});
+        QTRY_VERIFY_WITH_TIMEOUT(!view->busy() && chart->chart()->lanes.empty(), 20000);
+        panel.controller()->setThreads({tid});
+        QTRY_VERIFY_WITH_TIMEOUT(!view->busy() && chart->chart()->lanes.size() == 1, 20000);
+    }
+};
+
+QTEST_MAIN(TestStackChartTab)
+#include "test_stack_chart.moc"
