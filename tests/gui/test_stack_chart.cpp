@@ -5,6 +5,7 @@
 // time range as the timeline drag sets it, thread selection, search), must show in the
 // column at time t the stack recorded at t, and that sample's state under it.
 #include "core/analysis/profile_model.h"
+#include "core/live/live_timeline.h"
 #include "core/remote/live_stack_source.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
@@ -13,6 +14,7 @@
 #include "ui/analysis/analysis_panel.h"
 #include "ui/analysis/stack_chart_view.h"
 #include "ui/analysis/stack_chart_widget.h"
+#include "ui/timeline_widget.h"
 
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -99,9 +101,11 @@ private slots:
         QVERIFY2(source, source ? "" : source.error().message.c_str());
         auto model = std::make_shared<ProfileModel>();
         ReadStacks read;
+        LiveTimeline timeline;
         TeeSink tee;
         tee.add(model.get());
         tee.add(&read);
+        tee.add(&timeline);
         {
             Recording recording(**source, tee, options);
             recording.start();
@@ -112,7 +116,12 @@ private slots:
         const std::vector<ReadStacks::Sample> samples = read.samples();
         const uint64_t tid = samples.front().threadId;
 
+        TimelineWidget timelineView;
+        timelineView.resize(1300, 300);
+        timelineView.setSnapshot(timeline.snapshot());
+        timelineView.show();
         AnalysisPanel panel;
+        panel.attachTimeline(&timelineView);
         panel.resize(1300, 700);
         panel.show();
         panel.showRecording(model, 0, false);
@@ -151,6 +160,13 @@ private slots:
               qPrintable(interpreter.label), samples.size(), shown, columns);
         QVERIFY(columns > 500);
         QCOMPARE(shown, columns);
+
+        // Zooming the timeline zooms the chart to the same span.
+        timelineView.zoomAt(timelineView.width() / 2, 0.25);
+        QVERIFY(timelineView.zoomed());
+        QVERIFY(waitForChart(view, timelineView.viewStartUs()));
+        QCOMPARE(chart->chart()->endUs, timelineView.viewEndUs());
+        timelineView.resetZoom();
 
         // Zoomed to 40 samples (as a drag on the timeline sets the range): ~30 columns a
         // sample. The column at a sample's time shows its stack and its state.
