@@ -20,6 +20,7 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
+#include <QWheelEvent>
 
 #include <mutex>
 
@@ -166,6 +167,14 @@ private slots:
         QVERIFY(timelineView.zoomed());
         QVERIFY(waitForChart(view, timelineView.viewStartUs()));
         QCOMPARE(chart->chart()->endUs, timelineView.viewEndUs());
+        // Ctrl+wheel on the chart zooms the timeline (and so the chart) around that time.
+        const uint64_t spanBefore = timelineView.viewEndUs() - timelineView.viewStartUs();
+        const QPoint at(chart->width() / 3, 30);
+        QWheelEvent wheel(at, chart->mapToGlobal(at), {}, QPoint(0, 120), Qt::NoButton,
+                          Qt::ControlModifier, Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(chart, &wheel);
+        QVERIFY(timelineView.viewEndUs() - timelineView.viewStartUs() < spanBefore);
+        QVERIFY(waitForChart(view, timelineView.viewStartUs()));
         timelineView.resetZoom();
 
         // Zoomed to 40 samples (as a drag on the timeline sets the range): ~30 columns a

@@ -36,6 +36,9 @@ StackChartView::StackChartView(AnalysisController* controller, QWidget* parent)
         if (!chart_->chart() || int(chart_->chart()->widthPx) != width) request();
     });
     connect(chart_, &StackChartWidget::frameClicked, this, &StackChartView::frameClicked);
+    connect(chart_, &StackChartWidget::zoomRequested, this, [this](uint64_t timeUs, double factor) {
+        if (timeline_) timeline_->zoomAt(timeline_->xAt(timeUs), factor); // viewChanged follows
+    });
 }
 
 StackChartView::~StackChartView() = default;

@@ -20,9 +20,9 @@ class TimelineWidget;
 // The Stack chart tab: the selected threads' stacks over time (every thread when none
 // is selected). Its time is the timeline's visible span, narrowed to the analysis
 // filter's time range when one is set, so zooming, panning or dragging a range on the
-// timeline moves it too. The chart is computed on a worker (ProfileModel::stackChart
-// through a JobRunner, one job at a time, the newest request next) for the pixel width
-// shown, and only while the tab is visible: a hidden tab catches up when shown.
+// timeline moves it too (Ctrl+wheel on the chart zooms the timeline). The chart is computed on a
+// worker (ProfileModel::stackChart through a JobRunner, one job at a time, the newest request next)
+// for the pixel width shown, and only while the tab is visible: a hidden tab catches up when shown.
 class StackChartView : public QWidget {
     Q_OBJECT
 public:

@@ -8,8 +8,10 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <QWheelEvent>
 
 #include <algorithm>
+#include <cmath>
 
 namespace gilscope::ui {
 
@@ -332,6 +334,15 @@ void StackChartWidget::mousePressEvent(QMouseEvent* event) {
     const StackChartBox* b =
         boxAt(size_t(l), (pos.y() - geometry_[size_t(l)].rows) / kRowHeight, columnOf(pos.x()));
     if (b) emit frameClicked(chart_->nodes[b->node].func);
+}
+
+void StackChartWidget::wheelEvent(QWheelEvent* event) {
+    const int notches = event->angleDelta().y();
+    if (!(event->modifiers() & Qt::ControlModifier) || !chart_ || notches == 0)
+        return QWidget::wheelEvent(event); // the scroll area scrolls the lanes
+    const uint32_t column = columnOf(int(event->position().x()));
+    emit zoomRequested(chart_->columnStartUs(column), std::pow(0.8, notches / 120.0));
+    event->accept();
 }
 
 bool StackChartWidget::event(QEvent* event) {

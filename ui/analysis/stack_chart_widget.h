@@ -16,7 +16,8 @@ namespace gilscope::ui {
 // flame graph's module colours, and a strip under the columns with the thread's state
 // (GIL held, waiting, on CPU without the GIL, off CPU). Painting costs what the pixels
 // show, whatever the number of samples behind them. Hover for the frame's function,
-// file:line, time and duration; a search highlights matching frames.
+// file:line, time and duration; a search highlights matching frames; Ctrl+wheel asks
+// for a zoom around the time under the pointer.
 class StackChartWidget : public QWidget {
     Q_OBJECT
 public:
@@ -47,11 +48,14 @@ public:
 signals:
     void frameClicked(uint32_t func);
     void widthChanged(int width);
+    // Ctrl+wheel: zoom around this time by factor (< 1 zooms in), as on the timeline.
+    void zoomRequested(uint64_t timeUs, double factor);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
     bool event(QEvent* event) override;
 
 private:
