@@ -92,6 +92,8 @@ uint64_t StackChart::columnStartUs(uint32_t x) const {
     return Columns{startUs, endUs - startUs, widthPx}.start(x);
 }
 
+namespace {
+
 std::vector<uint16_t> nodeDepths(const std::vector<StackNode>& nodes) {
     std::vector<uint16_t> depth(nodes.size(), 0);
     for (size_t n = 1; n < nodes.size(); ++n)
@@ -99,69 +101,104 @@ std::vector<uint16_t> nodeDepths(const std::vector<StackNode>& nodes) {
     return depth;
 }
 
-void buildStackChartLane(StackChartLane& lane, std::span<const ChartSample> samples,
-                         const std::vector<StackNode>& nodes, const std::vector<uint16_t>& depthOf,
-                         uint64_t t0, uint64_t t1, uint32_t width, uint64_t maxCoverUs) {
-    lane.leaf.assign(width, StackChartLane::kNoLeaf);
-    lane.state.assign(width, ColumnState::None);
-    lane.depths.clear();
-    if (width == 0 || t1 <= t0) return;
-    const Columns cols{t0, t1 - t0, width};
-    ColumnVote vote;
-    uint32_t current = UINT32_MAX; // the column being voted on
-    auto close = [&] {
-        if (current != UINT32_MAX && !vote.empty())
-            vote.decide(lane.leaf[current], lane.state[current]);
-    };
-    for (size_t i = 0; i < samples.size(); ++i) {
-        const ChartSample& s = samples[i];
-        // A sample covers its time up to the next one; the last, or one before a gap
-        // (a thread the mode skipped, a stall), covers half the cap: one interval.
-        const uint64_t gap = i + 1 < samples.size() ? samples[i + 1].time - s.time : maxCoverUs / 2;
-        uint64_t a = s.time, b = s.time + std::min(gap, maxCoverUs);
-        if (b <= t0 || a >= t1 || b <= a) continue;
-        a = std::max(a, t0);
-        b = std::min(b, t1);
-        const uint32_t xa = cols.at(a), xb = cols.at(b - 1);
-        const ColumnState state = columnStateOf(s.status);
+// Builds one lane from its thread's samples as they stream by, in time order, keeping
+// only the previous sample and the column being voted on: a whole recording's window
+// costs no memory per sample. A sample covers its time up to the next one, at most
+// maxCover; the last one, or one before a gap (a thread the mode skipped, a stall),
+// half that: one interval. A sample older than the one before it (a replayed file's
+// disorder) covers nothing.
+class LaneBuilder {
+public:
+    LaneBuilder(StackChartLane& lane, const Columns& cols, uint64_t maxCover)
+        : lane_(lane), cols_(cols), maxCover_(maxCover) {
+        lane_.leaf.assign(cols.width, StackChartLane::kNoLeaf);
+        lane_.state.assign(cols.width, ColumnState::None);
+    }
+
+    void add(uint64_t time, uint32_t node, uint8_t status) {
+        if (hasPrev_) {
+            if (time < prevTime_) return;
+            cover(prevTime_ + std::min(time - prevTime_, maxCover_));
+        }
+        hasPrev_ = true;
+        prevTime_ = time;
+        prevNode_ = node;
+        prevStatus_ = status;
+    }
+
+    void finish(const std::vector<StackNode>& nodes, const std::vector<uint16_t>& depthOf) {
+        if (hasPrev_) cover(prevTime_ + maxCover_ / 2);
+        close();
+        buildBoxes(nodes, depthOf);
+    }
+
+private:
+    void close() {
+        if (current_ != UINT32_MAX && !vote_.empty())
+            vote_.decide(lane_.leaf[current_], lane_.state[current_]);
+    }
+
+    // The previous sample covers [prevTime_, end).
+    void cover(uint64_t end) {
+        const uint64_t t1 = cols_.t0 + cols_.span;
+        uint64_t a = std::max(prevTime_, cols_.t0);
+        // Columns already decided stay so (only a disordered sample reaches back).
+        if (current_ != UINT32_MAX) a = std::max(a, cols_.start(current_));
+        const uint64_t b = std::min(end, t1);
+        if (b <= a) return;
+        const uint32_t xa = cols_.at(a), xb = cols_.at(b - 1);
+        const ColumnState state = columnStateOf(prevStatus_);
         for (uint32_t x = xa; x <= xb; ++x) {
             if (x > xa && x < xb) { // the sample alone covers this column
                 close();
-                current = UINT32_MAX;
-                lane.leaf[x] = s.node;
-                lane.state[x] = state;
+                current_ = UINT32_MAX;
+                lane_.leaf[x] = prevNode_;
+                lane_.state[x] = state;
                 continue;
             }
-            if (x != current) {
+            if (x != current_) {
                 close();
-                current = x;
+                current_ = x;
             }
-            const uint64_t lo = std::max(a, cols.start(x)), hi = std::min(b, cols.start(x + 1));
-            vote.add(s.node, std::max<uint64_t>(hi > lo ? hi - lo : 0, 1), state);
+            const uint64_t lo = std::max(a, cols_.start(x)), hi = std::min(b, cols_.start(x + 1));
+            vote_.add(prevNode_, std::max<uint64_t>(hi > lo ? hi - lo : 0, 1), state);
         }
     }
-    close();
 
-    // Boxes: per depth, runs of columns whose stacks share the node there (a node is a
-    // whole prefix, so equal nodes also mean equal callers).
-    std::vector<uint32_t> path;
-    for (uint32_t x = 0; x < width; ++x) {
-        const uint32_t leaf = lane.leaf[x];
-        if (leaf == StackChartLane::kNoLeaf || leaf >= nodes.size()) continue;
-        path.resize(depthOf[leaf]);
-        uint32_t n = leaf;
-        for (size_t d = path.size(); d-- > 0; n = nodes[n].parent)
-            path[d] = n;
-        if (lane.depths.size() < path.size()) lane.depths.resize(path.size());
-        for (size_t d = 0; d < path.size(); ++d) {
-            std::vector<StackChartBox>& row = lane.depths[d];
-            if (!row.empty() && row.back().x1 == x && row.back().node == path[d])
-                row.back().x1 = x + 1;
-            else
-                row.push_back({x, x + 1, path[d]});
+    // Per depth, runs of columns whose stacks share the node there (a node is a whole
+    // prefix, so equal nodes also mean equal callers).
+    void buildBoxes(const std::vector<StackNode>& nodes, const std::vector<uint16_t>& depthOf) {
+        std::vector<uint32_t> path;
+        for (uint32_t x = 0; x < cols_.width; ++x) {
+            const uint32_t leaf = lane_.leaf[x];
+            if (leaf == StackChartLane::kNoLeaf || leaf >= nodes.size()) continue;
+            path.resize(depthOf[leaf]);
+            uint32_t n = leaf;
+            for (size_t d = path.size(); d-- > 0; n = nodes[n].parent)
+                path[d] = n;
+            if (lane_.depths.size() < path.size()) lane_.depths.resize(path.size());
+            for (size_t d = 0; d < path.size(); ++d) {
+                std::vector<StackChartBox>& row = lane_.depths[d];
+                if (!row.empty() && row.back().x1 == x && row.back().node == path[d])
+                    row.back().x1 = x + 1;
+                else
+                    row.push_back({x, x + 1, path[d]});
+            }
         }
     }
-}
+
+    StackChartLane& lane_;
+    const Columns cols_;
+    const uint64_t maxCover_;
+    ColumnVote vote_;
+    uint32_t current_ = UINT32_MAX; // the column being voted on
+    bool hasPrev_ = false;
+    uint64_t prevTime_ = 0;
+    uint32_t prevNode_ = 0;
+    uint8_t prevStatus_ = 0;
+};
+
+} // namespace
 
 Result<std::shared_ptr<const StackChart>>
 ProfileModel::stackChart(const StackChartRequest& request, const CancelToken* cancel) const {
@@ -200,23 +237,22 @@ ProfileModel::stackChart(const StackChartRequest& request, const CancelToken* ca
         if (std::find(request.threads.begin(), request.threads.end(), threadIds[i]) !=
             request.threads.end())
             wanted[i] = 1;
-    // Samples from a cover before the window (they reach into it) to one after it (the
-    // last one's cover ends at the next sample).
-    std::vector<std::vector<ChartSample>> perThread(threadIds.size());
-    std::vector<uint64_t> inWindow(threadIds.size(), 0), active(threadIds.size(), 0);
+    // Record times count from the origin. Samples from a cover before the window (they
+    // reach into it) to one after it (the last one's cover ends at the next sample).
     const uint64_t from = t0 > origin + maxCover ? t0 - origin - maxCover : 0,
                    to = t1 - origin + maxCover;
-    const Status st = view.scan(
-        from, to,
+    const uint64_t inFrom = t0 > origin ? t0 - origin : 0, inTo = t1 - origin;
+
+    // First pass: which threads have samples in the window, and how busy they are.
+    std::vector<uint64_t> inWindow(threadIds.size(), 0), active(threadIds.size(), 0);
+    Status st = view.scan(
+        inFrom, inTo - 1,
         [&](std::span<const SampleRecord> records) {
             for (const SampleRecord& r : records) {
-                if (r.time() < from || r.time() > to || !wanted[r.thread]) continue;
-                const uint64_t t = r.time() + origin;
-                perThread[r.thread].push_back({t, r.node, r.status});
-                if (t >= t0 && t < t1) {
-                    ++inWindow[r.thread];
-                    if (r.status & (ThreadStatus::OnCpu | ThreadStatus::HasGil)) ++active[r.thread];
-                }
+                const uint64_t t = r.time();
+                if (t < inFrom || t >= inTo || !wanted[r.thread]) continue;
+                ++inWindow[r.thread];
+                if (r.status & (ThreadStatus::OnCpu | ThreadStatus::HasGil)) ++active[r.thread];
             }
         },
         cancel);
@@ -235,22 +271,34 @@ ProfileModel::stackChart(const StackChartRequest& request, const CancelToken* ca
         chart->lanesLeftOut = order.size() - request.maxLanes;
         order.resize(request.maxLanes);
     }
-    const std::vector<uint16_t> depthOf = nodeDepths(chart->nodes);
-    for (size_t i : order) {
-        if (cancel && cancel->cancelled()) return makeError(ErrorKind::Cancelled, "cancelled");
-        std::vector<ChartSample>& samples = perThread[i];
-        // A live recording is in time order; a replay nearly so.
-        auto earlier = [](const ChartSample& a, const ChartSample& b) { return a.time < b.time; };
-        if (!std::is_sorted(samples.begin(), samples.end(), earlier))
-            std::stable_sort(samples.begin(), samples.end(), earlier);
-        StackChartLane& lane = chart->lanes.emplace_back();
-        lane.threadId = threadIds[i];
-        lane.mainThread = mainThread[i];
-        lane.samples = inWindow[i];
-        chart->samplesInView += inWindow[i];
-        buildStackChartLane(lane, samples, chart->nodes, depthOf, t0, t1, chart->widthPx, maxCover);
-        std::vector<ChartSample>().swap(samples);
+    if (order.empty()) return std::shared_ptr<const StackChart>(std::move(chart));
+
+    // Second pass: the drawn lanes' samples stream through their builders.
+    const Columns cols{t0, t1 - t0, chart->widthPx};
+    chart->lanes.resize(order.size());
+    std::vector<std::unique_ptr<LaneBuilder>> builders(threadIds.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+        StackChartLane& lane = chart->lanes[k];
+        lane.threadId = threadIds[order[k]];
+        lane.mainThread = mainThread[order[k]];
+        lane.samples = inWindow[order[k]];
+        chart->samplesInView += lane.samples;
+        builders[order[k]] = std::make_unique<LaneBuilder>(lane, cols, maxCover);
     }
+    st = view.scan(
+        from, to,
+        [&](std::span<const SampleRecord> records) {
+            for (const SampleRecord& r : records) {
+                const uint64_t t = r.time();
+                LaneBuilder* b = builders[r.thread].get();
+                if (b && t >= from && t <= to) b->add(t + origin, r.node, r.status);
+            }
+        },
+        cancel);
+    if (!st) return st.error();
+    const std::vector<uint16_t> depthOf = nodeDepths(chart->nodes);
+    for (size_t i : order)
+        builders[i]->finish(chart->nodes, depthOf);
     return std::shared_ptr<const StackChart>(std::move(chart));
 }
 

@@ -3,7 +3,6 @@
 #include "core/analysis/stack_interner.h"
 
 #include <cstdint>
-#include <span>
 #include <vector>
 
 namespace gilscope {
@@ -57,24 +56,5 @@ struct StackChart {
     uint32_t columnAt(uint64_t timeUs) const;
     uint64_t columnStartUs(uint32_t x) const;
 };
-
-// One thread's sample, as the builder takes it (absolute µs).
-struct ChartSample {
-    uint64_t time = 0;
-    uint32_t node = 0;
-    uint8_t status = 0;
-};
-
-// Fills lane.leaf, lane.state and lane.depths from a thread's samples in time order
-// (those before the window that reach into it included) for the window [t0, t1),
-// drawn on width columns. A sample covers up to the next one, at most maxCoverUs; the
-// last one half that. depthOf[n] is node n's depth (the root frame's node has depth 1;
-// node 0, the empty stack, 0).
-void buildStackChartLane(StackChartLane& lane, std::span<const ChartSample> samples,
-                         const std::vector<StackNode>& nodes, const std::vector<uint16_t>& depthOf,
-                         uint64_t t0, uint64_t t1, uint32_t width, uint64_t maxCoverUs);
-
-// Depth per node of an interned tree (parents come before their children).
-std::vector<uint16_t> nodeDepths(const std::vector<StackNode>& nodes);
 
 } // namespace gilscope

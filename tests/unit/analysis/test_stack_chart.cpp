@@ -131,6 +131,29 @@ private slots:
         QCOMPARE(chart->lanes[0].state[5], ColumnState::None);
     }
 
+    // A sample taken before the window covers its start; one after it ends the cover of
+    // the last one inside. Out-of-order samples (a replayed file) neither crash nor
+    // reach back into columns already drawn.
+    void windowEdgesAndDisorder() {
+        ProfileModel m;
+        SyntheticFeed f(m, 1000);
+        const FrameId main = f.frame("app.py", 1, "main"), a = f.frame("app.py", 2, "a"),
+                      b = f.frame("app.py", 3, "b");
+        f.add(1, TS::HasGil, {a, main}, {kT0, kT0 + 1000});
+        f.add(1, TS::HasGil, {b, main}, {kT0 + 2000});
+        f.add(1, TS::HasGil, {a, main}, {kT0 + 1500}); // older than the one before
+        f.add(1, TS::HasGil, {main}, {kT0 + 3000, kT0 + 4000});
+        const auto edge = chartOf(m, kT0 + 1500, kT0 + 2500, 10);
+        QCOMPARE(stackAt(*edge, 0, 0), (QStringList{"main", "a"})); // the sample at +1 ms
+        QCOMPARE(stackAt(*edge, 0, 9), (QStringList{"main", "b"}));
+        const auto whole = chartOf(m, kT0, kT0 + 5000, 50);
+        QCOMPARE(whole->lanes[0].samples, 6u);
+        QCOMPARE(stackAt(*whole, 0, 5), (QStringList{"main", "a"}));
+        QCOMPARE(stackAt(*whole, 0, 35), QStringList{"main"});
+        for (uint32_t x = 0; x < 50; ++x)
+            QVERIFY(whole->lanes[0].leaf[x] != StackChartLane::kNoLeaf);
+    }
+
     // The state strip: each column's state is the one of most of its time.
     void stateStripFollowsTheStatus() {
         ProfileModel m;
