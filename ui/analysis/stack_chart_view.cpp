@@ -9,12 +9,16 @@
 #include <QLabel>
 #include <QLocale>
 #include <QScrollArea>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace gilscope::ui {
 
 StackChartView::StackChartView(AnalysisController* controller, QWidget* parent)
-    : QWidget(parent), controller_(controller), jobs_(new JobRunner(this)) {
+    : QWidget(parent), controller_(controller), jobs_(new JobRunner(this)),
+      throttle_(new QTimer(this)) {
+    throttle_->setSingleShot(true);
+    connect(throttle_, &QTimer::timeout, this, &StackChartView::request);
     setObjectName(QStringLiteral("stackChartPage"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -30,7 +34,7 @@ StackChartView::StackChartView(AnalysisController* controller, QWidget* parent)
     // The width is the time axis: it follows the tab, it never scrolls.
     scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     layout->addWidget(scroll_, 1);
-    connect(controller_, &AnalysisController::resultReady, this, &StackChartView::request);
+    connect(controller_, &AnalysisController::resultReady, this, &StackChartView::onResultReady);
     connect(controller_, &AnalysisController::cleared, this, &StackChartView::clear);
     connect(chart_, &StackChartWidget::widthChanged, this, [this](int width) {
         if (!chart_->chart() || int(chart_->chart()->widthPx) != width) request();
@@ -62,6 +66,7 @@ void StackChartView::setSearch(const QString& text) {
 
 void StackChartView::clear() {
     jobs_->drop();
+    throttle_->stop();
     pending_ = false;
     stale_ = true;
     chart_->setChart(nullptr, 0);
@@ -71,6 +76,21 @@ void StackChartView::clear() {
 void StackChartView::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
     if (stale_) request();
+}
+
+void StackChartView::onResultReady() {
+    const ProfileFilter& f = controller_->filter();
+    const bool sameFilter = controller_->modelSerial() == lastSerial_ &&
+                            f.threads == lastThreads_ && f.hasRange == lastHasRange_ &&
+                            f.startUs == lastStartUs_ && f.endUs == lastEndUs_;
+    // More samples of the same view: wait until it is due. Another filter: now.
+    const qint64 due = 3 * lastQueryMs_ - (sinceChart_.isValid() ? sinceChart_.elapsed() : 0);
+    if (sameFilter && chart_->chart() && due > 0) {
+        if (!throttle_->isActive()) throttle_->start(int(std::min<qint64>(due, 60'000)));
+        return;
+    }
+    throttle_->stop();
+    request();
 }
 
 bool StackChartView::window(uint64_t& startUs, uint64_t& endUs) const {
@@ -110,6 +130,13 @@ void StackChartView::request() {
     r.widthPx = uint32_t(std::max(1, scroll_->viewport()->width()));
     stale_ = false;
     const uint64_t serial = controller_->modelSerial();
+    const ProfileFilter& f = controller_->filter();
+    lastSerial_ = serial;
+    lastThreads_ = f.threads;
+    lastHasRange_ = f.hasRange;
+    lastStartUs_ = f.startUs;
+    lastEndUs_ = f.endUs;
+    queryClock_.start();
     using ChartPtr = std::shared_ptr<const StackChart>;
     jobs_->start<ChartPtr>(
         QString(),
@@ -118,6 +145,8 @@ void StackChartView::request() {
         },
         [this, serial](Result<ChartPtr> chart) {
             const bool again = std::exchange(pending_, false);
+            lastQueryMs_ = queryClock_.elapsed();
+            sinceChart_.start();
             if (chart)
                 onChart(std::move(*chart), serial);
             else if (chart.error().kind != ErrorKind::Cancelled)

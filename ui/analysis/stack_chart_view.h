@@ -2,13 +2,16 @@
 
 #include "core/analysis/stack_chart.h"
 
+#include <QElapsedTimer>
 #include <QPointer>
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 class QLabel;
 class QScrollArea;
+class QTimer;
 
 namespace gilscope::ui {
 
@@ -48,6 +51,7 @@ private:
     // The window to draw (absolute µs); false when there is nothing to draw yet.
     bool window(uint64_t& startUs, uint64_t& endUs) const;
     void request();
+    void onResultReady(); // a live update, or a new filter
     void onChart(std::shared_ptr<const StackChart> chart, uint64_t modelSerial);
 
     AnalysisController* controller_;
@@ -56,8 +60,15 @@ private:
     QLabel* status_;
     QScrollArea* scroll_;
     StackChartWidget* chart_;
-    bool pending_ = false; // a request came while a job ran: run it next
-    bool stale_ = true;    // the data or the window changed while the tab was hidden
+    bool pending_ = false;              // a request came while a job ran: run it next
+    bool stale_ = true;                 // the data or the window changed while the tab was hidden
+    QTimer* throttle_;                  // the next live update's chart, when it is due
+    QElapsedTimer queryClock_;          // since the current job started
+    QElapsedTimer sinceChart_;          // since the last chart was shown
+    qint64 lastQueryMs_ = 0;            // what the last chart took on the worker
+    std::vector<uint64_t> lastThreads_; // the filter the last chart was made for
+    bool lastHasRange_ = false;
+    uint64_t lastStartUs_ = 0, lastEndUs_ = 0, lastSerial_ = 0;
 };
 
 } // namespace gilscope::ui
