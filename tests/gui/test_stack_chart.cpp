@@ -14,8 +14,11 @@
 #include "ui/analysis/analysis_panel.h"
 #include "ui/analysis/stack_chart_view.h"
 #include "ui/analysis/stack_chart_widget.h"
+#include "ui/main_window.h"
+#include "ui/process_picker.h"
 #include "ui/timeline_widget.h"
 
+#include <QAction>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -233,6 +236,53 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!view->busy() && chart->chart()->lanes.empty(), 20000);
         panel.controller()->setThreads({tid});
         QTRY_VERIFY_WITH_TIMEOUT(!view->busy() && chart->chart()->lanes.size() == 1, 20000);
+    }
+
+    // In the window, while recording: the shown tab's chart follows the recording as it
+    // grows (the timeline's span), and gets the last samples once it ends.
+    void liveChartFollowsTheRecording() {
+        const auto interpreters = gilscope::test::findInterpreters(8, 99);
+        if (interpreters.isEmpty()) QSKIP("no Python interpreter");
+        gilscope::test::TargetProcess target(
+            interpreters.last(),
+            gilscope::test::targetScript(QStringLiteral("random_recursion.py")));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        qInfo("recording %s", qPrintable(interpreters.last().label));
+        MainWindow window;
+        window.showMessage = [](MainWindow::MessageKind, const QString&, const QString&) {};
+        window.resize(1400, 900);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (window.picker()->refreshNow(), window.picker()->selectPid(int(target.pid()))), 20000);
+        window.recordAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(window.recording(), 20000);
+        StackChartView* view = window.analysis()->stackChart();
+        window.analysis()->tabs()->setCurrentWidget(view);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            view->chart()->chart() && view->chart()->chart()->samplesInView > 0, 20000);
+        const uint64_t firstEnd = view->chart()->chart()->endUs;
+        const uint64_t firstSamples = view->chart()->chart()->samplesInView;
+        QTRY_VERIFY_WITH_TIMEOUT(view->chart()->chart()->endUs > firstEnd + 500'000 &&
+                                     view->chart()->chart()->samplesInView > firstSamples,
+                                 30000);
+        qInfo("the chart grew from %llu to %llu samples in view",
+              static_cast<unsigned long long>(firstSamples),
+              static_cast<unsigned long long>(view->chart()->chart()->samplesInView));
+        // The timeline's span (its end may have grown since the chart was asked for).
+        QCOMPARE(view->chart()->chart()->startUs, window.timeline()->viewStartUs());
+        QVERIFY(view->chart()->chart()->endUs <= window.timeline()->viewEndUs());
+        QVERIFY(
+            !view->chart()
+                 ->stackAt(view->chart()->chart()->lanes[0].threadId, view->chart()->width() / 2)
+                 .isEmpty());
+        window.stop();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.recording(), 20000);
+        // The last chart covers every sample the model holds.
+        const auto model = window.analysis()->controller()->model();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !view->busy() && view->chart()->chart()->samplesInView == model->sampleCount(), 30000);
+        qInfo("after the end: %llu samples in view, all the model holds",
+              static_cast<unsigned long long>(model->sampleCount()));
     }
 };
 
