@@ -193,12 +193,23 @@ ColumnState StackChartWidget::stateAt(uint64_t threadId, int x) const {
     return ColumnState::None;
 }
 
-QPoint StackChartWidget::framePoint(uint64_t threadId, int depth, int x) const {
+QRect StackChartWidget::frameRect(uint64_t threadId, int depth, int x) const {
     if (chart_)
         for (size_t l = 0; l < chart_->lanes.size(); ++l)
-            if (chart_->lanes[l].threadId == threadId && boxAt(l, depth, columnOf(x)))
-                return {x, geometry_[l].rows + depth * kRowHeight + kRowHeight / 2};
-    return {-1, -1};
+            if (chart_->lanes[l].threadId == threadId)
+                if (const StackChartBox* b = boxAt(l, depth, columnOf(x))) {
+                    const int x0 = widgetX(b->x0), x1 = widgetX(b->x1);
+                    return {x0, geometry_[l].rows + depth * kRowHeight, x1 - x0, kRowHeight - 1};
+                }
+    return {};
+}
+
+QRect StackChartWidget::stripRect(uint64_t threadId) const {
+    if (chart_)
+        for (size_t l = 0; l < chart_->lanes.size(); ++l)
+            if (chart_->lanes[l].threadId == threadId)
+                return {0, geometry_[l].strip, width(), kStripHeight};
+    return {};
 }
 
 QString StackChartWidget::toolTipAt(QPoint pos) const {

@@ -35,8 +35,10 @@ public:
     int xAt(uint64_t timeUs) const;
     QStringList stackAt(uint64_t threadId, int x) const;
     ColumnState stateAt(uint64_t threadId, int x) const;
-    // The middle of the frame at depth (0: root) in the column at x; (-1, -1) if none.
-    QPoint framePoint(uint64_t threadId, int depth, int x) const;
+    // Where the frame at depth (0: root) in the column at x is drawn, and a thread's
+    // state strip; empty rects when not drawn.
+    QRect frameRect(uint64_t threadId, int depth, int x) const;
+    QRect stripRect(uint64_t threadId) const;
     QString toolTipAt(QPoint pos) const;
     int matchedBoxes() const { return matchedBoxes_; } // drawn boxes the search matches
 
