@@ -33,7 +33,7 @@ struct StackChartBox {
 struct StackChartLane {
     uint64_t threadId = 0;
     bool mainThread = false;
-    uint64_t samples = 0;           // samples of this thread covering the window
+    uint64_t samples = 0;           // samples of this thread in the window
     std::vector<uint32_t> leaf;     // per column: the shown stack's leaf node, or kNoLeaf
     std::vector<ColumnState> state; // per column
     std::vector<std::vector<StackChartBox>> depths; // depth 0 is the root frame

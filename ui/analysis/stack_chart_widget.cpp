@@ -144,6 +144,7 @@ void StackChartWidget::relayout() {
 
 int StackChartWidget::widgetX(uint32_t column) const {
     if (!chart_ || chart_->widthPx == 0) return 0;
+    if (int(chart_->widthPx) == width()) return int(column); // as computed for this width
     return int(int64_t(column) * width() / chart_->widthPx);
 }
 
@@ -250,13 +251,17 @@ void StackChartWidget::resizeEvent(QResizeEvent* event) {
 void StackChartWidget::paintLane(QImage& image, QPoint origin, const QRect& exposed, size_t l) {
     const StackChartLane& lane = chart_->lanes[l];
     const LaneGeometry& g = geometry_[l];
+    // The pixels themselves, found once (scanLine() would check for a detach each time).
+    auto* bits = reinterpret_cast<QRgb*>(image.bits());
+    const qsizetype stride = image.bytesPerLine() / qsizetype(sizeof(QRgb));
     auto fill = [&](int x0, int x1, int y0, int y1, QRgb rgb) {
         x0 = std::max(x0, exposed.left());
         x1 = std::min(x1, exposed.right() + 1);
         y0 = std::max(y0, exposed.top());
         y1 = std::min(y1, exposed.bottom() + 1);
+        if (x1 <= x0) return;
         for (int y = y0; y < y1; ++y) {
-            auto* line = reinterpret_cast<QRgb*>(image.scanLine(y - origin.y())) - origin.x();
+            QRgb* line = bits + (y - origin.y()) * stride - origin.x();
             std::fill(line + x0, line + x1, rgb);
         }
     };
@@ -318,7 +323,8 @@ void StackChartWidget::paintLabels(QPainter& p, const QRect& exposed, size_t l) 
 
 void StackChartWidget::paintEvent(QPaintEvent* event) {
     QPainter p(this);
-    const QRect exposed = event->rect() & rect();
+    // Only what shows: a tall chart in its scroll area paints the viewport's part.
+    const QRect exposed = event->rect() & visibleRegion().boundingRect();
     if (!chart_ || chart_->lanes.empty()) {
         p.fillRect(exposed, palette().base());
         p.setPen(palette().color(QPalette::PlaceholderText));
