@@ -2,6 +2,7 @@
 
 #include "core/analysis/profile_snapshot.h"
 #include "core/analysis/sample_store.h"
+#include "core/analysis/stack_chart.h"
 #include "core/analysis/stack_interner.h"
 #include "core/common/error.h"
 #include "core/gecko/flat_map.h"
@@ -35,6 +36,11 @@ public:
 
     // Filtered counts per stack. Fails only on a spill read error or when cancelled.
     Result<std::shared_ptr<const ProfileSnapshot>> query(const ProfileFilter& filter,
+                                                         const CancelToken* cancel = nullptr) const;
+
+    // The stack chart of a time window at a pixel width (stack_chart.cpp). Fails only on
+    // a spill read error or when cancelled.
+    Result<std::shared_ptr<const StackChart>> stackChart(const StackChartRequest& request,
                                                          const CancelToken* cancel = nullptr) const;
 
     uint64_t sampleCount() const;

@@ -10,7 +10,7 @@ if [ "$BUILD" = build/release ]; then
     cmake --preset release >/dev/null
     cmake --build --preset release --target gilscope bench_remote_read bench_mode_filter bench_sampler \
         gecko_bench bench_tach_replay bench_live_timeline bench_gui_update bench_responsiveness \
-        bench_pprof
+        bench_pprof bench_stack_chart
 fi
 uptime
 echo "== issue 2: one full read of a 30-frame stack (µs, median)"
@@ -27,6 +27,8 @@ echo "== GUI live model"
 "$BUILD/tests/bench/live/bench_live_timeline"
 echo "== issue 10: GUI-thread cost of one live update of the analysis views"
 QT_QPA_PLATFORM=offscreen "$BUILD/tests/bench/analysis/bench_gui_update"
+echo "== issue 17: stack chart, 1M samples in view (query on a worker, GUI frame)"
+QT_QPA_PLATFORM=offscreen "$BUILD/tests/bench/analysis/bench_stack_chart"
 echo "== issue 11: longest GUI stall while recording, opening and exporting"
 QT_QPA_PLATFORM=offscreen "$BUILD/tests/bench/gui/bench_responsiveness" --runs 3
 echo "== issue 3: sampler, CPython 3.15 and Austin side by side"

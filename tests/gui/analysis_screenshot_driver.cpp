@@ -1,11 +1,13 @@
 // Not a test: records PID in the real window for SECONDS, then saves screenshots of the
 // analysis views while it still records: OUTDIR/analysis-top.png (top functions),
 // analysis-flame.png (flame graph), analysis-contention.png (GIL contention, top
-// functions) and analysis-range.png (a range dragged on the timeline, call tree).
+// functions), analysis-range.png (a range dragged on the timeline, call tree) and
+// analysis-stack-chart.png (the stack chart of that range).
 //   xvfb-run -s "-screen 0 1600x1000x24" analysis_screenshot_driver PID SECONDS OUTDIR
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/analysis_panel.h"
 #include "ui/analysis/flame_graph_widget.h"
+#include "ui/analysis/stack_chart_view.h"
 #include "ui/main_window.h"
 #include "ui/process_picker.h"
 #include "ui/timeline_widget.h"
@@ -82,6 +84,10 @@ int main(int argc, char** argv) {
     QTest::mouseRelease(timeline, Qt::LeftButton, {}, QPoint(x1, y));
     panel->tabs()->setCurrentIndex(2);
     ok = shoot(window, out + QStringLiteral("/analysis-range.png")) && ok;
+    QSignalSpy chartShown(panel->stackChart(), &StackChartView::chartShown);
+    panel->tabs()->setCurrentWidget(panel->stackChart());
+    chartShown.wait(10000);
+    ok = shoot(window, out + QStringLiteral("/analysis-stack-chart.png")) && ok;
     window.stop();
     return ok ? 0 : 1;
 }

@@ -68,6 +68,7 @@ void AnalysisController::clear() {
     jobs_->drop(); // whatever is in flight is stale now
     pending_ = false;
     latest_.reset();
+    emit cleared();
 }
 
 void AnalysisController::setState(StateFilter state) {

@@ -35,6 +35,10 @@ public:
     void setLive(bool live);
     void clear();
     bool hasModel() const { return model_ != nullptr; }
+    // The recording queried, and which one it is (counts setModel()), for views that
+    // run their own queries on it (the stack chart).
+    std::shared_ptr<ProfileModel> model() const { return model_; }
+    uint64_t modelSerial() const { return modelSerial_; }
     int pid() const { return pid_; }
 
     const ProfileFilter& filter() const { return filter_; }
@@ -61,6 +65,7 @@ public slots:
 signals:
     void resultReady(gilscope::ui::AnalysisResultPtr result);
     void filterChanged();
+    void cleared(); // the recording is gone from the views
 
 private:
     struct Entry {

@@ -7,6 +7,7 @@
 #include "ui/analysis/flame_graph_widget.h"
 #include "ui/analysis/plain_text_delegate.h"
 #include "ui/analysis/source_view.h"
+#include "ui/analysis/stack_chart_view.h"
 #include "ui/analysis/timeline_range_selector.h"
 #include "ui/analysis/top_functions_model.h"
 #include "ui/timeline_widget.h"
@@ -92,6 +93,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
     tabs_->addTab(bottomUpView_, tr("Bottom-up"));
     callers_ = new CallersCalleesView(this);
     tabs_->addTab(callers_, tr("Callers / callees"));
+    tabs_->addTab(stackChart_ = new StackChartView(controller_, this), tr("Stack chart"));
 
     source_ = new SourceView(this);
     auto* split = new QSplitter(Qt::Horizontal, this);
@@ -114,6 +116,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
                     if (current.isValid() && func != kNoFunction) selectFunction(func);
                 });
     connect(flame_, &FlameGraphWidget::frameClicked, this, &AnalysisPanel::selectFunction);
+    connect(stackChart_, &StackChartView::frameClicked, this, &AnalysisPanel::selectFunction);
     connect(tabs_, &QTabWidget::currentChanged, this, &AnalysisPanel::catchUp);
     onFilterChanged();
 }
@@ -263,6 +266,7 @@ void AnalysisPanel::attachTimeline(TimelineWidget* timeline) {
         timeline->setSelectedThreads(controller_->filter().threads);
     });
     timeline->setStateFilter(controller_->state());
+    stackChart_->followTimeline(timeline);
     onFilterChanged();
 }
 
@@ -271,6 +275,7 @@ void AnalysisPanel::applySearch(const QString& text) {
     treeProxy_->setFilterFixedString(text);
     bottomUpProxy_->setFilterFixedString(text);
     flame_->setSearch(text);
+    stackChart_->setSearch(text);
 }
 
 void AnalysisPanel::onFilterChanged() {

@@ -27,6 +27,7 @@ class CallTreeModel;
 class CallersCalleesView;
 class FlameGraphWidget;
 class SourceView;
+class StackChartView;
 class TimelineRangeSelector;
 class TimelineWidget;
 class TopFunctionsModel;
@@ -60,6 +61,7 @@ public:
     FlameGraphWidget* flameGraph() const { return flame_; }
     SourceView* sourceView() const { return source_; }
     CallersCalleesView* callersCallees() const { return callers_; }
+    StackChartView* stackChart() const { return stackChart_; }
     QLabel* summary() const { return summary_; }
     QToolButton* backButton() const { return backButton_; }
     QToolButton* forwardButton() const { return forwardButton_; }
@@ -102,6 +104,7 @@ private:
     QCheckBox* icicle_;
     SourceView* source_;
     CallersCalleesView* callers_;
+    StackChartView* stackChart_;
     std::string selectedName_, selectedFile_; // survives live updates
     uint32_t selectedFunc_ = kNoFunction;     // its id in the current recording
     bool expandedOnce_ = false;

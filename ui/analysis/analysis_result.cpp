@@ -26,6 +26,18 @@ QString moduleOf(const std::string& file) {
     return base.isEmpty() ? path : base;
 }
 
+QColor moduleColor(const std::string& file) {
+    return QColor::fromHsv(int(qHash(moduleOf(file)) % 360u), 110, 235);
+}
+
+QColor searchedFill(const QColor& fill, bool searching, bool matched) {
+    if (!searching) return fill;
+    if (matched) return QColor(230, 40, 160);
+    QColor faded = fill.lighter(125);
+    faded.setHsv(faded.hue(), 30, faded.value());
+    return faded;
+}
+
 QString functionName(const ProfileSnapshot& s, uint32_t func) {
     if (func >= s.functions.size()) return QStringLiteral("(all)");
     return QString::fromStdString(s.functions[func].name);

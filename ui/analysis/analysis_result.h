@@ -3,6 +3,7 @@
 #include "core/analysis/profile_snapshot.h"
 #include "core/analysis/profile_views.h"
 
+#include <QColor>
 #include <QMetaType>
 #include <QString>
 
@@ -30,6 +31,11 @@ using AnalysisResultPtr = std::shared_ptr<const AnalysisResult>;
 // "pkg" for .../site-packages/pkg/x.py, "json" for /usr/lib/python3.12/json/x.py, else
 // the file's base name without .py: what a flame graph colours by.
 QString moduleOf(const std::string& file);
+// A frame's fill, stable per module (a user learns that teal is json, orange is their
+// app), as the flame graph and the stack chart draw it; and that fill while a search
+// highlights matches (magenta) and fades the rest.
+QColor moduleColor(const std::string& file);
+QColor searchedFill(const QColor& fill, bool searching, bool matched);
 // "name" and "file:line" of a function, for display.
 QString functionName(const ProfileSnapshot& s, uint32_t func);
 QString functionLocation(const ProfileSnapshot& s, uint32_t func);

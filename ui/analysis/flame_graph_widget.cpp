@@ -144,9 +144,7 @@ const FlameGraphWidget::Look& FlameGraphWidget::lookOf(uint32_t func) {
     Look& look = looks_[func];
     if (look.known) return look;
     const ProfileSnapshot& s = *result_->snapshot;
-    // Stable per module: a user learns that teal is json, orange is their app.
-    const int hue = int(qHash(moduleOf(s.functions[func].file)) % 360u);
-    look.fill = QColor::fromHsv(hue, 110, 235);
+    look.fill = moduleColor(s.functions[func].file);
     look.name = functionName(s, func);
     look.nameWidth = fontMetrics().horizontalAdvance(look.name);
     look.known = true;
@@ -207,9 +205,8 @@ void FlameGraphWidget::paintEvent(QPaintEvent* event) {
         if (!b.rect.intersects(exposed)) continue;
         const uint32_t f = tree_->nodes[b.node].func;
         const Look* look = b.node == 0 ? nullptr : &lookOf(f);
-        QColor fill = look ? look->fill : QColor(200, 200, 200);
-        if (!search_.isEmpty()) fill = b.matched ? QColor(230, 40, 160) : fill.lighter(125);
-        if (!search_.isEmpty() && !b.matched) fill.setHsv(fill.hue(), 30, fill.value());
+        const QColor fill =
+            searchedFill(look ? look->fill : QColor(200, 200, 200), !search_.isEmpty(), b.matched);
         p.fillRect(b.rect, fill);
         if (b.rect.width() > 24) {
             const QString text =
