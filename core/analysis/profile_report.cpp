@@ -82,8 +82,12 @@ std::string describeFilter(const ProfileSnapshot& s) {
     if (!s.filter.threads.empty()) {
         out += ", thread";
         if (s.filter.threads.size() > 1) out += "s";
-        for (uint64_t t : s.filter.threads)
+        for (uint64_t t : s.filter.threads) {
             out += " " + std::to_string(t);
+            for (const ProfileThread& known : s.threads)
+                if (known.threadId == t && !known.name.empty())
+                    out += " \"" + escapeForDisplay(known.name) + "\"";
+        }
     }
     return out;
 }
@@ -159,7 +163,11 @@ nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<Re
     j["all_threads"] = nlohmann::ordered_json::array();
     for (const ProfileThread& t : s.threads)
         j["all_threads"].push_back(
-            {{"thread_id", t.threadId}, {"main", t.mainThread}, {"samples", t.samples}});
+            {{"thread_id", t.threadId},
+             {"name", t.name.empty() ? nlohmann::ordered_json(nullptr)
+                                     : nlohmann::ordered_json(sanitizeUtf8(t.name))},
+             {"main", t.mainThread},
+             {"samples", t.samples}});
     return j;
 }
 

@@ -24,6 +24,12 @@ public:
     // instant: its status, no frames. It is not a sample: only a sink that draws every
     // thread's state (the live timeline) takes it.
     virtual void addSkipped(const SampleBatch& batch) { (void)batch; }
+    // A thread's name (see ThreadName), on the producing thread; again when it changes. It
+    // may come before the thread's first sample. `.bin` files have no place for it.
+    virtual void nameThread(uint64_t threadId, const std::string& name) {
+        (void)threadId;
+        (void)name;
+    }
     // Called once after the last batch, with the sampler's figures when it had any.
     virtual void finish(const RecordingSummary& summary) { (void)summary; }
 
