@@ -92,6 +92,27 @@ std::string describeFilter(const ProfileSnapshot& s) {
     return out;
 }
 
+// The recording's threads, busiest first: id, name where known, samples in every state.
+std::string threadList(const ProfileSnapshot& s) {
+    constexpr size_t kShown = 20;
+    std::vector<const ProfileThread*> threads;
+    for (const ProfileThread& t : s.threads)
+        threads.push_back(&t);
+    std::stable_sort(threads.begin(), threads.end(),
+                     [](auto* a, auto* b) { return a->samples > b->samples; });
+    std::string out = "\nThreads (" + std::to_string(threads.size()) + "):\n";
+    for (size_t i = 0; i < threads.size() && i < kShown; ++i) {
+        const ProfileThread& t = *threads[i];
+        out += "  " + std::to_string(t.threadId);
+        if (!t.name.empty()) out += " \"" + escapeForDisplay(t.name) + "\"";
+        if (t.mainThread) out += " (main)";
+        out += ": " + std::to_string(t.samples) + " samples\n";
+    }
+    if (threads.size() > kShown)
+        out += "  ... and " + std::to_string(threads.size() - kShown) + " more\n";
+    return out;
+}
+
 } // namespace
 
 std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& rows,
@@ -112,7 +133,7 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
     }
     if (rows.empty()) {
         out += "No samples match.\n";
-        return out;
+        return out + threadList(s);
     }
     std::snprintf(buf, sizeof buf, "%15s %9s %12s %9s %12s  %s\n", "nsamples", "sample%",
                   "tottime (s)", "cumul%", "cumtime (s)",
@@ -128,7 +149,7 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
         out += escapeForDisplay(r.file) + ":" + std::to_string(r.line) + "(" +
                escapeForDisplay(r.function) + ")\n";
     }
-    return out;
+    return out + threadList(s);
 }
 
 nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<ReportRow>& rows,

@@ -1,8 +1,9 @@
 // Python thread names end to end, on every interpreter present (3.8-3.15): `dump -a` (text
 // and --json), the live models the GUI reads (RecordingSession's timeline and analysis
-// model), and the Firefox Profiler export (the window's and `attach --gecko`) name the
-// threads threading made; a rename after start shows at a later refresh; a thread that
-// threading did not make (and the main thread) keeps its id.
+// model), the Firefox Profiler export (the window's and `attach --gecko`) and `report`
+// over a saved or recorded `.bin` (its names file beside it) name the threads threading
+// made; a rename after start shows at a later refresh; a thread that threading did not
+// make (and the main thread) keeps its id.
 #include "core/live/recording_session.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
@@ -51,6 +52,15 @@ bool allNamed(const RecordingSession& session, const std::map<QString, uint64_t>
         if (it == names.end() || it->second != name) return false;
     }
     return true;
+}
+
+// `gilscope report FILE.bin --json` -> {tid: name, or null}.
+std::map<uint64_t, QJsonValue> reportNames(const QString& bin) {
+    const RunResult r = runGilscope({"report", bin, "--json"});
+    std::map<uint64_t, QJsonValue> names;
+    for (const QJsonValue& t : QJsonDocument::fromJson(r.outBytes)["all_threads"].toArray())
+        names[static_cast<uint64_t>(t["thread_id"].toInteger())] = t["name"];
+    return names;
 }
 
 // Firefox Profiler file -> {tid: thread name}.
@@ -157,10 +167,27 @@ private slots:
             QCOMPARE(names.at(tid), QStringLiteral("%1 (%2)").arg(name).arg(tid));
         }
         QCOMPARE(names.at(ids.at("raw")), QStringLiteral("Thread-%1").arg(ids.at("raw")));
+
+        // The private .bin copy keeps the names beside it: a second export (which replays
+        // the copy), Save as .bin and `report` over the saved file name the threads too.
+        const QString again = dir.filePath("again.json");
+        QVERIFY(session.exportTo(again.toStdString()));
+        QCOMPARE(geckoNames(again), names);
+        const QString bin = dir.filePath("saved.bin");
+        const Status saved = session.saveBinCopyTo(bin.toStdString());
+        QVERIFY2(saved, saved ? "" : saved.error().message.c_str());
+        QVERIFY(QFile::exists(bin + ".names.json"));
+        auto reported = reportNames(bin);
+        QCOMPARE(reported[ids.at("db-writer")].toString(), QStringLiteral("db-writer"));
+        QCOMPARE(reported[ids.at("to-be-renamed")].toString(), kRenamed);
+        QVERIFY(reported.count(ids.at("main")) && reported[ids.at("main")].isNull());
+        const RunResult text = runGilscope({"report", bin});
+        QVERIFY2(text.out.contains(QStringLiteral("%1 \"db-writer\"").arg(ids.at("db-writer"))),
+                 qPrintable(text.out));
     }
 
-    void attachGeckoNamesThreads_data() { addInterpreterRows(all_); }
-    void attachGeckoNamesThreads() {
+    void attachNamesThreadsInGeckoAndBin_data() { addInterpreterRows(all_); }
+    void attachNamesThreadsInGeckoAndBin() {
         QFETCH(Interpreter, interpreter);
         TargetProcess target(interpreter, QStringLiteral("named_threads.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
@@ -174,6 +201,14 @@ private slots:
         for (const QString& name : kNamed)
             QCOMPARE(names.at(ids.at(name)), QStringLiteral("%1 (%2)").arg(name).arg(ids.at(name)));
         QCOMPARE(names.at(ids.at("main")), QStringLiteral("Thread-%1").arg(ids.at("main")));
+
+        const QString bin = dir.filePath("cli.bin");
+        const RunResult b = runGilscope({"attach", "-a", "-r", "200", "-d", "2", "--binary", "-o",
+                                         bin, QString::number(target.pid())});
+        QVERIFY2(b.finished && b.exitCode == 0, qPrintable(describe(b)));
+        auto reported = reportNames(bin);
+        for (const QString& name : kNamed)
+            QCOMPARE(reported[ids.at(name)].toString(), name);
     }
 };
 
