@@ -2,9 +2,11 @@
 // their own (ThreadNameWatcher), about once a second and when a new thread appears, so the
 // sampler's CPU per tick should not move. Per interpreter, on tests/targets/named_threads.py
 // (7 threads, one spinning), all threads, wall mode, 10 kHz: runs with names on and off
-// alternate, and the medians print side by side, with what one refresh costs off the path.
+// alternate (off-on, on-off, ...), and the medians print side by side: the sampler thread's
+// CPU per tick, the achieved rate, the CPU of one read back to back (no sleeps: the
+// per-sample code alone), and what one refresh costs on the watcher's thread.
 //
-//   bench_thread_names [seconds per run = 3] [runs per side = 3]
+//   bench_thread_names [seconds per run = 3] [runs per side = 4]
 //
 // Measured: see the closing note of issue 17 (docs/thread-names.md quotes the figures).
 #include "core/remote/live_stack_source.h"
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <vector>
 
 using namespace gilscope;
@@ -53,17 +56,40 @@ Run measure(StackSource& source, double seconds) {
             sink.names};
 }
 
+double threadCpuUs() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+// CPU of one read and the sampler's name poll, back to back for `seconds`.
+double readCpuUs(StackSource& source, double seconds) {
+    std::vector<ThreadStack> stacks;
+    std::vector<ThreadName> names;
+    size_t count = 0;
+    uint64_t reads = 0;
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    const double c0 = threadCpuUs();
+    while (std::chrono::steady_clock::now() < end) {
+        source.read(stacks, count);
+        source.takeThreadNames(names);
+        ++reads;
+    }
+    return reads ? (threadCpuUs() - c0) / double(reads) : 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     const double seconds = argc > 1 ? std::max(0.5, std::atof(argv[1])) : 3.0;
-    const int runs = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+    const int runs = argc > 2 ? std::max(1, std::atoi(argv[2])) : 4;
     std::printf("10 kHz, all threads, wall mode, named_threads.py; %.1f s per run, median of %d "
                 "runs per side, alternating\n",
                 seconds, runs);
-    std::printf("%-24s %13s %13s %9s %11s %11s %8s %15s\n", "interpreter", "CPU/tick off",
-                "CPU/tick on", "delta", "rate off", "rate on", "names", "one refresh");
+    std::printf("%-24s %13s %13s %9s %9s %9s %11s %11s %6s %12s\n", "interpreter", "CPU/tick off",
+                "CPU/tick on", "delta", "read off", "read on", "rate off", "rate on", "names",
+                "one refresh");
     for (const auto& in : test::findInterpreters()) {
         test::TargetProcess target(in, "named_threads.py");
         if (!target.start()) {
@@ -82,16 +108,24 @@ int main(int argc, char** argv) {
                         (plain ? named : plain).error().message.c_str());
             continue;
         }
-        std::vector<double> cpuOff, cpuOn, rateOff, rateOn;
+        std::vector<double> cpuOff, cpuOn, rateOff, rateOn, readOff, readOn;
         uint64_t names = 0;
         for (int r = 0; r < runs; ++r) {
-            const Run a = measure(**plain, seconds);
-            const Run b = measure(**named, seconds);
+            // Alternate which side goes first, so neither always runs second.
+            const bool offFirst = r % 2 == 0;
+            const Run first = measure(offFirst ? **plain : **named, seconds);
+            const Run second = measure(offFirst ? **named : **plain, seconds);
+            const Run& a = offFirst ? first : second;
+            const Run& b = offFirst ? second : first;
             cpuOff.push_back(a.cpuUsPerTick);
             rateOff.push_back(a.achieved);
             cpuOn.push_back(b.cpuUsPerTick);
             rateOn.push_back(b.achieved);
             names += b.names;
+            const double readFirst = readCpuUs(offFirst ? **plain : **named, 0.5);
+            const double readSecond = readCpuUs(offFirst ? **named : **plain, 0.5);
+            readOff.push_back(offFirst ? readFirst : readSecond);
+            readOn.push_back(offFirst ? readSecond : readFirst);
         }
         // One refresh, as the watcher's thread runs it about once a second.
         std::vector<double> refreshMs;
@@ -102,10 +136,12 @@ int main(int argc, char** argv) {
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                     .count());
         }
-        std::printf("%-24s %10.2f us %10.2f us %+6.2f us %11.0f %11.0f %8llu %12.2f ms\n",
+        std::printf("%-24s %10.2f us %10.2f us %+6.2f us %6.2f us %6.2f us %11.0f %11.0f %6llu "
+                    "%9.2f ms\n",
                     qPrintable(in.label), median(cpuOff), median(cpuOn),
-                    median(cpuOn) - median(cpuOff), median(rateOff), median(rateOn),
-                    static_cast<unsigned long long>(names), median(refreshMs));
+                    median(cpuOn) - median(cpuOff), median(readOff), median(readOn),
+                    median(rateOff), median(rateOn), static_cast<unsigned long long>(names),
+                    median(refreshMs));
         std::fflush(stdout);
     }
     return 0;
