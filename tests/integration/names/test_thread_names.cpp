@@ -173,6 +173,11 @@ private slots:
         const QString again = dir.filePath("again.json");
         QVERIFY(session.exportTo(again.toStdString()));
         QCOMPARE(geckoNames(again), names);
+        // ... also through the GUI's state filter (db-writer spins: it is on CPU).
+        const QString onCpu = dir.filePath("on-cpu.json");
+        QVERIFY(session.exportTo(onCpu.toStdString(), {}, nullptr, StateFilter::OnCpu));
+        const uint64_t writer = ids.at("db-writer");
+        QCOMPARE(geckoNames(onCpu)[writer], QStringLiteral("db-writer (%1)").arg(writer));
         const QString bin = dir.filePath("saved.bin");
         const Status saved = session.saveBinCopyTo(bin.toStdString());
         QVERIFY2(saved, saved ? "" : saved.error().message.c_str());
