@@ -25,7 +25,8 @@ public:
     // thread's state (the live timeline) takes it.
     virtual void addSkipped(const SampleBatch& batch) { (void)batch; }
     // A thread's name (see ThreadName), on the producing thread; again when it changes. It
-    // may come before the thread's first sample. `.bin` files have no place for it.
+    // may come before the thread's first sample. CPython's `.bin` has no place for it:
+    // TachWriter keeps the names beside the file (core/tach/thread_names_file.h).
     virtual void nameThread(uint64_t threadId, const std::string& name) {
         (void)threadId;
         (void)name;
