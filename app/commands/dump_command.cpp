@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,11 @@ std::string joined(const std::vector<std::string>& v) {
     return out;
 }
 
+using ThreadNames = std::map<uint64_t, std::string>;
+
 nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
                       const std::vector<ThreadStack>& stacks, size_t count,
-                      const PythonProcessInfo* info) {
+                      const ThreadNames& names, const PythonProcessInfo* info) {
     nlohmann::json j;
     j["pid"] = src.pid();
     j["python_version"] = src.pythonVersion().str();
@@ -64,18 +67,22 @@ nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
             if (f.opcode != kNoOpcode) jf["opcode"] = f.opcode;
             frames.push_back(std::move(jf));
         }
-        j["threads"].push_back({{"thread_id", t.threadId},
-                                {"python_thread_id", t.pythonThreadId},
-                                {"interpreter_id", t.interpreterId},
-                                {"status", t.status},
-                                {"flags", statusNames(t.status)},
-                                {"frames", std::move(frames)}});
+        const auto name = names.find(t.threadId);
+        j["threads"].push_back(
+            {{"thread_id", t.threadId},
+             {"name", name != names.end() ? nlohmann::json(sanitizeUtf8(name->second))
+                                          : nlohmann::json(nullptr)},
+             {"python_thread_id", t.pythonThreadId},
+             {"interpreter_id", t.interpreterId},
+             {"status", t.status},
+             {"flags", statusNames(t.status)},
+             {"frames", std::move(frames)}});
     }
     return j;
 }
 
 void printText(const StackSource& src, const FrameRegistry& reg,
-               const std::vector<ThreadStack>& stacks, size_t count,
+               const std::vector<ThreadStack>& stacks, size_t count, const ThreadNames& names,
                const PythonProcessInfo* info) {
     // Names are escaped so that each frame stays on one line whatever its file is called.
     std::printf("Process %d: %s\n", src.pid(),
@@ -84,8 +91,11 @@ void printText(const StackSource& src, const FrameRegistry& reg,
                 info ? escapeForDisplay(info->executable).c_str() : "");
     for (size_t i = 0; i < count; ++i) {
         const ThreadStack& t = stacks[i];
-        std::printf("Thread %llu (%s)%s\n", static_cast<unsigned long long>(t.threadId),
-                    joined(statusNames(t.status)).c_str(),
+        const auto name = names.find(t.threadId);
+        const std::string quoted =
+            name != names.end() ? " \"" + escapeForDisplay(name->second) + "\"" : "";
+        std::printf("Thread %llu%s (%s)%s\n", static_cast<unsigned long long>(t.threadId),
+                    quoted.c_str(), joined(statusNames(t.status)).c_str(),
                     t.interpreterId ? (" interpreter " + std::to_string(t.interpreterId)).c_str()
                                     : "");
         for (FrameId id : t.frames) {
@@ -146,12 +156,15 @@ int runDump(const QStringList& args) {
                                                        std::to_string(kAttempts) + " tries (" +
                                                        src.lastError() + "); try again"));
     const PythonProcessInfo* pinfo = info ? &info.value() : nullptr;
+    ThreadNames names;
+    for (ThreadName& n : src.threadNamesNow())
+        names[n.threadId] = std::move(n.name);
     if (parser.isSet(json))
-        std::printf("%s\n", toJson(src, src.registry(), stacks, count, pinfo)
+        std::printf("%s\n", toJson(src, src.registry(), stacks, count, names, pinfo)
                                 .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                                 .c_str());
     else
-        printText(src, src.registry(), stacks, count, pinfo);
+        printText(src, src.registry(), stacks, count, names, pinfo);
     return 0;
 }
 

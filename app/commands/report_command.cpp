@@ -7,6 +7,7 @@
 #include "core/analysis/profile_model.h"
 #include "core/analysis/profile_report.h"
 #include "core/tach/tach_reader.h"
+#include "core/util/utf8.h"
 
 #include <cmath>
 #include <cstdio>
@@ -129,7 +130,8 @@ int runReport(const QStringList& args) {
         if (!known) {
             std::string list;
             for (const ProfileThread& t : (*all)->threads)
-                list += (list.empty() ? "" : ", ") + std::to_string(t.threadId);
+                list += (list.empty() ? "" : ", ") + std::to_string(t.threadId) +
+                        (t.name.empty() ? "" : " \"" + escapeForDisplay(t.name) + "\"");
             return fail(makeError(ErrorKind::BadArguments,
                                   "report: thread " + std::to_string(tid) +
                                       " is not in the recording (threads: " + list + ")"));

@@ -65,6 +65,13 @@ ProfileModel::ThreadState& ProfileModel::threadFor(uint64_t tid, uint16_t& index
     return threads_[index];
 }
 
+void ProfileModel::nameThread(uint64_t threadId, const std::string& name) {
+    constexpr size_t kMaxNamedThreads = 1 << 15; // a churning target cannot grow it further
+    std::lock_guard lock(mutex_);
+    if (threadNames_.size() < kMaxNamedThreads || threadNames_.count(threadId))
+        threadNames_[threadId] = name;
+}
+
 void ProfileModel::addBatch(const SampleBatch& batch) {
     if (batch.timestampsUs.empty()) return;
     std::lock_guard lock(mutex_);
@@ -143,7 +150,9 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
         threadOk.assign(threads_.size(), filter.threads.empty() ? 1 : 0);
         for (size_t i = 0; i < threads_.size(); ++i) {
             const ThreadState& t = threads_[i];
-            snap->threads.push_back({t.threadId, t.mainThread, t.samples});
+            const auto named = threadNames_.find(t.threadId);
+            snap->threads.push_back({t.threadId, t.mainThread, t.samples,
+                                     named != threadNames_.end() ? named->second : std::string()});
             if (!filter.threads.empty() && std::find(filter.threads.begin(), filter.threads.end(),
                                                      t.threadId) != filter.threads.end())
                 threadOk[i] = 1;

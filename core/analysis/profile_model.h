@@ -32,6 +32,7 @@ public:
 
     void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
     void addBatch(const SampleBatch& batch) override;
+    void nameThread(uint64_t threadId, const std::string& name) override;
     void finish(const RecordingSummary& summary) override;
 
     // Filtered counts per stack. Fails only on a spill read error or when cancelled.
@@ -62,6 +63,7 @@ private:
     SampleStore store_;
     std::vector<ThreadState> threads_;
     std::unordered_map<uint64_t, uint16_t> threadIndex_;
+    std::unordered_map<uint64_t, std::string> threadNames_; // nameThread(), bounded
     // Samples per (stack, thread, status): key node << 24 | thread << 8 | status.
     FlatMap64 countIndex_; // key -> index into the two vectors below
     std::vector<uint64_t> countKeys_;

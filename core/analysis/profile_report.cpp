@@ -82,9 +82,34 @@ std::string describeFilter(const ProfileSnapshot& s) {
     if (!s.filter.threads.empty()) {
         out += ", thread";
         if (s.filter.threads.size() > 1) out += "s";
-        for (uint64_t t : s.filter.threads)
+        for (uint64_t t : s.filter.threads) {
             out += " " + std::to_string(t);
+            for (const ProfileThread& known : s.threads)
+                if (known.threadId == t && !known.name.empty())
+                    out += " \"" + escapeForDisplay(known.name) + "\"";
+        }
     }
+    return out;
+}
+
+// The recording's threads, busiest first: id, name where known, samples in every state.
+std::string threadList(const ProfileSnapshot& s) {
+    constexpr size_t kShown = 20;
+    std::vector<const ProfileThread*> threads;
+    for (const ProfileThread& t : s.threads)
+        threads.push_back(&t);
+    std::stable_sort(threads.begin(), threads.end(),
+                     [](auto* a, auto* b) { return a->samples > b->samples; });
+    std::string out = "\nThreads (" + std::to_string(threads.size()) + "):\n";
+    for (size_t i = 0; i < threads.size() && i < kShown; ++i) {
+        const ProfileThread& t = *threads[i];
+        out += "  " + std::to_string(t.threadId);
+        if (!t.name.empty()) out += " \"" + escapeForDisplay(t.name) + "\"";
+        if (t.mainThread) out += " (main)";
+        out += ": " + std::to_string(t.samples) + " samples\n";
+    }
+    if (threads.size() > kShown)
+        out += "  ... and " + std::to_string(threads.size() - kShown) + " more\n";
     return out;
 }
 
@@ -108,7 +133,7 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
     }
     if (rows.empty()) {
         out += "No samples match.\n";
-        return out;
+        return out + threadList(s);
     }
     std::snprintf(buf, sizeof buf, "%15s %9s %12s %9s %12s  %s\n", "nsamples", "sample%",
                   "tottime (s)", "cumul%", "cumtime (s)",
@@ -124,7 +149,7 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
         out += escapeForDisplay(r.file) + ":" + std::to_string(r.line) + "(" +
                escapeForDisplay(r.function) + ")\n";
     }
-    return out;
+    return out + threadList(s);
 }
 
 nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<ReportRow>& rows,
@@ -159,7 +184,11 @@ nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<Re
     j["all_threads"] = nlohmann::ordered_json::array();
     for (const ProfileThread& t : s.threads)
         j["all_threads"].push_back(
-            {{"thread_id", t.threadId}, {"main", t.mainThread}, {"samples", t.samples}});
+            {{"thread_id", t.threadId},
+             {"name", t.name.empty() ? nlohmann::ordered_json(nullptr)
+                                     : nlohmann::ordered_json(sanitizeUtf8(t.name))},
+             {"main", t.mainThread},
+             {"samples", t.samples}});
     return j;
 }
 

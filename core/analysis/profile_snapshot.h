@@ -13,6 +13,7 @@ struct ProfileThread {
     uint64_t threadId = 0;
     bool mainThread = false;
     uint64_t samples = 0; // every state, whole recording
+    std::string name;     // see ThreadName; empty when unknown (a `.bin` keeps no names)
 };
 
 // The result of one query: an immutable copy of the interned stacks and tables at the

@@ -20,6 +20,9 @@ public:
 
     void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
     void addBatch(const SampleBatch& batch) override;
+    void nameThread(uint64_t threadId, const std::string& name) override {
+        next_.nameThread(threadId, name); // a thread keeps its name whatever is kept of it
+    }
     void finish(const RecordingSummary& summary) override { next_.finish(summary); }
     bool failed() const override { return next_.failed(); }
     Error sinkError() const override { return next_.sinkError(); }

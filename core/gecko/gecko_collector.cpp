@@ -116,6 +116,12 @@ void GeckoCollector::addBatch(const SampleBatch& batch) {
     impl_->addBatch(batch);
 }
 
+void GeckoCollector::nameThread(uint64_t threadId, const std::string& name) {
+    constexpr size_t kMaxNamedThreads = 1 << 15; // a churning target cannot grow it further
+    if (impl_->threadNames.size() < kMaxNamedThreads || impl_->threadNames.count(threadId))
+        impl_->threadNames[threadId] = name;
+}
+
 void GeckoCollector::finish(const RecordingSummary& summary) {
     (void)summary;
 }

@@ -60,6 +60,8 @@ public:
 
     void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
     void addBatch(const SampleBatch& batch) override;
+    // Named threads export as "name (tid)", others as CPython's "Thread-<tid>".
+    void nameThread(uint64_t threadId, const std::string& name) override;
     void finish(const RecordingSummary& summary) override;
     // True once the spill directory failed (disk full, not writable): the recording
     // should stop; everything collected until then still exports (it stayed in memory).

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -61,6 +62,8 @@ struct GeckoCollector::Impl {
     RegistryFacts facts;
     std::vector<std::unique_ptr<GeckoThread>> threads; // first-seen order
     std::unordered_map<uint64_t, uint32_t> threadIndex;
+    std::unordered_map<uint64_t, std::string> threadNames; // nameThread(): "name (tid)"
+
     GeckoThread* lastThread = nullptr;
     TempDir spillDir;
     std::unique_ptr<SpillStore> spill; // one file in spillDir for every thread's columns

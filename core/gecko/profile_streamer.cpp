@@ -181,7 +181,10 @@ Status ProfileStreamer::meta() {
 
 Status ProfileStreamer::thread(GeckoThread& th) {
     JsonObject t(out_);
-    t.key("name").string("Thread-" + std::to_string(th.tid));
+    const auto named = impl_.threadNames.find(th.tid);
+    t.key("name").string(named != impl_.threadNames.end()
+                             ? named->second + " (" + std::to_string(th.tid) + ")"
+                             : "Thread-" + std::to_string(th.tid));
     t.key("isMainThread").boolean(th.isMainThread);
     t.key("processStartupTime").integer(0);
     t.key("processShutdownTime").null();

@@ -22,25 +22,20 @@ LiveTimeline::LiveTimeline(LiveTimelineOptions options)
 
 void LiveTimeline::begin(const FrameRegistry& registry, const RecordingInfo& info) {
     registry_ = &registry;
-    pid_ = options_.readThreadNames ? info.pid : 0;
-    if (pid_ > 0) {
-        std::string name = readProcessName(pid_);
+    if (options_.readThreadNames && info.pid > 0) {
+        std::string name = readProcessName(info.pid);
         std::lock_guard lock(mutex_);
         processName_ = std::move(name);
     }
 }
 
-// A new thread, or one whose name was read more than a second (of its samples) ago.
-// The read is one small procfs file, done outside the lock and rarely.
-void LiveTimeline::refreshName(uint64_t threadId, uint64_t timestampUs) {
-    auto [it, fresh] = nameReadUs_.try_emplace(threadId, timestampUs);
-    if (!fresh && timestampUs < it->second + 1'000'000) return;
-    it->second = timestampUs;
-    std::string name = readThreadName(pid_, threadId);
-    if (name.empty()) return; // gone: keep the last name read
+void LiveTimeline::nameThread(uint64_t threadId, const std::string& name) {
     std::lock_guard lock(mutex_);
     auto thread = threads_.find(threadId);
-    if (thread != threads_.end()) thread->second.name = std::move(name);
+    if (thread != threads_.end())
+        thread->second.name = name;
+    else if (names_.size() < options_.maxThreads * 4)
+        names_[threadId] = name;
 }
 
 // The remote reader marks garbage collection with a synthetic "<GC>" frame.
@@ -66,7 +61,7 @@ void LiveTimeline::addBatch(const SampleBatch& batch) {
                     : 0;
     sample.exception = (batch.status & ThreadStatus::HasException) ? 1 : 0;
 
-    std::unique_lock lock(mutex_);
+    std::lock_guard lock(mutex_);
     if (!started_) {
         started_ = true;
         originUs_ = batch.timestampsUs.front();
@@ -77,15 +72,15 @@ void LiveTimeline::addBatch(const SampleBatch& batch) {
         if (threads_.size() >= options_.maxThreads) return;
         it = threads_.emplace(batch.threadId, ThreadTimeline{}).first;
         it->second.threadId = batch.threadId;
+        if (auto named = names_.find(batch.threadId); named != names_.end()) {
+            it->second.name = std::move(named->second);
+            names_.erase(named);
+        }
     }
     ThreadTimeline& thread = it->second;
     if (batch.status & ThreadStatus::MainThread) thread.mainThread = true;
     for (uint64_t ts : batch.timestampsUs)
         addSample(thread, ts, sample);
-    if (pid_ > 0) {
-        lock.unlock();
-        refreshName(batch.threadId, batch.timestampsUs.back());
-    }
 }
 
 void LiveTimeline::addSample(ThreadTimeline& thread, uint64_t timestampUs,

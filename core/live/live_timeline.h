@@ -27,7 +27,9 @@ struct TimelineBucket {
 struct ThreadTimeline {
     uint64_t threadId = 0;
     bool mainThread = false;
-    std::string name; // the kernel's thread name (comm) when read live; empty otherwise
+    // Python's name for it (threading), else the OS's (comm) where it says more than the
+    // process's; empty when neither is known (a file, an unnamed thread). See ThreadName.
+    std::string name;
     uint64_t samples = 0;
     // buckets[i] covers [originUs + i * bucketUs, originUs + (i + 1) * bucketUs).
     std::vector<TimelineBucket> buckets;
@@ -50,9 +52,8 @@ struct LiveTimelineOptions {
     // bucket width doubles, so memory stays bounded and the whole recording stays visible.
     size_t maxBuckets = 4000;
     size_t maxThreads = 256; // samples of further threads are counted but not drawn
-    // Read thread names from /proc/PID/task/TID/comm (a live local target only): on a
-    // thread's first sample and then at most once a second of its samples, because
-    // CPython 3.14+ names a thread once it has started running.
+    // A live local target: read its process name (/proc/PID/comm) for processName. Thread
+    // names come from the source, through nameThread(), refreshed off the sampling path.
     bool readThreadNames = false;
 };
 
@@ -67,6 +68,7 @@ public:
     void addBatch(const SampleBatch& batch) override;
     // Threads the recording's --mode skips are drawn too: the timeline shows every thread.
     void addSkipped(const SampleBatch& batch) override { addBatch(batch); }
+    void nameThread(uint64_t threadId, const std::string& name) override;
     void finish(const RecordingSummary& summary) override;
 
     TimelineSnapshot snapshot() const;
@@ -75,13 +77,10 @@ private:
     bool isGcFrame(FrameId id);
     void addSample(ThreadTimeline& thread, uint64_t timestampUs, const TimelineBucket& sample);
     void halveResolution();
-    void refreshName(uint64_t threadId, uint64_t timestampUs);
 
     const LiveTimelineOptions options_;
     const FrameRegistry* registry_ = nullptr; // read on the sampler thread only
     std::vector<int8_t> gcFrameCache_;        // per FrameId: -1 unknown, 0 no, 1 yes
-    int pid_ = 0;                             // set in begin(); names are read only when > 0
-    std::unordered_map<uint64_t, uint64_t> nameReadUs_; // sampler thread: last comm read
 
     mutable std::mutex mutex_; // guards everything below
     bool started_ = false;
@@ -92,6 +91,7 @@ private:
     uint64_t samples_ = 0;
     std::string processName_;
     std::map<uint64_t, ThreadTimeline> threads_;
+    std::unordered_map<uint64_t, std::string> names_; // named before their first sample
 };
 
 } // namespace gilscope

@@ -1,5 +1,6 @@
 #include "core/live/save_bin_copy.h"
 
+#include "core/tach/thread_names_file.h"
 #include "core/util/atomic_file.h"
 #include "core/util/unique_fd.h"
 
@@ -44,7 +45,11 @@ Status saveBinCopy(const std::filesystem::path& source, const std::filesystem::p
         if (progress) progress(done, total);
     }
     if (cancel && cancel->cancelled()) return cancelled(dest);
-    return out->commit(); // without it, out's destructor removes the temporary file
+    const bool regularFile = !out->direct() && !out->isStdout();
+    if (Status s = out->commit(); !s) return s; // without it, out's destructor removes it
+    // The thread names the copy had go with it; the recording is whole without them.
+    if (regularFile) (void)copyThreadNames(source, dest);
+    return {};
 }
 
 } // namespace gilscope

@@ -52,6 +52,7 @@ void table38(PythonLayout& l) {
     l.rtGilLocked = 1168;
     l.rtGcCollecting = 544;
     l.inId = 16;
+    l.inModules = 56;
 }
 
 void table39or310(PythonLayout& l) {
@@ -66,6 +67,7 @@ void table39or310(PythonLayout& l) {
     l.rtGilLocked = 368;
     l.inId = 24;
     l.inGcCollecting = 816;
+    l.inModules = 856;
 }
 
 void modernCommon(PythonLayout& l) {
@@ -91,6 +93,8 @@ void table311(PythonLayout& l) {
     l.inThreadsHead = 16;
     l.inId = 48;
     l.inGcCollecting = 848;
+    l.inModules = 888;
+    l.htCachedKeys = 872;
     l.tsSize = 360;
     l.cfCurrentFrame = 8;
     l.tsThreadId = 152;
@@ -119,6 +123,8 @@ void table312(PythonLayout& l) {
     l.inThreadsHead = 72;
     l.inId = 8;
     l.inGcCollecting = 312;
+    l.inModules = 944;
+    l.htCachedKeys = 880;
     l.inGilPointer = 384;
     l.inOwnGil = 1040;
     l.inGilHolder = 1040 + PythonLayout::kGilHolderInStruct;

@@ -1,200 +1,17 @@
+#include "core/remote/debug_offsets_tables.h"
 #include "core/remote/python_layout.h"
 
 #include <cstring>
 #include <string>
 
-// Reads CPython's _Py_DebugOffsets (the table at the start of _PyRuntime, 3.13+).
-// The table grows in the middle between minors, so each minor has its own list of
-// field positions; the values themselves come from the target, never from us.
+// Reads CPython's _Py_DebugOffsets (the table at the start of _PyRuntime, 3.13+): the
+// positions per minor are in debug_offsets_tables.h; the values themselves come from the
+// target, never from us.
 namespace gilscope::remote {
 
 namespace {
 
-// Byte positions, inside _Py_DebugOffsets, of the fields we use.
-struct TablePositions {
-    size_t totalSize;
-    size_t rtSize, rtInterpretersHead;
-    size_t inSize, inId, inNext, inThreadsHead, inThreadsMain, inGc, inGilState, inGilLocked,
-        inGilHolder, inCodeGeneration;
-    size_t tsSize, tsNext, tsInterp, tsCurrentFrame, tsBaseFrame, tsThreadId, tsNativeThreadId,
-        tsDatastackChunk, tsStatus, tsHoldsGil, tsGilRequested, tsCurrentException, tsExcState;
-    size_t excValue;
-    size_t frSize, frPrevious, frExecutable, frInstr, frOwner;
-    size_t coSize, coFilename, coName, coQualname, coLinetable, coFirstlineno, coAdaptive;
-    size_t obSize, obType;
-    size_t tupleItem;
-    size_t bytesSize, bytesObSize, bytesSval;
-    size_t strSize, strState, strLength, strAsciiSize, strCompactSize;
-    size_t gcSize, gcCollecting;
-};
-
-constexpr size_t N = 0; // field absent in this minor
-
-// 3.13: Include/internal/pycore_runtime.h, 584 bytes.
-constexpr TablePositions k313{
-    .totalSize = 584,
-    .rtSize = 0x18,
-    .rtInterpretersHead = 0x28,
-    .inSize = 0x30,
-    .inId = 0x38,
-    .inNext = 0x40,
-    .inThreadsHead = 0x48,
-    .inThreadsMain = N,
-    .inGc = 0x50,
-    .inGilState = 0x78,
-    .inGilLocked = 0x88,
-    .inGilHolder = 0x90,
-    .inCodeGeneration = N,
-    .tsSize = 0x98,
-    .tsNext = 0xa8,
-    .tsInterp = 0xb0,
-    .tsCurrentFrame = 0xb8,
-    .tsBaseFrame = N,
-    .tsThreadId = 0xc0,
-    .tsNativeThreadId = 0xc8,
-    .tsDatastackChunk = 0xd0,
-    .tsStatus = 0xd8,
-    .tsHoldsGil = N,
-    .tsGilRequested = N,
-    .tsCurrentException = N,
-    .tsExcState = N,
-    .excValue = N,
-    .frSize = 0xe0,
-    .frPrevious = 0xe8,
-    .frExecutable = 0xf0,
-    .frInstr = 0xf8,
-    .frOwner = 0x108,
-    .coSize = 0x110,
-    .coFilename = 0x118,
-    .coName = 0x120,
-    .coQualname = 0x128,
-    .coLinetable = 0x130,
-    .coFirstlineno = 0x138,
-    .coAdaptive = 0x158,
-    .obSize = 0x160,
-    .obType = 0x168,
-    .tupleItem = 0x198,
-    .bytesSize = 0x200,
-    .bytesObSize = 0x208,
-    .bytesSval = 0x210,
-    .strSize = 0x218,
-    .strState = 0x220,
-    .strLength = 0x228,
-    .strAsciiSize = 0x230,
-    .strCompactSize = N,
-    .gcSize = 0x238,
-    .gcCollecting = 0x240,
-};
-// 3.14: Include/internal/pycore_debug_offsets.h, 760 bytes.
-constexpr TablePositions k314{
-    .totalSize = 760,
-    .rtSize = 0x18,
-    .rtInterpretersHead = 0x28,
-    .inSize = 0x30,
-    .inId = 0x38,
-    .inNext = 0x40,
-    .inThreadsHead = 0x48,
-    .inThreadsMain = 0x50,
-    .inGc = 0x58,
-    .inGilState = 0x80,
-    .inGilLocked = 0x90,
-    .inGilHolder = 0x98,
-    .inCodeGeneration = 0xa0,
-    .tsSize = 0xb0,
-    .tsNext = 0xc0,
-    .tsInterp = 0xc8,
-    .tsCurrentFrame = 0xd0,
-    .tsBaseFrame = N,
-    .tsThreadId = 0xd8,
-    .tsNativeThreadId = 0xe0,
-    .tsDatastackChunk = 0xe8,
-    .tsStatus = 0xf0,
-    .tsHoldsGil = N,
-    .tsGilRequested = N,
-    .tsCurrentException = N,
-    .tsExcState = N,
-    .excValue = N,
-    .frSize = 0xf8,
-    .frPrevious = 0x100,
-    .frExecutable = 0x108,
-    .frInstr = 0x110,
-    .frOwner = 0x120,
-    .coSize = 0x138,
-    .coFilename = 0x140,
-    .coName = 0x148,
-    .coQualname = 0x150,
-    .coLinetable = 0x158,
-    .coFirstlineno = 0x160,
-    .coAdaptive = 0x180,
-    .obSize = 0x190,
-    .obType = 0x198,
-    .tupleItem = 0x1c8,
-    .bytesSize = 0x250,
-    .bytesObSize = 0x258,
-    .bytesSval = 0x260,
-    .strSize = 0x268,
-    .strState = 0x270,
-    .strLength = 0x278,
-    .strAsciiSize = 0x280,
-    .strCompactSize = N,
-    .gcSize = 0x288,
-    .gcCollecting = 0x290,
-};
-// 3.15: 888 bytes; adds base/last-profiled frames, holds_gil, gil_requested, exceptions.
-constexpr TablePositions k315{
-    .totalSize = 888,
-    .rtSize = 0x18,
-    .rtInterpretersHead = 0x28,
-    .inSize = 0x30,
-    .inId = 0x38,
-    .inNext = 0x40,
-    .inThreadsHead = 0x48,
-    .inThreadsMain = 0x50,
-    .inGc = 0x58,
-    .inGilState = 0x80,
-    .inGilLocked = 0x90,
-    .inGilHolder = 0x98,
-    .inCodeGeneration = 0xa0,
-    .tsSize = 0xb0,
-    .tsNext = 0xc0,
-    .tsInterp = 0xc8,
-    .tsCurrentFrame = 0xd0,
-    .tsBaseFrame = 0xd8,
-    .tsThreadId = 0xf0,
-    .tsNativeThreadId = 0xf8,
-    .tsDatastackChunk = 0x100,
-    .tsStatus = 0x108,
-    .tsHoldsGil = 0x110,
-    .tsGilRequested = 0x118,
-    .tsCurrentException = 0x120,
-    .tsExcState = 0x128,
-    .excValue = 0x130,
-    .frSize = 0x138,
-    .frPrevious = 0x140,
-    .frExecutable = 0x148,
-    .frInstr = 0x150,
-    .frOwner = 0x160,
-    .coSize = 0x178,
-    .coFilename = 0x180,
-    .coName = 0x188,
-    .coQualname = 0x190,
-    .coLinetable = 0x198,
-    .coFirstlineno = 0x1a0,
-    .coAdaptive = 0x1c0,
-    .obSize = 0x1d0,
-    .obType = 0x1d8,
-    .tupleItem = 0x228,
-    .bytesSize = 0x2b0,
-    .bytesObSize = 0x2b8,
-    .bytesSval = 0x2c0,
-    .strSize = 0x2c8,
-    .strState = 0x2d0,
-    .strLength = 0x2d8,
-    .strAsciiSize = 0x2e0,
-    .strCompactSize = 0x2e8,
-    .gcSize = 0x2f0,
-    .gcCollecting = 0x2f8,
-};
+using namespace debug_tables;
 
 class TableReader {
 public:
@@ -266,6 +83,11 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     l.inGilHolder = r.at(p->inGilHolder);
     l.inGilLocked = r.at(p->inGilLocked);
     l.inCodeGeneration = r.opt(p->inCodeGeneration);
+    l.inModules = r.at(p->inModules);
+    l.dictKeys = r.at(p->dictKeys);
+    l.dictValues = r.at(p->dictValues);
+    // 3.13/3.14 publish no heap-type table: ht_cached_keys measured on 3.13.0 and 3.14.
+    l.htCachedKeys = p->htCachedKeys != N ? r.at(p->htCachedKeys) : 880;
 
     l.tsSize = r.at(p->tsSize);
     l.tsNext = r.at(p->tsNext);
@@ -349,6 +171,10 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         {"interpreter.gil holder", within(l.inGilHolder, interpSize, 8)},
         {"interpreter.gil locked", within(l.inGilLocked, interpSize, 4)},
         {"interpreter.id", within(l.inId, interpSize, 8)},
+        {"interpreter.imports.modules", within(l.inModules, interpSize, 8)},
+        {"dict.ma_keys", l.dictKeys >= 16 && l.dictKeys <= 64},
+        {"dict.ma_values", l.dictValues >= 16 && l.dictValues <= 64},
+        {"heap type.ht_cached_keys", l.htCachedKeys >= 416 && l.htCachedKeys <= 2048},
         {"thread state size", l.tsSize <= 4096},
         {"thread_state.next", within(l.tsNext, l.tsSize, 8)},
         {"thread_state.current_frame", within(l.tsCurrentFrame, l.tsSize, 8)},

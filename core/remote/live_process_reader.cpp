@@ -91,6 +91,9 @@ Status LiveProcessReader::init() {
     if (!mainInterp_)
         return makeError(ErrorKind::UnsupportedVersion,
                          "cannot read the interpreter state of process " + std::to_string(pid_));
+    // Async-aware stacks are tasks, not threads: they carry their own names.
+    if (options_.threadNames && options_.asyncMode == AsyncMode::Off)
+        names_ = std::make_unique<ThreadNameWatcher>(pid_, layout_, mainInterp_);
     if (layout_.tsNativeThreadId == kAbsent && plausibleAddress(mainThreadId_)) {
         // <= 3.10 stores only pthread_t; find the kernel tid inside glibc's struct pthread
         // by looking for the pid (= the main thread's tid) near the usual place.
@@ -230,7 +233,16 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     }
     threadState_.endSample();
     readAhead_.endSample();
+    if (names_ && outcome == ReadOutcome::Ok) names_->noteThreads(out, count);
     return outcome;
+}
+
+bool LiveProcessReader::takeThreadNames(std::vector<ThreadName>& changed) {
+    return names_ && names_->takeChanges(changed);
+}
+
+std::vector<ThreadName> LiveProcessReader::threadNamesNow() {
+    return names_ ? names_->refreshNow() : std::vector<ThreadName>{};
 }
 
 uint64_t LiveProcessReader::findMainTstate(const InterpState& s) {

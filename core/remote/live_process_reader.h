@@ -9,6 +9,7 @@
 #include "core/remote/remote_memory.h"
 #include "core/remote/runtime_locator.h"
 #include "core/remote/task_graph.h"
+#include "core/remote/thread_name_watcher.h"
 #include "core/remote/thread_state_probe.h"
 #include "core/sample/stack_source.h"
 
@@ -41,6 +42,8 @@ public:
         return PythonVersion::fromHex(layout_.versionHex);
     }
     std::string lastError() const override { return lastError_; }
+    bool takeThreadNames(std::vector<ThreadName>& changed) override;
+    std::vector<ThreadName> threadNamesNow() override;
 
     uint64_t syscalls() const { return mem_.syscalls(); }
 
@@ -119,6 +122,8 @@ private:
     int64_t nextAsyncioLookNs_ = 0;
     std::unordered_set<uint64_t> seenTstates_; // an async sample's thread list loop guard
     std::string asyncioRejected_; // why its asyncio cannot be read: no longer looked for
+
+    std::unique_ptr<ThreadNameWatcher> names_; // set by init() unless names are off
 };
 
 } // namespace gilscope::remote

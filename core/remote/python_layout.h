@@ -34,6 +34,7 @@ struct PythonLayout {
     uint64_t inGilLocked = kAbsent;  // interp->_gil.locked
     uint64_t inOwnGil = kAbsent;     // offset of interp->_gil (3.12), to recognise the common case
     uint64_t inCodeGeneration = kAbsent; // 3.14+: bumps when code objects are freed
+    uint64_t inModules = kAbsent;        // sys.modules (modules / imports.modules): thread names
     static constexpr uint64_t kGilHolderInStruct = 8, kGilLockedInStruct = 16;
     static constexpr uint64_t kGilStructSize = 208; // sizeof(struct _gil_runtime_state)
 
@@ -78,6 +79,9 @@ struct PythonLayout {
     uint64_t obType = 8, varSize = 16;
     uint64_t bytesSize = 16, bytesData = 32;
     uint64_t strLength = 16, strState = 32, strAsciiSize = 0, strCompactSize = 0;
+    // Dicts and instances, for threading's registry (thread names, remote_dict.h).
+    uint64_t dictKeys = 32, dictValues = 40; // PyDictObject.ma_keys / ma_values
+    uint64_t htCachedKeys = kAbsent;         // PyHeapTypeObject.ht_cached_keys (3.11+ instances)
 };
 
 enum class LineTableFormat { Lnotab, Linetable310, Locations311 };

@@ -18,11 +18,14 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/read_ahead.cpp
     ${CMAKE_CURRENT_LIST_DIR}/process_scanner.cpp
     ${CMAKE_CURRENT_LIST_DIR}/process_tree.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/remote_dict.cpp
     ${CMAKE_CURRENT_LIST_DIR}/remote_memory.cpp
     ${CMAKE_CURRENT_LIST_DIR}/remote_objects.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime_locator.cpp
     ${CMAKE_CURRENT_LIST_DIR}/task_file_cache.cpp
     ${CMAKE_CURRENT_LIST_DIR}/task_graph.cpp
     ${CMAKE_CURRENT_LIST_DIR}/thread_freezer.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/thread_name_watcher.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/threading_registry.cpp
     ${CMAKE_CURRENT_LIST_DIR}/thread_state_probe.cpp
 )

@@ -44,6 +44,10 @@ public:
     int pid() const override { return inner_.pid(); }
     PythonVersion pythonVersion() const override { return inner_.pythonVersion(); }
     std::string lastError() const override;
+    bool takeThreadNames(std::vector<ThreadName>& changed) override {
+        return inner_.takeThreadNames(changed);
+    }
+    std::vector<ThreadName> threadNamesNow() override { return inner_.threadNamesNow(); }
 
 private:
     StackSource& inner_;

@@ -24,6 +24,13 @@ public:
     // instant: its status, no frames. It is not a sample: only a sink that draws every
     // thread's state (the live timeline) takes it.
     virtual void addSkipped(const SampleBatch& batch) { (void)batch; }
+    // A thread's name (see ThreadName), on the producing thread; again when it changes. It
+    // may come before the thread's first sample. CPython's `.bin` has no place for it:
+    // TachWriter keeps the names beside the file (core/tach/thread_names_file.h).
+    virtual void nameThread(uint64_t threadId, const std::string& name) {
+        (void)threadId;
+        (void)name;
+    }
     // Called once after the last batch, with the sampler's figures when it had any.
     virtual void finish(const RecordingSummary& summary) { (void)summary; }
 

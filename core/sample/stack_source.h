@@ -20,6 +20,13 @@ struct ThreadStack {
     bool skipped = false;        // --mode skipped it: status only, no stack (reportSkipped)
 };
 
+// A thread's name: Python's (threading.Thread.name) where threading made the thread, else
+// the OS's (/proc comm) where it differs from the process's; no entry: known by its id.
+struct ThreadName {
+    uint64_t threadId = 0;
+    std::string name;
+};
+
 enum class ReadOutcome {
     Ok,
     Error,        // torn or failed read: counted, not reported one by one
@@ -47,6 +54,9 @@ struct ReadOptions {
     // frames), so a live view can draw every thread's state (the GUI's timeline).
     bool reportSkipped = false;
     AsyncMode asyncMode = AsyncMode::Off;
+    // Read thread names (ThreadName) on a background thread, about once a second and when
+    // a new thread appears (StackSource::takeThreadNames); never on the sampling path.
+    bool threadNames = true;
 };
 
 // The mode a recording made with these options is, as CPython stamps it in the .bin
@@ -76,6 +86,15 @@ public:
     virtual PythonVersion pythonVersion() const = 0;
     // Why the last read failed (for --realtime-stats and logs); empty if it did not.
     virtual std::string lastError() const { return {}; }
+
+    // The sampler's thread, after each read: the names that appeared or changed since the
+    // last call (the first call starts their refresh, off this thread). Cheap when none did.
+    virtual bool takeThreadNames(std::vector<ThreadName>& changed) {
+        (void)changed;
+        return false;
+    }
+    // Every thread's name, read now on the caller's thread (`dump`).
+    virtual std::vector<ThreadName> threadNamesNow() { return {}; }
 };
 
 } // namespace gilscope

@@ -17,6 +17,11 @@ void TeeSink::addSkipped(const SampleBatch& batch) {
         s->addSkipped(batch);
 }
 
+void TeeSink::nameThread(uint64_t threadId, const std::string& name) {
+    for (auto* s : sinks_)
+        s->nameThread(threadId, name);
+}
+
 void TeeSink::finish(const RecordingSummary& summary) {
     for (auto* s : sinks_)
         s->finish(summary);

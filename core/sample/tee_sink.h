@@ -13,6 +13,7 @@ public:
     void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
     void addBatch(const SampleBatch& batch) override;
     void addSkipped(const SampleBatch& batch) override;
+    void nameThread(uint64_t threadId, const std::string& name) override;
     void finish(const RecordingSummary& summary) override;
     bool failed() const override;
     Error sinkError() const override;

@@ -126,6 +126,7 @@ void Sampler::Impl::run(uint64_t startUs) {
 
     RateWindow window;
     std::vector<ThreadStack> stacks;
+    std::vector<ThreadName> names;
     uint64_t next = startUs;
     uint64_t prevTick = 0;
     uint64_t nextCpuRefresh = startUs + kCpuRefreshUs;
@@ -169,6 +170,10 @@ void Sampler::Impl::run(uint64_t startUs) {
             if (outcome == ReadOutcome::Ok) {
                 ++s.okTicks;
                 s.threadSamples += emit(t, stacks, count);
+                // Names are read off this thread; handing on a change is rare.
+                if (source.takeThreadNames(names))
+                    for (const ThreadName& n : names)
+                        sink.nameThread(n.threadId, n.name);
                 // A sink that can no longer store samples (disk full, a failed write)
                 // ends the recording now: what it holds so far can still be written.
                 if (sink.failed()) {

@@ -6,6 +6,7 @@
 #include "core/tach/tach_format.h"
 #include "core/tach/tach_layout.h"
 #include "core/tach/tach_tables.h"
+#include "core/tach/thread_names_file.h"
 #include "core/util/atomic_file.h"
 #include "core/util/unique_fd.h"
 
@@ -135,6 +136,10 @@ Result<uint64_t> TachReader::replay(SampleSink& sink, const ProgressCallback& pr
     recording.pythonMinor = info.pythonMinor;
     recording.pythonMicro = info.pythonMicro;
     sink.begin(impl_->registry, recording);
+    // Names gilscope kept beside the file (CPython's format has no place for them).
+    for (const auto& [tid, name] :
+         readThreadNames(impl_->path, {info.fileSize, info.startTimeUs, info.sampleCount}))
+        sink.nameThread(tid, name);
 
     RecordReplayer replayer(stream, info, impl_->tables, impl_->registry, impl_->frameCache);
     auto replayed = replayer.run(sink, progress, cancel, impl_->stats);

@@ -1,6 +1,7 @@
 #include "core/tach/tach_writer.h"
 
 #include "core/tach/tach_writer_impl.h"
+#include "core/tach/thread_names_file.h"
 
 #include "core/tach/file_io.h"
 #include "core/tach/record_output.h"
@@ -195,6 +196,11 @@ void TachWriter::addBatch(const SampleBatch& batch) {
     // Later timestamps of a batch share its stack: they are run-length entries.
     for (size_t i = 0; i < batch.timestampsUs.size() && !w.error; ++i)
         w.sample(t, status, batch.timestampsUs[i], i > 0);
+}
+
+void TachWriter::nameThread(uint64_t threadId, const std::string& name) {
+    auto& names = impl_->threadNames;
+    if (names.size() < kMaxNamedThreads || names.count(threadId)) names[threadId] = name;
 }
 
 void TachWriter::finish(const RecordingSummary& summary) {

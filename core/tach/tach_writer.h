@@ -52,11 +52,15 @@ public:
     void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
     void addBatch(const SampleBatch& batch) override;
     void finish(const RecordingSummary& summary) override;
+    // Kept for the side file finalize() writes beside a regular file (thread_names_file.h).
+    void nameThread(uint64_t threadId, const std::string& name) override;
     bool failed() const override;
     Error sinkError() const override;
 
     // Flushes pending run-length records, ends the zstd stream, writes the tables,
-    // stats block, footer and header, and renames the file into place. Once only.
+    // stats block, footer and header, and renames the file into place. Once only. Then
+    // the thread names, if any, go beside it (FILE.bin.names.json); the `.bin` itself is
+    // CPython's format, byte for byte.
     Status finalize();
 
     // The first error seen so far, if any.

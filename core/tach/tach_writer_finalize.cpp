@@ -4,6 +4,7 @@
 #include "core/tach/file_io.h"
 #include "core/tach/tach_format.h"
 #include "core/tach/tach_writer_impl.h"
+#include "core/tach/thread_names_file.h"
 #include "core/tach/varint.h"
 
 #include <algorithm>
@@ -155,8 +156,19 @@ Status TachWriter::Impl::finalizeFile() {
     if (auto s = writeFrames(); !s) return s;
     if (auto s = writeStatsAndFooter(); !s) return s;
     if (auto s = writeHeader(stringTableOffset, frameTableOffset); !s) return s;
+    const bool besideAFile = !out->file().direct() && !out->file().isStdout();
+    const std::filesystem::path destination = out->file().destination();
     Status committed = out->file().commit();
     if (registry == &empty) registry = nullptr;
+    if (committed && besideAFile && !threadNames.empty()) {
+        std::error_code ec;
+        const BinIdentity identity{std::filesystem::file_size(destination, ec),
+                                   options.startTimeUs.value_or(info.startTimeUs),
+                                   stats.totalSamples};
+        // The recording is whole without its names: a side file that cannot be written
+        // (a read-only directory beside a writable file) costs only the names.
+        if (!ec) (void)writeThreadNames(destination, identity, threadNames);
+    }
     return committed;
 }
 

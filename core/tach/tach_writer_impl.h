@@ -5,6 +5,7 @@
 #include "core/tach/record_output.h"
 #include "core/tach/tach_writer.h"
 
+#include <map>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -48,6 +49,7 @@ struct TachWriter::Impl {
     std::unordered_map<std::pair<uint64_t, uint32_t>, size_t, tach::ThreadKeyHash> threadIndex;
     std::vector<uint32_t> current;
     TachRecordStats stats;
+    std::map<uint64_t, std::string> threadNames; // nameThread(): for the side file
     std::optional<Error> error;
     bool finalized = false;
 

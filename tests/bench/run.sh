@@ -9,14 +9,16 @@ BUILD="${1:-build/release}"
 if [ "$BUILD" = build/release ]; then
     cmake --preset release >/dev/null
     cmake --build --preset release --target gilscope bench_remote_read bench_mode_filter bench_sampler \
-        gecko_bench bench_tach_replay bench_live_timeline bench_gui_update bench_responsiveness \
-        bench_pprof bench_stack_chart
+        bench_thread_names gecko_bench bench_tach_replay bench_live_timeline bench_gui_update \
+        bench_responsiveness bench_pprof bench_stack_chart
 fi
 uptime
 echo "== issue 2: one full read of a 30-frame stack (µs, median)"
 "$BUILD/tests/bench/remote/bench_remote_read" 20000
 echo "== issue 12: --mode cpu on a mostly idle target (µs per all-threads read, median)"
 "$BUILD/tests/bench/remote/bench_mode_filter" 5000
+echo "== issue 17: thread names, sampler CPU per tick at 10 kHz with and without (µs, median)"
+"$BUILD/tests/bench/sampler/bench_thread_names" 3 3
 echo "== issue 4: Gecko collector ingest, export, RSS, cancel"
 "$BUILD/tests/bench/gecko/gecko_bench"
 echo "== issue 5: .bin replay to Gecko JSON"

@@ -85,6 +85,25 @@ private slots:
         QCOMPARE(s.threads.back().threadId, uint64_t(1));
     }
 
+    // Names come from the source (SampleSink::nameThread), before or after a thread's first
+    // sample, and again when it is renamed; threads never named keep an empty name.
+    void namesThreadsFromTheSource() {
+        LiveTimeline t;
+        SyntheticFeed f(t);
+        const Frames fr = frames(f);
+        t.nameThread(1, "db-writer"); // before its first sample
+        f.add(1, 0, {fr.work}, {1});
+        f.add(2, 0, {fr.work}, {2});
+        f.add(3, 0, {fr.work}, {3});
+        t.nameThread(2, "to-be-renamed");
+        t.nameThread(2, "renamed-worker");
+        const auto s = t.snapshot();
+        QCOMPARE(s.threads.size(), size_t(3));
+        QCOMPARE(s.threads[0].name, std::string("db-writer"));
+        QCOMPARE(s.threads[1].name, std::string("renamed-worker"));
+        QVERIFY(s.threads[2].name.empty());
+    }
+
     void halvesResolutionInsteadOfGrowing() {
         LiveTimeline t(opts(100, 16));
         SyntheticFeed f(t);

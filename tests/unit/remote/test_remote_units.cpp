@@ -136,7 +136,12 @@ private slots:
             QCOMPARE(layout->inThreadsMain, uint64_t(7352));
             QCOMPARE(layout->inGcCollecting, uint64_t(7600));
             QCOMPARE(layout->coCodeAdaptive, uint64_t(200));
+            QCOMPARE(layout->inModules, uint64_t(7656));
         }
+        // threading's registry (thread names): dicts and heap types as measured live.
+        QCOMPARE(layout->dictKeys, uint64_t(32));
+        QCOMPARE(layout->dictValues, uint64_t(40));
+        QCOMPARE(layout->htCachedKeys, uint64_t(interpreter.minor >= 15 ? 888 : 880));
         // Damage is refused, never trusted.
         auto broken = table;
         broken[0] = 'X';

@@ -1,0 +1,265 @@
+#include "core/remote/remote_dict.h"
+
+#include <algorithm>
+#include <cstring>
+
+// Dict and instance layouts (GIL builds, x86_64), from CPython's Objects/dictobject.c and
+// Include/internal/pycore_object.h of each minor, checked against live 3.8-3.15 processes:
+// - keys object <= 3.10: dk_size@8 (Py_ssize_t), dk_nentries@32, indices@40, whose width
+//   follows dk_size; 3.11+: dk_log2_size@8, dk_log2_index_bytes@9, dk_kind@10,
+//   dk_nentries@24, indices@32. Entries follow the indices: {hash, key, value} (24 bytes),
+//   or {key, value} (16) for 3.11+'s str-only kinds.
+// - split tables keep values in ma_values[i] (3.13+: after an 8-byte header).
+// - instances <= 3.10: __dict__ at tp_dictoffset. 3.11+ with Py_TPFLAGS_MANAGED_DICT: the
+//   dict at obj-24 (3.12: tagged, odd = values pointer - 1), 3.11's values at obj-32, 3.13+'s
+//   inline values at obj+tp_basicsize (Py_TPFLAGS_INLINE_VALUES); values are keyed by the
+//   type's ht_cached_keys.
+namespace gilscope::remote {
+
+namespace {
+
+constexpr uint64_t kTpName = 24, kTpBasicSize = 32, kTpFlags = 168, kTpDictOffset = 288;
+constexpr uint64_t kManagedDict = 1 << 4, kInlineValues = 1 << 2;
+constexpr uint64_t kMaxTableSize = uint64_t{1} << 24; // slots; entries are capped far lower
+
+template <typename T>
+T load(const uint8_t* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+} // namespace
+
+RemoteDicts::RemoteDicts(ProcessMemory& mem, const PythonLayout& layout)
+    : mem_(mem), layout_(layout), objects_(mem, layout) {
+}
+
+void RemoteDicts::beginRefresh() {
+    bytesLeft_ = kMaxRefreshBytes;
+    error_.clear();
+}
+
+bool RemoteDicts::fail(std::string why) {
+    if (error_.empty()) error_ = std::move(why);
+    return false;
+}
+
+bool RemoteDicts::spend(size_t bytes) {
+    if (bytes > bytesLeft_) return fail("threading's registry is larger than gilscope reads");
+    bytesLeft_ -= bytes;
+    return true;
+}
+
+bool RemoteDicts::read(uint64_t addr, void* dst, size_t len) {
+    if (!plausibleAddress(addr)) return fail("a pointer in threading's registry is not valid");
+    if (!spend(len)) return false;
+    if (!mem_.read(addr, dst, len)) return fail("threading's registry changed while reading");
+    return true;
+}
+
+std::optional<std::string> RemoteDicts::string(uint64_t addr, size_t maxChars) {
+    if (!spend(512 + maxChars * 4)) return std::nullopt;
+    return objects_.readString(addr, maxChars);
+}
+
+bool RemoteDicts::entries(uint64_t dict, std::vector<DictEntry>& out) {
+    out.clear();
+    uint8_t d[72];
+    const size_t need = std::max(layout_.dictKeys, layout_.dictValues) + 8;
+    if (need > sizeof d || !read(dict, d, need)) return fail("cannot read a dict");
+    return keyEntries(load<uint64_t>(d + layout_.dictKeys), load<uint64_t>(d + layout_.dictValues),
+                      out);
+}
+
+bool RemoteDicts::keyEntries(uint64_t keys, uint64_t values, std::vector<DictEntry>& out) {
+    out.clear();
+    uint8_t h[40];
+    if (!read(keys, h, sizeof h)) return false;
+    uint64_t size = 0, entriesAt = 0, entrySize = 24, keyAt = 8;
+    int64_t used = 0;
+    if (layout_.minor <= 10) {
+        size = load<uint64_t>(h + 8);
+        used = load<int64_t>(h + 32);
+        const uint64_t width = size <= 0xff ? 1 : size <= 0xffff ? 2 : size <= 0xffffffff ? 4 : 8;
+        if (size == 0 || (size & (size - 1)) || size > kMaxTableSize)
+            return fail("a dict's table size is not valid");
+        entriesAt = keys + 40 + size * width;
+    } else {
+        const uint8_t log2Size = h[8], log2IndexBytes = h[9], kind = h[10];
+        used = load<int64_t>(h + 24);
+        if (log2Size > 24 || log2IndexBytes > 27 || kind > 2)
+            return fail("a dict's table size is not valid");
+        size = uint64_t{1} << log2Size;
+        entriesAt = keys + 32 + (uint64_t{1} << log2IndexBytes);
+        if (kind != 0) { // str keys only: no hash in the entry
+            entrySize = 16;
+            keyAt = 0;
+        }
+    }
+    if (used < 0 || static_cast<uint64_t>(used) > size)
+        return fail("a dict's entry count is not valid");
+    const size_t n = std::min<size_t>(static_cast<size_t>(used), kMaxEntries);
+    table_.resize(n * entrySize);
+    if (n && !read(entriesAt, table_.data(), table_.size())) return false;
+    std::vector<uint64_t> split;
+    if (plausibleAddress(values) && n) {
+        split.resize(n);
+        if (!read(values + (layout_.minor >= 13 ? 8 : 0), split.data(), n * 8)) return false;
+    }
+    out.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+        const uint8_t* e = table_.data() + i * entrySize;
+        DictEntry entry{load<uint64_t>(e + keyAt),
+                        split.empty() ? load<uint64_t>(e + keyAt + 8) : split[i]};
+        out.push_back(entry); // deleted slots stay, with a zero value: indices keep meaning
+    }
+    return true;
+}
+
+// The keys we look for are short ASCII names, so one read of each key's header and text
+// tells: all keys in one process_vm_readv of up to kMaxReadRanges ranges.
+bool RemoteDicts::findKey(const std::vector<DictEntry>& entries, std::string_view key,
+                          int64_t& index) {
+    index = -1;
+    if (key.size() > kMaxKeyChars) return false;
+    const size_t span = layout_.strAsciiSize + key.size();
+    std::vector<iovec> local, remote;
+    for (size_t first = 0; first < entries.size(); first += kMaxReadRanges) {
+        const size_t count = std::min(kMaxReadRanges, entries.size() - first);
+        if (!spend(count * span)) return false;
+        keyText_.assign(count * span, 0);
+        local.clear();
+        remote.clear();
+        std::vector<size_t> which;
+        for (size_t i = 0; i < count; ++i) {
+            const DictEntry& e = entries[first + i];
+            if (!e.value || !plausibleAddress(e.key)) continue;
+            local.push_back({keyText_.data() + which.size() * span, span});
+            remote.push_back({reinterpret_cast<void*>(e.key), span});
+            which.push_back(first + i);
+        }
+        // A key whose range fails ends the batch; the rest are read one by one.
+        for (size_t done = 0; done < local.size();) {
+            const size_t got =
+                mem_.readMany(std::span(local).subspan(done), std::span(remote).subspan(done));
+            done += std::max<size_t>(got, 1);
+        }
+        for (size_t j = 0; j < which.size(); ++j) {
+            const uint8_t* s = keyText_.data() + j * span;
+            const uint32_t state = load<uint32_t>(s + layout_.strState);
+            const bool compactAscii = (state & 0x60) == 0x60;
+            if (compactAscii && load<int64_t>(s + layout_.strLength) == int64_t(key.size()) &&
+                std::memcmp(s + layout_.strAsciiSize, key.data(), key.size()) == 0) {
+                index = static_cast<int64_t>(which[j]);
+                return true;
+            }
+        }
+    }
+    return true;
+}
+
+bool RemoteDicts::lookup(uint64_t dict, std::string_view key, uint64_t& value) {
+    value = 0;
+    if (!entries(dict, scratch_)) return false;
+    int64_t index = -1;
+    if (!findKey(scratch_, key, index)) return false;
+    if (index >= 0) value = scratch_[static_cast<size_t>(index)].value;
+    return true;
+}
+
+bool RemoteDicts::readType(uint64_t type, Type& out) {
+    uint8_t t[kTpDictOffset + 8];
+    if (!read(type, t, sizeof t)) return fail("cannot read an object's type");
+    out.basicSize = load<uint64_t>(t + kTpBasicSize);
+    out.flags = load<uint64_t>(t + kTpFlags);
+    out.dictOffset = load<int64_t>(t + kTpDictOffset);
+    out.cachedKeys = 0;
+    if (out.basicSize < 16 || out.basicSize > (1 << 16))
+        return fail("an object's type does not look like a type");
+    if (layout_.htCachedKeys != kAbsent && (out.flags & kManagedDict) &&
+        !read(type + layout_.htCachedKeys, &out.cachedKeys, 8))
+        return false;
+    return true;
+}
+
+bool RemoteDicts::attribute(uint64_t object, std::string_view name, uint64_t& value) {
+    value = 0;
+    uint64_t typeAddr = 0;
+    if (!read(object + layout_.obType, &typeAddr, 8)) return false;
+    Type type;
+    if (!readType(typeAddr, type)) return false;
+    uint64_t dict = 0, values = 0;
+    if (layout_.minor >= 11 && (type.flags & kManagedDict)) {
+        uint64_t slots[2] = {}; // obj-32 (3.11's values), obj-24 (the dict, or tagged values)
+        if (!read(object - 32, slots, sizeof slots)) return false;
+        dict = slots[1];
+        if (layout_.minor == 11) {
+            values = dict ? 0 : slots[0];
+        } else if (layout_.minor == 12 && (dict & 1)) {
+            values = dict + 1;
+            dict = 0;
+        } else if (layout_.minor >= 13 && !dict && (type.flags & kInlineValues)) {
+            uint8_t header[4];
+            if (!read(object + type.basicSize, header, sizeof header)) return false;
+            if (header[3]) values = object + type.basicSize; // `valid`: not moved to a dict
+        }
+    } else if (type.dictOffset > 0 && static_cast<uint64_t>(type.dictOffset) < type.basicSize) {
+        if (!read(object + static_cast<uint64_t>(type.dictOffset), &dict, 8)) return false;
+    }
+    if (dict) return lookup(dict, name, value);
+    if (!values) return true; // no attributes at all
+    if (!plausibleAddress(type.cachedKeys)) return fail("an instance's shared keys are missing");
+    if (!keyEntries(type.cachedKeys, values, scratch_)) return false;
+    int64_t index = -1;
+    if (!findKey(scratch_, name, index)) return false;
+    if (index >= 0) value = scratch_[static_cast<size_t>(index)].value;
+    return true;
+}
+
+bool RemoteDicts::smallInt(uint64_t object, uint64_t& value) {
+    uint8_t o[32];
+    if (!read(object, o, sizeof o)) return false;
+    // 3.12+: lv_tag = digits << 3 | sign (0 positive, 1 zero, 2 negative); before: ob_size.
+    const int64_t sizeField = load<int64_t>(o + 16);
+    int64_t digits = 0;
+    if (layout_.minor >= 12) {
+        if ((sizeField & 3) == 1) {
+            value = 0;
+            return true;
+        }
+        if ((sizeField & 3) != 0) return false;
+        digits = sizeField >> 3;
+    } else {
+        digits = sizeField;
+    }
+    if (digits == 0) {
+        value = 0;
+        return true;
+    }
+    if (digits < 0 || digits > 2) return false;
+    const uint32_t low = load<uint32_t>(o + 24), high = digits == 2 ? load<uint32_t>(o + 28) : 0;
+    if (low >> 30 || high >> 30) return false; // 30-bit digits
+    value = uint64_t{low} | (uint64_t{high} << 30);
+    return true;
+}
+
+std::optional<std::string> RemoteDicts::typeName(uint64_t object) {
+    uint64_t type = 0, name = 0;
+    if (!read(object + layout_.obType, &type, 8) || !read(type + kTpName, &name, 8))
+        return std::nullopt;
+    char text[65] = {};
+    if (!plausibleAddress(name)) {
+        fail("an object's type has no name");
+        return std::nullopt;
+    }
+    if (!spend(64)) return std::nullopt;
+    const size_t got = mem_.readPartial(name, text, 64);
+    if (!got) {
+        fail("threading's registry changed while reading");
+        return std::nullopt;
+    }
+    return std::string(text, strnlen(text, got));
+}
+
+} // namespace gilscope::remote

@@ -1,0 +1,74 @@
+#pragma once
+
+#include "core/remote/python_layout.h"
+#include "core/remote/remote_memory.h"
+#include "core/remote/remote_objects.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gilscope::remote {
+
+struct DictEntry {
+    uint64_t key = 0, value = 0;
+};
+
+// Reads dicts, instance attributes and small ints out of the target (threading's registry,
+// for thread names). The target changes them as we read: every table size is capped and
+// checked against its header, and all reads between two beginRefresh() calls share one
+// budget of bytes, so a hostile or torn dict can neither stall nor grow the reader.
+class RemoteDicts {
+public:
+    static constexpr size_t kMaxEntries = 1 << 14;      // entries looked at in one dict
+    static constexpr size_t kMaxRefreshBytes = 4 << 20; // every read of one refresh
+    static constexpr size_t kMaxKeyChars = 64;          // keys we look up are short names
+
+    RemoteDicts(ProcessMemory& mem, const PythonLayout& layout);
+
+    // Refills the budget and forgets the last error.
+    void beginRefresh();
+    // The used entries of the dict at addr, in insertion order (at most kMaxEntries).
+    bool entries(uint64_t dict, std::vector<DictEntry>& out);
+    // The value under the str key `key` (0: no such key).
+    bool lookup(uint64_t dict, std::string_view key, uint64_t& value);
+    // An attribute in an instance's __dict__ or inline values (0: not set).
+    bool attribute(uint64_t object, std::string_view name, uint64_t& value);
+    // A non-negative int that fits in 62 bits; false for None, other types or garbage.
+    bool smallInt(uint64_t object, uint64_t& value);
+    // The C name of an object's type (tp_name), at most 64 bytes.
+    std::optional<std::string> typeName(uint64_t object);
+    std::optional<std::string> string(uint64_t addr, size_t maxChars);
+    // One pointer-sized word.
+    bool pointer(uint64_t addr, uint64_t& value) { return read(addr, &value, 8); }
+
+    const std::string& error() const { return error_; }
+    size_t bytesLeft() const { return bytesLeft_; }
+
+private:
+    struct Type {
+        uint64_t basicSize = 0, flags = 0;
+        int64_t dictOffset = 0;
+        uint64_t cachedKeys = 0;
+    };
+    bool fail(std::string why);
+    bool spend(size_t bytes);
+    bool read(uint64_t addr, void* dst, size_t len);
+    bool readType(uint64_t type, Type& out);
+    // Entries of a keys object; values (when non-zero) is a split table's value array.
+    bool keyEntries(uint64_t keys, uint64_t values, std::vector<DictEntry>& out);
+    // Index in entries of the str key equal to `key`, or -1.
+    bool findKey(const std::vector<DictEntry>& entries, std::string_view key, int64_t& index);
+
+    ProcessMemory& mem_;
+    const PythonLayout& layout_;
+    RemoteObjects objects_;
+    size_t bytesLeft_ = kMaxRefreshBytes;
+    std::vector<uint8_t> table_, keyText_;
+    std::vector<DictEntry> scratch_;
+    std::string error_;
+};
+
+} // namespace gilscope::remote

@@ -1,0 +1,88 @@
+#include "core/tach/thread_names_file.h"
+
+#include "core/util/atomic_file.h"
+#include "core/util/utf8.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace gilscope {
+
+namespace {
+constexpr const char* kFormat = "gilscope-thread-names";
+constexpr int kVersion = 1;
+} // namespace
+
+std::filesystem::path threadNamesPath(const std::filesystem::path& bin) {
+    std::filesystem::path p = bin;
+    p += ".names.json";
+    return p;
+}
+
+Status writeThreadNames(const std::filesystem::path& bin, const BinIdentity& identity,
+                        const ThreadNameMap& names) {
+    if (names.empty()) return {};
+    nlohmann::json j;
+    j["format"] = kFormat;
+    j["version"] = kVersion;
+    j["bin_size"] = identity.fileSize;
+    j["start_time_us"] = identity.startTimeUs;
+    j["sample_count"] = identity.sampleCount;
+    auto& threads = j["threads"] = nlohmann::json::array();
+    for (const auto& [tid, name] : names)
+        threads.push_back({{"tid", tid}, {"name", sanitizeUtf8(name)}});
+    auto file = AtomicFile::create(threadNamesPath(bin));
+    if (!file) return file.error();
+    if (Status s = file->write(j.dump(1) + "\n"); !s) return s;
+    return file->commit();
+}
+
+ThreadNameMap readThreadNames(const std::filesystem::path& bin, const BinIdentity& identity) {
+    const std::filesystem::path path = threadNamesPath(bin);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return {};
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec || size > kMaxNamesFileBytes) return {};
+    std::ifstream in(path, std::ios::binary);
+    std::string text(size, '\0');
+    if (!in.read(text.data(), std::streamsize(size))) return {};
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object() || j.value("format", "") != kFormat || j.value("version", 0) != kVersion)
+        return {};
+    const BinIdentity stamped{j.value("bin_size", uint64_t{0}),
+                              j.value("start_time_us", uint64_t{0}),
+                              j.value("sample_count", uint64_t{0})};
+    if (!(stamped == identity)) return {};
+    ThreadNameMap names;
+    const auto threads = j.find("threads");
+    if (threads == j.end() || !threads->is_array()) return {};
+    for (const auto& t : *threads) {
+        if (names.size() >= kMaxNamedThreads) break;
+        if (!t.is_object() || !t.contains("tid") || !t["tid"].is_number_unsigned() ||
+            !t.contains("name") || !t["name"].is_string())
+            continue;
+        const std::string name = t["name"].get<std::string>();
+        if (!name.empty() && name.size() <= 1024)
+            names[t["tid"].get<uint64_t>()] = sanitizeUtf8(name);
+    }
+    return names;
+}
+
+Status copyThreadNames(const std::filesystem::path& from, const std::filesystem::path& to) {
+    const std::filesystem::path source = threadNamesPath(from);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(source, ec)) return {};
+    const auto size = std::filesystem::file_size(source, ec);
+    if (ec || size > kMaxNamesFileBytes) return {};
+    std::ifstream in(source, std::ios::binary);
+    std::string text(size, '\0');
+    if (!in.read(text.data(), std::streamsize(size)))
+        return makeError(ErrorKind::Io, "cannot read " + source.string());
+    auto file = AtomicFile::create(threadNamesPath(to));
+    if (!file) return file.error();
+    if (Status s = file->write(text); !s) return s;
+    return file->commit();
+}
+
+} // namespace gilscope

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "core/common/error.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace gilscope {
+
+// A `.bin` recording's thread names, beside it in "FILE.bin.names.json": CPython's format
+// has no place for them, and gilscope writes `.bin` files byte for byte as CPython does.
+// The side file names the recording it belongs to (size, start time, sample count), so
+// one left beside a `.bin` that was since replaced is ignored.
+struct BinIdentity {
+    uint64_t fileSize = 0;
+    uint64_t startTimeUs = 0;
+    uint64_t sampleCount = 0;
+    bool operator==(const BinIdentity&) const = default;
+};
+
+using ThreadNameMap = std::map<uint64_t, std::string>;
+
+inline constexpr size_t kMaxNamesFileBytes = 4 << 20;
+inline constexpr size_t kMaxNamedThreads = 1 << 15;
+
+std::filesystem::path threadNamesPath(const std::filesystem::path& bin);
+
+// Writes the side file of `bin` through AtomicFile (nothing when names is empty).
+Status writeThreadNames(const std::filesystem::path& bin, const BinIdentity& identity,
+                        const ThreadNameMap& names);
+
+// The names of `bin`: empty when there is no side file, or it is not one, too large, or
+// belongs to another recording. Bounded: at most kMaxNamesFileBytes are read.
+ThreadNameMap readThreadNames(const std::filesystem::path& bin, const BinIdentity& identity);
+
+// Copies the side file of `from` (if any) to beside `to`, a byte-identical copy of it.
+Status copyThreadNames(const std::filesystem::path& from, const std::filesystem::path& to);
+
+} // namespace gilscope

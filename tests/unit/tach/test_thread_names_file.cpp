@@ -1,0 +1,144 @@
+// The names file beside a `.bin` (core/tach/thread_names_file.h): written by TachWriter when
+// threads were named, replayed by TachReader, left out of the `.bin` itself (which stays
+// CPython's bytes), and ignored when it belongs to another recording or is not one.
+#include "core/sample/frame_registry.h"
+#include "core/tach/tach_reader.h"
+#include "core/tach/tach_writer.h"
+#include "core/tach/thread_names_file.h"
+#include "core/util/temp_dir.h"
+
+#include <QTest>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+using namespace gilscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+class NameSink : public SampleSink {
+public:
+    void addBatch(const SampleBatch&) override {}
+    void nameThread(uint64_t tid, const std::string& name) override { names[tid] = name; }
+    std::map<uint64_t, std::string> names;
+};
+
+// A small recording of two threads; names (tid -> name) go through nameThread.
+void record(const fs::path& path, const ThreadNameMap& names, uint64_t startUs = 1000) {
+    auto writer = TachWriter::create(path);
+    QVERIFY(writer);
+    FrameRegistry registry;
+    FrameInfo f{registry.internString("a.py"), registry.internString("work")};
+    f.line = f.endLine = 3;
+    const FrameId frame = registry.internFrame(f);
+    RecordingInfo info;
+    info.startTimeUs = startUs;
+    (*writer)->begin(registry, info);
+    for (uint64_t i = 0; i < 50; ++i)
+        for (uint64_t tid : {11, 12}) {
+            const uint64_t t = startUs + i * 1000;
+            (*writer)->addBatch({tid, 0, 0, std::span(&frame, 1), std::span(&t, 1)});
+        }
+    for (const auto& [tid, name] : names)
+        (*writer)->nameThread(tid, name);
+    (*writer)->finish({});
+    QVERIFY((*writer)->finalize());
+}
+
+std::map<uint64_t, std::string> replayedNames(const fs::path& path) {
+    auto reader = TachReader::open(path);
+    if (!reader) return {};
+    NameSink sink;
+    if (!reader->replay(sink)) return {};
+    return sink.names;
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+} // namespace
+
+class TestThreadNamesFile : public QObject {
+    Q_OBJECT
+private slots:
+    void namesGoBesideTheBinAndComeBack() {
+        auto dir = TempDir::create("gilscope-test-names-");
+        QVERIFY(dir);
+        const fs::path named = dir->path() / "named.bin", plain = dir->path() / "plain.bin";
+        record(named, {{11, "db-writer"}, {12, "worker-é名"}});
+        if (QTest::currentTestFailed()) return;
+        record(plain, {});
+        QVERIFY(fs::exists(threadNamesPath(named)));
+        QVERIFY(!fs::exists(threadNamesPath(plain)));
+        // The .bin is the same bytes with or without names.
+        QCOMPARE(slurp(named), slurp(plain));
+        const auto names = replayedNames(named);
+        QCOMPARE(names.size(), size_t(2));
+        QCOMPARE(names.at(11), std::string("db-writer"));
+        QCOMPARE(names.at(12), std::string("worker-é名"));
+        QVERIFY(replayedNames(plain).empty());
+    }
+
+    // A names file left beside a .bin that was replaced by another recording (CPython's,
+    // or one without names) names nothing.
+    void aStaleNamesFileIsIgnored() {
+        auto dir = TempDir::create("gilscope-test-names-");
+        QVERIFY(dir);
+        const fs::path bin = dir->path() / "r.bin";
+        record(bin, {{11, "db-writer"}});
+        if (QTest::currentTestFailed()) return;
+        const std::string names = slurp(threadNamesPath(bin));
+        record(bin, {}, 5000); // another recording at the same path
+        std::ofstream(threadNamesPath(bin), std::ios::binary) << names;
+        QVERIFY(replayedNames(bin).empty());
+    }
+
+    void hostileNamesFilesAreIgnored_data() {
+        QTest::addColumn<QByteArray>("content");
+        QTest::newRow("not json") << QByteArray("{\"format\": ");
+        QTest::newRow("not an object") << QByteArray("[1, 2, 3]");
+        QTest::newRow("other format") << QByteArray("{\"format\": \"x\", \"version\": 1}");
+        QTest::newRow("huge") << QByteArray(int(kMaxNamesFileBytes + 1), ' ');
+    }
+    void hostileNamesFilesAreIgnored() {
+        QFETCH(QByteArray, content);
+        auto dir = TempDir::create("gilscope-test-names-");
+        QVERIFY(dir);
+        const fs::path bin = dir->path() / "r.bin";
+        record(bin, {});
+        if (QTest::currentTestFailed()) return;
+        std::ofstream(threadNamesPath(bin), std::ios::binary)
+            .write(content.constData(), content.size());
+        QVERIFY(replayedNames(bin).empty()); // and the replay itself works
+        auto reader = TachReader::open(bin);
+        QVERIFY(reader);
+        NameSink sink;
+        QVERIFY(reader->replay(sink));
+    }
+
+    // Entries of the wrong shape are skipped; the others still name their threads.
+    void badEntriesAreSkipped() {
+        auto dir = TempDir::create("gilscope-test-names-");
+        QVERIFY(dir);
+        const fs::path bin = dir->path() / "r.bin";
+        record(bin, {{11, "db-writer"}});
+        if (QTest::currentTestFailed()) return;
+        std::string text = slurp(threadNamesPath(bin));
+        const size_t threads = text.find("\"threads\"");
+        QVERIFY(threads != std::string::npos);
+        const size_t open = text.find('[', threads);
+        text.insert(open + 1, "{\"tid\": -1, \"name\": \"x\"}, {\"tid\": 12}, 7, {\"tid\": 12, "
+                              "\"name\": \"\"}, ");
+        std::ofstream(threadNamesPath(bin), std::ios::binary) << text;
+        const auto names = replayedNames(bin);
+        QCOMPARE(names.size(), size_t(1));
+        QCOMPARE(names.at(11), std::string("db-writer"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestThreadNamesFile)
+#include "test_thread_names_file.moc"
