@@ -186,7 +186,7 @@ private slots:
     // Save as .bin saves it and then records.
     void recordOverUnsavedRecordingAsks() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.last(), QStringLiteral("three_deep.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         Harness h;
@@ -217,7 +217,7 @@ private slots:
     // Quitting while recording asks; Cancel keeps recording, Discard quits.
     void quitWhileRecordingAsks() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         Harness h;
@@ -239,7 +239,7 @@ private slots:
     // Ctrl+Shift+S saves a finished recording (QKeySequence::SaveAs is empty offscreen).
     void ctrlShiftSSavesTheRecording() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.last(), QStringLiteral("three_deep.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         Harness h;
@@ -262,7 +262,7 @@ private slots:
     // one thread. The saved .bin says which mode and features it was recorded with.
     void recordingOptionsReachTheRecording() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.last(), QStringLiteral("gil_contention.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         const qint64 mainTid = target.readyInfo()["threads"].toObject()["main"].toInteger();
@@ -323,7 +323,7 @@ private slots:
     // puts the path on the clipboard.
     void exportThenOpenInFirefoxProfiler() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.last(), QStringLiteral("three_deep.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
