@@ -12,8 +12,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <algorithm>
-
 using namespace gilscope::test;
 
 namespace {
@@ -137,20 +135,13 @@ private slots:
                 perTask << n;
             }
             // Per task, not only "some" (issue 18 item 17): the tasks take turns in equal
-            // slices, so in running mode each runs in a fair share of the ticks (a third;
-            // load preempts them alike), and in all mode each is in every tick's stacks.
-            qint64 sum = 0, most = 0;
-            for (qint64 n : perTask) {
+            // slices, so each has a fair share of the task samples (a third; seen 31-35% in
+            // both modes at load 20): a task the reader loses or starves fails.
+            qint64 sum = 0;
+            for (qint64 n : perTask)
                 sum += n;
-                most = std::max(most, n);
-            }
-            for (qint64 n : perTask) {
-                if (mode == "running")
-                    QVERIFY2(n * 100 >= sum * 15, qPrintable(QString("%1 of %2").arg(n).arg(sum)));
-                else
-                    QVERIFY2(n * 100 >= most * 90,
-                             qPrintable(QString("%1 of %2").arg(n).arg(most)));
-            }
+            for (qint64 n : perTask)
+                QVERIFY2(n * 100 >= sum * 20, qPrintable(QString("%1 of %2").arg(n).arg(sum)));
         }
     }
 };
