@@ -2,6 +2,7 @@
 // opens the GUI.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/command_registry.h"
+#include "core/util/atomic_file.h"
 #include "core/util/temp_dir.h"
 
 #include <QCoreApplication>
@@ -33,6 +34,18 @@ void printUsage() {
     std::printf("\nRun 'gilscope COMMAND --help' for a command's options.\n");
 }
 
+// What a command printed on stdout is checked once it is done: a full disk or a
+// failing device must not pass for success. (A write that failed earlier left the
+// stream's error flag; errno then is the best account left of why.)
+int checkedStdout(int code) {
+    errno = 0;
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return code;
+    const gilscope::Error e =
+        gilscope::ioError(errno ? errno : EIO, "cannot write", "standard output");
+    std::fprintf(stderr, "gilscope: %s\n", e.message.c_str());
+    return code != 0 ? code : gilscope::exitCodeFor(e.kind);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -48,7 +61,7 @@ int main(int argc, char** argv) {
             QCoreApplication::setApplicationVersion(QStringLiteral(GILSCOPE_VERSION));
             QStringList args = gilscope::cli::decodeArguments(argc, argv);
             args.removeFirst(); // program path; keep the command name as argv[0]
-            return c.run(args);
+            return checkedStdout(c.run(args));
         }
         if (std::strcmp(first, "-h") == 0 || std::strcmp(first, "--help") == 0 ||
             std::strcmp(first, "help") == 0) {

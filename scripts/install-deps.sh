@@ -25,6 +25,8 @@ packages=(
     # tests: Debian's own Python (a test target), a font for the offscreen GUI tests,
     # debootstrap + keyring for the Python 3.14/3.15 chroot and the fresh-machine check
     python3 fonts-dejavu-core debootstrap debian-archive-keyring xvfb xauth
+    # dbus-daemon: a private session bus for the Show in folder test
+    dbus
     # ASan/UBSan and libFuzzer builds; the style test (the tree follows .clang-format)
     clang libclang-rt-14-dev clang-format
     # compiler cache: a warm scripts/test.sh (CI's next run, a second checkout) rebuilds little

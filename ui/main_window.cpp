@@ -5,6 +5,7 @@
 #include "core/sampling/rate_parser.h"
 #include "net/profile_server.h"
 #include "ui/analysis/analysis_panel.h"
+#include "ui/analysis/state_filter_choices.h"
 #include "ui/attach_job.h"
 #include "ui/job_runner.h"
 #include "ui/launch_dialog.h"
@@ -120,11 +121,18 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
             [this](const QString& text) { statusBar()->showMessage(text, 15000); });
     exitWatch_->setInterval(100); // reaps the launched program once it has ended
     connect(exitWatch_, &QTimer::timeout, this, &MainWindow::checkProgramExit);
-    connect(this, &MainWindow::recordingStarted, this,
-            [this] { analysis_->showRecording(session_->profile(), session_->pid(), true); });
+    // A state the recording never read is greyed out in the filter, with the reason.
+    connect(this, &MainWindow::recordingStarted, this, [this] {
+        analysis_->showRecording(session_->profile(), session_->pid(), true);
+        markRecordedStates(analysis_->stateBox(), int(session_->mode()), session_->pythonMinor());
+    });
     connect(this, &MainWindow::recordingEnded, this, [this] { analysis_->setLive(false); });
     connect(this, &MainWindow::recordingLoaded, this, [this](bool ok) {
-        if (ok && file_) analysis_->showRecording(file_->profile(), 0, false);
+        if (!ok || !file_) return;
+        analysis_->showRecording(file_->profile(), 0, false);
+        const TachInfo& info = file_->info();
+        markRecordedStates(analysis_->stateBox(), info.mode.value_or(-1),
+                           info.pythonMajor == 3 ? info.pythonMinor : 0);
     });
     liveTimer_->setInterval(200); // 5 Hz: figures and timelines, never per sample
     connect(liveTimer_, &QTimer::timeout, this, &MainWindow::tick);

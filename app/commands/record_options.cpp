@@ -86,9 +86,9 @@ ReadOptions RecordOptions::readOptions() const {
     r.maxDepth = maxDepth;
     r.asyncMode = asyncMode;
     // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode whatever
-    // --mode says (as CPython does); the other formats use --mode, and wall mode does not
-    // probe /proc per thread.
-    r.cpuState = format == OutputFormat::Gecko || mode == ProfilingMode::All;
+    // --mode says (as CPython does); the other formats use --mode, and only wall mode does
+    // not probe /proc per thread (so a recording's mode tells which states it holds).
+    r.cpuState = format == OutputFormat::Gecko || mode != ProfilingMode::Wall;
     r.mode = format == OutputFormat::Gecko ? ProfilingMode::All : mode;
     return r;
 }

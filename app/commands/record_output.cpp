@@ -8,6 +8,8 @@
 #include "core/tach/tach_writer.h"
 #include "core/util/utf8.h"
 
+#include <cerrno>
+#include <cstdio>
 #include <optional>
 
 namespace gilscope::cli {
@@ -97,6 +99,13 @@ public:
         if (cancel.cancelled()) return cancelled();
         if (file_) return collector_.writeTo(std::move(*file_));
         collector_.printTable(stdout, table_);
+        // The table is the output: a full disk or a closed pipe is a failed write.
+        errno = 0;
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+            const int err = errno ? errno : EIO;
+            std::clearerr(stdout); // reported here, not again when the command ends
+            return ioError(err, "cannot write the table to", "standard output");
+        }
         return {};
     }
     std::string writtenMessage() const override { return {}; }

@@ -6,6 +6,7 @@
 #include "app/commands/push_session.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
+#include "core/live/recording_copy.h"
 #include "core/remote/thread_freezer.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
@@ -101,6 +102,11 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     samplerOptions.durationSec = options.durationSec;
     samplerOptions.read = options.readOptions();
     samplerOptions.realtimePriority = options.realtimePriority;
+    // A private .bin copy beside every local output but a .bin itself: if writing the
+    // output fails at the end (full disk), the samples, which can never be taken again,
+    // are kept.
+    std::optional<RecordingCopy> copy;
+    if (output && options.format != OutputFormat::Binary) both.add(&copy.emplace());
     Recording recording(reader, both, samplerOptions);
     recording.start();
     if (pushing) pushing->start();
@@ -156,13 +162,23 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         return result;
     }
 
+    if (copy) copy->finalize();
     const Status written = output->write(interrupts.abortToken());
     if (!written) {
         result.aborted = written.error().kind == ErrorKind::Cancelled;
-        result.exitCode = result.aborted ? 130 : fail(written.error());
-        if (result.aborted)
+        if (result.aborted) {
+            result.exitCode = 130; // the user threw the recording away: nothing is kept
             std::fprintf(stderr, "gilscope: aborted; %s was not written\n",
                          escapeForDisplay(destination.string()).c_str());
+            return result;
+        }
+        Error e = written.error();
+        if (copy) {
+            const std::string flag = std::string("--") + formatName(options.format);
+            e.message +=
+                "\ngilscope: " + rescueNote(copy->rescue(destination), flag.c_str(), destination);
+        }
+        result.exitCode = fail(e);
         return result;
     }
     if (const std::string said = output->writtenMessage(); !said.empty())

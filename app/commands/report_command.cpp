@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace gilscope::cli {
 
@@ -140,10 +142,32 @@ int runReport(const QStringList& args) {
     auto snap = model.query(filter);
     if (!snap) return fail(snap.error());
     const auto rows = reportRows(**snap, options);
-    if (parser.isSet(json))
-        std::printf("%s\n", reportJson(**snap, rows, options).dump(2).c_str());
-    else
+    // A state the recording never read matches nothing: say so, and which it holds.
+    const int recordedMode = reader->info().mode.value_or(-1);
+    const int minor = reader->info().pythonMajor == 3 ? reader->info().pythonMinor : 0;
+    const std::string unavailable = stateFilterUnavailable(filter.state, recordedMode, minor);
+    std::vector<std::string> held;
+    for (StateFilter st : kAllStateFilters)
+        if (stateFilterUnavailable(st, recordedMode, minor).empty())
+            held.emplace_back(stateFilterName(st));
+    if (parser.isSet(json)) {
+        auto j = reportJson(**snap, rows, options);
+        j["recorded_states"] = held;
+        if (!unavailable.empty()) j["unavailable"] = unavailable;
+        std::printf("%s\n", j.dump(2).c_str());
+    } else {
         std::printf("%s", reportText(**snap, rows, options).c_str());
+        if (!unavailable.empty()) {
+            std::string list;
+            for (const std::string& h : held)
+                list += (list.empty() ? "" : ", ") + h;
+            const std::string option = filter.state == StateFilter::GilContention
+                                           ? "--gil-contention"
+                                           : "--mode " + std::string(stateFilterName(filter.state));
+            std::printf("Note: %s cannot match this recording: %s. It holds: %s.\n", option.c_str(),
+                        unavailable.c_str(), list.c_str());
+        }
+    }
     return 0;
 }
 

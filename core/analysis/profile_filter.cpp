@@ -39,6 +39,25 @@ std::optional<StateFilter> parseStateFilter(std::string_view name) {
     return std::nullopt;
 }
 
+std::string stateFilterUnavailable(StateFilter s, int mode, int pythonMinor) {
+    const auto m = static_cast<ProfilingMode>(mode);
+    const std::string remedy = "; `--mode all` records it";
+    // Wall mode alone does not read each thread's CPU state from the kernel.
+    if (m == ProfilingMode::Wall) {
+        const std::string recorded = "it was recorded in wall mode, ";
+        if (s == StateFilter::OnCpu) return recorded + "which does not read the CPU state" + remedy;
+        // 3.15 says it in the thread state; before, it is inferred from the kernel's.
+        if ((s == StateFilter::WaitingForGil || s == StateFilter::GilContention) &&
+            pythonMinor > 0 && pythonMinor < 15)
+            return recorded + "and before Python 3.15 waiting for the GIL is read from the " +
+                   "kernel's thread state, which that mode does not read" + remedy;
+    }
+    if (m == ProfilingMode::Gil &&
+        (s == StateFilter::WaitingForGil || s == StateFilter::GilContention))
+        return "it was recorded in gil mode, which keeps only the thread holding the GIL" + remedy;
+    return {};
+}
+
 bool statusPasses(StateFilter s, uint32_t status) {
     switch (s) {
     case StateFilter::All:

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,6 +31,12 @@ std::string_view stateFilterName(StateFilter s);
 std::optional<StateFilter> parseStateFilter(std::string_view name);
 // "All", "On CPU", "Holding GIL", ... (GUI spelling).
 std::string_view stateFilterLabel(StateFilter s);
+
+// Why a state filter can match nothing in a recording made in `mode` (a ProfilingMode
+// value; -1: unknown) of a Python 3.`pythonMinor` target (0: unknown), because that
+// recording never read the state; empty when it can match. Such a filter would
+// otherwise answer "0 of N" as if no thread had ever been in that state.
+std::string stateFilterUnavailable(StateFilter s, int mode, int pythonMinor);
 
 // Whether a sample's ThreadStatus bits pass the filter (Gc and GilContention need more
 // than the status: the stack, or the other threads of the tick).

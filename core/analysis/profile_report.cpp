@@ -124,6 +124,7 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
                   describeFilter(s).c_str(), static_cast<unsigned long long>(s.matchedSamples),
                   static_cast<unsigned long long>(s.recordedSamples), s.intervalUs / 1000.0);
     out += buf;
+    if (!s.spillProblem.empty()) out += "Note: " + s.spillProblem + "\n";
     if (s.filter.state == StateFilter::GilContention) {
         std::snprintf(buf, sizeof buf,
                       "GIL contention: %llu ticks had a thread waiting for the GIL; the table is "
@@ -168,6 +169,7 @@ nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<Re
     j["interval_us"] = s.intervalUs;
     j["recorded_samples"] = s.recordedSamples;
     j["matched_samples"] = s.matchedSamples;
+    if (!s.spillProblem.empty()) j["spill_problem"] = s.spillProblem;
     if (s.filter.state == StateFilter::GilContention) j["contended_ticks"] = s.contendedTicks;
     auto& arr = j["rows"] = nlohmann::ordered_json::array();
     for (const ReportRow& r : rows) {

@@ -12,11 +12,25 @@
 namespace gilscope {
 
 void SampleStore::append(const SampleRecord& r) {
+    if (spillFailed_ && memoryOnly_.size() + tail_.size() >= memoryLimit_) {
+        ++dropped_; // memory is at its bound and the disk refused: say so, never grow
+        return;
+    }
     if (tail_.capacity() == 0) tail_.reserve(kBlockRecords);
     tail_.push_back(r);
     tailBlock_.minTime = std::min(tailBlock_.minTime, r.time());
     tailBlock_.maxTime = std::max(tailBlock_.maxTime, r.time());
     if (tail_.size() == kBlockRecords) flush();
+}
+
+std::string SampleStore::spillProblem() const {
+    if (!spillFailed_) return {};
+    std::string problem = "samples are kept in memory: " + spillProblem_;
+    if (dropped_ > 0)
+        problem += "; memory is full, so the last " + std::to_string(dropped_) +
+                   " thread-samples are left out of time ranges and GIL contention (the first " +
+                   std::to_string(size()) + " are kept)";
+    return problem;
 }
 
 void SampleStore::flush() {

@@ -33,21 +33,31 @@ static_assert(sizeof(SampleRecord) == 12);
 
 // Per-sample columns for time-range and GIL-contention queries: appended in memory and
 // written to a file in a private temp dir ("gilscope-analysis-<pid>-*") one block at a
-// time, so memory stays at one block plus 24 bytes per block (its time bounds).
+// time, so memory stays at one block plus 24 bytes per block (its time bounds). When
+// spilling fails, records stay in memory up to a bound; later ones are dropped and
+// counted (the model's per-stack counts stay exact: only time ranges and GIL
+// contention then see the samples kept).
 // Not thread-safe: the owner serializes append() and view(); a View is then read
 // without the owner's lock (the file only grows, and the View copied the rest).
 class SampleStore {
 public:
     static constexpr size_t kBlockRecords = 65536;
+    // Records kept in memory when spilling fails: 96 MiB.
+    static constexpr uint64_t kMemoryLimitRecords = 128 * kBlockRecords;
 
-    SampleStore() = default;
+    explicit SampleStore(uint64_t memoryLimitRecords = kMemoryLimitRecords)
+        : memoryLimit_(memoryLimitRecords) {}
     SampleStore(const SampleStore&) = delete;
     SampleStore& operator=(const SampleStore&) = delete;
 
     void append(const SampleRecord& r);
-    uint64_t size() const { return flushed_ + tail_.size(); }
-    // Why samples stay in memory instead of on disk (temp dir or write failed), or empty.
-    const std::string& spillProblem() const { return spillProblem_; }
+    // Records kept (on disk and in memory).
+    uint64_t size() const { return flushed_ + memoryOnly_.size() + tail_.size(); }
+    // Records dropped because spilling failed and memory reached its bound.
+    uint64_t dropped() const { return dropped_; }
+    // Why samples stay in memory instead of on disk (temp dir or write failed), and what
+    // was dropped; empty when spilling works.
+    std::string spillProblem() const;
 
     struct Block {
         uint64_t minTime = UINT64_MAX, maxTime = 0;
@@ -77,6 +87,8 @@ private:
     uint64_t flushed_ = 0;
     std::vector<SampleRecord> tail_;
     std::vector<SampleRecord> memoryOnly_; // when spilling is impossible
+    uint64_t memoryLimit_;
+    uint64_t dropped_ = 0;
 };
 
 } // namespace gilscope

@@ -45,12 +45,7 @@ Status GeckoCollector::Impl::exportTo(const std::filesystem::path* dest, AtomicF
         if (lastError) return *lastError;
         return makeError(ErrorKind::Internal, "the Gecko collector has already been exported");
     }
-    exported = true; // whatever happens next, the collector is spent (as CPython's)
-    struct Cleanup {
-        Impl* self;
-        ~Cleanup() { self->cleanup(); }
-    } cleanupGuard{this};
-
+    exportStarted = true;
     if (lastError) return *lastError;
     if (threads.empty())
         return makeError(ErrorKind::NoSamples,
@@ -63,7 +58,8 @@ Status GeckoCollector::Impl::exportTo(const std::filesystem::path* dest, AtomicF
 
     // A spill failure stopped the recording, but nothing was lost: what could not go to
     // disk stayed in memory, and the columns are read from both.
-    finalizeMarkers();
+    if (!markersFinal) finalizeMarkers();
+    markersFinal = true;
     if (lastError) return *lastError;
 
     Result<AtomicFile> file = made ? std::move(*made) : AtomicFile();
@@ -93,8 +89,13 @@ Status GeckoCollector::Impl::exportTo(const std::filesystem::path* dest, AtomicF
     });
     ProfileStreamer streamer(*this, writer, progress, cancel, std::move(pid), std::move(abi),
                              std::move(platform), cpus);
+    // On any early return ~AtomicFile removes the temporary file, and the spill stays:
+    // the recording is not lost until its output is committed, so export can be retried.
     if (Status s = streamer.run(); !s.ok()) return s;
-    return out.commit(); // on any early return, ~AtomicFile removes the temporary file
+    if (Status s = out.commit(); !s.ok()) return s;
+    exported = true;
+    cleanup();
+    return {};
 }
 
 GeckoCollector::GeckoCollector(GeckoOptions options)

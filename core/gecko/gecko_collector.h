@@ -40,7 +40,7 @@ struct GeckoOptions {
 // preprocessedProfileVersion 57), as CPython 3.15's GeckoCollector does, in bounded
 // memory: per-thread sample and marker columns are spilled, in chunks, to one shared
 // file in a private temporary directory ("gilscope-gecko-<pid>-*/spill.bin", created
-// on first thread, removed after export, after a failed export and on destruction);
+// on first thread, removed once an export is committed and on destruction);
 // each column's last partial chunk stays in memory. The deduplicated
 // stack/frame/func/resource tables and the string array stay in memory.
 //
@@ -48,9 +48,11 @@ struct GeckoOptions {
 // run on another thread once recording has stopped); only the CancelToken may be
 // touched from another thread during export.
 //
-// After exportTo() (successful or not) the collector is spent: a later addBatch() is
-// ignored and recorded as an error ("cannot add samples to the Gecko collector after
-// export"), reported by lastError() and by a second exportTo(). addBatch() never throws.
+// Once exportTo() has started, a later addBatch() is ignored and recorded as an error
+// ("cannot add samples to the Gecko collector after export"), reported by lastError()
+// and by a later exportTo(). An export that fails or is cancelled keeps everything (the
+// recording cannot be taken again), so exportTo() can be retried; after one succeeds the
+// collector is spent. addBatch() never throws.
 class GeckoCollector final : public SampleSink {
 public:
     explicit GeckoCollector(GeckoOptions options = {});
@@ -82,7 +84,7 @@ public:
     // First error recorded outside exportTo that makes export impossible (addBatch after
     // export). A spill failure is not one: see failed().
     const std::optional<Error>& lastError() const;
-    bool exported() const;
+    bool exported() const;        // an export was committed (the spill is gone)
     uint64_t sampleCount() const; // thread-samples recorded so far
     size_t threadCount() const;
     // The spill directory, empty before the first thread and after cleanup.

@@ -54,7 +54,9 @@ struct GeckoCollector::Impl {
     double lastSampleTime = 0;
     uint64_t seq = 0;
 
-    bool exported = false;
+    bool exportStarted = false; // no more samples once an export began
+    bool markersFinal = false;  // open intervals were closed for the first export
+    bool exported = false;      // an export was committed: the spill is gone
     std::optional<Error> lastError;
     std::optional<Error> spillError;
 

@@ -51,7 +51,7 @@ void GeckoCollector::Impl::spillFailed(Error e) {
 }
 
 void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
-    if (exported) {
+    if (exportStarted) {
         fail(makeError(ErrorKind::Internal,
                        "cannot add samples to the Gecko collector after export"));
         return;

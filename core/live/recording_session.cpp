@@ -48,11 +48,10 @@ void RecordingSession::startSampling() {
 RecordingSession::RecordingSession(std::unique_ptr<StackSource> source,
                                    const RecordingOptions& options)
     : source_(std::move(source)), collector_(geckoOptions(options.intervalUs)),
-      timeline_(withThreadNames(options.timeline)), pid_(source_->pid()) {
+      timeline_(withThreadNames(options.timeline)), pid_(source_->pid()), mode_(options.mode) {
     tee_.add(&collector_);
     tee_.add(profile_.get());
-    openBackup();
-    if (backup_) tee_.add(backup_.get());
+    tee_.add(&copy_);
     tee_.add(&timeline_);
     SamplerOptions samplerOptions;
     samplerOptions.intervalUs = options.intervalUs;
@@ -66,23 +65,12 @@ RecordingSession::~RecordingSession() {
     recording_.reset();
 }
 
-void RecordingSession::openBackup() {
-    auto dir = TempDir::create(temp_prefix::kLiveCopy);
-    if (!dir) {
-        backupProblem_ = dir.error().message;
-        return;
-    }
-    backupDir_ = std::move(dir).value();
-    auto writer = TachWriter::create(backupDir_.path() / "recording.bin");
-    if (!writer) {
-        backupProblem_ = writer.error().message;
-        return;
-    }
-    backup_ = std::move(writer).value();
-}
-
 std::string RecordingSession::pythonVersion() const {
     return source_->pythonVersion().str();
+}
+
+int RecordingSession::pythonMinor() const {
+    return source_->pythonVersion().major == 3 ? source_->pythonVersion().minor : 0;
 }
 
 void RecordingSession::requestStop() {
@@ -96,20 +84,15 @@ bool RecordingSession::running() const {
 StopReason RecordingSession::finish() {
     if (recording_->finished()) return recording_->finish();
     const StopReason reason = recording_->finish();
-    if (!recording_->started()) {
-        backupProblem_ = "the recording never started";
-    } else if (backup_) {
-        const Status saved = backup_->finalize();
-        if (saved)
-            backupPath_ = backupDir_.path() / "recording.bin";
-        else
-            backupProblem_ = saved.error().message;
-    }
+    if (!recording_->started())
+        copy_.drop("the recording never started");
+    else
+        copy_.finalize();
     return reason;
 }
 
 bool RecordingSession::canExport() const {
-    return finished() && (!collector_.exported() || !backupPath_.empty());
+    return finished() && (!collector_.exported() || hasBinCopy());
 }
 
 Status RecordingSession::exportTo(const std::filesystem::path& dest,
@@ -117,25 +100,34 @@ Status RecordingSession::exportTo(const std::filesystem::path& dest,
                                   StateFilter state) {
     if (!finished())
         return makeError(ErrorKind::Internal, "stop the recording before exporting it");
-    if (state == StateFilter::All && !collector_.exported())
-        return collector_.exportTo(dest, progress, cancel);
-    if (backupPath_.empty())
+    if (state == StateFilter::All && !collector_.exported()) {
+        Status exported = collector_.exportTo(dest, progress, cancel);
+        if (exported || exported.error().kind == ErrorKind::Cancelled || rescued_) return exported;
+        // The first export failed (full disk): keep the recording where the user sees it.
+        rescued_ = true;
+        Error e = exported.error();
+        e.message += "; " + rescueNote(copy_.rescue(dest), "--gecko", dest) +
+                     " (or export it again from here once there is room)";
+        return e;
+    }
+    if (!hasBinCopy())
         return makeError(ErrorKind::Io,
                          std::string(state == StateFilter::All
                                          ? "this recording was already exported and its copy is "
                                          : "a filtered export replays the recording's copy, which "
                                            "is ") +
-                             "missing (" + backupProblem_ + "); record again");
-    return RecordingFile::exportFile(backupPath_, dest, state, progress, cancel);
+                             "missing (" + copy_.problem() + "); record again");
+    return RecordingFile::exportFile(copy_.path(), dest, state, progress, cancel);
 }
 
 Status RecordingSession::saveBinCopyTo(const std::filesystem::path& dest,
                                        const ProgressCallback& progress,
                                        const CancelToken* cancel) const {
     if (!finished()) return makeError(ErrorKind::Internal, "stop the recording before saving it");
-    if (backupPath_.empty())
-        return makeError(ErrorKind::Io, "this recording has no .bin copy (" + backupProblem_ + ")");
-    return saveBinCopy(backupPath_, dest, progress, cancel);
+    if (!hasBinCopy())
+        return makeError(ErrorKind::Io,
+                         "this recording has no .bin copy (" + copy_.problem() + ")");
+    return saveBinCopy(copy_.path(), dest, progress, cancel);
 }
 
 SamplerStats RecordingSession::stats() const {

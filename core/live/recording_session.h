@@ -4,11 +4,10 @@
 #include "core/common/error.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/live/live_timeline.h"
+#include "core/live/recording_copy.h"
 #include "core/sample/stack_source.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
-#include "core/tach/tach_writer.h"
-#include "core/util/temp_dir.h"
 
 #include <memory>
 #include <string>
@@ -30,9 +29,11 @@ struct RecordingOptions {
 // One live recording as the GUI runs it: attach to a pid and record it (Recording, as the
 // command line does) into a Gecko collector (for export) and a LiveTimeline (for
 // drawing), stop on request or when the target exits. The samples also go to a private `.bin` copy
-// (TachWriter in a TempDir), so the recording can be exported again after an export was cancelled
-// or failed (a GeckoCollector can export only once). Everything the sampler touches lives here, in
-// the order that makes the sampler go first on destruction.
+// (RecordingCopy), for exports of one state, exports after the first and Save as .bin. A first
+// export that fails can be retried from the collector (which keeps its data until an export is
+// committed), copy or no copy; when it fails, the copy is also rescued beside the destination.
+// Everything the sampler touches lives here, in the order that makes the sampler go first on
+// destruction.
 class RecordingSession {
 public:
     // Attaches to pid without sampling yet. Opening a process (its ELF symbols,
@@ -52,6 +53,8 @@ public:
 
     int pid() const { return pid_; }
     std::string pythonVersion() const; // "3.11.7"
+    int pythonMinor() const;           // 11
+    ProfilingMode mode() const { return mode_; }
 
     // True once the first tick was taken: a held (launched) target may go on.
     bool firstTickTaken() const { return recording_->firstTickTaken(); }
@@ -78,9 +81,9 @@ public:
     Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress = {},
                     const CancelToken* cancel = nullptr, StateFilter state = StateFilter::All);
     // Why there is no `.bin` copy (re-export impossible), or empty.
-    const std::string& backupProblem() const { return backupProblem_; }
+    const std::string& backupProblem() const { return copy_.problem(); }
     // After finish(): the private `.bin` copy is complete and can be saved.
-    bool hasBinCopy() const { return !backupPath_.empty(); }
+    bool hasBinCopy() const { return !copy_.path().empty(); }
     // Saves the private `.bin` copy to dest (see saveBinCopy()): a file CPython 3.15's
     // `profiling.sampling replay` and gilscope's Open read. Only after finish(); may
     // run on a worker thread, like exportTo().
@@ -90,20 +93,17 @@ public:
 private:
     RecordingSession(std::unique_ptr<StackSource> source, const RecordingOptions& options);
 
-    void openBackup();
-
     std::unique_ptr<StackSource> source_;
     GeckoCollector collector_;
-    TempDir backupDir_;
-    std::unique_ptr<TachWriter> backup_;
-    std::filesystem::path backupPath_; // set once the copy is finalized
-    std::string backupProblem_;
+    RecordingCopy copy_;
+    bool rescued_ = false; // the copy was rescued after the first failed export
     LiveTimeline timeline_;
     // The analysis views' model; shared so a query running on a worker keeps it alive.
     std::shared_ptr<ProfileModel> profile_ = std::make_shared<ProfileModel>();
     TeeSink tee_; // the collector, the analysis model, the .bin copy and the timeline
     std::unique_ptr<Recording> recording_;
     int pid_ = 0;
+    ProfilingMode mode_ = ProfilingMode::All;
 };
 
 } // namespace gilscope

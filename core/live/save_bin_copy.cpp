@@ -22,13 +22,14 @@ Error cancelled(const std::filesystem::path& dest) {
 } // namespace
 
 Status saveBinCopy(const std::filesystem::path& source, const std::filesystem::path& dest,
-                   const ProgressCallback& progress, const CancelToken* cancel) {
+                   const ProgressCallback& progress, const CancelToken* cancel,
+                   AtomicFileOptions options) {
     UniqueFd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
     struct stat st {};
     if (!in || ::fstat(in.get(), &st) != 0)
         return ioError(errno, "cannot read the recording's copy", source);
     const uint64_t total = static_cast<uint64_t>(st.st_size);
-    auto out = AtomicFile::create(dest);
+    auto out = AtomicFile::create(dest, options);
     if (!out) return out.error();
     std::vector<char> buffer(kChunk);
     uint64_t done = 0;

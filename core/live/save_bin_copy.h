@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/common/error.h"
+#include "core/util/atomic_file.h"
 #include "core/util/cancel.h"
 
 #include <filesystem>
@@ -12,6 +13,7 @@ namespace gilscope {
 // existing dest survives a failure or a cancel. Progress is (bytes copied, file size);
 // cancel is checked between chunks.
 Status saveBinCopy(const std::filesystem::path& source, const std::filesystem::path& dest,
-                   const ProgressCallback& progress = {}, const CancelToken* cancel = nullptr);
+                   const ProgressCallback& progress = {}, const CancelToken* cancel = nullptr,
+                   AtomicFileOptions options = {});
 
 } // namespace gilscope

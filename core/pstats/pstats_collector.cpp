@@ -31,6 +31,9 @@ size_t PstatsCollector::KeyHash::operator()(const Key& k) const noexcept {
 void PstatsCollector::begin(const FrameRegistry& registry, const RecordingInfo& info) {
     registry_ = &registry;
     if (info.sampleIntervalUs) intervalUs_ = info.sampleIntervalUs;
+    // Only 3.15's pstats knows the sampled marker; older ones fail on it (3.12: "cannot
+    // unpack non-iterable bool object"), so the target's own Python decides.
+    sampledMarker_ = info.pythonMajor > 3 || (info.pythonMajor == 3 && info.pythonMinor >= 15);
 }
 
 size_t PstatsCollector::indexOf(FrameId frame) {
@@ -83,8 +86,9 @@ Status PstatsCollector::writeTo(const std::filesystem::path& path) const {
 }
 
 Status PstatsCollector::writeTo(AtomicFile file) const {
-    // create_stats() + _dump_stats(): {key: (cc, nc, tt, ct, {caller: count})}, then
-    // the ("__sampled__",): True marker that makes pstats load it as SampledStats.
+    // create_stats() + _dump_stats(): {key: (cc, nc, tt, ct, {caller: count})}, then,
+    // for a 3.15 target, the ("__sampled__",): True marker that makes 3.15's pstats load
+    // it as SampledStats.
     MarshalWriter m;
     m.beginDict();
     const double interval = intervalSec();
@@ -102,9 +106,11 @@ Status PstatsCollector::writeTo(AtomicFile file) const {
         }
         m.endDict();
     }
-    m.tuple(1);
-    m.str("__sampled__");
-    m.boolean(true);
+    if (sampledMarker_) {
+        m.tuple(1);
+        m.str("__sampled__");
+        m.boolean(true);
+    }
     m.endDict();
 
     if (Status s = file.write(m.bytes()); !s) return s;

@@ -2,8 +2,9 @@
 
 // CPython's pstats output (profiling.sampling.pstats_collector): per (file, line,
 // function) the samples where it was the leaf ("direct"), the samples where it was on
-// the stack ("cumulative"), and who called it. With -o it is a marshal file that
-// Python's pstats.Stats(path) loads; without, a text table on stdout.
+// the stack ("cumulative"), and who called it. With -o it is a marshal file that the
+// target's own Python's pstats.Stats(path) loads (3.8 and later; 3.15's sampled marker
+// only for a 3.15 target); without, a text table on stdout.
 
 #include "core/common/error.h"
 #include "core/sample/sample_sink.h"
@@ -68,6 +69,7 @@ private:
 
     const FrameRegistry* registry_ = nullptr;
     uint64_t intervalUs_ = 1000;
+    bool sampledMarker_ = false; // the target is 3.15+: its pstats reads the marker
     std::vector<Entry> entries_;
     std::unordered_map<Key, size_t, KeyHash> index_;
     std::vector<size_t> frameIndex_; // FrameId → entries_ index + 1 (0: not yet)

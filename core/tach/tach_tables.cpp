@@ -63,6 +63,13 @@ Status readStrings(int fd, const TachInfo& info, FrameRegistry& registry, TachTa
         if (!bytes) return bytes.error();
         out.strings.push_back(registry.internString(sanitizeUtf8(*bytes)));
     }
+    // CPython reads on into the frame table; a count that makes it do so is corrupt.
+    const uint64_t end = info.stringTableOffset + w.consumed();
+    if (end > info.frameTableOffset)
+        return corrupt(format("Invalid string table: %u string(s) end at byte %llu, inside the "
+                              "frame table, which starts at byte %llu",
+                              info.stringCount, static_cast<unsigned long long>(end),
+                              static_cast<unsigned long long>(info.frameTableOffset)));
     return {};
 }
 
@@ -100,6 +107,14 @@ Status readFrames(int fd, const TachInfo& info, TachTables& out) {
         w.consume(1);
         out.frames.push_back(frame);
     }
+    // CPython reads on into the footer; a table that runs into it is corrupt.
+    const uint64_t end = info.frameTableOffset + w.consumed();
+    const uint64_t footer = info.fileSize - kFooterSize;
+    if (end > footer)
+        return corrupt(format("Invalid frame table: %u frame(s) end at byte %llu, inside the "
+                              "footer, which starts at byte %llu",
+                              info.frameCount, static_cast<unsigned long long>(end),
+                              static_cast<unsigned long long>(footer)));
     return {};
 }
 

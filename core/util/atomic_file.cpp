@@ -58,6 +58,7 @@ Result<AtomicFile> AtomicFile::create(const fs::path& destination, AtomicFileOpt
     AtomicFile f;
     f.destination_ = destination;
     f.target_ = t.path;
+    f.noReplace_ = options.noReplace;
     fs::path dir = t.path.parent_path();
     if (dir.empty()) dir = ".";
     cleanStaleTempFiles(dir);
@@ -76,8 +77,8 @@ Result<AtomicFile> AtomicFile::create(const fs::path& destination, AtomicFileOpt
 
 AtomicFile::AtomicFile(AtomicFile&& o) noexcept
     : fd_(std::move(o.fd_)), direct_(std::move(o.direct_)), staged_(o.staged_),
-      isStdout_(o.isStdout_), tempPath_(std::move(o.tempPath_)), target_(std::move(o.target_)),
-      destination_(std::move(o.destination_)) {
+      isStdout_(o.isStdout_), noReplace_(o.noReplace_), tempPath_(std::move(o.tempPath_)),
+      target_(std::move(o.target_)), destination_(std::move(o.destination_)) {
     o.tempPath_.clear();
 }
 
@@ -88,6 +89,7 @@ AtomicFile& AtomicFile::operator=(AtomicFile&& o) noexcept {
         direct_ = std::move(o.direct_);
         staged_ = o.staged_;
         isStdout_ = o.isStdout_;
+        noReplace_ = o.noReplace_;
         tempPath_ = std::move(o.tempPath_);
         target_ = std::move(o.target_);
         destination_ = std::move(o.destination_);
@@ -143,7 +145,10 @@ Status AtomicFile::commit() {
     if (::fsync(fd_.get()) != 0 && errno != EINVAL)
         return ioError(errno, "cannot flush", destination_);
     if (::close(fd_.release()) != 0) return ioError(errno, "cannot close", destination_);
-    if (::rename(tempPath_.c_str(), target_.c_str()) != 0) {
+    const int renamed = noReplace_ ? ::renameat2(AT_FDCWD, tempPath_.c_str(), AT_FDCWD,
+                                                 target_.c_str(), RENAME_NOREPLACE)
+                                   : ::rename(tempPath_.c_str(), target_.c_str());
+    if (renamed != 0) {
         const int err = errno;
         discard();
         return ioError(err, "cannot replace", destination_);

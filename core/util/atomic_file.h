@@ -15,6 +15,9 @@ struct AtomicFileOptions {
     // regular file cannot take that, so its bytes are staged in an unnamed temporary
     // file and copied to it by commit().
     bool needsSeek = false;
+    // commit() never replaces an existing file (a rescued recording must not destroy
+    // one): it fails with EEXIST instead.
+    bool noReplace = false;
 };
 
 // Writes a file that appears at its destination whole or not at all.
@@ -69,6 +72,7 @@ private:
     UniqueFd direct_;     // direct mode: the destination itself
     bool staged_ = false; // direct mode with needsSeek: fd_ is an unnamed staging file
     bool isStdout_ = false;
+    bool noReplace_ = false;
     std::filesystem::path tempPath_;
     std::filesystem::path target_; // what rename() replaces: the destination, links followed
     std::filesystem::path destination_;

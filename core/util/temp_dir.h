@@ -11,7 +11,7 @@ namespace gilscope {
 // one and what cleans the stale ones up name the same constant.
 namespace temp_prefix {
 inline constexpr char kGeckoSpill[] = "gilscope-gecko";  // the Gecko collector's spill.bin
-inline constexpr char kLiveCopy[] = "gilscope-live";     // the GUI's private .bin copy
+inline constexpr char kLiveCopy[] = "gilscope-live";     // a recording's private .bin copy
 inline constexpr char kRunHook[] = "gilscope-run";       // run's sitecustomize.py
 inline constexpr char kAnalysis[] = "gilscope-analysis"; // the analysis views' sample store
 } // namespace temp_prefix

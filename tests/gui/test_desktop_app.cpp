@@ -197,7 +197,7 @@ private slots:
     // nothing, Save as .bin saves it and then records.
     void recordOverUnsavedRecordingAsks() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.last(), QStringLiteral("three_deep.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         Harness h;
@@ -228,7 +228,7 @@ private slots:
     // Quitting while recording asks; Cancel keeps recording, Discard quits.
     void quitWhileRecordingAsks() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         Harness h;
@@ -251,7 +251,7 @@ private slots:
     // offscreen).
     void ctrlShiftSSavesTheRecording() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.last(), QStringLiteral("three_deep.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         Harness h;
@@ -275,7 +275,7 @@ private slots:
     // it was recorded with.
     void recordingOptionsReachTheRecording() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.last(), QStringLiteral("gil_contention.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         const qint64 mainTid = target.readyInfo()["threads"].toObject()["main"].toInteger();
@@ -336,7 +336,7 @@ private slots:
     // profiler's origin), and Copy path puts the path on the clipboard.
     void exportThenOpenInFirefoxProfiler() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.last(), QStringLiteral("three_deep.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;

@@ -157,7 +157,7 @@ private slots:
     void statusSaysBothEndsInEitherOrder() {
         QFETCH(QString, rate);
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         QTemporaryDir dir;
         const QString script = dir.filePath(QStringLiteral("exits.py"));
         {
@@ -186,7 +186,7 @@ private slots:
     // Stop ends a launched program, as Ctrl-C ends `gilscope run`'s: the signal shows.
     void stopEndsTheProgramAndSaysHow() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         QTemporaryDir dir;
         const QString script = dir.filePath(QStringLiteral("long.py"));
         {
@@ -216,7 +216,7 @@ private slots:
     // before Python starts says so with its exit code.
     void badLaunchesAreExplained() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         LaunchDialog dialog;
         LaunchRequest r;
         r.interpreter = all.first().executable;

@@ -85,7 +85,7 @@ private slots:
     // and Ctrl+R records exactly that pid, not a neighbour.
     void singleClickThenCtrlRRecordsTheClickedPid() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess a(all.first(), QStringLiteral("three_deep.py"));
         TargetProcess b(all.last(), QStringLiteral("three_deep.py"));
         QVERIFY2(a.start(), qPrintable(a.error()));
@@ -125,7 +125,7 @@ private slots:
     // rests on the table, a rescan moves nothing; the new process shows once it leaves.
     void refreshWithNewProcessKeepsSelectionAndRowUnderPointer() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess a(all.first(), QStringLiteral("three_deep.py"));
         QVERIFY2(a.start(), qPrintable(a.error()));
         Harness h;
@@ -183,7 +183,7 @@ private slots:
     // selection), Record is disabled, and the window says which process went.
     void selectedProcessExitingClearsTheSelection() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess a(all.first(), QStringLiteral("three_deep.py"));
         TargetProcess b(all.last(), QStringLiteral("three_deep.py"));
         TargetProcess c(all.first(), QStringLiteral("three_deep.py"));

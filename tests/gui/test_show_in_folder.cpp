@@ -4,6 +4,7 @@
 // QDesktopServices instead. A private dbus-daemon stands in for the desktop's session
 // bus, and an object on it for the file manager (there is none offscreen); those cases
 // are skipped where dbus-daemon is not installed.
+#include "tests/support/ci_requirements.h"
 #include "ui/show_in_folder.h"
 
 #include <QDBusConnection>
@@ -94,7 +95,7 @@ private slots:
 
     void aFileManagerOnTheBusSelectsTheFile() {
         PrivateBus bus;
-        if (!bus.start()) QSKIP("dbus-daemon is not installed or did not start");
+        GILSCOPE_REQUIRE(bus.start(), "dbus-daemon is not installed or did not start");
         QDBusConnection fmConnection = bus.connect(QStringLiteral("fm"));
         FakeFileManager fm;
         QVERIFY(fmConnection.registerObject(QStringLiteral("/org/freedesktop/FileManager1"), &fm,
@@ -120,7 +121,7 @@ private slots:
 
     void withNoFileManagerAnsweringTheFolderOpens() {
         PrivateBus bus;
-        if (!bus.start()) QSKIP("dbus-daemon is not installed or did not start");
+        GILSCOPE_REQUIRE(bus.start(), "dbus-daemon is not installed or did not start");
         QList<QUrl> opened;
         int viaFileManager = -1;
         QObject context;

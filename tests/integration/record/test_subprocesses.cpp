@@ -144,7 +144,7 @@ private slots:
     // `profile_{pid}.pstats` for --pstats (whose parent prints its table).
     void childrenGetCPythonsDefaultNames() {
         const auto host = findInterpreters(8, 13);
-        if (host.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!host.isEmpty(), "no host interpreter");
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         QList<qint64> children;

@@ -271,8 +271,10 @@ private slots:
     // gilscope running as `nobody` against a root-owned target: the message must say
     // why (another user, no CAP_SYS_PTRACE) and what to do (sudo / run as that user).
     void anotherUsersProcess() {
-        if (::geteuid() != 0) QSKIP("needs root to start a root-owned target and drop to nobody");
-        if (QStandardPaths::findExecutable("setpriv").isEmpty()) QSKIP("setpriv is not installed");
+        GILSCOPE_REQUIRE(::geteuid() == 0,
+                         "needs root to start a root-owned target and drop to nobody");
+        GILSCOPE_REQUIRE(!QStandardPaths::findExecutable("setpriv").isEmpty(),
+                         "setpriv is not installed");
         const auto all = test::findInterpreters();
         TargetProcess target(all.front(), "three_deep.py");
         QVERIFY2(target.start(), qPrintable(target.error()));

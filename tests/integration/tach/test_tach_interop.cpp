@@ -74,9 +74,8 @@ class TestTachInterop : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        if (!chrootReady())
-            QSKIP("the sid chroot with python3.15 is absent: run scripts/setup-python-chroot.sh "
-                  "(as root)");
+        GILSCOPE_REQUIRE(chrootReady(), "the sid chroot with python3.15 (CPython's reference) is "
+                                        "absent: run scripts/setup-python-chroot.sh (as root)");
     }
 
     void cpythonRecordingReplaysLikeCPython() {
@@ -128,8 +127,8 @@ private slots:
         for (const Interpreter& i : findInterpreters(8)) {
             if (!i.inChroot) hosts.push_back(i);
         }
-        if (hosts.isEmpty())
-            QSKIP("no host Python interpreter to record (pyenv or Debian python3)");
+        GILSCOPE_REQUIRE(!hosts.isEmpty(),
+                         "no host Python interpreter to record (pyenv or Debian python3)");
         const Interpreter& python = hosts.last();
         qInfo("recording %s", qPrintable(python.label));
         ChrootScratch scratch;

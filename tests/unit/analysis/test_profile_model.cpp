@@ -3,6 +3,7 @@
 // replay-style interleaved ticks, spilled blocks, and queries while a producer runs.
 #include "core/analysis/profile_model.h"
 #include "core/analysis/profile_views.h"
+#include "core/analysis/sample_store.h"
 #include "core/sample/thread_status.h"
 #include "tests/support/synthetic_feed.h"
 
@@ -346,6 +347,47 @@ private slots:
         }
         producer.join();
         QCOMPARE(run(m)->matchedSamples, 200000u);
+    }
+
+    // Issue 18 item 6: when the spill directory cannot be made, the store keeps at most
+    // its bound in memory (the first samples), counts what it drops and says so. Old: it
+    // kept every record in memory, without bound.
+    void failedSpillIsBoundedAndSaysWhatWasDropped() {
+        const QByteArray savedTmp = qgetenv("TMPDIR");
+        qputenv("TMPDIR", "/nonexistent/gilscope-no-tmp");
+        constexpr uint64_t kLimit = 2 * SampleStore::kBlockRecords;
+        SampleStore store(kLimit);
+        const uint64_t n = 5 * SampleStore::kBlockRecords + 7;
+        for (uint64_t i = 0; i < n; ++i) {
+            SampleRecord r;
+            r.node = 1;
+            r.setTime(i);
+            store.append(r);
+        }
+        if (savedTmp.isNull())
+            qunsetenv("TMPDIR");
+        else
+            qputenv("TMPDIR", savedTmp);
+        QCOMPARE(store.size(), kLimit);
+        QCOMPARE(store.dropped(), n - kLimit);
+        const SampleStore::View view = store.view();
+        QCOMPARE(uint64_t(view.memory.size()), kLimit);
+        uint64_t scanned = 0, lastTime = 0;
+        QVERIFY(view.scan(0, UINT64_MAX,
+                          [&](std::span<const SampleRecord> records) {
+                              scanned += records.size();
+                              for (const SampleRecord& r : records)
+                                  lastTime = std::max(lastTime, r.time());
+                          })
+                    .ok());
+        QCOMPARE(scanned, kLimit);
+        QCOMPARE(lastTime, kLimit - 1); // the first samples are the ones kept
+        const std::string problem = store.spillProblem();
+        QVERIFY2(problem.find("last " + std::to_string(n - kLimit) + " thread-samples") !=
+                     std::string::npos,
+                 problem.c_str());
+        QVERIFY2(problem.find("/nonexistent/gilscope-no-tmp") != std::string::npos,
+                 problem.c_str());
     }
 };
 

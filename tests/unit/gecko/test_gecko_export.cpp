@@ -7,6 +7,7 @@
 #include "core/gecko/python_float.h"
 #include "core/sample/thread_status.h"
 #include "core/util/temp_dir.h"
+#include "tests/support/ci_requirements.h"
 
 #include <QTest>
 #include <algorithm>
@@ -16,7 +17,6 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <pthread.h>
 #include <sys/mount.h>
 #include <thread>
 #include <time.h>
@@ -29,13 +29,6 @@ namespace TS = gilscope::ThreadStatus;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-// A thread CPU clock in milliseconds.
-double cpuMs(clockid_t clock) {
-    timespec ts{};
-    clock_gettime(clock, &ts);
-    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
-}
 
 // n samples on 2 threads, 20-deep stacks, a status change every 100 samples.
 void feedMany(GeckoCollector& collector, SyntheticFeed& feed, uint64_t n) {
@@ -61,13 +54,22 @@ void writeText(const fs::path& p, const std::string& text) {
 class TestGeckoExport : public QObject {
     Q_OBJECT
 private slots:
-    void exportFailureKeepsExistingFile() {
+    // A failed export keeps the destination and the collector's data: the spill stays
+    // until an export is committed, so a second export writes every sample. Old: the
+    // spill was removed at the first failure and the collector was spent.
+    void exportFailureKeepsExistingFileAndTheRecording() {
+        bool failing = true;
         GeckoOptions opt;
-        opt.beforeWrite = [](uint64_t) -> Status { return makeError(ErrorKind::Io, "boom"); };
+        opt.spillBufferBytes = 64; // so the samples really are in the spill file
+        opt.beforeWrite = [&failing](uint64_t) -> Status {
+            return failing ? makeError(ErrorKind::Io, "boom") : Status{};
+        };
         GeckoCollector collector(opt);
         SyntheticFeed feed(collector);
-        feed.add(1, TS::HasGil, {feed.frame("file.py", 10, "func")}, {1000});
+        for (uint64_t i = 0; i < 100; ++i)
+            feed.add(1, TS::HasGil, {feed.frame("file.py", 10, "func")}, {1000 + i * 1000});
         const fs::path spill = collector.spillDirectory();
+        QVERIFY(!spill.empty());
 
         auto dir = TempDir::create("gilscope-test");
         QVERIFY(dir.ok());
@@ -79,7 +81,16 @@ private slots:
         QVERIFY(s.error().message.find("boom") != std::string::npos);
         QCOMPARE(readFile(dest), std::string("existing"));
         QVERIFY(listDir(dir->path()) == before);
-        QVERIFY(!fs::exists(spill)); // spill directory removed after a failure too
+        QVERIFY(fs::exists(spill)); // the recording is kept until an export is committed
+        QVERIFY(!collector.exported());
+
+        failing = false;
+        s = collector.exportTo(dest);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
+        QVERIFY(collector.exported());
+        QVERIFY(!fs::exists(spill)); // committed: now the spill goes
+        const nlohmann::json profile = readJson(dest);
+        QCOMPARE(profile["threads"][0]["samples"]["length"].get<int>(), 100);
     }
 
     void failureMidStreamLeavesNoTemporaryFile() {
@@ -117,37 +128,41 @@ private slots:
         QVERIFY(listDir(dir->path()) == std::vector<std::string>{"profile.json"});
     }
 
-    // Measured in the exporting thread's CPU time, not wall time: on a busy machine the
-    // thread may wait for a CPU, but the work it does after the cancel stays this small.
-    void cancelFromAnotherThreadStopsWithin200ms() {
+    // Counted in work, not time (issue 18 item 18: a CPU-time bound failed under ASan at
+    // load 10): once the token is set, the export streams at most one poll interval
+    // (4096 items, the streamer's kPollMask + 1) more before it stops. Without the
+    // check it would stream all ~8M items.
+    void cancelFromAnotherThreadStopsWithinOnePoll() {
         GeckoCollector collector;
         SyntheticFeed feed(collector);
         feedMany(collector, feed, 2'000'000);
         auto dir = TempDir::create("gilscope-test");
         const fs::path dest = dir->path() / "profile.json";
         CancelToken cancel;
-        std::atomic<bool> started{false};
-        clockid_t exporterClock{};
-        QCOMPARE(pthread_getcpuclockid(pthread_self(), &exporterClock), 0);
-        double cpuAtCancelMs = 0;
+        std::atomic<uint64_t> done{0}, total{0};
+        std::atomic<uint64_t> doneAtCancel{UINT64_MAX};
         std::thread canceller([&] {
-            while (!started.load())
+            while (done.load() <= 100'000)
                 std::this_thread::sleep_for(std::chrono::milliseconds(1));
-            cpuAtCancelMs = cpuMs(exporterClock);
             cancel.cancel();
+            doneAtCancel = done.load(); // anything streamed after this came after the cancel
         });
         Status s = collector.exportTo(
             dest,
-            [&](uint64_t done, uint64_t) {
-                if (done > 100'000) started = true;
+            [&](uint64_t d, uint64_t t) {
+                done = d;
+                total = t;
             },
             &cancel);
-        const double cpuAtReturnMs = cpuMs(CLOCK_THREAD_CPUTIME_ID);
         canceller.join();
         QVERIFY(!s.ok());
         QCOMPARE(s.error().kind, ErrorKind::Cancelled);
-        const double ms = cpuAtReturnMs - cpuAtCancelMs;
-        QVERIFY2(ms < 200, (std::to_string(ms) + " ms of CPU after the cancel").c_str());
+        const uint64_t after = done.load() - doneAtCancel.load();
+        qInfo("%llu of %llu items streamed after the cancel",
+              static_cast<unsigned long long>(after),
+              static_cast<unsigned long long>(total.load()));
+        QVERIFY2(after <= 2 * 4096, std::to_string(after).c_str());
+        QVERIFY(total.load() > 1'000'000); // there was far more left to stream
         QVERIFY(listDir(dir->path()).empty());
     }
 
@@ -174,12 +189,12 @@ private slots:
     }
 
     void realFullDiskKeepsExistingFile() {
-        if (::geteuid() != 0) QSKIP("needs root to mount a small tmpfs");
+        GILSCOPE_REQUIRE(::geteuid() == 0, "needs root to mount a small tmpfs");
         auto dir = TempDir::create("gilscope-test");
         const fs::path mnt = dir->path() / "small";
         fs::create_directory(mnt);
-        if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=64k") != 0)
-            QSKIP("cannot mount a tmpfs here (no CAP_SYS_ADMIN?)");
+        GILSCOPE_REQUIRE(::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=64k") == 0,
+                         "cannot mount a tmpfs here (no CAP_SYS_ADMIN?)");
         struct Unmount {
             fs::path p;
             ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }

@@ -1,6 +1,7 @@
 // saveBinCopy(): a recording's `.bin` copy saved for the user is byte-identical and
 // readable; a cancel or a write error leaves no partial file and an existing file as
 // it was; missing source or directory are explained.
+#include "core/live/recording_copy.h"
 #include "core/live/save_bin_copy.h"
 #include "core/sample/frame_registry.h"
 #include "core/tach/tach_reader.h"
@@ -173,6 +174,42 @@ private slots:
         QVERIFY2(noDir.error().message.find(nowhere.string()) != std::string::npos,
                  noDir.error().message.c_str());
         QCOMPARE(entriesIn(dir->path()), 1);
+    }
+
+    // Issue 18 item 1: a recording whose export failed is kept beside the destination
+    // (never over an existing file), else in the cache directory; the note says where
+    // and the replay command that finishes the job.
+    void rescueGoesBesideTheDestinationElseIntoTheCache() {
+        auto dir = TempDir::create("gilscope-test");
+        QVERIFY(dir.ok());
+        const fs::path copy = dir->path() / "private.bin";
+        writeAll(copy, "a recording");
+        const fs::path out = dir->path() / "out dir";
+        fs::create_directories(out);
+        writeAll(out / "p.json.rescued.bin", "an older rescue");
+
+        auto beside = rescueRecording(copy, out / "p.json");
+        QVERIFY2(beside.ok(), beside.ok() ? "" : beside.error().message.c_str());
+        QCOMPARE(beside->string(), (out / "p.json.rescued-2.bin").string());
+        QCOMPARE(readAll(*beside), std::string("a recording"));
+        QCOMPARE(readAll(out / "p.json.rescued.bin"), std::string("an older rescue"));
+        const std::string note = rescueNote(beside, "--gecko", out / "p.json");
+        QVERIFY2(note.find("gilscope replay '" + beside->string() + "' --gecko -o '" +
+                           (out / "p.json").string() + "'") != std::string::npos,
+                 note.c_str());
+
+        // The destination's directory cannot take it: the cache can.
+        const QByteArray savedCache = qgetenv("XDG_CACHE_HOME");
+        qputenv("XDG_CACHE_HOME", QByteArray::fromStdString((dir->path() / "cache").string()));
+        auto cached = rescueRecording(copy, dir->path() / "missing" / "p.json");
+        if (savedCache.isNull())
+            qunsetenv("XDG_CACHE_HOME");
+        else
+            qputenv("XDG_CACHE_HOME", savedCache);
+        QVERIFY2(cached.ok(), cached.ok() ? "" : cached.error().message.c_str());
+        QCOMPARE(cached->string(),
+                 (dir->path() / "cache" / "gilscope" / "rescued" / "p.json.rescued.bin").string());
+        QCOMPARE(readAll(*cached), std::string("a recording"));
     }
 };
 
