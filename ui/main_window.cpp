@@ -5,6 +5,7 @@
 #include "core/sampling/rate_parser.h"
 #include "net/profile_server.h"
 #include "ui/analysis/analysis_panel.h"
+#include "ui/analysis/compare_bar.h"
 #include "ui/attach_job.h"
 #include "ui/job_runner.h"
 #include "ui/launch_dialog.h"
@@ -128,6 +129,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     // Analysis views: fed by the recording's (or opened file's) ProfileModel.
     analysis_ = new AnalysisPanel(this);
     analysis_->attachTimeline(timeline_);
+    compare_->attach(analysis_);
     auto* analysisDock = new QDockWidget(tr("Where the time goes"), this);
     analysisDock->setObjectName(QStringLiteral("analysisDock"));
     analysisDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);

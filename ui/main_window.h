@@ -35,6 +35,7 @@ class ProfileServer;
 namespace gilscope::ui {
 
 class AnalysisPanel;
+class CompareBar;
 class AttachJob;
 class JobRunner;
 class LiveFigures;
@@ -77,6 +78,7 @@ public:
     RateChart* rateChart() const { return rateChart_; }
     net::ProfileServer* profileServer() const { return profileServer_; }
     AnalysisPanel* analysis() const { return analysis_; }
+    CompareBar* compare() const { return compare_; }
     QAction* recordAction() const { return recordAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* exportAction() const { return exportAction_; }
@@ -210,6 +212,7 @@ private:
     After after_ = After::Nothing;
     QString afterPath_;                 // the file to open after the save, for After::Open
     AnalysisPanel* analysis_ = nullptr; // top functions, trees, flame graph (a dock)
+    CompareBar* compare_ = nullptr;     // File › Compare with… (in the analysis panel)
 
     // Shared with worker jobs, which keep them alive until they are done.
     std::shared_ptr<RecordingSession> session_;

@@ -141,41 +141,44 @@ std::optional<std::string> incomparableReason(std::optional<int> baselineMode,
     return std::nullopt;
 }
 
-std::vector<double> frameShareChange(const ProfileSnapshot& current, const CallTree& currentTree,
-                                     const ProfileSnapshot& baseline,
-                                     const CallTree& baselineTree) {
-    FunctionKeys keys;
-    const std::vector<uint32_t> curKey = keys.idsOf(current);
-    const std::vector<uint32_t> baseKey = keys.idsOf(baseline);
-    // Baseline child by (parent node, function key).
-    std::unordered_map<uint64_t, uint32_t> child;
-    for (uint32_t n = 1; n < baselineTree.nodes.size(); ++n) {
-        const CallTreeNode& b = baselineTree.nodes[n];
-        child.emplace(uint64_t(b.parent) << 32 | baseKey[b.func], n);
-    }
-    const uint64_t curAll = currentTree.nodes.empty() ? 0 : currentTree.nodes[0].total;
-    const uint64_t baseAll = baselineTree.nodes.empty() ? 0 : baselineTree.nodes[0].total;
-    std::vector<double> change(currentTree.nodes.size(), 0.0);
-    std::vector<uint32_t> match(currentTree.nodes.size(), UINT32_MAX); // baseline node
-    if (!match.empty()) match[0] = 0;
-    // From the root down, so a node's parent is matched before it.
-    std::vector<uint32_t> todo{0};
+uint64_t functionKey(const FunctionInfo& f) {
+    std::string key = f.name;
+    key += '\0';
+    key += f.file;
+    return std::hash<std::string>{}(key);
+}
+
+uint64_t childPathKey(uint64_t parentPath, uint64_t function) {
+    // splitmix64's finaliser over the pair: order matters, a->b is not b->a.
+    uint64_t z = parentPath * 0x9E3779B97F4A7C15ull + function + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+ShareTable shareTable(const ProfileSnapshot& s) {
+    ShareTable out;
+    out.samples = s.matchedSamples;
+    std::vector<uint64_t> keys;
+    keys.reserve(s.functions.size());
+    for (const FunctionInfo& f : s.functions)
+        keys.push_back(functionKey(f));
+    for (const FunctionRow& r : functionTable(s))
+        out.functionTotalPct[keys[r.func]] += pct(r.total, s.matchedSamples);
+    const CallTree tree = topDownTree(s);
+    if (tree.nodes.empty()) return out;
+    const uint64_t all = tree.nodes[0].total;
+    std::vector<std::pair<uint32_t, uint64_t>> todo{{0, 0}}; // node, its path key
     while (!todo.empty()) {
-        const uint32_t n = todo.back();
+        const auto [n, path] = todo.back();
         todo.pop_back();
-        for (uint32_t c : currentTree.nodes[n].children) {
-            uint32_t b = UINT32_MAX;
-            if (match[n] != UINT32_MAX) {
-                auto it = child.find(uint64_t(match[n]) << 32 | curKey[currentTree.nodes[c].func]);
-                if (it != child.end()) b = it->second;
-            }
-            match[c] = b;
-            const uint64_t baseTotal = b == UINT32_MAX ? 0 : baselineTree.nodes[b].total;
-            change[c] = pct(currentTree.nodes[c].total, curAll) - pct(baseTotal, baseAll);
-            todo.push_back(c);
+        for (uint32_t c : tree.nodes[n].children) {
+            const uint64_t childPath = childPathKey(path, keys[tree.nodes[c].func]);
+            out.pathTotalPct[childPath] += pct(tree.nodes[c].total, all);
+            todo.push_back({c, childPath});
         }
     }
-    return change;
+    return out;
 }
 
 namespace {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace gilscope {
@@ -56,11 +57,19 @@ std::optional<std::string> incomparableReason(std::optional<int> baselineMode,
 // "wall", "cpu", "gil", "all", "exception", or "unknown".
 std::string profilingModeName(std::optional<int> mode);
 
-// Per node of the current top-down tree: its share of the current kept samples minus the
-// share of the same call path (matched by function name and file) in the baseline, in
-// points. Node 0 (every sample) is 0.
-std::vector<double> frameShareChange(const ProfileSnapshot& current, const CallTree& currentTree,
-                                     const ProfileSnapshot& baseline, const CallTree& baselineTree);
+// Keys that hold across recordings (function ids do not): a hash of a function's name
+// and file, and of a frame's call path from the root (the root's path is 0).
+uint64_t functionKey(const FunctionInfo& f);
+uint64_t childPathKey(uint64_t parentPath, uint64_t function);
+
+// One side of a comparison as the window uses it: total shares (points of the kept
+// samples) by function key and by call path of the top-down tree.
+struct ShareTable {
+    uint64_t samples = 0;
+    std::unordered_map<uint64_t, double> functionTotalPct;
+    std::unordered_map<uint64_t, double> pathTotalPct;
+};
+ShareTable shareTable(const ProfileSnapshot& s);
 
 // The `gilscope diff` outputs. Names are escaped for a terminal in the table.
 struct DiffSide {
