@@ -14,8 +14,9 @@ namespace gilscope::cli {
 
 namespace {
 
-// Exit status when a --fail-if-grows limit is exceeded: the check failed, nothing broke.
-constexpr int kGrewExitCode = 1;
+// Exit status when a --fail-if-grows limit is exceeded: the check failed, nothing broke
+// (README's table of exit codes).
+constexpr int kGrewExitCode = 12;
 
 struct GrowthLimit {
     QString function;
@@ -46,7 +47,7 @@ int runDiff(const QStringList& args) {
     const QCommandLineOption json("json", "Print JSON instead of a table.");
     const QCommandLineOption failIfGrows(
         "fail-if-grows",
-        "Exit with status 1 when FUNC's total share grew by more than PCT percentage points; "
+        "Exit with status 12 when FUNC's total share grew by more than PCT percentage points; "
         "repeatable.",
         "FUNC:PCT");
     parser.addOptions({mode, limit, json, failIfGrows});

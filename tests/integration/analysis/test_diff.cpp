@@ -96,15 +96,15 @@ private slots:
         auto exitOf = [&](const QStringList& extra) {
             return runGilscope(QStringList{"diff", base.bin, cur.bin} + extra).exitCode;
         };
-        QCOMPARE(exitOf({"--fail-if-grows", "light_part:10"}), 1);
+        QCOMPARE(exitOf({"--fail-if-grows", "light_part:10"}), 12);
         QCOMPARE(exitOf({"--fail-if-grows", "light_part:90"}), 0);
         QCOMPARE(exitOf({"--fail-if-grows", "heavy_part:0"}), 0);
         QCOMPARE(exitOf({"--fail-if-grows", "heavy_part:0", "--fail-if-grows", "light_part:10"}),
-                 1);
+                 12);
         // The other way round, heavy_part is the one that grew.
         QCOMPARE(
             runGilscope({"diff", cur.bin, base.bin, "--fail-if-grows", "heavy_part:10"}).exitCode,
-            1);
+            12);
         // A misspelt function is a usage error, not a pass.
         const RunResult typo =
             runGilscope({"diff", base.bin, cur.bin, "--fail-if-grows", "hevy:5"});
