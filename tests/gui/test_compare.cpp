@@ -16,6 +16,7 @@
 #include "ui/analysis/flame_graph_widget.h"
 #include "ui/analysis/top_functions_model.h"
 #include "ui/main_window.h"
+#include "ui/process_picker.h"
 
 #include <QAction>
 #include <QJsonArray>
@@ -240,6 +241,42 @@ private slots:
         if (QTest::currentTestFailed()) return;
         QVERIFY(compare->comparison()->rangeApplied);
         QVERIFY(compare->comparison()->baseline.samples < allSamples / 2);
+    }
+
+    // A live recording (the window's all mode) compared with a wall-mode baseline while it
+    // records: the Δ column follows the live updates.
+    void liveRecordingAgainstBaseline() {
+        const auto host = findInterpreters(8, 13);
+        if (host.isEmpty()) QSKIP("no host interpreter");
+        QTemporaryDir dir;
+        const SplitRecording base = recordSplit(host.last(), dir.path(), "base", 70, 2);
+        QVERIFY2(base.error.isEmpty(), qPrintable(base.error));
+        TargetOptions options;
+        options.args = {"4", "30"};
+        TargetProcess target(host.last(), targetScript("heavy_light_split.py"), options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Window w;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (w.window.picker()->refreshNow(), w.window.picker()->selectPid(int(target.pid()))),
+            20000);
+        w.window.recordAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(w.window.recording(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.panel().topModel()->rowCount() > 0, 20000);
+        QVERIFY(w.compareWith(base.bin));
+        QVERIFY2(w.errors.isEmpty(), qPrintable(w.errors.join('\n')));
+        // While it records, light_part's growth shows and stays.
+        QTRY_VERIFY_WITH_TIMEOUT(w.delta("light_part") > 20, 20000);
+        const auto share = target.readLine(60000);
+        QVERIFY(share && share->startsWith("SHARE "));
+        const double truth = share->mid(6).toDouble() - base.heavyPct;
+        QTRY_VERIFY_WITH_TIMEOUT(!w.window.recording(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.panel().controller()->latest()->snapshot->finished &&
+                                     !w.panel().controller()->busy(),
+                                 20000);
+        const double dHeavy = w.delta("heavy_part");
+        qInfo("%s live: window Δ heavy_part %+.1f; the targets ran %+.1f points apart",
+              qPrintable(host.last().label), dHeavy, truth);
+        QVERIFY2(std::abs(dHeavy - truth) <= 12, qPrintable(QString::number(dHeavy)));
     }
 
     // A baseline that sampled other threads (CPU mode) is refused with a message.
