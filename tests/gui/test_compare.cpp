@@ -19,6 +19,7 @@
 #include "ui/process_picker.h"
 
 #include <QAction>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -64,11 +65,12 @@ struct Window {
     bool compareWith(const QString& path) {
         baselinePath = path;
         const ComparisonPtr before = window.compare()->controller()->comparison();
+        const qsizetype errorsBefore = errors.size();
         window.compare()->compareAction()->trigger();
         return QTest::qWaitFor(
             [&] {
                 const ComparisonPtr now = window.compare()->controller()->comparison();
-                return !errors.isEmpty() || (now && now != before);
+                return errors.size() > errorsBefore || (now && now != before);
             },
             60000);
     }
@@ -293,6 +295,14 @@ private slots:
         QCOMPARE(w.errors.size(), 1);
         QVERIFY2(w.errors[0].contains("Cannot compare") && w.errors[0].contains("cpu mode"),
                  qPrintable(w.errors[0]));
+        QVERIFY(!w.window.compare()->controller()->active());
+        QVERIFY(w.panel().topView()->isColumnHidden(TopFunctionsModel::Delta));
+        // Not a recording at all: the reader's message, nothing compared.
+        QFile junk(dir.filePath("junk.bin"));
+        QVERIFY(junk.open(QIODevice::WriteOnly) && junk.write(QByteArray(4096, 'x')) == 4096);
+        junk.close();
+        QVERIFY(w.compareWith(junk.fileName()));
+        QCOMPARE(w.errors.size(), 2);
         QVERIFY(!w.window.compare()->controller()->active());
         QVERIFY(w.panel().topView()->isColumnHidden(TopFunctionsModel::Delta));
     }

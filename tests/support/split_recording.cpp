@@ -8,14 +8,15 @@ SplitRecording recordSplit(const Interpreter& interpreter, const QString& dir, c
                            int heavyPct, double seconds, const QStringList& extra) {
     SplitRecording out;
     TargetOptions options;
-    options.args = {QString::number(seconds), QString::number(heavyPct)};
+    options.args = {QString::number(seconds + 2), QString::number(heavyPct)};
     TargetProcess target(interpreter, targetScript("heavy_light_split.py"), options);
     if (!target.start()) {
         out.error = target.error();
         return out;
     }
     out.bin = dir + "/" + name + ".bin";
-    QStringList args{"attach", "--binary", "--rt-priority", "1", "-o", out.bin};
+    QStringList args{"attach", "--binary", "--rt-priority", "1", "-d", QString::number(seconds),
+                     "-o",     out.bin};
     args << extra << QString::number(target.pid());
     const RunResult r = runGilscope(args, dir);
     if (r.exitCode != 0) {

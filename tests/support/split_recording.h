@@ -16,7 +16,9 @@ struct SplitRecording {
     QString error;       // empty on success
 };
 
-// Records into dir/NAME.bin for `seconds`; extra options go to `gilscope attach`.
+// Records into dir/NAME.bin for `seconds` (`-d`) while the target loops for two seconds
+// more, so the recording holds the loop only, not the target's start-up or exit, even when
+// a busy machine delays the attach. Extra options go to `gilscope attach`.
 SplitRecording recordSplit(const Interpreter& interpreter, const QString& dir, const QString& name,
                            int heavyPct, double seconds, const QStringList& extra = {});
 

@@ -7,6 +7,7 @@
 #include "tests/support/run_gilscope.h"
 #include "tests/support/split_recording.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -72,6 +73,13 @@ private slots:
               qPrintable(interpreter.label), heavy["baseline_total_pct"].toDouble(),
               heavy["current_total_pct"].toDouble(), dHeavy, dLight, base.heavyPct, cur.heavyPct,
               truth);
+        // Each side's split, as heavy/(heavy+light), is what its target ran.
+        auto split = [](const QJsonObject& h, const QJsonObject& l, const char* side) {
+            const double heavy = h[QString(side) + "_total"].toDouble();
+            return 100 * heavy / (heavy + l[QString(side) + "_total"].toDouble());
+        };
+        QVERIFY(std::abs(split(heavy, light, "baseline") - base.heavyPct) <= 10);
+        QVERIFY(std::abs(split(heavy, light, "current") - cur.heavyPct) <= 10);
         QVERIFY(diff["baseline"].toObject()["samples"].toDouble() > 300);
         QVERIFY(diff["current"].toObject()["samples"].toDouble() > 300);
         QVERIFY2(std::abs(dHeavy - truth) <= 12, qPrintable(QString::number(dHeavy)));
@@ -130,6 +138,13 @@ private slots:
                      qPrintable(r.err));
             QVERIFY(r.out.isEmpty());
         }
+        // Not a recording: the reader's error (corrupt file), and nothing on stdout.
+        QFile junk(dir.filePath("junk.bin"));
+        QVERIFY(junk.open(QIODevice::WriteOnly) && junk.write(QByteArray(4096, 'x')) == 4096);
+        junk.close();
+        const RunResult bad = runGilscope({"diff", junk.fileName(), wall.bin});
+        QCOMPARE(bad.exitCode, 8);
+        QVERIFY(bad.out.isEmpty());
         // The same recording against itself compares, with no change.
         const RunResult same = runGilscope({"diff", cpu.bin, cpu.bin, "--json"});
         QVERIFY2(same.exitCode == 0, qPrintable(describe(same)));
