@@ -246,7 +246,8 @@ private slots:
     }
 
     // A live recording (the window's all mode) compared with a wall-mode baseline while it
-    // records: the Δ column follows the live updates.
+    // records: the Δ column follows the live updates. (How close the shares come to what
+    // the targets ran is checked on opened recordings above, which hold the loop only.)
     void liveRecordingAgainstBaseline() {
         const auto host = findInterpreters(8, 13);
         if (host.isEmpty()) QSKIP("no host interpreter");
@@ -254,7 +255,7 @@ private slots:
         const SplitRecording base = recordSplit(host.last(), dir.path(), "base", 70, 2);
         QVERIFY2(base.error.isEmpty(), qPrintable(base.error));
         TargetOptions options;
-        options.args = {"4", "30"};
+        options.args = {"60", "30"}; // stopped by the test once it has seen enough
         TargetProcess target(host.last(), targetScript("heavy_light_split.py"), options);
         QVERIFY2(target.start(), qPrintable(target.error()));
         Window w;
@@ -266,19 +267,19 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(w.panel().topModel()->rowCount() > 0, 20000);
         QVERIFY(w.compareWith(base.bin));
         QVERIFY2(w.errors.isEmpty(), qPrintable(w.errors.join('\n')));
-        // While it records, light_part's growth shows and stays.
-        QTRY_VERIFY_WITH_TIMEOUT(w.delta("light_part") > 20, 20000);
-        const auto share = target.readLine(60000);
-        QVERIFY(share && share->startsWith("SHARE "));
-        const double truth = share->mid(6).toDouble() - base.heavyPct;
-        QTRY_VERIFY_WITH_TIMEOUT(!w.window.recording(), 20000);
-        QTRY_VERIFY_WITH_TIMEOUT(w.panel().controller()->latest()->snapshot->finished &&
-                                     !w.panel().controller()->busy(),
-                                 20000);
-        const double dHeavy = w.delta("heavy_part");
-        qInfo("%s live: window Δ heavy_part %+.1f; the targets ran %+.1f points apart",
-              qPrintable(host.last().label), dHeavy, truth);
-        QVERIFY2(std::abs(dHeavy - truth) <= 12, qPrintable(QString::number(dHeavy)));
+        // While it records, light_part's growth and heavy_part's shrinking show.
+        QTRY_VERIFY_WITH_TIMEOUT(w.delta("light_part") > 20 && w.delta("heavy_part") < -20, 30000);
+        QVERIFY(w.window.recording());
+        const uint64_t seen = w.panel().controller()->latest()->snapshot->matchedSamples;
+        qInfo("%s live: window Δ heavy_part %+.1f, light_part %+.1f after %llu samples",
+              qPrintable(host.last().label), w.delta("heavy_part"), w.delta("light_part"),
+              qulonglong(seen));
+        // And it keeps following: a later update (more samples) is compared too.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.panel().controller()->latest()->snapshot->matchedSamples > seen + 200, 30000);
+        QVERIFY(!std::isnan(w.delta("heavy_part")));
+        w.window.stopAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.window.recording(), 30000);
     }
 
     // A baseline that sampled other threads (CPU mode) is refused with a message.
