@@ -5,6 +5,7 @@
 #include "core/sampling/rate_parser.h"
 #include "net/profile_server.h"
 #include "ui/analysis/analysis_panel.h"
+#include "ui/analysis/compare_bar.h"
 #include "ui/analysis/state_filter_choices.h"
 #include "ui/attach_job.h"
 #include "ui/job_runner.h"
@@ -89,6 +90,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     buildActions();
     analysis_ = new AnalysisPanel(this); // fed by the recording's (or file's) ProfileModel
     analysis_->attachTimeline(timeline_);
+    compare_->attach(analysis_);
     pages_ = new QStackedWidget(this);
     pages_->setObjectName(QStringLiteral("pages"));
     pages_->addWidget(buildStartPage());

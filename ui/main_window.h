@@ -40,6 +40,7 @@ class ProfileServer;
 namespace gilscope::ui {
 
 class AnalysisPanel;
+class CompareBar;
 class AttachJob;
 class JobRunner;
 class LiveFigures;
@@ -85,6 +86,7 @@ public:
     RateChart* rateChart() const { return rateChart_; }
     net::ProfileServer* profileServer() const { return profileServer_; }
     AnalysisPanel* analysis() const { return analysis_; }
+    CompareBar* compare() const { return compare_; }
     QAction* recordAction() const { return recordAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* exportAction() const { return exportAction_; }
@@ -246,7 +248,8 @@ private:
     bool unsaved_ = false;
     After after_ = After::Nothing;
     QString afterPath_;                 // the file to open after the save, for After::Open
-    AnalysisPanel* analysis_ = nullptr; // top functions, trees, flame graph
+    AnalysisPanel* analysis_ = nullptr; // top functions, trees, flame graph (below the tracks)
+    CompareBar* compare_ = nullptr;     // File › Compare with… (in the analysis panel)
 
     // Shared with worker jobs, which keep them alive until they are done.
     std::shared_ptr<RecordingSession> session_;

@@ -2,6 +2,7 @@
 
 #include "core/live/recording_file.h"
 #include "core/live/recording_session.h"
+#include "ui/analysis/compare_bar.h"
 #include "ui/job_runner.h"
 #include "ui/process_picker.h"
 #include "ui/record_options_bar.h"
@@ -93,6 +94,10 @@ void MainWindow::buildActions() {
     rebuildRecentMenu();
     file->addAction(exportAction_);
     file->addAction(saveBinAction_);
+    file->addSeparator();
+    compare_ = new CompareBar(this); // attached to the analysis panel once it exists
+    file->addAction(compare_->compareAction());
+    file->addAction(compare_->clearAction());
     file->addSeparator();
     file->addAction(tr("Firefox Profiler address…"), this, &MainWindow::askProfilerAddress);
     file->addSeparator();

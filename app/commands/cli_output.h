@@ -30,6 +30,15 @@ inline int fail(const Error& e) {
     return exitCodeFor(e.kind);
 }
 
+// Writes a command's whole result to stdout and flushes it: a full disk or a closed
+// pipe is an error the caller reports (exit code), not a silently short output.
+inline Status writeStdout(const std::string& text) {
+    const size_t written = std::fwrite(text.data(), 1, text.size(), stdout);
+    if (written != text.size() || std::fflush(stdout) != 0 || std::ferror(stdout))
+        return makeError(ErrorKind::Io, "cannot write to standard output");
+    return {};
+}
+
 inline int failUsage(const QString& message) {
     std::fprintf(stderr, "gilscope: %s\n", message.toLocal8Bit().constData());
     return exitCodeFor(ErrorKind::BadArguments);

@@ -4,6 +4,7 @@
 #include "app/commands/cli_output.h"
 #include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
+#include "core/analysis/profile_diff.h"
 #include "core/analysis/profile_model.h"
 #include "core/analysis/profile_report.h"
 #include "core/tach/tach_reader.h"
@@ -18,8 +19,6 @@
 namespace gilscope::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 // "START:END" in seconds from the first sample; either side may be empty.
 bool parseRange(const QString& text, double& start, double& end) {
@@ -105,14 +104,9 @@ int runReport(const QStringList& args) {
         return cli.usageError("--range needs START:END in seconds with START < END, not \"" +
                               parser.value(range) + "\"");
 
-    const fs::path input = argumentPath(parser.positionalArguments()[0]);
-    std::error_code ec;
-    if (!fs::exists(input, ec))
-        return fail(makeError(ErrorKind::Io, "Input file not found: " + input.string()));
-    auto reader = TachReader::open(input);
-    if (!reader) return fail(reader.error());
-    ProfileModel model;
-    if (auto replayed = reader->replay(model); !replayed) return fail(replayed.error());
+    auto loaded = loadProfileFile(argumentPath(parser.positionalArguments()[0]));
+    if (!loaded) return fail(loaded.error());
+    const ProfileModel& model = *loaded->model;
 
     // The range counts from the first sample, which only the model knows.
     auto all = model.query({});

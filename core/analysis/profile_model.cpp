@@ -48,6 +48,7 @@ void ProfileModel::begin(const FrameRegistry& registry, const RecordingInfo& inf
     std::lock_guard lock(mutex_);
     interner_.setRegistry(&registry);
     intervalUs_ = info.sampleIntervalUs;
+    recordedMode_ = info.mode;
 }
 
 ProfileModel::ThreadState& ProfileModel::threadFor(uint64_t tid, uint16_t& index) {
@@ -140,6 +141,7 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
         snap->originUs = originUs_;
         snap->lastUs = lastUs_;
         snap->intervalUs = intervalUs_;
+        snap->recordedMode = recordedMode_;
         snap->recordedSamples = samples_;
         snap->finished = finished_;
         snap->spillProblem = store_.spillProblem();

@@ -73,6 +73,7 @@ private:
     uint64_t originUs_ = 0;
     uint64_t lastUs_ = 0;
     uint64_t intervalUs_ = 0;
+    int recordedMode_ = -1;
     uint64_t samples_ = 0;
 };
 

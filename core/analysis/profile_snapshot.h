@@ -24,6 +24,7 @@ struct ProfileSnapshot {
     uint64_t originUs = 0; // first sample's time; record times count from here
     uint64_t lastUs = 0;   // last sample's time
     uint64_t intervalUs = 0;
+    int recordedMode = -1;        // ProfilingMode the producer stamped (-1: unknown)
     uint64_t recordedSamples = 0; // thread-samples in the recording
     uint64_t matchedSamples = 0;  // thread-samples the filter kept
     uint64_t contendedTicks = 0;  // GilContention: ticks in which some thread waited

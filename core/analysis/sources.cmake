@@ -6,5 +6,6 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/profile_views.cpp
     ${CMAKE_CURRENT_LIST_DIR}/stack_chart.cpp
     ${CMAKE_CURRENT_LIST_DIR}/profile_report.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/profile_diff.cpp
     ${CMAKE_CURRENT_LIST_DIR}/state_filter_sink.cpp
 )

@@ -6,6 +6,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <cmath>
 
 namespace gilscope::ui {
 
@@ -38,7 +39,45 @@ void FlameGraphWidget::setResult(AnalysisResultPtr result) {
     zoom_ = resolve(zoomPath_);
     if (zoom_ == 0) zoomPath_.clear();
     updateSearchShare();
+    updateChanges();
     relayout();
+}
+
+void FlameGraphWidget::setComparison(ComparisonPtr comparison) {
+    comparison_ = std::move(comparison);
+    updateChanges();
+    update();
+}
+
+void FlameGraphWidget::updateChanges() {
+    changes_.clear();
+    if (!comparison_ || !comparison_->refusal.isEmpty() || !tree_ || tree_->nodes.empty()) return;
+    changes_.assign(tree_->nodes.size(), 0.0);
+    const auto& base = comparison_->baseline.pathTotalPct;
+    const double all = double(std::max<uint64_t>(tree_->nodes[0].total, 1));
+    std::vector<std::pair<uint32_t, uint64_t>> todo{{0, 0}}; // node, its call path key
+    while (!todo.empty()) {
+        const auto [n, path] = todo.back();
+        todo.pop_back();
+        for (uint32_t c : tree_->nodes[n].children) {
+            const uint64_t childPath = childPathKey(path, lookOf(tree_->nodes[c].func).key);
+            const auto it = base.find(childPath);
+            changes_[c] =
+                100.0 * double(tree_->nodes[c].total) / all - (it == base.end() ? 0.0 : it->second);
+            todo.push_back({c, childPath});
+        }
+    }
+}
+
+double FlameGraphWidget::frameChange(uint32_t node) const {
+    return node < changes_.size() ? changes_[node] : NAN;
+}
+
+QColor FlameGraphWidget::changeColor(double points) {
+    const double strength = std::min(std::abs(points) / kFullChange, 1.0);
+    // From a neutral grey to red (grew) or blue (shrank), saturation by the change.
+    return QColor::fromHsv(points >= 0 ? 0 : 220, int(20 + 200 * strength),
+                           int(225 - 25 * strength));
 }
 
 void FlameGraphWidget::setSearch(const QString& text) {
@@ -147,6 +186,7 @@ const FlameGraphWidget::Look& FlameGraphWidget::lookOf(uint32_t func) {
     look.fill = moduleColor(s.functions[func].file);
     look.name = functionName(s, func);
     look.nameWidth = fontMetrics().horizontalAdvance(look.name);
+    look.key = functionKey(s.functions[func]);
     look.known = true;
     return look;
 }
@@ -205,8 +245,9 @@ void FlameGraphWidget::paintEvent(QPaintEvent* event) {
         if (!b.rect.intersects(exposed)) continue;
         const uint32_t f = tree_->nodes[b.node].func;
         const Look* look = b.node == 0 ? nullptr : &lookOf(f);
-        const QColor fill =
-            searchedFill(look ? look->fill : QColor(200, 200, 200), !search_.isEmpty(), b.matched);
+        QColor fill = look ? look->fill : QColor(200, 200, 200);
+        if (b.node < changes_.size()) fill = changeColor(changes_[b.node]); // Compare with…
+        fill = searchedFill(fill, !search_.isEmpty(), b.matched);
         p.fillRect(b.rect, fill);
         if (b.rect.width() > 24) {
             const QString text =
@@ -267,6 +308,9 @@ bool FlameGraphWidget::event(QEvent* event) {
         if (zoom_ != 0)
             text += tr(", %1% of the zoomed frame").arg(100.0 * n.total / zoomed, 0, 'f', 1);
         if (n.self) text += tr("\n%1 samples in the function itself").arg(n.self);
+        if (node != 0 && node < changes_.size())
+            text += tr("\n%1 points against the baseline")
+                        .arg(QString::asprintf("%+.1f", changes_[node]));
         QToolTip::showText(help->globalPos(), text, this);
         return true;
     }

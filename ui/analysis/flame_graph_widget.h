@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ui/analysis/analysis_result.h"
+#include "ui/analysis/compare_controller.h"
 
 #include <QColor>
 #include <QWidget>
@@ -12,7 +13,8 @@ namespace gilscope::ui {
 // A flame graph of the top-down tree, painted by hand: width is samples. Click a frame to
 // zoom into it (back and reset undo that); a search highlights matching frames and says
 // what share of the samples they cover; colours are stable per module. The icicle toggle
-// puts the root at the top.
+// puts the root at the top. With a comparison, frames are coloured by the change of their
+// share against the same call path in the baseline instead (changeColor).
 class FlameGraphWidget : public QWidget {
     Q_OBJECT
 public:
@@ -21,6 +23,12 @@ public:
     void setResult(AnalysisResultPtr result);
     void setSearch(const QString& text);
     void setIcicle(bool icicle);
+    void setComparison(ComparisonPtr comparison);
+    // A frame's share minus its call path's share in the baseline, in points; NaN
+    // without a comparison. Colours reach full strength at kFullChange points.
+    double frameChange(uint32_t node) const;
+    static constexpr double kFullChange = 10;
+    static QColor changeColor(double points); // blue: shrank, grey: same, red: grew
     bool icicle() const { return icicle_; }
 
     void zoomTo(uint32_t node);
@@ -63,6 +71,7 @@ private:
     std::vector<uint32_t> pathTo(uint32_t node) const; // function ids, root first
     uint32_t resolve(const std::vector<uint32_t>& path) const;
     void updateSearchShare();
+    void updateChanges();
     // A function's colour, name and the name's width, worked out once per recording:
     // painting a live update must not split paths or measure text for every frame.
     struct Look {
@@ -70,6 +79,7 @@ private:
         QColor fill;
         QString name;
         int nameWidth = 0;
+        uint64_t key = 0; // functionKey, to find the frame in a baseline
     };
     const Look& lookOf(uint32_t func);
 
@@ -85,6 +95,8 @@ private:
     std::vector<Box> boxes_;
     std::vector<Look> looks_; // per function id, for the recording modelSerial_ names
     uint64_t modelSerial_ = 0;
+    ComparisonPtr comparison_;
+    std::vector<double> changes_; // per node of tree_, with a usable comparison
 };
 
 } // namespace gilscope::ui

@@ -1,6 +1,7 @@
 #include "ui/analysis/top_functions_model.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gilscope::ui {
 
@@ -41,7 +42,7 @@ bool TopFunctionsModel::setResult(AnalysisResultPtr result) {
     for (const FunctionRow& f : result_->functions)
         if (pos[f.func] != UINT32_MAX) added.push_back(f.func);
     if (oldRows > 0)
-        emit dataChanged(index(0, OwnPct), index(oldRows - 1, Total),
+        emit dataChanged(index(0, OwnPct), index(oldRows - 1, Delta),
                          {Qt::DisplayRole, SortRole, Qt::ToolTipRole});
     if (!added.empty()) {
         beginInsertRows({}, oldRows, oldRows + int(added.size()) - 1);
@@ -52,6 +53,27 @@ bool TopFunctionsModel::setResult(AnalysisResultPtr result) {
         endInsertRows();
     }
     return true;
+}
+
+void TopFunctionsModel::setComparison(ComparisonPtr comparison) {
+    comparison_ = std::move(comparison);
+    if (!order_.empty())
+        emit dataChanged(index(0, BaselinePct), index(int(order_.size()) - 1, Delta),
+                         {Qt::DisplayRole, SortRole, Qt::ToolTipRole});
+}
+
+double TopFunctionsModel::baselinePct(uint32_t func) const {
+    if (!comparison_ || !comparison_->refusal.isEmpty()) return NAN;
+    const ProfileSnapshot& s = *result_->snapshot;
+    if (keysSerial_ != result_->modelSerial || keys_.size() < s.functions.size()) {
+        if (keysSerial_ != result_->modelSerial) keys_.clear();
+        keysSerial_ = result_->modelSerial;
+        for (size_t f = keys_.size(); f < s.functions.size(); ++f)
+            keys_.push_back(functionKey(s.functions[f]));
+    }
+    const auto& shares = comparison_->baseline.functionTotalPct;
+    const auto it = shares.find(keys_[func]);
+    return it == shares.end() ? 0.0 : it->second;
 }
 
 int TopFunctionsModel::rowCount(const QModelIndex& parent) const {
@@ -68,6 +90,27 @@ QVariant TopFunctionsModel::data(const QModelIndex& index, int role) const {
     const FunctionRow& r = rowAt(index.row());
     const ProfileSnapshot& s = *result_->snapshot;
     const double all = double(std::max<uint64_t>(s.matchedSamples, 1));
+    if (index.column() == BaselinePct || index.column() == Delta) {
+        const double base = baselinePct(r.func);
+        if (std::isnan(base)) return {};
+        const double value = index.column() == Delta ? 100.0 * r.total / all - base : base;
+        switch (role) {
+        case Qt::DisplayRole:
+            return index.column() == Delta ? QString::asprintf("%+.1f", value)
+                                           : QString::number(value, 'f', 1);
+        case SortRole:
+            return value;
+        case Qt::TextAlignmentRole:
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        case Qt::ToolTipRole:
+            return tr("%1: %2% of the baseline's samples, %3% now (%4 points)")
+                .arg(functionName(s, r.func))
+                .arg(base, 0, 'f', 1)
+                .arg(100.0 * r.total / all, 0, 'f', 1)
+                .arg(QString::asprintf("%+.1f", 100.0 * r.total / all - base));
+        }
+        if (role != FunctionRole && role != FileRole) return {};
+    }
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -133,6 +176,10 @@ QVariant TopFunctionsModel::headerData(int section, Qt::Orientation o, int role)
         return tr("Total");
     case Location:
         return tr("File:line");
+    case BaselinePct:
+        return tr("Baseline %");
+    case Delta:
+        return tr("Δ");
     }
     return {};
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ui/analysis/analysis_result.h"
+#include "ui/analysis/compare_controller.h"
 
 #include <QAbstractTableModel>
 
@@ -16,11 +17,13 @@ enum AnalysisRole {
 };
 
 // One row per function with samples: own %, total %, own and total samples, file:line.
-// Percentages are of the samples the filter kept.
+// Percentages are of the samples the filter kept. With a comparison, Baseline % (the
+// function's total share in the baseline) and Δ (total % minus that, in points); the
+// view hides those two columns without one.
 class TopFunctionsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name, OwnPct, TotalPct, Own, Total, Location, ColumnCount };
+    enum Column { Name, OwnPct, TotalPct, Own, Total, Location, BaselinePct, Delta, ColumnCount };
     explicit TopFunctionsModel(QObject* parent = nullptr);
 
     // Within one recording (same modelSerial), when every function listed is still in
@@ -29,6 +32,8 @@ public:
     // Returns true when it updated in place.
     bool setResult(AnalysisResultPtr result);
     const AnalysisResultPtr& result() const { return result_; }
+    void setComparison(ComparisonPtr comparison);
+    const ComparisonPtr& comparison() const { return comparison_; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -37,10 +42,16 @@ public:
 
 private:
     const FunctionRow& rowAt(int row) const { return result_->functions[at_[size_t(row)]]; }
+    // Baseline total % of a function (0 when the baseline never ran it); NaN without a
+    // usable comparison.
+    double baselinePct(uint32_t func) const;
 
     AnalysisResultPtr result_;
     std::vector<uint32_t> order_; // function id per row: rows keep their place
     std::vector<uint32_t> at_;    // per row: its index in result_->functions
+    ComparisonPtr comparison_;
+    mutable std::vector<uint64_t> keys_; // functionKey per function id, for keysSerial_
+    mutable uint64_t keysSerial_ = 0;
 };
 
 } // namespace gilscope::ui
