@@ -137,8 +137,8 @@ int runReport(const QStringList& args) {
     if (!snap) return fail(snap.error());
     const auto rows = reportRows(**snap, options);
     // A state the recording never read matches nothing: say so, and which it holds.
-    const int recordedMode = reader->info().mode.value_or(-1);
-    const int minor = reader->info().pythonMajor == 3 ? reader->info().pythonMinor : 0;
+    const int recordedMode = loaded->info.mode.value_or(-1);
+    const int minor = loaded->info.pythonMajor == 3 ? loaded->info.pythonMinor : 0;
     const std::string unavailable = stateFilterUnavailable(filter.state, recordedMode, minor);
     std::vector<std::string> held;
     for (StateFilter st : kAllStateFilters)
