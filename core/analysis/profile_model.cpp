@@ -45,9 +45,11 @@ ProfileModel::ProfileModel() = default;
 ProfileModel::~ProfileModel() = default;
 
 void ProfileModel::begin(const FrameRegistry& registry, const RecordingInfo& info) {
-    std::lock_guard lock(mutex_);
-    interner_.setRegistry(&registry);
-    intervalUs_ = info.sampleIntervalUs;
+    lock_.drain([this](const SampleBatch& b) { apply(b); },
+                [&] {
+                    interner_.setRegistry(&registry);
+                    intervalUs_ = info.sampleIntervalUs;
+                });
 }
 
 ProfileModel::ThreadState& ProfileModel::threadFor(uint64_t tid, uint16_t& index) {
@@ -67,7 +69,11 @@ ProfileModel::ThreadState& ProfileModel::threadFor(uint64_t tid, uint16_t& index
 
 void ProfileModel::addBatch(const SampleBatch& batch) {
     if (batch.timestampsUs.empty()) return;
-    std::lock_guard lock(mutex_);
+    // The sampler's thread: never waits for a query that is copying.
+    lock_.add(batch, [this](const SampleBatch& b) { apply(b); });
+}
+
+void ProfileModel::apply(const SampleBatch& batch) {
     if (!started_) {
         started_ = true;
         originUs_ = batch.timestampsUs.front();
@@ -108,13 +114,11 @@ void ProfileModel::addBatch(const SampleBatch& batch) {
 
 void ProfileModel::finish(const RecordingSummary& summary) {
     (void)summary;
-    std::lock_guard lock(mutex_);
-    finished_ = true;
+    lock_.drain([this](const SampleBatch& b) { apply(b); }, [this] { finished_ = true; });
 }
 
 uint64_t ProfileModel::sampleCount() const {
-    std::lock_guard lock(mutex_);
-    return samples_;
+    return lock_.read([this] { return samples_; });
 }
 
 Result<std::shared_ptr<const ProfileSnapshot>>
@@ -128,8 +132,7 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
         statusOk[s] = statusPasses(state, s);
     std::vector<uint8_t> threadOk;
     SampleStore::View view;
-    {
-        std::lock_guard lock(mutex_);
+    const bool counted = lock_.read([&] {
         snap->originUs = originUs_;
         snap->lastUs = lastUs_;
         snap->intervalUs = intervalUs_;
@@ -159,10 +162,12 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
                 snap->selfCounts[node] += count;
                 snap->matchedSamples += count;
             }
-            return std::shared_ptr<const ProfileSnapshot>(std::move(snap));
+            return true;
         }
         view = store_.view();
-    }
+        return false;
+    });
+    if (counted) return std::shared_ptr<const ProfileSnapshot>(std::move(snap));
 
     // Record times count from the origin; the range is [startUs, endUs) absolute.
     uint64_t t0 = 0, t1 = UINT64_MAX;

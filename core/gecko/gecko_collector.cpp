@@ -41,11 +41,11 @@ void GeckoCollector::Impl::cleanup() {
 
 Status GeckoCollector::Impl::exportTo(const std::filesystem::path* dest, AtomicFile* made,
                                       const ProgressCallback& progress, const CancelToken* cancel) {
-    if (exported) {
+    // Whatever happens next, the collector is spent (as CPython's).
+    if (exported.exchange(true)) {
         if (lastError) return *lastError;
         return makeError(ErrorKind::Internal, "the Gecko collector has already been exported");
     }
-    exported = true; // whatever happens next, the collector is spent (as CPython's)
     struct Cleanup {
         Impl* self;
         ~Cleanup() { self->cleanup(); }
@@ -143,7 +143,7 @@ const std::optional<Error>& GeckoCollector::lastError() const {
     return impl_->lastError;
 }
 bool GeckoCollector::exported() const {
-    return impl_->exported;
+    return impl_->exported.load();
 }
 uint64_t GeckoCollector::sampleCount() const {
     return impl_->sampleCount;

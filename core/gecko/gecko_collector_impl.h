@@ -7,6 +7,7 @@
 #include "core/gecko/gecko_thread.h"
 #include "core/util/temp_dir.h"
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -53,7 +54,8 @@ struct GeckoCollector::Impl {
     double lastSampleTime = 0;
     uint64_t seq = 0;
 
-    bool exported = false;
+    // Set by the export (a worker thread in the GUI), read by the GUI thread meanwhile.
+    std::atomic<bool> exported{false};
     std::optional<Error> lastError;
     std::optional<Error> spillError;
 

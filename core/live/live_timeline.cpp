@@ -25,8 +25,8 @@ void LiveTimeline::begin(const FrameRegistry& registry, const RecordingInfo& inf
     pid_ = options_.readThreadNames ? info.pid : 0;
     if (pid_ > 0) {
         std::string name = readProcessName(pid_);
-        std::lock_guard lock(mutex_);
-        processName_ = std::move(name);
+        lock_.drain([this](const SampleBatch& b) { apply(b); },
+                    [&] { processName_ = std::move(name); });
     }
 }
 
@@ -38,9 +38,15 @@ void LiveTimeline::refreshName(uint64_t threadId, uint64_t timestampUs) {
     it->second = timestampUs;
     std::string name = readThreadName(pid_, threadId);
     if (name.empty()) return; // gone: keep the last name read
-    std::lock_guard lock(mutex_);
-    auto thread = threads_.find(threadId);
-    if (thread != threads_.end()) thread->second.name = std::move(name);
+    // Never waits for a snapshot being copied: the name is set with a later batch.
+    pendingNames_[threadId] = std::move(name);
+}
+
+void LiveTimeline::applyNames() {
+    for (auto& [id, name] : pendingNames_)
+        if (auto thread = threads_.find(id); thread != threads_.end())
+            thread->second.name = std::move(name);
+    pendingNames_.clear();
 }
 
 // The remote reader marks garbage collection with a synthetic "<GC>" frame.
@@ -52,9 +58,7 @@ bool LiveTimeline::isGcFrame(FrameId id) {
     return cached == 1;
 }
 
-void LiveTimeline::addBatch(const SampleBatch& batch) {
-    if (batch.timestampsUs.empty()) return;
-    // Classify once per batch, outside the lock: every timestamp shares the stack.
+TimelineBucket LiveTimeline::classify(const SampleBatch& batch) {
     TimelineBucket sample;
     sample.samples = 1;
     sample.hasGil = (batch.status & ThreadStatus::HasGil) ? 1 : 0;
@@ -65,8 +69,20 @@ void LiveTimeline::addBatch(const SampleBatch& batch) {
                     ? 1
                     : 0;
     sample.exception = (batch.status & ThreadStatus::HasException) ? 1 : 0;
+    return sample;
+}
 
-    std::unique_lock lock(mutex_);
+void LiveTimeline::addBatch(const SampleBatch& batch) {
+    if (batch.timestampsUs.empty()) return;
+    // The sampler's thread: never waits for a snapshot being copied.
+    lock_.add(batch, [this](const SampleBatch& b) { apply(b); });
+    if (pid_ > 0) refreshName(batch.threadId, batch.timestampsUs.back());
+    if (!pendingNames_.empty()) lock_.tryWrite([this] { applyNames(); });
+}
+
+// With the lock held. Every timestamp of a batch shares its stack: classified once.
+void LiveTimeline::apply(const SampleBatch& batch) {
+    const TimelineBucket sample = classify(batch);
     if (!started_) {
         started_ = true;
         originUs_ = batch.timestampsUs.front();
@@ -82,10 +98,6 @@ void LiveTimeline::addBatch(const SampleBatch& batch) {
     if (batch.status & ThreadStatus::MainThread) thread.mainThread = true;
     for (uint64_t ts : batch.timestampsUs)
         addSample(thread, ts, sample);
-    if (pid_ > 0) {
-        lock.unlock();
-        refreshName(batch.threadId, batch.timestampsUs.back());
-    }
 }
 
 void LiveTimeline::addSample(ThreadTimeline& thread, uint64_t timestampUs,
@@ -120,13 +132,22 @@ void LiveTimeline::halveResolution() {
 
 void LiveTimeline::finish(const RecordingSummary& summary) {
     (void)summary;
-    std::lock_guard lock(mutex_);
-    finished_ = true;
+    lock_.drain([this](const SampleBatch& b) { apply(b); },
+                [this] {
+                    applyNames();
+                    finished_ = true;
+                });
 }
 
 TimelineSnapshot LiveTimeline::snapshot() const {
     TimelineSnapshot s;
-    std::lock_guard lock(mutex_);
+    lock_.read([&] { copyTo(s); });
+    std::stable_partition(s.threads.begin(), s.threads.end(),
+                          [](const ThreadTimeline& t) { return t.mainThread; });
+    return s;
+}
+
+void LiveTimeline::copyTo(TimelineSnapshot& s) const {
     s.originUs = originUs_;
     s.bucketUs = bucketUs_;
     s.spanUs = started_ ? lastUs_ - originUs_ : 0;
@@ -136,9 +157,6 @@ TimelineSnapshot LiveTimeline::snapshot() const {
     s.threads.reserve(threads_.size());
     for (const auto& [id, thread] : threads_)
         s.threads.push_back(thread);
-    std::stable_partition(s.threads.begin(), s.threads.end(),
-                          [](const ThreadTimeline& t) { return t.mainThread; });
-    return s;
 }
 
 } // namespace gilscope
