@@ -338,6 +338,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         const char* name;
         bool ok;
     } checks[] = {
+        {"runtime size", r.at(p->rtSize) < (64u << 20)},
         {"runtime.interpreters_head", within(l.rtInterpretersHead, r.at(p->rtSize), 8)},
         {"interpreter size", interpSize < (64u << 20)},
         {"interpreter.next", within(l.inNext, interpSize, 8)},
