@@ -30,6 +30,9 @@ ctest --preset asan -j2 -L unit
 # ThreadSanitizer over the unit tests and the GUI suites whose threads record and export
 # (label tsan). Any report fails the run (TSAN_OPTIONS in the preset: halt_on_error).
 # ASLR off: GCC 12's TSan cannot map its shadow with the kernel's 32-bit mmap randomness.
+# Qt is not instrumented: accesses inside its libraries are ignored (the preset's
+# ignore_noninstrumented_modules), and a thread that spawned a process through QProcess
+# (vfork-style) is no longer watched, so suites put their race tests first.
 cmake --preset tsan
 cmake --build --preset tsan --target tsan_tests gilscope
 setarch "$(uname -m)" -R ctest --preset tsan -j2 -L 'unit|tsan'

@@ -65,6 +65,33 @@ private slots:
         fs::create_directories(staleDir_);
     }
 
+    // Item 12: the window asks exported() (may it close? export again?) while the export
+    // worker runs. A plain bool there is a data race: the TSan build (scripts/test.sh)
+    // reports it and fails this test. First of the suite: TSan stops seeing the main
+    // thread's accesses once a test has spawned a process (Qt's vfork-style QProcess).
+    void exportedReadWhileExporting() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        const FrameId f = feed.frame("file.py", 10, "func");
+        for (uint64_t t = 1; t <= 2000; ++t)
+            feed.add(1 + t % 4, 0, {f}, {t * 1000});
+        auto dir = TempDir::create("gilscope-test");
+        QVERIFY(dir);
+        std::atomic<bool> done{false};
+        Status status = makeError(ErrorKind::Internal, "not run");
+        std::thread worker([&] {
+            status = collector.exportTo(dir->path() / "out.json");
+            done = true;
+        });
+        uint64_t polls = 0;
+        while (!done) // as the GUI thread does, while it waits for the worker
+            polls += collector.exported() ? 1 : 0;
+        worker.join();
+        QVERIFY2(status.ok(), status.ok() ? "" : status.error().message.c_str());
+        QVERIFY(collector.exported());
+        qInfo("exported() seen true %llu times during the export", (unsigned long long)polls);
+    }
+
     void staleSpillDirectoriesAreRemovedOnStart() {
         GeckoCollector collector;
         QVERIFY(!fs::exists(staleDir_));
@@ -132,32 +159,6 @@ private slots:
         QVERIFY(!again.ok());
         QVERIFY(again.error().message.find("after export") != std::string::npos);
         QVERIFY(!fs::exists(dir->path() / "again.json"));
-    }
-
-    // Item 12: the window asks exported() (may it close? export again?) while the export
-    // worker runs. A plain bool there is a data race: the TSan build (scripts/test.sh)
-    // reports it and fails this test.
-    void exportedReadWhileExporting() {
-        GeckoCollector collector;
-        SyntheticFeed feed(collector);
-        const FrameId f = feed.frame("file.py", 10, "func");
-        for (uint64_t t = 1; t <= 2000; ++t)
-            feed.add(1 + t % 4, 0, {f}, {t * 1000});
-        auto dir = TempDir::create("gilscope-test");
-        QVERIFY(dir);
-        std::atomic<bool> done{false};
-        Status status = makeError(ErrorKind::Internal, "not run");
-        std::thread worker([&] {
-            status = collector.exportTo(dir->path() / "out.json");
-            done = true;
-        });
-        uint64_t polls = 0;
-        while (!done) // as the GUI thread does, while it waits for the worker
-            polls += collector.exported() ? 1 : 0;
-        worker.join();
-        QVERIFY2(status.ok(), status.ok() ? "" : status.error().message.c_str());
-        QVERIFY(collector.exported());
-        qInfo("exported() seen true %llu times during the export", (unsigned long long)polls);
     }
 
     void spillDirectoryRemovedOnDestructionWithoutExport() {
