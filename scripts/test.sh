@@ -34,7 +34,7 @@ ctest --preset asan -j2 -L unit
 # ignore_noninstrumented_modules), and a thread that spawned a process through QProcess
 # (vfork-style) is no longer watched, so suites put their race tests first.
 cmake --preset tsan
-cmake --build --preset tsan --target tsan_tests gilscope
+cmake --build --preset tsan --target tsan_tests
 setarch "$(uname -m)" -R ctest --preset tsan -j2 -L 'unit|tsan'
 
 if [ -x tests/fuzz/run.sh ]; then
