@@ -2,6 +2,7 @@
 // opens the GUI.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/command_registry.h"
+#include "core/common/error.h"
 #include "core/util/atomic_file.h"
 #include "core/util/temp_dir.h"
 
@@ -14,6 +15,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <memory>
 
 #ifdef GILSCOPE_WITH_GUI
@@ -61,7 +63,16 @@ int main(int argc, char** argv) {
             QCoreApplication::setApplicationVersion(QStringLiteral(GILSCOPE_VERSION));
             QStringList args = gilscope::cli::decodeArguments(argc, argv);
             args.removeFirst(); // program path; keep the command name as argv[0]
-            return checkedStdout(c.run(args));
+            // The command's boundary: whatever it meets (a target named to break a parser,
+            // a bug) ends as a reported error with an exit code, never as std::terminate.
+            try {
+                return checkedStdout(c.run(args));
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "gilscope %s: internal error: %s\n", c.name, e.what());
+            } catch (...) {
+                std::fprintf(stderr, "gilscope %s: internal error (unknown exception)\n", c.name);
+            }
+            return gilscope::exitCodeFor(gilscope::ErrorKind::Internal);
         }
         if (std::strcmp(first, "-h") == 0 || std::strcmp(first, "--help") == 0 ||
             std::strcmp(first, "help") == 0) {

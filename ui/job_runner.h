@@ -24,7 +24,8 @@ class QWidget;
 
 namespace gilscope::ui {
 
-// Runs the GUI's background work (export, save, load, attach, analysis queries) on a
+// Runs the GUI's background work (export, save, load, attach, launch, process scans,
+// analysis queries) on a
 // worker thread, one current job at a time, as Hotspot's JobTracker: a typed Result<T>
 // comes back to the GUI thread through onDone. Starting a job supersedes the current
 // one: its CancelToken is set and its result is dropped, whenever it arrives (the
@@ -59,6 +60,8 @@ public:
                     slot->emplace(work(p, c));
                 } catch (const std::exception& e) {
                     slot->emplace(makeError(ErrorKind::Internal, e.what()));
+                } catch (...) {
+                    slot->emplace(makeError(ErrorKind::Internal, "unknown exception"));
                 }
             },
             [slot, onDone = std::move(onDone), onDropped = std::move(onDropped)](bool current) {

@@ -1,7 +1,8 @@
 #include "ui/launch_job.h"
 
+#include "ui/job_runner.h"
+
 #include <QSocketNotifier>
-#include <QtConcurrent>
 
 #include <csignal>
 #include <cstring>
@@ -16,15 +17,16 @@ QStringList LaunchRequest::commandLine() const {
     return argv;
 }
 
-LaunchJob::LaunchJob(QObject* parent) : QObject(parent) {
+LaunchJob::LaunchJob(QObject* parent) : QObject(parent), attach_(new JobRunner(this)) {
 }
 
 LaunchJob::~LaunchJob() {
-    if (watcher_) {
-        cancel(); // the worker's attach ends when the program does
-        watcher_->waitForFinished();
-    }
+    cancel(); // the worker's attach ends when the program does (attach_ waits for it)
     terminate();
+}
+
+bool LaunchJob::busy() const {
+    return attach_->running();
 }
 
 void LaunchJob::start(const LaunchRequest& request, const RecordingOptions& options) {
@@ -53,27 +55,28 @@ void LaunchJob::start(const LaunchRequest& request, const RecordingOptions& opti
     outputNotifier_ = new QSocketNotifier(child_->outputFd(), QSocketNotifier::Read, this);
     connect(outputNotifier_, &QSocketNotifier::activated, this, &LaunchJob::readOutput);
 
-    watcher_ = new QFutureWatcher<std::shared_ptr<Outcome>>(this);
-    connect(watcher_, &QFutureWatcherBase::finished, this, &LaunchJob::onAttached);
     const ReadOptions read = RecordingSession::readOptionsFor(options);
-    watcher_->setFuture(QtConcurrent::run([child = child_, read, this] {
-        auto outcome = std::make_shared<Outcome>();
-        auto source = child->attach(read, [this](const std::string& text) {
-            QMetaObject::invokeMethod(this,
-                                      [this, t = QString::fromStdString(text)] { emit notice(t); });
-        });
-        if (source)
-            outcome->source = std::move(source).value();
-        else
-            outcome->error = source.error();
-        return outcome;
-    }));
+    attach_->start<std::shared_ptr<Outcome>>(
+        QString(),
+        [child = child_, read, this](const ProgressCallback&, const CancelToken*) {
+            auto outcome = std::make_shared<Outcome>();
+            auto source = child->attach(read, [this](const std::string& text) {
+                QMetaObject::invokeMethod(
+                    this, [this, t = QString::fromStdString(text)] { emit notice(t); });
+            });
+            if (source)
+                outcome->source = std::move(source).value();
+            else
+                outcome->error = source.error();
+            return Result<std::shared_ptr<Outcome>>(std::move(outcome));
+        },
+        [this](Result<std::shared_ptr<Outcome>> outcome) { onAttached(std::move(outcome)); });
 }
 
-void LaunchJob::onAttached() {
-    auto outcome = watcher_->result();
-    watcher_->deleteLater();
-    watcher_ = nullptr;
+void LaunchJob::onAttached(Result<std::shared_ptr<Outcome>> result) {
+    // An attach that threw ends here as the launch's error, like one that failed.
+    auto outcome = result ? std::move(*result) : std::make_shared<Outcome>();
+    if (!result) outcome->error = result.error();
     if (!outcome->source) {
         readOutput();
         if (child_) child_->terminate(500);

@@ -3,7 +3,6 @@
 #include "core/launch/gated_child.h"
 #include "core/live/recording_session.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -13,6 +12,8 @@
 class QSocketNotifier;
 
 namespace gilscope::ui {
+
+class JobRunner;
 
 // What the Launch script dialog asks for.
 struct LaunchRequest {
@@ -35,7 +36,7 @@ public:
     ~LaunchJob() override;
 
     void start(const LaunchRequest& request, const RecordingOptions& options);
-    bool busy() const { return watcher_ != nullptr; }
+    bool busy() const;
     void cancel(); // terminates the program being started; failed() follows
     // The program launched last (running, or exited and reaped), if any.
     GatedChild* child() const { return child_.get(); }
@@ -57,11 +58,11 @@ private:
         std::unique_ptr<StackSource> source;
         Error error;
     };
-    void onAttached();
+    void onAttached(Result<std::shared_ptr<Outcome>> outcome);
     void readOutput();
 
     std::shared_ptr<GatedChild> child_;
-    QFutureWatcher<std::shared_ptr<Outcome>>* watcher_ = nullptr;
+    JobRunner* attach_; // a new start supersedes an attach still running: its result goes
     QSocketNotifier* outputNotifier_ = nullptr;
     RecordingOptions options_;
 };

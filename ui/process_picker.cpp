@@ -1,6 +1,7 @@
 #include "ui/process_picker.h"
 
 #include "core/util/utf8.h"
+#include "ui/job_runner.h"
 #include "ui/process_table_model.h"
 
 #include <QCursor>
@@ -14,14 +15,13 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 namespace gilscope::ui {
 
 ProcessPicker::ProcessPicker(QWidget* parent)
     : QWidget(parent), model_(new ProcessTableModel(this)), proxy_(new QSortFilterProxyModel(this)),
       filter_(new QLineEdit(this)), view_(new QTableView(this)), details_(new QLabel(this)),
-      timer_(new QTimer(this)), holdCheck_(new QTimer(this)) {
+      timer_(new QTimer(this)), holdCheck_(new QTimer(this)), scans_(new JobRunner(this)) {
     proxy_->setSourceModel(model_);
     proxy_->setFilterKeyColumn(-1); // every column
     proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
@@ -83,8 +83,6 @@ ProcessPicker::ProcessPicker(QWidget* parent)
     layout->addWidget(details_);
     updateDetails();
 
-    connect(&watcher_, &QFutureWatcher<std::vector<PythonProcessInfo>>::finished, this,
-            &ProcessPicker::applyScan);
     timer_->setInterval(2000);
     connect(timer_, &QTimer::timeout, this, &ProcessPicker::refreshNow);
     timer_->start();
@@ -95,14 +93,17 @@ ProcessPicker::ProcessPicker(QWidget* parent)
     refreshNow();
 }
 
-ProcessPicker::~ProcessPicker() {
-    // The scan only touches /proc and its own result; let it finish rather than block.
-    watcher_.disconnect(this);
-}
+ProcessPicker::~ProcessPicker() = default; // scans_ waits for a scan (it reads /proc only)
 
 void ProcessPicker::refreshNow() {
-    if (watcher_.isRunning()) return;
-    watcher_.setFuture(QtConcurrent::run([] { return scanPythonProcesses(); }));
+    if (scans_->running()) return;
+    using Scan = std::vector<PythonProcessInfo>;
+    scans_->start<Scan>(
+        QString(),
+        [](const ProgressCallback&, const CancelToken*) {
+            return Result<Scan>(scanPythonProcesses());
+        },
+        [this](Result<Scan> scan) { applyScan(std::move(scan)); });
 }
 
 void ProcessPicker::setAutoRefresh(bool on) {
@@ -112,9 +113,17 @@ void ProcessPicker::setAutoRefresh(bool on) {
         timer_->stop();
 }
 
-void ProcessPicker::applyScan() {
+void ProcessPicker::applyScan(Result<std::vector<PythonProcessInfo>> scan) {
+    if (!scan) { // a scan that threw: the table stays as it was, and says why
+        scanError_ =
+            tr("Cannot list the processes: %1").arg(QString::fromStdString(scan.error().message));
+        updateDetails();
+        emit scanFinished();
+        return;
+    }
+    scanError_.clear();
     internalChange_ = true;
-    model_->setProcesses(watcher_.result(), pointerInside_);
+    model_->setProcesses(*scan, pointerInside_);
     internalChange_ = false;
     view_->resizeColumnToContents(ProcessTableModel::Pid);
     view_->resizeColumnToContents(ProcessTableModel::User);
@@ -235,6 +244,10 @@ void ProcessPicker::clearSelection() {
 }
 
 void ProcessPicker::updateDetails() {
+    if (!scanError_.isEmpty()) {
+        details_->setText(scanError_);
+        return;
+    }
     const auto p = currentProcess();
     if (!p) {
         details_->setText(lost_.isEmpty()

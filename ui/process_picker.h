@@ -2,7 +2,6 @@
 
 #include "core/remote/process_scanner.h"
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include <optional>
@@ -16,6 +15,7 @@ class QTimer;
 
 namespace gilscope::ui {
 
+class JobRunner;
 class ProcessTableModel;
 
 // Lists the Python processes on this machine, rescanned in the background every two
@@ -60,7 +60,7 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    void applyScan();
+    void applyScan(Result<std::vector<PythonProcessInfo>> scan);
     void onSelectionChanged();
     void setPointerInside(bool inside);
     bool cursorOverRows() const;
@@ -75,7 +75,8 @@ private:
     QLabel* details_;
     QTimer* timer_;
     QTimer* holdCheck_; // Leave can be missed (a popup, a dialog): re-check the cursor
-    QFutureWatcher<std::vector<PythonProcessInfo>> watcher_;
+    JobRunner* scans_;  // one scan at a time, on a worker thread
+    QString scanError_; // why the last scan failed, shown under the table
     int selectedPid_ = 0;
     QString lost_;                // why the last selection went, until the user picks again
     bool internalChange_ = false; // selection signals caused by us, not the user

@@ -45,10 +45,12 @@ ProfileModel::ProfileModel() = default;
 ProfileModel::~ProfileModel() = default;
 
 void ProfileModel::begin(const FrameRegistry& registry, const RecordingInfo& info) {
-    std::lock_guard lock(mutex_);
-    interner_.setRegistry(&registry);
-    intervalUs_ = info.sampleIntervalUs;
-    recordedMode_ = info.mode;
+    lock_.drain([this](const SampleBatch& b) { apply(b); },
+                [&] {
+                    interner_.setRegistry(&registry);
+                    intervalUs_ = info.sampleIntervalUs;
+                    recordedMode_ = info.mode;
+                });
 }
 
 ProfileModel::ThreadState& ProfileModel::threadFor(uint64_t tid, uint16_t& index) {
@@ -66,16 +68,29 @@ ProfileModel::ThreadState& ProfileModel::threadFor(uint64_t tid, uint16_t& index
     return threads_[index];
 }
 
+// On the sampler's thread, which never waits for a query that is copying: a name that
+// finds the lock taken is set by a later batch (pendingNames_ is the producer's own).
 void ProfileModel::nameThread(uint64_t threadId, const std::string& name) {
+    pendingNames_[threadId] = name;
+    lock_.tryWrite([this] { applyNames(); });
+}
+
+void ProfileModel::applyNames() {
     constexpr size_t kMaxNamedThreads = 1 << 15; // a churning target cannot grow it further
-    std::lock_guard lock(mutex_);
-    if (threadNames_.size() < kMaxNamedThreads || threadNames_.count(threadId))
-        threadNames_[threadId] = name;
+    for (auto& [id, name] : pendingNames_)
+        if (threadNames_.size() < kMaxNamedThreads || threadNames_.count(id))
+            threadNames_[id] = std::move(name);
+    pendingNames_.clear();
 }
 
 void ProfileModel::addBatch(const SampleBatch& batch) {
     if (batch.timestampsUs.empty()) return;
-    std::lock_guard lock(mutex_);
+    // The sampler's thread: never waits for a query that is copying.
+    lock_.add(batch, [this](const SampleBatch& b) { apply(b); });
+    if (!pendingNames_.empty()) lock_.tryWrite([this] { applyNames(); });
+}
+
+void ProfileModel::apply(const SampleBatch& batch) {
     if (!started_) {
         started_ = true;
         originUs_ = batch.timestampsUs.front();
@@ -116,13 +131,15 @@ void ProfileModel::addBatch(const SampleBatch& batch) {
 
 void ProfileModel::finish(const RecordingSummary& summary) {
     (void)summary;
-    std::lock_guard lock(mutex_);
-    finished_ = true;
+    lock_.drain([this](const SampleBatch& b) { apply(b); },
+                [this] {
+                    applyNames();
+                    finished_ = true;
+                });
 }
 
 uint64_t ProfileModel::sampleCount() const {
-    std::lock_guard lock(mutex_);
-    return samples_;
+    return lock_.read([this] { return samples_; });
 }
 
 Result<std::shared_ptr<const ProfileSnapshot>>
@@ -136,8 +153,7 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
         statusOk[s] = statusPasses(state, s);
     std::vector<uint8_t> threadOk;
     SampleStore::View view;
-    {
-        std::lock_guard lock(mutex_);
+    const bool counted = lock_.read([&] {
         snap->originUs = originUs_;
         snap->lastUs = lastUs_;
         snap->intervalUs = intervalUs_;
@@ -170,10 +186,12 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
                 snap->selfCounts[node] += count;
                 snap->matchedSamples += count;
             }
-            return std::shared_ptr<const ProfileSnapshot>(std::move(snap));
+            return true;
         }
         view = store_.view();
-    }
+        return false;
+    });
+    if (counted) return std::shared_ptr<const ProfileSnapshot>(std::move(snap));
 
     // Record times count from the origin; the range is [startUs, endUs) absolute.
     uint64_t t0 = 0, t1 = UINT64_MAX;

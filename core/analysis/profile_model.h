@@ -6,11 +6,11 @@
 #include "core/analysis/stack_interner.h"
 #include "core/common/error.h"
 #include "core/gecko/flat_map.h"
+#include "core/sample/producer_lock.h"
 #include "core/sample/sample_sink.h"
 #include "core/util/cancel.h"
 
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -22,7 +22,8 @@ namespace gilscope {
 // for the queries that need no time.
 //
 // Threading: begin/addBatch/finish on the producer thread; query() from any thread,
-// concurrently with addBatch (the lock is held only to copy, never while scanning).
+// concurrently with addBatch (the lock is held only to copy, never while scanning, and
+// addBatch never waits for it: see ProducerLock).
 class ProfileModel final : public SampleSink {
 public:
     ProfileModel();
@@ -57,8 +58,11 @@ private:
         uint8_t lastStatus = 0;
     };
     ThreadState& threadFor(uint64_t tid, uint16_t& index);
+    void apply(const SampleBatch& batch);                    // with lock_ held
+    void applyNames();                                       // with lock_ held
+    std::unordered_map<uint64_t, std::string> pendingNames_; // sampler thread: not set yet
 
-    mutable std::mutex mutex_;
+    mutable ProducerLock lock_; // guards everything below
     StackInterner interner_;
     SampleStore store_;
     std::vector<ThreadState> threads_;

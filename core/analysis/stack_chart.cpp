@@ -211,12 +211,10 @@ ProfileModel::stackChart(const StackChartRequest& request, const CancelToken* ca
     std::vector<uint64_t> threadIds;
     std::vector<bool> mainThread;
     SampleStore::View view;
-    {
-        std::lock_guard lock(mutex_);
+    const bool any = lock_.read([&] {
         chart->originUs = originUs_;
         chart->intervalUs = intervalUs_;
-        if (!started_ || chart->widthPx == 0 || chart->endUs <= chart->startUs)
-            return std::shared_ptr<const StackChart>(std::move(chart));
+        if (!started_ || chart->widthPx == 0 || chart->endUs <= chart->startUs) return false;
         chart->nodes = interner_.nodes();
         chart->functions = interner_.functions();
         chart->lines = interner_.lines();
@@ -225,7 +223,9 @@ ProfileModel::stackChart(const StackChartRequest& request, const CancelToken* ca
             mainThread.push_back(t.mainThread);
         }
         view = store_.view();
-    }
+        return true;
+    });
+    if (!any) return std::shared_ptr<const StackChart>(std::move(chart));
     // Record times count from the origin; the chart's columns are in absolute time.
     const uint64_t origin = chart->originUs;
     const uint64_t t0 = chart->startUs, t1 = chart->endUs;

@@ -41,7 +41,8 @@ void GeckoCollector::Impl::cleanup() {
 
 Status GeckoCollector::Impl::exportTo(const std::filesystem::path* dest, AtomicFile* made,
                                       const ProgressCallback& progress, const CancelToken* cancel) {
-    if (exported) {
+    // Whatever happens next, the collector is spent (as CPython's).
+    if (exported.exchange(true)) {
         if (lastError) return *lastError;
         return makeError(ErrorKind::Internal, "the Gecko collector has already been exported");
     }
@@ -150,7 +151,7 @@ const std::optional<Error>& GeckoCollector::lastError() const {
     return impl_->lastError;
 }
 bool GeckoCollector::exported() const {
-    return impl_->exported;
+    return impl_->exported.load();
 }
 uint64_t GeckoCollector::sampleCount() const {
     return impl_->sampleCount;

@@ -7,6 +7,7 @@
 #include "core/gecko/gecko_thread.h"
 #include "core/util/temp_dir.h"
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,7 +57,9 @@ struct GeckoCollector::Impl {
 
     bool exportStarted = false; // no more samples once an export began
     bool markersFinal = false;  // open intervals were closed for the first export
-    bool exported = false;      // an export was committed: the spill is gone
+    // An export was committed (the spill is gone): set by the export, a worker thread in
+    // the GUI, and read by the GUI thread meanwhile.
+    std::atomic<bool> exported{false};
     std::optional<Error> lastError;
     std::optional<Error> spillError;
 

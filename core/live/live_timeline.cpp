@@ -24,18 +24,26 @@ void LiveTimeline::begin(const FrameRegistry& registry, const RecordingInfo& inf
     registry_ = &registry;
     if (options_.readThreadNames && info.pid > 0) {
         std::string name = readProcessName(info.pid);
-        std::lock_guard lock(mutex_);
-        processName_ = std::move(name);
+        lock_.drain([this](const SampleBatch& b) { apply(b); },
+                    [&] { processName_ = std::move(name); });
     }
 }
 
+// The source's names arrive on the sampler's thread, which never waits for a snapshot
+// being copied: a name that finds the lock taken is set with a later batch.
 void LiveTimeline::nameThread(uint64_t threadId, const std::string& name) {
-    std::lock_guard lock(mutex_);
-    auto thread = threads_.find(threadId);
-    if (thread != threads_.end())
-        thread->second.name = name;
-    else if (names_.size() < options_.maxThreads * 4)
-        names_[threadId] = name;
+    pendingNames_[threadId] = name;
+    lock_.tryWrite([this] { applyNames(); });
+}
+
+void LiveTimeline::applyNames() {
+    for (auto& [id, name] : pendingNames_) {
+        if (auto thread = threads_.find(id); thread != threads_.end())
+            thread->second.name = std::move(name);
+        else if (names_.size() < options_.maxThreads * 4)
+            names_[id] = std::move(name); // named before its first sample
+    }
+    pendingNames_.clear();
 }
 
 // The remote reader marks garbage collection with a synthetic "<GC>" frame.
@@ -47,9 +55,7 @@ bool LiveTimeline::isGcFrame(FrameId id) {
     return cached == 1;
 }
 
-void LiveTimeline::addBatch(const SampleBatch& batch) {
-    if (batch.timestampsUs.empty()) return;
-    // Classify once per batch, outside the lock: every timestamp shares the stack.
+TimelineBucket LiveTimeline::classify(const SampleBatch& batch) {
     TimelineBucket sample;
     sample.samples = 1;
     sample.hasGil = (batch.status & ThreadStatus::HasGil) ? 1 : 0;
@@ -60,8 +66,19 @@ void LiveTimeline::addBatch(const SampleBatch& batch) {
                     ? 1
                     : 0;
     sample.exception = (batch.status & ThreadStatus::HasException) ? 1 : 0;
+    return sample;
+}
 
-    std::lock_guard lock(mutex_);
+void LiveTimeline::addBatch(const SampleBatch& batch) {
+    if (batch.timestampsUs.empty()) return;
+    // The sampler's thread: never waits for a snapshot being copied.
+    lock_.add(batch, [this](const SampleBatch& b) { apply(b); });
+    if (!pendingNames_.empty()) lock_.tryWrite([this] { applyNames(); });
+}
+
+// With the lock held. Every timestamp of a batch shares its stack: classified once.
+void LiveTimeline::apply(const SampleBatch& batch) {
+    const TimelineBucket sample = classify(batch);
     if (!started_) {
         started_ = true;
         originUs_ = batch.timestampsUs.front();
@@ -115,13 +132,22 @@ void LiveTimeline::halveResolution() {
 
 void LiveTimeline::finish(const RecordingSummary& summary) {
     (void)summary;
-    std::lock_guard lock(mutex_);
-    finished_ = true;
+    lock_.drain([this](const SampleBatch& b) { apply(b); },
+                [this] {
+                    applyNames();
+                    finished_ = true;
+                });
 }
 
 TimelineSnapshot LiveTimeline::snapshot() const {
     TimelineSnapshot s;
-    std::lock_guard lock(mutex_);
+    lock_.read([&] { copyTo(s); });
+    std::stable_partition(s.threads.begin(), s.threads.end(),
+                          [](const ThreadTimeline& t) { return t.mainThread; });
+    return s;
+}
+
+void LiveTimeline::copyTo(TimelineSnapshot& s) const {
     s.originUs = originUs_;
     s.bucketUs = bucketUs_;
     s.spanUs = started_ ? lastUs_ - originUs_ : 0;
@@ -131,9 +157,6 @@ TimelineSnapshot LiveTimeline::snapshot() const {
     s.threads.reserve(threads_.size());
     for (const auto& [id, thread] : threads_)
         s.threads.push_back(thread);
-    std::stable_partition(s.threads.begin(), s.threads.end(),
-                          [](const ThreadTimeline& t) { return t.mainThread; });
-    return s;
 }
 
 } // namespace gilscope

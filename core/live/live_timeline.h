@@ -1,10 +1,10 @@
 #pragma once
 
+#include "core/sample/producer_lock.h"
 #include "core/sample/sample_sink.h"
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -58,8 +58,8 @@ struct LiveTimelineOptions {
 };
 
 // A SampleSink that aggregates GIL / CPU / GC activity for the GUI's timelines.
-// addBatch runs on the sampler thread; snapshot() may be called from any thread (the
-// GUI polls it a few times a second, never once per sample).
+// addBatch runs on the sampler thread and never waits for a reader; snapshot() may be
+// called from any thread (the GUI polls it a few times a second, never once per sample).
 class LiveTimeline final : public SampleSink {
 public:
     explicit LiveTimeline(LiveTimelineOptions options = {});
@@ -75,14 +75,20 @@ public:
 
 private:
     bool isGcFrame(FrameId id);
+    TimelineBucket classify(const SampleBatch& batch);
+    void apply(const SampleBatch& batch); // with lock_ held
+    void applyNames();                    // with lock_ held
+    void copyTo(TimelineSnapshot& s) const;
     void addSample(ThreadTimeline& thread, uint64_t timestampUs, const TimelineBucket& sample);
     void halveResolution();
 
     const LiveTimelineOptions options_;
-    const FrameRegistry* registry_ = nullptr; // read on the sampler thread only
-    std::vector<int8_t> gcFrameCache_;        // per FrameId: -1 unknown, 0 no, 1 yes
+    const FrameRegistry* registry_ = nullptr;                // read on the sampler thread only
+    std::vector<int8_t> gcFrameCache_;                       // per FrameId: -1 unknown, 0 no, 1 yes
+    std::unordered_map<uint64_t, std::string> pendingNames_; // sampler thread: not set yet
 
-    mutable std::mutex mutex_; // guards everything below
+    // Snapshots copy under it; the sampler never waits for it (ProducerLock).
+    mutable ProducerLock lock_; // guards everything below
     bool started_ = false;
     bool finished_ = false;
     uint64_t originUs_ = 0;

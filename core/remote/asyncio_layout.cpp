@@ -1,6 +1,8 @@
 #include "core/remote/asyncio_layout.h"
 
-#include <cstring>
+#include "core/remote/struct_view.h"
+
+#include <iterator>
 #include <string>
 
 namespace gilscope::remote {
@@ -19,9 +21,7 @@ constexpr Positions k315{0x168, 0x1f8, 0x250, 0x258, 0x260, 0x268,
                          0x2a0, 0x2a8, 0x318, 0x328, 0x330, 0x338};
 
 uint64_t word(std::span<const uint8_t> t, size_t pos) {
-    uint64_t v = 0;
-    if (pos + 8 <= t.size()) std::memcpy(&v, t.data() + pos, 8);
-    return v;
+    return StructView(t).field<uint64_t>(pos);
 }
 
 Error bad(const std::string& what) {
@@ -44,7 +44,8 @@ Result<AsyncioLayout> asyncioLayout(std::span<const uint8_t> debugOffsets,
     if (debugOffsets.size() < p->llistNext + 16) return bad("_Py_DebugOffsets is truncated");
     AsyncioLayout a;
     uint64_t s[13];
-    std::memcpy(s, section.data(), sizeof s);
+    for (size_t i = 0; i < std::size(s); ++i)
+        s[i] = word(section, i * 8);
     a.taskSize = s[0];
     a.taskName = s[1];
     a.taskAwaitedBy = s[2];

@@ -1,7 +1,8 @@
 #include "core/remote/code_cache.h"
 
+#include "core/remote/struct_view.h"
+
 #include <algorithm>
-#include <cstring>
 
 namespace gilscope::remote {
 
@@ -12,10 +13,7 @@ constexpr size_t kMaxBytecode = 1 << 22;
 
 template <typename T>
 T field(const std::vector<uint8_t>& buf, uint64_t off) {
-    T v{};
-    if (off != kAbsent && off + sizeof(T) <= buf.size())
-        std::memcpy(&v, buf.data() + off, sizeof v);
-    return v;
+    return StructView(buf).field<T>(off);
 }
 
 } // namespace

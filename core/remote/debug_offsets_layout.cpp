@@ -1,5 +1,6 @@
 #include "core/remote/debug_offsets_tables.h"
 #include "core/remote/python_layout.h"
+#include "core/remote/struct_view.h"
 
 #include <cstring>
 #include <string>
@@ -16,15 +17,11 @@ using namespace debug_tables;
 class TableReader {
 public:
     explicit TableReader(std::span<const uint8_t> t) : t_(t) {}
-    uint64_t at(size_t pos) const {
-        uint64_t v = 0;
-        if (pos != N && pos + 8 <= t_.size()) std::memcpy(&v, t_.data() + pos, 8);
-        return v;
-    }
+    uint64_t at(size_t pos) const { return pos == N ? 0 : t_.field<uint64_t>(pos); }
     uint64_t opt(size_t pos) const { return pos == N ? kAbsent : at(pos); }
 
 private:
-    std::span<const uint8_t> t_;
+    StructView t_;
 };
 
 Error badTable(const std::string& version, const std::string& what) {
@@ -152,7 +149,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         return badTable(ver, "object header offsets are not the GIL-build values");
     // Each check is named, so a rejected table says which offset did not fit.
     auto within = [](uint64_t off, uint64_t size, uint64_t width) {
-        return off != kAbsent && size > 0 && off + width <= size;
+        return off != kAbsent && size > 0 && off <= size && width <= size - off; // no wrap
     };
     auto withinIfPresent = [&](uint64_t off, uint64_t size, uint64_t width) {
         return off == kAbsent || within(off, size, width);
@@ -163,8 +160,10 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         const char* name;
         bool ok;
     } checks[] = {
-        {"runtime.interpreters_head", r.at(p->rtSize) > l.rtInterpretersHead + 8},
+        {"runtime size", r.at(p->rtSize) < (64u << 20)},
+        {"runtime.interpreters_head", within(l.rtInterpretersHead, r.at(p->rtSize), 8)},
         {"interpreter size", interpSize < (64u << 20)},
+        {"interpreter.next", within(l.inNext, interpSize, 8)},
         {"interpreter.threads_head", within(l.inThreadsHead, interpSize, 8)},
         {"interpreter.threads_main", within(l.inThreadsMain, interpSize, 8)},
         {"interpreter.gc.collecting", within(l.inGcCollecting, interpSize, 4)},
@@ -175,8 +174,12 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         {"dict.ma_keys", l.dictKeys >= 16 && l.dictKeys <= 64},
         {"dict.ma_values", l.dictValues >= 16 && l.dictValues <= 64},
         {"heap type.ht_cached_keys", l.htCachedKeys >= 416 && l.htCachedKeys <= 2048},
+        {"interpreter.code_object_generation", withinIfPresent(l.inCodeGeneration, interpSize, 8)},
         {"thread state size", l.tsSize <= 4096},
         {"thread_state.next", within(l.tsNext, l.tsSize, 8)},
+        {"thread_state.interp", within(l.tsInterp, l.tsSize, 8)},
+        {"thread_state.thread_id", within(l.tsThreadId, l.tsSize, 8)},
+        {"thread_state.datastack_chunk", within(l.tsDatastackChunk, l.tsSize, 8)},
         {"thread_state.current_frame", within(l.tsCurrentFrame, l.tsSize, 8)},
         {"thread_state.native_thread_id", within(l.tsNativeThreadId, l.tsSize, 8)},
         {"thread_state.datastack_top", within(l.tsDatastackTop, l.tsSize, 8)},
@@ -190,15 +193,23 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         {"frame.executable", within(l.frCode, frameSize, 8)},
         {"frame.instr_ptr", within(l.frInstr, frameSize, 8)},
         {"frame.owner", within(l.frOwner, frameSize, 1)},
+        {"frame.globals", withinIfPresent(l.frGlobals, frameSize, 8)},
         {"code object size", codeSize <= 1024},
+        {"code object header", within(l.varSize, codeSize, 8)},
         {"code.co_filename", within(l.coFilename, codeSize, 8)},
+        {"code.co_name", within(l.coName, codeSize, 8)},
         {"code.co_qualname", within(l.coQualname, codeSize, 8)},
         {"code.co_linetable", within(l.coLinetable, codeSize, 8)},
         {"code.co_firstlineno", within(l.coFirstlineno, codeSize, 4)},
-        {"code.co_code_adaptive", l.coCodeAdaptive >= codeSize - 8 && l.coCodeAdaptive <= codeSize},
+        {"code.co_code_adaptive",
+         codeSize >= 8 && l.coCodeAdaptive >= codeSize - 8 && l.coCodeAdaptive <= codeSize},
+        // A str's header is read in one 512-byte copy (RemoteObjects).
+        {"str size", strSize <= 512},
         {"str.state", within(l.strState, strSize, 4)},
         {"str.length", within(l.strLength, strSize, 8)},
         {"str ascii size", l.strAsciiSize >= 32 && l.strAsciiSize <= 64},
+        {"str compact size",
+         l.strCompactSize >= l.strAsciiSize && l.strCompactSize <= l.strAsciiSize + 32},
     };
     for (const auto& check : checks)
         if (!check.ok)

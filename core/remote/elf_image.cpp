@@ -1,5 +1,6 @@
 #include "core/remote/elf_image.h"
 
+#include "core/remote/struct_view.h"
 #include "core/util/unique_fd.h"
 
 #include <cstring>
@@ -15,9 +16,9 @@ namespace {
 
 template <typename T>
 bool readStruct(const uint8_t* data, size_t size, uint64_t offset, T& out) {
-    if (offset > size || size - offset < sizeof(T)) return false;
-    std::memcpy(&out, data + offset, sizeof(T));
-    return true;
+    const auto field = StructView(data, size).get<T>(offset);
+    if (field) out = *field;
+    return field.has_value();
 }
 
 } // namespace

@@ -1,23 +1,14 @@
 #include "core/remote/frame_walker.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace gilscope::remote {
 
 namespace {
 
-template <typename T>
-T at(const uint8_t* p, uint64_t off) {
-    T v;
-    std::memcpy(&v, p + off, sizeof v);
-    return v;
-}
-
 constexpr uint64_t kChunkHeader = 24;          // _PyStackChunk {previous, size, top, data[]}
 constexpr uint64_t kMaxChunkBytes = 16u << 20; // CPython's MAX_STACK_CHUNK_SIZE
 constexpr uint64_t kDefaultChunk = 16u << 10;  // DATA_STACK_CHUNK_SIZE
-constexpr size_t kMaxChunks = 4096;            // 64 MiB of default-sized chunks: deep recursion
 constexpr uint8_t kMaxOwner = 4;               // 3.14's FRAME_OWNED_BY_CSTACK
 
 } // namespace
@@ -32,9 +23,18 @@ bool FrameWalker::fail(std::string why) {
     return false;
 }
 
+bool FrameWalker::readBudgeted(uint64_t addr, void* dst, size_t len) {
+    if (!budget_.spend(len)) {
+        stopReason_ = SampleBudget::exhaustedMessage();
+        return false;
+    }
+    return mem_.read(addr, dst, len);
+}
+
 bool FrameWalker::walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
                        Prefetch& ahead) {
     error_.clear();
+    stopReason_.clear();
     const size_t first = out.size();
     bool ok = false;
     if (layout_.legacyFrames) {
@@ -47,6 +47,9 @@ bool FrameWalker::walk(std::span<const uint8_t> tstate, std::vector<FrameId>& ou
         dropPrefetch(ahead); // what was read ahead served this walk only
         ahead.frames = singlesThisWalk_;
         ahead_ = nullptr;
+        // Chunks are visited once per walk; a retry within the sample reads them again.
+        for (size_t i = 0; i < chunksUsed_; ++i)
+            budget_.forget(chunks_[i].addr);
     }
     if (ok && out.size() - first > maxDepth_) cutMiddle(out, first);
     return ok;
@@ -117,7 +120,7 @@ void FrameWalker::learnPrefetch(uint64_t chunk, uint64_t used, uint64_t cframeWo
     constexpr uint64_t kSlack = 1024;
     uint64_t len = 0;
     if (chunk && !chunks_.empty() && chunks_[0].bytes.size() >= kChunkHeader) {
-        const uint64_t size = at<uint64_t>(chunks_[0].bytes.data(), 8);
+        const uint64_t size = StructView(chunks_[0].bytes).field<uint64_t>(8);
         if (size >= used && size <= kMaxChunkBytes) len = std::min(size, used + kSlack);
     }
     ahead_->chunkAddr = len ? chunk : 0;
@@ -126,27 +129,43 @@ void FrameWalker::learnPrefetch(uint64_t chunk, uint64_t used, uint64_t cframeWo
 }
 
 bool FrameWalker::loadOlderChunk() {
-    if (olderChunk_ == 0 || chunksUsed_ >= kMaxChunks) return false;
-    if (!plausibleAddress(olderChunk_)) return false;
+    if (olderChunk_ == 0 || !plausibleAddress(olderChunk_)) return false;
+    // The chunk list is a linked list in the target's memory: one that comes back to a
+    // chunk of this walk is torn (or hostile), and would be read again and again.
+    if (!budget_.firstVisit(olderChunk_)) {
+        stopReason_ = "the stack's chunks form a loop (torn read)";
+        return false;
+    }
     if (chunks_.size() <= chunksUsed_) chunks_.emplace_back();
     Chunk& c = chunks_[chunksUsed_];
     c.addr = olderChunk_;
-    c.bytes.resize(kDefaultChunk);
-    const size_t got = mem_.readPartial(c.addr, c.bytes.data(), c.bytes.size());
-    if (got < kChunkHeader) return false;
-    const uint64_t size = at<uint64_t>(c.bytes.data(), 8);
-    if (size < kChunkHeader || size > kMaxChunkBytes) return false;
-    if (size > got) {
+    auto loaded = [&] {
+        if (!budget_.spend(kDefaultChunk)) {
+            stopReason_ = SampleBudget::exhaustedMessage();
+            return false;
+        }
+        c.bytes.resize(kDefaultChunk);
+        const size_t got = mem_.readPartial(c.addr, c.bytes.data(), c.bytes.size());
+        if (got < kChunkHeader) return false;
+        const uint64_t size = StructView(c.bytes).field<uint64_t>(8);
+        if (size < kChunkHeader || size > kMaxChunkBytes) return false;
+        if (size > got) {
+            c.bytes.resize(size);
+            if (!readBudgeted(c.addr, c.bytes.data(), size)) return false;
+        }
         c.bytes.resize(size);
-        if (!mem_.read(c.addr, c.bytes.data(), size)) return false;
+        return true;
+    };
+    if (!loaded()) {
+        budget_.forget(c.addr);
+        return false;
     }
-    c.bytes.resize(size);
-    olderChunk_ = at<uint64_t>(c.bytes.data(), 0);
+    olderChunk_ = StructView(c.bytes).field<uint64_t>(0);
     ++chunksUsed_;
     return true;
 }
 
-const uint8_t* FrameWalker::frameBytes(uint64_t addr) {
+StructView FrameWalker::frameBytes(uint64_t addr) {
     const uint64_t need = layout_.frSize;
     auto inChunk = [&](size_t i) {
         const Chunk& c = chunks_[i];
@@ -154,32 +173,33 @@ const uint8_t* FrameWalker::frameBytes(uint64_t addr) {
     };
     // Callers usually sit in the chunk of the frame before (deep recursion spans many).
     if (lastChunk_ < chunksUsed_ && inChunk(lastChunk_))
-        return chunks_[lastChunk_].bytes.data() + (addr - chunks_[lastChunk_].addr);
+        return StructView(chunks_[lastChunk_].bytes).sub(addr - chunks_[lastChunk_].addr, need);
     for (;;) {
         for (size_t i = 0; i < chunksUsed_; ++i) {
             if (!inChunk(i)) continue;
             lastChunk_ = i;
-            return chunks_[i].bytes.data() + (addr - chunks_[i].addr);
+            return StructView(chunks_[i].bytes).sub(addr - chunks_[i].addr, need);
         }
         // A frame below the copied chunks lives in an older chunk (deep recursion) or
         // in a generator; try the older chunks first, they hold many frames each.
         if (!loadOlderChunk()) break;
     }
+    if (!stopReason_.empty()) return {};
     // Remembered whether it came from the prefetch or not: wanted again next time.
     if (singlesThisWalk_.size() < Prefetch::kMaxFrames) singlesThisWalk_.push_back(addr);
     for (size_t i = 0; i < ahead_->framesOk; ++i)
-        if (ahead_->frames[i] == addr) return ahead_->frameBytes.data() + i * need;
+        if (ahead_->frames[i] == addr) return StructView(ahead_->frameBytes).sub(i * need, need);
     single_.resize(need);
-    if (!mem_.read(addr, single_.data(), need)) return nullptr;
-    return single_.data();
+    if (!readBudgeted(addr, single_.data(), need)) return {};
+    return single_;
 }
 
 bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& out) {
     const size_t first = out.size(); // a <GC> frame may come before the walk
-    const uint8_t* t = ts.data();
+    const StructView t(ts);
     uint64_t frame = 0;
-    const uint64_t chunk = at<uint64_t>(t, layout_.tsDatastackChunk);
-    const uint64_t top = at<uint64_t>(t, layout_.tsDatastackTop);
+    const uint64_t chunk = t.field<uint64_t>(layout_.tsDatastackChunk);
+    const uint64_t top = t.field<uint64_t>(layout_.tsDatastackTop);
     chunksUsed_ = 0;
     lastChunk_ = 0;
     olderChunk_ = 0;
@@ -203,7 +223,7 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     size_t n = 0;
     uint64_t cframeWord = 0;
     if (layout_.tsCframe != kAbsent) {
-        const uint64_t cframe = at<uint64_t>(t, layout_.tsCframe);
+        const uint64_t cframe = t.field<uint64_t>(layout_.tsCframe);
         if (!plausibleAddress(cframe)) return true; // thread not running Python yet
         cframeWord = cframe + layout_.cfCurrentFrame;
         if (ahead_->cframeOk && ahead_->cframeWordAddr == cframeWord) {
@@ -213,9 +233,10 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
             remote[n++] = {reinterpret_cast<void*>(cframeWord), sizeof frame};
         }
     } else {
-        frame = at<uint64_t>(t, layout_.tsCurrentFrame);
+        frame = t.field<uint64_t>(layout_.tsCurrentFrame);
     }
     const bool chunkInBatch = haveChunk && !chunkKnown;
+    if (haveChunk && !budget_.spend(used)) return fail(SampleBudget::exhaustedMessage());
     if (chunkInBatch) {
         local[n] = {current.bytes.data(), current.bytes.size()};
         remote[n++] = {reinterpret_cast<void*>(chunk), current.bytes.size()};
@@ -228,14 +249,16 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         }
     }
     if (haveChunk && current.bytes.size() >= kChunkHeader) {
+        if (!budget_.firstVisit(chunk))
+            return fail("two threads' stacks share a chunk (torn read)");
         chunksUsed_ = 1;
-        olderChunk_ = at<uint64_t>(current.bytes.data(), 0);
+        olderChunk_ = StructView(current.bytes).field<uint64_t>(0);
     }
     learnPrefetch(haveChunk ? chunk : 0, used, cframeWord);
 
     const uint8_t skipOwner = static_cast<uint8_t>(layout_.firstSkippedOwner);
     const uint64_t baseFrame =
-        layout_.tsBaseFrame != kAbsent ? at<uint64_t>(t, layout_.tsBaseFrame) : 0;
+        layout_.tsBaseFrame != kAbsent ? t.field<uint64_t>(layout_.tsBaseFrame) : 0;
     bool atBase = true; // an empty chain: the thread runs no Python code
     LoopGuard loop;
     uint64_t visited = 0;
@@ -245,10 +268,10 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         if (steps >= kMaxWalk) return fail("frame chain deeper than 1,048,576 frames");
         if (loop.revisits(frame)) return fail("frame chain loops");
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
-        const uint8_t* f = frameBytes(frame);
-        if (!f) return fail("cannot read a frame");
-        const uint64_t previous = at<uint64_t>(f, layout_.frPrevious);
-        const uint8_t owner = at<uint8_t>(f, layout_.frOwner);
+        const StructView f = frameBytes(frame);
+        if (f.empty()) return fail(stopReason_.empty() ? "cannot read a frame" : stopReason_);
+        const uint64_t previous = f.field<uint64_t>(layout_.frPrevious);
+        const uint8_t owner = f.field<uint8_t>(layout_.frOwner);
         // _frameowner has 4 values (5 from 3.14): anything else is memory that is no frame.
         if (owner > kMaxOwner) return fail("not a frame (torn read)");
         atBase = isBase(frame, f, owner, baseFrame);
@@ -268,7 +291,7 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         }
         out.push_back(id);
         // 3.11 marks the first frame of each eval-loop call instead of a shim below it.
-        if (layout_.frIsEntry != kAbsent && at<uint8_t>(f, layout_.frIsEntry) != 0)
+        if (layout_.frIsEntry != kAbsent && f.field<uint8_t>(layout_.frIsEntry) != 0)
             pushNative(out, first);
         frame = previous;
     }
@@ -282,12 +305,12 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     return true;
 }
 
-bool FrameWalker::describe(const uint8_t* f, FrameId& id, bool& python) {
+bool FrameWalker::describe(StructView f, FrameId& id, bool& python) {
     python = false;
-    const uint64_t code = at<uint64_t>(f, layout_.frCode) & layout_.frameTagMask;
-    const uint64_t instr = at<uint64_t>(f, layout_.frInstr);
+    const uint64_t code = f.field<uint64_t>(layout_.frCode) & layout_.frameTagMask;
+    const uint64_t instr = f.field<uint64_t>(layout_.frInstr);
     if (code == 0) return true; // frame being set up or torn down
-    const uint64_t globals = layout_.frGlobals != kAbsent ? at<uint64_t>(f, layout_.frGlobals) : 0;
+    const uint64_t globals = f.field<uint64_t>(layout_.frGlobals); // absent: 0
     const CodeInfo* info = codes_.lookup(code, instr, globals);
     if (!info) return false;
     if (info->interpreterShim) return true;
@@ -325,7 +348,7 @@ void FrameWalker::pushNative(std::vector<FrameId>& out, size_t first) const {
     out.push_back(nativeFrame_);
 }
 
-bool FrameWalker::isBase(uint64_t addr, const uint8_t* f, uint8_t owner, uint64_t baseFrame) const {
+bool FrameWalker::isBase(uint64_t addr, StructView f, uint8_t owner, uint64_t baseFrame) const {
     switch (layout_.base) {
     case PythonLayout::Base::BaseFrame: // 3.15: tstate->base_frame ends every chain
         return addr == baseFrame;
@@ -333,13 +356,13 @@ bool FrameWalker::isBase(uint64_t addr, const uint8_t* f, uint8_t owner, uint64_
         // Owner 3 (CSTACK, INTERPRETER from 3.14), running the trampoline: f_executable is
         // None from 3.13, the "<shim>" code object in 3.12.
         if (owner != 3) return false;
-        const uint64_t exec = at<uint64_t>(f, layout_.frCode) & layout_.frameTagMask;
+        const uint64_t exec = f.field<uint64_t>(layout_.frCode) & layout_.frameTagMask;
         if (layout_.minor >= 13) return noneAddr_ == 0 || exec == noneAddr_;
         const CodeInfo* info = codes_.lookup(exec, 0);
         return info && info->interpreterShim;
     }
     case PythonLayout::Base::ThreadEntryFrame: // 3.11: a thread-owned frame entering the eval loop
-        return owner == 0 && at<uint8_t>(f, layout_.frIsEntry) != 0;
+        return owner == 0 && f.field<uint8_t>(layout_.frIsEntry) != 0;
     case PythonLayout::Base::ExecutingRoot:
         break;
     }

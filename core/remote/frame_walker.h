@@ -3,6 +3,8 @@
 #include "core/remote/code_cache.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/remote_memory.h"
+#include "core/remote/sample_budget.h"
+#include "core/remote/struct_view.h"
 #include "core/sample/frame_registry.h"
 
 #include <algorithm>
@@ -64,9 +66,12 @@ public:
 
     const std::string& error() const { return error_; }
 
-    // 3.11+: the frame whose local copy is at f. False when its code object cannot be
+    // 3.11+: the frame whose local copy is f. False when its code object cannot be
     // read; `python` false for frames that show nothing (shims, frames being set up).
-    bool describe(const uint8_t* f, FrameId& id, bool& python);
+    bool describe(StructView f, FrameId& id, bool& python);
+    // The reads of one sample, shared with the asyncio task reader: whoever starts a
+    // sample calls budget().begin().
+    SampleBudget& budget() { return budget_; }
     // 3.11+: end walks at this frame (the running asyncio task's coroutine frame), which
     // must be on the chain; 0 walks to the thread's base as usual.
     void setStopFrame(uint64_t frame) { stopFrame_ = frame; }
@@ -89,12 +94,15 @@ private:
     bool walkLegacy(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
                     Prefetch& remembered);
     bool readLegacyChain(uint64_t frame, const Prefetch& remembered);
-    bool addLegacyFrame(uint64_t addr, const uint8_t* f, uint64_t& previous, bool seen);
-    bool legacyExecuting(const uint8_t* f) const;
+    bool addLegacyFrame(uint64_t addr, StructView f, uint64_t& previous, bool seen);
+    bool legacyExecuting(StructView f) const;
     // Whether a chain ending at this frame reached the thread's base (3.11+).
-    bool isBase(uint64_t addr, const uint8_t* f, uint8_t owner, uint64_t baseFrame) const;
-    // Local bytes of the frame at addr, from a copied chunk or a fresh read.
-    const uint8_t* frameBytes(uint64_t addr);
+    bool isBase(uint64_t addr, StructView f, uint8_t owner, uint64_t baseFrame) const;
+    // Local bytes of the frame at addr, from a copied chunk or a fresh read (empty when
+    // it cannot be read).
+    StructView frameBytes(uint64_t addr);
+    // Reads len bytes within this sample's budget (fails the walk when it is spent).
+    bool readBudgeted(uint64_t addr, void* dst, size_t len);
     bool loadOlderChunk();
     bool fail(std::string why);
     void cutMiddle(std::vector<FrameId>& out, size_t first);
@@ -151,6 +159,8 @@ private:
     static constexpr size_t kNoSlot = SIZE_MAX;
     std::vector<size_t> copySlot_; // per legacy_ frame: its slot in codeCopies_, or kNoSlot
     std::vector<iovec> local_, remote_;
+    SampleBudget budget_;
+    std::string stopReason_; // why a walk cannot go on (a spent budget, a chunk loop)
     std::string error_;
 };
 

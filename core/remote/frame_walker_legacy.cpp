@@ -19,31 +19,21 @@
 #include "core/remote/frame_walker.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace gilscope::remote {
 
-namespace {
+namespace {} // namespace
 
-template <typename T>
-T at(const uint8_t* p, uint64_t off) {
-    T v;
-    std::memcpy(&v, p + off, sizeof v);
-    return v;
-}
-
-} // namespace
-
-bool FrameWalker::legacyExecuting(const uint8_t* f) const {
-    if (layout_.frExecuting != kAbsent) return at<int8_t>(f, layout_.frExecuting) == 1;
-    if (layout_.frState != kAbsent) return at<int8_t>(f, layout_.frState) == 0; // FRAME_EXECUTING
+bool FrameWalker::legacyExecuting(StructView f) const {
+    if (layout_.frExecuting != kAbsent) return f.field<int8_t>(layout_.frExecuting) == 1;
+    if (layout_.frState != kAbsent) return f.field<int8_t>(layout_.frState) == 0; // FRAME_EXECUTING
     return true;
 }
 
-bool FrameWalker::addLegacyFrame(uint64_t addr, const uint8_t* f, uint64_t& previous, bool seen) {
-    previous = at<uint64_t>(f, layout_.frPrevious);
+bool FrameWalker::addLegacyFrame(uint64_t addr, StructView f, uint64_t& previous, bool seen) {
+    previous = f.field<uint64_t>(layout_.frPrevious);
     if (legacyLoop_.revisits(addr)) return fail("frame chain loops");
-    if (layout_.frRefcnt != kAbsent && at<int64_t>(f, layout_.frRefcnt) <= 0)
+    if (layout_.frRefcnt != kAbsent && f.field<int64_t>(layout_.frRefcnt) <= 0)
         return fail("a frame was freed while being read (torn read)");
     const bool top = legacy_.empty();
     if ((!top || previous == 0) && !legacyExecuting(f))
@@ -52,8 +42,8 @@ bool FrameWalker::addLegacyFrame(uint64_t addr, const uint8_t* f, uint64_t& prev
                                   : "a caller frame is not running (torn read)");
     if (legacy_.size() >= maxChain_)
         return fail("frame chain longer than the thread's recursion depth (torn read)");
-    const uint64_t code = at<uint64_t>(f, layout_.frCode);
-    legacy_.push_back({code, at<int32_t>(f, layout_.frLasti), seen});
+    const uint64_t code = f.field<uint64_t>(layout_.frCode);
+    legacy_.push_back({code, f.field<int32_t>(layout_.frLasti), seen});
     chain_.push_back(addr);
     chainCodes_.push_back(code);
     return true;
@@ -91,6 +81,7 @@ bool FrameWalker::readLegacyChain(uint64_t frame, const Prefetch& remembered) {
                 : 0;
         size_t added = 0;
         if (n >= 2) {
+            if (!budget_.spend(n * frSize)) return fail(SampleBudget::exhaustedMessage());
             chainCopies_.resize(n * frSize);
             local_.resize(n);
             remote_.resize(n);
@@ -101,10 +92,10 @@ bool FrameWalker::readLegacyChain(uint64_t frame, const Prefetch& remembered) {
             const size_t done = mem_.readMany({local_.data(), n}, {remote_.data(), n});
             while (added < done) {
                 uint64_t previous = 0;
-                const uint8_t* f = chainCopies_.data() + added * frSize;
+                const StructView f = StructView(chainCopies_).sub(added * frSize, frSize);
                 const bool seen =
                     k + added < remembered.chainCodes.size() &&
-                    at<uint64_t>(f, layout_.frCode) == remembered.chainCodes[k + added];
+                    f.field<uint64_t>(layout_.frCode) == remembered.chainCodes[k + added];
                 if (!addLegacyFrame(frame, f, previous, seen)) return false;
                 frame = previous;
                 ++added;
@@ -116,9 +107,10 @@ bool FrameWalker::readLegacyChain(uint64_t frame, const Prefetch& remembered) {
             continue;
         }
         single_.resize(frSize);
-        if (!mem_.read(frame, single_.data(), frSize)) return fail("cannot read a frame");
+        if (!readBudgeted(frame, single_.data(), frSize))
+            return fail(stopReason_.empty() ? "cannot read a frame" : stopReason_);
         uint64_t previous = 0;
-        if (!addLegacyFrame(frame, single_.data(), previous, false)) return false;
+        if (!addLegacyFrame(frame, single_, previous, false)) return false;
         frame = previous;
         hint = k < lastChain.size() ? k + 1 : hint;
     }
@@ -132,11 +124,11 @@ bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& 
     // ending (the count drops just before tstate->frame moves to the caller).
     maxChain_ = kMaxWalk;
     if (layout_.tsRecursionDepth != kAbsent) {
-        const int32_t depth = at<int32_t>(ts.data(), layout_.tsRecursionDepth);
+        const int32_t depth = StructView(ts).field<int32_t>(layout_.tsRecursionDepth);
         maxChain_ = depth < 0 ? 1 : static_cast<size_t>(depth) + 1;
     }
     // Pass 1: follow the PyFrameObject chain (each frame needs the previous pointer).
-    const bool ok = readLegacyChain(at<uint64_t>(ts.data(), layout_.tsFrame), remembered);
+    const bool ok = readLegacyChain(StructView(ts).field<uint64_t>(layout_.tsFrame), remembered);
     remembered.chain.swap(chain_);
     remembered.chainCodes.swap(chainCodes_);
     if (!ok) {
@@ -157,6 +149,7 @@ bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& 
         copySlot_[i] = remote_.size();
         remote_.push_back({reinterpret_cast<void*>(legacy_[i].code), coSize});
     }
+    if (!budget_.spend(remote_.size() * coSize)) return fail(SampleBudget::exhaustedMessage());
     codeCopies_.resize(remote_.size() * coSize);
     for (size_t j = 0; j < remote_.size(); ++j)
         local_.push_back({codeCopies_.data() + j * coSize, coSize});

@@ -1,9 +1,9 @@
 // --async-aware: a sample of a live process as asyncio's tasks, not its threads (3.14+).
 #include "core/remote/async_stacks.h"
 #include "core/remote/live_process_reader.h"
+#include "core/remote/struct_view.h"
 
 #include <chrono>
-#include <cstring>
 
 namespace gilscope::remote {
 
@@ -59,14 +59,12 @@ ReadOutcome LiveProcessReader::readAsync(std::vector<ThreadStack>& out, size_t& 
     tasks_->beginSample();
     const bool all = options_.asyncMode == AsyncMode::All;
     uint64_t t = interp.threadsHead;
-    seenTstates_.clear();
     for (size_t i = 0; t && i < kMaxThreads; ++i) {
-        if (!seenTstates_.insert(t).second) return fail("the thread list loops (torn read)");
+        if (!walker_.budget().firstVisit(t)) return fail("the thread list loops (torn read)");
         if (!plausibleAddress(t) || !mem_.read(t, tstate_.data(), tstate_.size()))
             return fail("cannot read a thread state");
-        uint64_t tid = 0, next = 0;
-        std::memcpy(&tid, tstate_.data() + layout_.tsNativeThreadId, 8);
-        std::memcpy(&next, tstate_.data() + layout_.tsNext, 8);
+        const uint64_t tid = StructView(tstate_).field<uint64_t>(layout_.tsNativeThreadId);
+        const uint64_t next = StructView(tstate_).field<uint64_t>(layout_.tsNext);
         if (all && !tasks_->readTaskList(t + asyncio_.tsTasksHead, tid, taskList_))
             return fail(tasks_->error());
         if (!all && !readRunningTask(t, tid)) return fail(lastError_);

@@ -1,10 +1,10 @@
 #include "core/remote/live_process_reader.h"
 
 #include "core/remote/proc_files.h"
+#include "core/remote/struct_view.h"
 #include "core/sample/thread_status.h"
 
 #include <cerrno>
-#include <cstring>
 
 namespace gilscope::remote {
 
@@ -12,13 +12,6 @@ namespace {
 
 constexpr size_t kMaxInterpreters = 256;
 constexpr uint64_t kMaxWindow = 64 << 10;
-
-template <typename T>
-T load(const std::vector<uint8_t>& b, uint64_t off) {
-    T v{};
-    if (off != kAbsent && off + sizeof(T) <= b.size()) std::memcpy(&v, b.data() + off, sizeof v);
-    return v;
-}
 
 } // namespace
 
@@ -33,17 +26,11 @@ void LiveProcessReader::Window::include(uint64_t off, uint64_t width) {
 }
 
 uint64_t LiveProcessReader::Window::u64(uint64_t off) const {
-    if (off == kAbsent || off < lo || off + 8 > hi) return 0;
-    uint64_t v;
-    std::memcpy(&v, bytes.data() + (off - lo), 8);
-    return v;
+    return off == kAbsent || off < lo ? 0 : StructView(bytes).field<uint64_t>(off - lo);
 }
 
 int32_t LiveProcessReader::Window::i32(uint64_t off) const {
-    if (off == kAbsent || off < lo || off + 4 > hi) return 0;
-    int32_t v;
-    std::memcpy(&v, bytes.data() + (off - lo), 4);
-    return v;
+    return off == kAbsent || off < lo ? 0 : StructView(bytes).field<int32_t>(off - lo);
 }
 
 LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, RuntimeLocation location,
@@ -163,10 +150,8 @@ LiveProcessReader::InterpState LiveProcessReader::decodeInterp(uint64_t addr) {
             constexpr uint64_t kLocked = PythonLayout::kGilLockedInStruct;
             uint8_t g[kLocked + 4];
             if (mem_.read(gil, g, sizeof g)) {
-                int32_t locked = 0;
-                std::memcpy(&s.gilHolder, g + kHolder, 8);
-                std::memcpy(&locked, g + kLocked, 4);
-                s.gilLocked = locked == 1;
+                s.gilHolder = StructView(g, sizeof g).field<uint64_t>(kHolder);
+                s.gilLocked = StructView(g, sizeof g).field<int32_t>(kLocked) == 1;
             }
         }
     } else if (layout_.inGilLocked != kAbsent) {
@@ -182,6 +167,7 @@ LiveProcessReader::InterpState LiveProcessReader::decodeInterp(uint64_t addr) {
 ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count) {
     count = 0;
     lastError_.clear();
+    walker_.budget().begin();
     if (options_.asyncMode != AsyncMode::Off) return readAsync(out, count);
     // One syscall for the main interpreter's hot fields, the runtime's GIL/GC fields, the
     // thread state we expect to need first (the one we needed last time) and, when only
@@ -256,23 +242,24 @@ uint64_t LiveProcessReader::findMainTstate(const InterpState& s) {
             if (!plausibleAddress(t) || !mem_.read(t, tstate_.data(), tstate_.size())) return 0;
             tstateValid_ = true;
             tstateAddr_ = t;
-            if (load<uint64_t>(tstate_, layout_.tsNativeThreadId) == uint64_t(pid_)) return t;
-            t = load<uint64_t>(tstate_, layout_.tsNext);
+            if (StructView(tstate_).field<uint64_t>(layout_.tsNativeThreadId) == uint64_t(pid_))
+                return t;
+            t = StructView(tstate_).field<uint64_t>(layout_.tsNext);
         }
         return 0;
     }
     // <= 3.12: the main thread is the one whose pthread id is _PyRuntime.main_thread.
     // Check last time's answer first (it is in the batch read), then walk the list.
-    if (tstateValid_ && load<uint64_t>(tstate_, layout_.tsThreadId) == mainThreadId_ &&
-        load<uint64_t>(tstate_, layout_.tsInterp) == s.addr)
+    if (tstateValid_ && StructView(tstate_).field<uint64_t>(layout_.tsThreadId) == mainThreadId_ &&
+        StructView(tstate_).field<uint64_t>(layout_.tsInterp) == s.addr)
         return tstateAddr_;
     uint64_t t = s.threadsHead;
     for (size_t i = 0; t && i < kMaxThreads; ++i) {
         if (!plausibleAddress(t) || !mem_.read(t, tstate_.data(), tstate_.size())) return 0;
         tstateValid_ = true;
         tstateAddr_ = t;
-        if (load<uint64_t>(tstate_, layout_.tsThreadId) == mainThreadId_) return t;
-        t = load<uint64_t>(tstate_, layout_.tsNext);
+        if (StructView(tstate_).field<uint64_t>(layout_.tsThreadId) == mainThreadId_) return t;
+        t = StructView(tstate_).field<uint64_t>(layout_.tsNext);
     }
     return 0;
 }
@@ -298,7 +285,7 @@ ReadOutcome LiveProcessReader::readInterpreter(const InterpState& s, bool isMain
         if (!readThread(s, t, isMain, stack)) return fail(lastError_);
         sawMain = sawMain || (stack.status & ThreadStatus::MainThread);
         if (!skipped_ || options_.reportSkipped) ++count;
-        t = load<uint64_t>(tstate_, layout_.tsNext);
+        t = StructView(tstate_).field<uint64_t>(layout_.tsNext);
     }
     // The main thread lives as long as the interpreter: a walk that missed it followed a
     // stale `next` of a thread that was exiting, and may have missed others too.

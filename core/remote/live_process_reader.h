@@ -15,7 +15,6 @@
 
 #include <memory>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace gilscope::remote {
 
@@ -120,7 +119,6 @@ private:
     std::vector<AsyncTask> taskList_;
     FrameWalker::Prefetch asyncPrefetch_;
     int64_t nextAsyncioLookNs_ = 0;
-    std::unordered_set<uint64_t> seenTstates_; // an async sample's thread list loop guard
     std::string asyncioRejected_; // why its asyncio cannot be read: no longer looked for
 
     std::unique_ptr<ThreadNameWatcher> names_; // set by init() unless names are off

@@ -2,22 +2,10 @@
 // and its frames, re-read once within the sample when the walk was torn.
 #include "core/remote/live_process_reader.h"
 
+#include "core/remote/struct_view.h"
 #include "core/sample/thread_status.h"
 
-#include <cstring>
-
 namespace gilscope::remote {
-
-namespace {
-
-template <typename T>
-T load(const std::vector<uint8_t>& b, uint64_t off) {
-    T v{};
-    if (off != kAbsent && off + sizeof(T) <= b.size()) std::memcpy(&v, b.data() + off, sizeof v);
-    return v;
-}
-
-} // namespace
 
 uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId) {
     if (auto it = tidByPthread_.find(pthreadId); it != tidByPthread_.end()) return it->second;
@@ -47,27 +35,27 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         tstateValid_ = true;
         tstateAddr_ = addr;
     }
-    if (load<uint64_t>(tstate_, layout_.tsInterp) != interp.addr) {
+    if (StructView(tstate_).field<uint64_t>(layout_.tsInterp) != interp.addr) {
         lastError_ = "thread state changed while reading";
         return false;
     }
     stack.interpreterId = interp.id;
-    stack.pythonThreadId = load<uint64_t>(tstate_, layout_.tsThreadId);
+    stack.pythonThreadId = StructView(tstate_).field<uint64_t>(layout_.tsThreadId);
     stack.threadId = layout_.tsNativeThreadId != kAbsent
-                         ? load<uint64_t>(tstate_, layout_.tsNativeThreadId)
+                         ? StructView(tstate_).field<uint64_t>(layout_.tsNativeThreadId)
                          : nativeTid(stack.pythonThreadId);
     uint32_t status = 0;
     if (layout_.tsHoldsGil != kAbsent) {
-        if (load<int32_t>(tstate_, layout_.tsHoldsGil) != 0)
+        if (StructView(tstate_).field<int32_t>(layout_.tsHoldsGil) != 0)
             status |= ThreadStatus::HasGil;
         else if (layout_.tsGilRequested != kAbsent &&
-                 load<int32_t>(tstate_, layout_.tsGilRequested))
+                 StructView(tstate_).field<int32_t>(layout_.tsGilRequested))
             status |= ThreadStatus::GilRequested;
     } else if (interp.gilLocked && interp.gilHolder == addr) {
         status |= ThreadStatus::HasGil;
     }
-    const uint64_t excValue = load<uint64_t>(tstate_, layout_.tsExcStateValue);
-    if (load<uint64_t>(tstate_, layout_.tsCurrentException) != 0 ||
+    const uint64_t excValue = StructView(tstate_).field<uint64_t>(layout_.tsExcStateValue);
+    if (StructView(tstate_).field<uint64_t>(layout_.tsCurrentException) != 0 ||
         (excValue != 0 && excValue != loc_.noneAddr))
         status |= ThreadStatus::HasException;
     const bool isMainThread =
@@ -113,7 +101,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     // the thread state, within this sample; then it counts as an error, never as a stack.
     stack.frames.resize(gcFrames);
     if (!mem_.read(addr, tstate_.data(), tstate_.size()) ||
-        load<uint64_t>(tstate_, layout_.tsInterp) != interp.addr) {
+        StructView(tstate_).field<uint64_t>(layout_.tsInterp) != interp.addr) {
         lastError_ = walker_.error();
         return false;
     }

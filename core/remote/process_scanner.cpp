@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <charconv>
 #include <dirent.h>
+#include <exception>
 #include <unistd.h>
 
 namespace gilscope {
@@ -106,10 +107,23 @@ Result<PythonProcessInfo> inspect(int pid, bool requirePythonName) {
     return info;
 }
 
+// One process is one job: whatever its names or memory make a parser throw becomes
+// that process's error, and the scan goes on to the next one.
+Result<PythonProcessInfo> inspectGuarded(int pid, bool requirePythonName) {
+    try {
+        return inspect(pid, requirePythonName);
+    } catch (const std::exception& e) {
+        return makeError(ErrorKind::Internal,
+                         "cannot inspect process " + std::to_string(pid) + ": " + e.what());
+    } catch (...) {
+        return makeError(ErrorKind::Internal, "cannot inspect process " + std::to_string(pid));
+    }
+}
+
 } // namespace
 
 Result<PythonProcessInfo> inspectProcess(int pid) {
-    return inspect(pid, false);
+    return inspectGuarded(pid, false);
 }
 
 std::vector<PythonProcessInfo> scanPythonProcesses() {
@@ -127,7 +141,7 @@ std::vector<PythonProcessInfo> scanPythonProcesses() {
     const int self = ::getpid();
     for (int pid : pids) {
         if (pid == self) continue;
-        auto info = inspect(pid, true);
+        auto info = inspectGuarded(pid, true);
         if (info) found.push_back(std::move(*info));
     }
     return found;

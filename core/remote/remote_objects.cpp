@@ -1,6 +1,6 @@
 #include "core/remote/remote_objects.h"
 
-#include <cstring>
+#include "core/remote/struct_view.h"
 
 namespace gilscope::remote {
 
@@ -26,13 +26,6 @@ void appendUtf8(std::string& out, uint32_t cp) {
     }
 }
 
-template <typename T>
-T load(const uint8_t* p) {
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
 } // namespace
 
 std::string decodeUnicodeData(const uint8_t* data, size_t count, unsigned kind) {
@@ -43,9 +36,9 @@ std::string decodeUnicodeData(const uint8_t* data, size_t count, unsigned kind) 
         if (kind == 1)
             cp = data[i];
         else if (kind == 2)
-            cp = load<uint16_t>(data + 2 * i);
+            cp = StructView(data, 2 * count).field<uint16_t>(2 * i);
         else
-            cp = load<uint32_t>(data + 4 * i);
+            cp = StructView(data, 4 * count).field<uint32_t>(4 * i);
         appendUtf8(out, cp);
     }
     return out;
@@ -55,24 +48,28 @@ std::optional<std::string> RemoteObjects::readString(uint64_t addr, size_t maxCh
     if (!plausibleAddress(addr)) return std::nullopt;
     // One read usually covers header and text: names and paths are short.
     uint8_t buf[512];
-    const size_t got = mem_.readPartial(addr, buf, sizeof buf);
-    if (got < layout_.strCompactSize) return std::nullopt;
-    const int64_t length = load<int64_t>(buf + layout_.strLength);
-    const uint32_t state = load<uint32_t>(buf + layout_.strState);
+    const StructView header(buf, mem_.readPartial(addr, buf, sizeof buf));
+    // Every offset comes from the target: each is checked against what was copied.
+    const auto length = header.get<int64_t>(layout_.strLength);
+    const auto stateField = header.get<uint32_t>(layout_.strState);
+    if (!length || !stateField || !header.covers(0, layout_.strAsciiSize) ||
+        !header.covers(0, layout_.strCompactSize))
+        return std::nullopt;
+    const uint32_t state = *stateField;
     const unsigned kind = (state >> 2) & 7;
     const bool compact = state & 0x20, ascii = state & 0x40;
     // A length no str can have (more than the address space) is a torn read.
     constexpr int64_t kMaxLength = int64_t{1} << 45;
-    if (length < 0 || length > kMaxLength || !compact || (kind != 1 && kind != 2 && kind != 4) ||
+    if (*length < 0 || *length > kMaxLength || !compact || (kind != 1 && kind != 2 && kind != 4) ||
         (ascii && kind != 1))
         return std::nullopt;
-    const bool cut = static_cast<uint64_t>(length) > maxChars;
-    const size_t chars = cut ? maxChars : static_cast<size_t>(length);
+    const bool cut = static_cast<uint64_t>(*length) > maxChars;
+    const size_t chars = cut ? maxChars : static_cast<size_t>(*length);
     const size_t dataOffset = ascii ? layout_.strAsciiSize : layout_.strCompactSize;
     const size_t bytes = chars * kind;
     std::string text;
-    if (dataOffset + bytes <= got) {
-        text = decodeUnicodeData(buf + dataOffset, chars, kind);
+    if (const StructView inline_ = header.sub(dataOffset, bytes); inline_.size() == bytes) {
+        text = decodeUnicodeData(inline_.data(), chars, kind);
     } else {
         std::vector<uint8_t> data(bytes);
         if (!mem_.read(addr + dataOffset, data.data(), bytes)) return std::nullopt;
@@ -85,13 +82,14 @@ std::optional<std::string> RemoteObjects::readString(uint64_t addr, size_t maxCh
 std::optional<std::vector<uint8_t>> RemoteObjects::readBytes(uint64_t addr, size_t maxSize) {
     if (!plausibleAddress(addr)) return std::nullopt;
     uint8_t buf[512];
-    const size_t got = mem_.readPartial(addr, buf, sizeof buf);
-    if (got < layout_.bytesData) return std::nullopt;
-    const int64_t size = load<int64_t>(buf + layout_.bytesSize);
-    if (size < 0 || static_cast<uint64_t>(size) > maxSize) return std::nullopt;
-    const size_t n = static_cast<size_t>(size);
-    if (layout_.bytesData + n <= got)
-        return std::vector<uint8_t>(buf + layout_.bytesData, buf + layout_.bytesData + n);
+    const StructView header(buf, mem_.readPartial(addr, buf, sizeof buf));
+    const auto size = header.get<int64_t>(layout_.bytesSize);
+    if (!size || !header.covers(0, layout_.bytesData) || *size < 0 ||
+        static_cast<uint64_t>(*size) > maxSize)
+        return std::nullopt;
+    const size_t n = static_cast<size_t>(*size);
+    if (const StructView inline_ = header.sub(layout_.bytesData, n); inline_.size() == n)
+        return std::vector<uint8_t>(inline_.data(), inline_.data() + n);
     std::vector<uint8_t> data(n);
     if (!mem_.read(addr + layout_.bytesData, data.data(), n)) return std::nullopt;
     return data;

@@ -3,6 +3,7 @@
 #include "core/remote/attach_permission.h"
 #include "core/remote/elf_image.h"
 #include "core/remote/proc_files.h"
+#include "core/remote/struct_view.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -28,8 +29,9 @@ int minorFromPath(const std::string& path) {
     static const std::regex re(R"(python3\.(\d+))");
     std::smatch m;
     const std::string base = basenameOf(path);
-    if (std::regex_search(base, m, re)) return std::stoi(m[1]);
-    return -1;
+    if (!std::regex_search(base, m, re)) return -1;
+    const auto minor = parseVersionPart(std::string_view(&*m[1].first, m[1].length()));
+    return minor ? *minor : -1;
 }
 
 // Paths worth checking, most likely first: a mapped libpython, then the executable,
@@ -151,9 +153,8 @@ Result<RuntimeLocation> locateRuntime(int pid) {
         if (auto s = elf->findSymbol("PyCode_Type")) loc.codeTypeAddr = *bias + s->value;
         if (auto s = elf->findSymbol("_Py_NoneStruct")) loc.noneAddr = *bias + s->value;
         if (auto s = elf->findSymbol("Py_Version")) {
-            auto bytes = elf->bytesAtVaddr(s->value, 4);
-            if (bytes.size() == 4) {
-                std::memcpy(&loc.versionHex, bytes.data(), 4);
+            if (auto hex = StructView(elf->bytesAtVaddr(s->value, 4)).get<uint32_t>(0)) {
+                loc.versionHex = *hex;
                 loc.microKnown = true;
             }
         }
@@ -206,16 +207,16 @@ void refineVersionFromMemory(RuntimeLocation& loc, RemoteMemory& mem) {
     const std::string_view hay(bss.data(), got);
     for (size_t at = hay.find(prefix); at != std::string_view::npos;
          at = hay.find(prefix, at + 1)) {
-        size_t i = at + prefix.size();
-        int micro = 0, digits = 0;
-        while (i < hay.size() && digits < 3 && hay[i] >= '0' && hay[i] <= '9') {
-            micro = micro * 10 + (hay[i++] - '0');
-            ++digits;
-        }
-        if (digits == 0 || i + 1 >= hay.size()) continue;
+        const size_t start = at + prefix.size();
+        size_t i = start;
+        while (i < hay.size() && i - start < 4 && hay[i] >= '0' && hay[i] <= '9')
+            ++i;
+        const auto micro = parseVersionPart(hay.substr(start, i - start));
+        if (!micro || i + 1 >= hay.size()) continue;
         if (hay[i] == '+') ++i;
         if (hay[i] != ' ' || hay[i + 1] != '(') continue;
-        loc.versionHex = 0x030000f0u | (uint32_t(loc.minorFromName) << 16) | (uint32_t(micro) << 8);
+        loc.versionHex =
+            0x030000f0u | (uint32_t(loc.minorFromName) << 16) | (uint32_t(*micro) << 8);
         loc.microKnown = true;
         return;
     }

@@ -1,18 +1,10 @@
 #include "core/remote/task_graph.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace gilscope::remote {
 
 namespace {
-
-template <typename T>
-T at(const std::vector<uint8_t>& b, uint64_t off) {
-    T v{};
-    if (off + sizeof(T) <= b.size()) std::memcpy(&v, b.data() + off, sizeof v);
-    return v;
-}
 
 // Object pointers on the value stack are _PyStackRefs (3.14+): the low bits are tags.
 constexpr uint64_t kTagMask = ~uint64_t{7};
@@ -34,15 +26,12 @@ bool TaskGraphReader::fail(std::string why) {
 }
 
 void TaskGraphReader::beginSample() {
-    seen_.clear();
+    frames_.budget().begin();
     tasksLeft_ = kMaxTasks;
-    bytesLeft_ = kMaxSampleBytes;
 }
 
 bool TaskGraphReader::spend(size_t bytes) {
-    if (bytes > bytesLeft_) return fail("asyncio tasks take more than 8 MiB to read (torn read?)");
-    bytesLeft_ -= bytes;
-    return true;
+    return frames_.budget().spend(bytes) || fail(SampleBudget::exhaustedMessage());
 }
 
 bool TaskGraphReader::readPointer(uint64_t addr, uint64_t& out) {
@@ -55,7 +44,7 @@ bool TaskGraphReader::readTaskList(uint64_t head, uint64_t threadId, std::vector
     // seen_ spans the sample: a task in two lists is as torn as a list that loops.
     while (next != head) {
         if (!objectAddress(next)) return fail("invalid task list node (torn read)");
-        if (!seen_.insert(next - async_.taskNode).second)
+        if (!frames_.budget().firstVisit(next - async_.taskNode))
             return fail("task list loops (torn read)");
         AsyncTask& task = out.emplace_back();
         if (!readTask(next - async_.taskNode, threadId, true, task)) return false;
@@ -75,9 +64,10 @@ bool TaskGraphReader::readTask(uint64_t addr, uint64_t threadId, bool withChain,
     if (!objectAddress(addr) || !mem_.read(addr, task_.data(), task_.size()))
         return fail("cannot read a task");
     // Only a Task has a name and a coroutine; a Future that awaits (gather's) has neither.
-    if (at<uint8_t>(task_, async_.taskIsTask) != 0) {
-        if (!readName(at<uint64_t>(task_, async_.taskName) & kTagMask, out.name)) return false;
-        out.coro = at<uint64_t>(task_, async_.taskCoro) & kTagMask;
+    if (StructView(task_).field<uint8_t>(async_.taskIsTask) != 0) {
+        if (!readName(StructView(task_).field<uint64_t>(async_.taskName) & kTagMask, out.name))
+            return false;
+        out.coro = StructView(task_).field<uint64_t>(async_.taskCoro) & kTagMask;
         if (withChain && out.coro && !readChain(out.coro, out.frames)) return false;
     }
     return readAwaitedBy(task_, out.waiters);
@@ -113,9 +103,9 @@ bool TaskGraphReader::readName(uint64_t nameObj, std::string& out) {
 }
 
 bool TaskGraphReader::readAwaitedBy(const std::vector<uint8_t>& task, std::vector<uint64_t>& out) {
-    const uint64_t awaitedBy = at<uint64_t>(task, async_.taskAwaitedBy) & kTagMask;
+    const uint64_t awaitedBy = StructView(task).field<uint64_t>(async_.taskAwaitedBy) & kTagMask;
     if (awaitedBy == 0) return true;
-    if (!at<uint8_t>(task, async_.taskAwaitedByIsSet)) {
+    if (!StructView(task).field<uint8_t>(async_.taskAwaitedByIsSet)) {
         out.push_back(awaitedBy); // one waiter, held directly
         return true;
     }
@@ -137,8 +127,8 @@ bool TaskGraphReader::readAwaitedBy(const std::vector<uint8_t>& task, std::vecto
         return fail("cannot read a task's awaited_by set");
     int64_t found = 0;
     for (size_t i = 0; i < table_.size() && found < used; i += 16) {
-        const uint64_t key = at<uint64_t>(table_, i);
-        if (key == 0 || at<int64_t>(table_, i + 8) == -1) continue;
+        const uint64_t key = StructView(table_).field<uint64_t>(i);
+        if (key == 0 || StructView(table_).field<int64_t>(i + 8) == -1) continue;
         out.push_back(key);
         ++found;
     }
@@ -160,10 +150,10 @@ bool TaskGraphReader::readChain(uint64_t coro, std::vector<FrameId>& out) {
         if (!spend(gen_.size() + 512)) return false; // the coroutine and its code, if not cached
         if (!objectAddress(coro) || !mem_.read(coro, gen_.data(), gen_.size()))
             return fail("cannot read a coroutine");
-        const int8_t state = at<int8_t>(gen_, async_.genFrameState);
+        const int8_t state = StructView(gen_).field<int8_t>(async_.genFrameState);
         if (state == async_.frameCleared) break;
-        type = at<uint64_t>(gen_, layout_.obType);
-        const uint8_t* frame = gen_.data() + async_.genIframe;
+        type = StructView(gen_).field<uint64_t>(layout_.obType);
+        const StructView frame = StructView(gen_).sub(async_.genIframe, layout_.frSize);
         FrameId id = 0;
         bool python = false;
         if (!frames_.describe(frame, id, python)) return fail("cannot read a coroutine's code");
@@ -173,10 +163,10 @@ bool TaskGraphReader::readChain(uint64_t coro, std::vector<FrameId>& out) {
         // Suspended in `await`: the awaitable sits at the top of its stack (3.14) or just
         // below (3.15). Only
         // a coroutine of the same type continues the chain (an iterator ends it).
-        if (frame[layout_.frOwner] != AsyncioLayout::kOwnedByGenerator)
+        if (frame.field<uint8_t>(layout_.frOwner) != AsyncioLayout::kOwnedByGenerator)
             return fail("a suspended coroutine does not own its frame (torn read)");
-        uint64_t sp = 0, awaited = 0, awaitedType = 0;
-        std::memcpy(&sp, frame + async_.frStackpointer, 8);
+        uint64_t awaited = 0, awaitedType = 0;
+        const uint64_t sp = frame.field<uint64_t>(async_.frStackpointer);
         if (sp == 0) break;
         if (!readPointer(sp - async_.awaitedSlot, awaited))
             return fail("cannot read an awaited object");
@@ -193,12 +183,12 @@ bool TaskGraphReader::readChain(uint64_t coro, std::vector<FrameId>& out) {
 
 bool TaskGraphReader::readWaiters(size_t first, std::vector<AsyncTask>& out) {
     // Waiters already read this sample (for another thread's running task) are not read again.
-    seen_.insert(out[first].addr);
+    frames_.budget().firstVisit(out[first].addr);
     for (size_t i = first; i < out.size(); ++i) {
         const std::vector<uint64_t> waiters = out[i].waiters;
         const uint64_t threadId = out[i].threadId;
         for (uint64_t w : waiters) {
-            if (!seen_.insert(w).second) continue; // a cycle, or a task reached twice
+            if (!frames_.budget().firstVisit(w)) continue; // a cycle, or a task reached twice
             AsyncTask& task = out.emplace_back();
             if (!readTask(w, threadId, true, task)) return false;
         }

@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 namespace gilscope::remote {
@@ -27,18 +26,19 @@ struct AsyncTask {
 // task lists, names, awaited_by sets and coroutine chains. Every list, set and chain is
 // bounded and checked for loops; a read that fails or finds garbage fails the whole call
 // (the caller then counts a failed sample, never a made-up stack). A sample (beginSample)
-// reads each task once and at most kMaxSampleBytes in all, whatever the target holds.
+// reads each task once and at most SampleBudget::kMaxBytes in all (with its frames), whatever the
+// target holds.
 class TaskGraphReader {
 public:
-    static constexpr size_t kMaxTasks = 1 << 16;       // CPython's bound on a task list
-    static constexpr size_t kMaxChain = 1024;          // coroutines awaiting one another
-    static constexpr uint64_t kMaxSetSlots = 1 << 12;  // an awaited_by set's table (64 KiB)
-    static constexpr size_t kMaxSampleBytes = 8 << 20; // all reads of one sample
+    static constexpr size_t kMaxTasks = 1 << 16;      // CPython's bound on a task list
+    static constexpr size_t kMaxChain = 1024;         // coroutines awaiting one another
+    static constexpr uint64_t kMaxSetSlots = 1 << 12; // an awaited_by set's table (64 KiB)
 
     TaskGraphReader(ProcessMemory& mem, const PythonLayout& layout, const AsyncioLayout& async,
                     FrameWalker& frames);
 
-    // Starts a sample: forgets the tasks seen and refills the budget of tasks and bytes.
+    // Starts a sample: refills the budget of tasks and the walkers' shared SampleBudget
+    // (bytes, and the tasks and chunks seen).
     void beginSample();
     // --async-mode all: every task of the circular list whose head node is at `head`.
     bool readTaskList(uint64_t head, uint64_t threadId, std::vector<AsyncTask>& out);
@@ -56,7 +56,7 @@ private:
     bool readChain(uint64_t coro, std::vector<FrameId>& out);
     bool readAwaitedBy(const std::vector<uint8_t>& task, std::vector<uint64_t>& out);
     bool readPointer(uint64_t addr, uint64_t& out);
-    bool spend(size_t bytes); // fails once this sample has read kMaxSampleBytes
+    bool spend(size_t bytes); // fails once the sample's SampleBudget is spent
 
     ProcessMemory& mem_;
     const PythonLayout& layout_;
@@ -64,8 +64,7 @@ private:
     FrameWalker& frames_;
     RemoteObjects objects_;
     std::vector<uint8_t> task_, gen_, table_;
-    std::unordered_set<uint64_t> seen_; // tasks of this sample (loops, tasks listed twice)
-    size_t tasksLeft_ = kMaxTasks, bytesLeft_ = kMaxSampleBytes;
+    size_t tasksLeft_ = kMaxTasks;
     std::string error_;
 };
 

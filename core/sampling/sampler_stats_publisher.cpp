@@ -12,9 +12,10 @@ void SamplerStatsPublisher::publish(const RawSamplerStats& s) {
     std::memcpy(values, &s, sizeof values);
     const uint64_t seq = seq_.load(std::memory_order_relaxed);
     seq_.store(seq + 1, std::memory_order_relaxed); // odd: a write is in progress
-    std::atomic_thread_fence(std::memory_order_release);
+    // Release stores instead of a fence (free on x86, and ThreadSanitizer models them):
+    // a reader that sees one of these values also sees the odd sequence number.
     for (int i = 0; i < kFields; ++i)
-        fields_[i].store(values[i], std::memory_order_relaxed);
+        fields_[i].store(values[i], std::memory_order_release);
     seq_.store(seq + 2, std::memory_order_release);
 }
 
@@ -24,8 +25,7 @@ RawSamplerStats SamplerStatsPublisher::read() const {
         const uint64_t before = seq_.load(std::memory_order_acquire);
         if (before & 1u) continue;
         for (int i = 0; i < kFields; ++i)
-            values[i] = fields_[i].load(std::memory_order_relaxed);
-        std::atomic_thread_fence(std::memory_order_acquire);
+            values[i] = fields_[i].load(std::memory_order_acquire);
         if (seq_.load(std::memory_order_relaxed) == before) break;
     }
     RawSamplerStats s;

@@ -2,7 +2,9 @@
 
 #include <compare>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace gilscope {
 
@@ -25,5 +27,10 @@ struct PythonVersion {
 
     auto operator<=>(const PythonVersion&) const = default;
 };
+
+// One component of a version ("11" of "3.11"): digits only, range-checked to what
+// PY_VERSION_HEX holds (0-255). Names come from the target (file names, command lines), so
+// anything else (empty, a sign, "99999999999") is nullopt, never an exception.
+std::optional<uint8_t> parseVersionPart(std::string_view digits);
 
 } // namespace gilscope

@@ -9,8 +9,8 @@ BUILD="${1:-build/release}"
 if [ "$BUILD" = build/release ]; then
     cmake --preset release >/dev/null
     cmake --build --preset release --target gilscope bench_remote_read bench_mode_filter bench_sampler \
-        bench_thread_names gecko_bench bench_tach_replay bench_live_timeline bench_gui_update \
-        bench_responsiveness bench_pprof bench_stack_chart
+        bench_thread_names gecko_bench bench_tach_replay bench_live_timeline bench_missed_samples \
+        bench_gui_update bench_responsiveness bench_pprof bench_stack_chart
 fi
 uptime
 echo "== issue 2: one full read of a 30-frame stack (µs, median)"
@@ -27,6 +27,8 @@ echo "== issue 22: pprof output (10M thread-samples) and its size against collap
 "$BUILD/tests/bench/pprof/bench_pprof"
 echo "== GUI live model"
 "$BUILD/tests/bench/live/bench_live_timeline"
+echo "== issue 18 (11): missed samples at 10 kHz x 8 threads, the views' readers against none"
+"$BUILD/tests/bench/live/bench_missed_samples" --runs 5
 echo "== issue 10: GUI-thread cost of one live update of the analysis views"
 QT_QPA_PLATFORM=offscreen "$BUILD/tests/bench/analysis/bench_gui_update"
 echo "== issue 17: stack chart, 1M samples in view (query on a worker, GUI frame)"

@@ -226,6 +226,28 @@ private slots:
         QVERIFY(!up.setResult(resultOf(2)));
     }
 
+    // Item 14: a query job that ended in an error (a query that threw arrives as one)
+    // reaches the views as a result carrying it, for that request. Before, the slot
+    // called value() on the error: a bad_variant_access out of a Qt slot.
+    void failedQueryIsAResult() {
+        const AnalysisResultPtr failed =
+            AnalysisController::resultOf(makeError(ErrorKind::Internal, "std::bad_alloc"), 7, 3);
+        QVERIFY(failed);
+        QCOMPARE(failed->generation, uint64_t{7});
+        QCOMPARE(failed->modelSerial, uint64_t{3});
+        QCOMPARE(failed->error, QStringLiteral("std::bad_alloc"));
+        QVERIFY(!failed->snapshot);
+        FakeRecording rec;
+        const AnalysisResultPtr good = computeResult(*rec.model);
+        QCOMPARE(AnalysisController::resultOf(good, 9, 0), good); // a result passes as it is
+        // The panel shows the error instead of a result.
+        AnalysisPanel panel;
+        panel.show();
+        panel.controller()->publish(failed);
+        QTRY_VERIFY2(panel.summary()->text().contains(QStringLiteral("std::bad_alloc")),
+                     qPrintable(panel.summary()->text()));
+    }
+
     void panelFiltersByStateRangeAndBackForward() {
         FakeRecording rec;
         TimelineWidget timeline;

@@ -5,6 +5,7 @@
 #include "core/tach/tach_reader.h"
 #include "tests/support/python_interpreters.h"
 #include "ui/launch_dialog.h"
+#include "ui/launch_job.h"
 #include "ui/main_window.h"
 
 #include <QAction>
@@ -210,6 +211,47 @@ private slots:
         QVERIFY2(status.contains(QStringLiteral("stopped.")) &&
                      status.contains(QStringLiteral("The program ended (killed by signal 15")),
                  qPrintable(status));
+    }
+
+    // Item 15: a start while an earlier program is still being attached supersedes it
+    // (the attach is a JobRunner job): one launched(), for the last program. Before,
+    // LaunchJob's own watcher was overwritten: the first attach's end waited for the
+    // last one's result, and the second's end then read a null watcher (a crash).
+    void secondStartSupersedesTheFirst() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        if (all.isEmpty()) QSKIP("no host interpreter");
+        QTemporaryDir dir;
+        const QString script = dir.filePath(QStringLiteral("long.py"));
+        {
+            QFile f(script);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(kScript);
+        }
+        LaunchRequest r;
+        r.interpreter = all.last().executable;
+        r.target = script;
+        r.arguments = {QStringLiteral("600"), QStringLiteral("0")};
+        gilscope::ui::LaunchJob job;
+        QSignalSpy launched(&job, &gilscope::ui::LaunchJob::launched);
+        QSignalSpy failed(&job, &gilscope::ui::LaunchJob::failed);
+        // Three starts in a row: two superseded attaches still end after the last start.
+        std::set<int> pids;
+        for (int i = 0; i < 3; ++i) {
+            job.start(r, {});
+            QVERIFY(job.child());
+            pids.insert(job.child()->pid());
+        }
+        const int last = job.child()->pid();
+        QCOMPARE(pids.size(), size_t{3});
+        QTRY_COMPARE_WITH_TIMEOUT(launched.count(), 1, 60000);
+        QCOMPARE(launched.at(0).at(1).toInt(), last);
+        QVERIFY(!job.busy());
+        // The superseded attach ends too (its program was terminated): nothing more is
+        // said about it, and nothing reads a watcher that is gone.
+        QTest::qWait(1000);
+        QCOMPARE(launched.count(), 1);
+        QCOMPARE(failed.count(), 0);
+        launched.clear(); // the session goes before the job's program
     }
 
     // A script that does not exist is refused in the dialog; a program that fails

@@ -3,7 +3,6 @@
 #include "core/analysis/profile_model.h"
 #include "ui/job_runner.h"
 
-#include <QThreadPool>
 #include <QTimer>
 
 namespace gilscope::ui {
@@ -11,11 +10,12 @@ namespace gilscope::ui {
 namespace {
 
 AnalysisResultPtr compute(const std::shared_ptr<ProfileModel>& model, const ProfileFilter& filter,
-                          uint64_t generation, uint64_t modelSerial) {
+                          uint64_t generation, uint64_t modelSerial, const CancelToken* cancel) {
     auto r = std::make_shared<AnalysisResult>();
     r->generation = generation;
     r->modelSerial = modelSerial;
-    auto snap = model->query(filter);
+    // The token: a query superseded by a newer one stops scanning at once.
+    auto snap = model->query(filter, cancel);
     if (!snap) {
         r->error = QString::fromStdString(snap.error().message);
         return r;
@@ -29,8 +29,20 @@ AnalysisResultPtr compute(const std::shared_ptr<ProfileModel>& model, const Prof
 
 } // namespace
 
+AnalysisResultPtr AnalysisController::resultOf(Result<AnalysisResultPtr> job, uint64_t generation,
+                                               uint64_t modelSerial) {
+    if (job && *job) return std::move(*job);
+    auto r = std::make_shared<AnalysisResult>();
+    r->generation = generation;
+    r->modelSerial = modelSerial;
+    r->error = job ? QStringLiteral("the analysis query returned nothing")
+                   : QString::fromStdString(job.error().message);
+    return r;
+}
+
 AnalysisController::AnalysisController(QObject* parent)
-    : QObject(parent), liveTimer_(new QTimer(this)), jobs_(new JobRunner(this)) {
+    : QObject(parent), liveTimer_(new QTimer(this)), jobs_(new JobRunner(this)),
+      disposal_(new JobRunner(this)) {
     qRegisterMetaType<AnalysisResultPtr>();
     liveTimer_->setInterval(250); // 4 Hz, like py-spy top
     connect(liveTimer_, &QTimer::timeout, this, &AnalysisController::refresh);
@@ -50,7 +62,11 @@ void AnalysisController::setModel(std::shared_ptr<ProfileModel> model, int pid, 
     index_ = 0;
     latest_.reset();
     apply();
-    setLive(live);
+    if (live)
+        liveTimer_->start();
+    else
+        liveTimer_->stop();
+    requery();
 }
 
 void AnalysisController::setLive(bool live) {
@@ -75,7 +91,7 @@ void AnalysisController::setState(StateFilter state) {
     if (filter_.state == state) return;
     filter_.state = state;
     emit filterChanged();
-    refresh();
+    requery();
 }
 
 void AnalysisController::push(Entry e) {
@@ -83,7 +99,7 @@ void AnalysisController::push(Entry e) {
     stack_.push_back(std::move(e));
     index_ = stack_.size() - 1;
     apply();
-    refresh();
+    requery();
 }
 
 void AnalysisController::setRange(uint64_t startUs, uint64_t endUs) {
@@ -108,14 +124,14 @@ void AnalysisController::back() {
     if (!canGoBack()) return;
     --index_;
     apply();
-    refresh();
+    requery();
 }
 
 void AnalysisController::forward() {
     if (!canGoForward()) return;
     ++index_;
     apply();
-    refresh();
+    requery();
 }
 
 void AnalysisController::apply() {
@@ -131,16 +147,30 @@ void AnalysisController::refresh() {
     if (!model_) return;
     ++generation_;
     if (jobs_->running()) {
-        pending_ = true; // one query at a time; the newest request runs next
+        pending_ = true; // live updates: one query at a time; the newest runs next
         return;
     }
+    start();
+}
+
+void AnalysisController::requery() {
+    if (!model_) return;
+    ++generation_;
+    pending_ = false;
+    start(); // supersedes a running query: its token stops its scan, its result is dropped
+}
+
+void AnalysisController::start() {
+    const uint64_t generation = generation_, serial = modelSerial_;
     jobs_->start<AnalysisResultPtr>(
         QString(),
-        [model = model_, filter = filter_, generation = generation_,
-         serial = modelSerial_](const ProgressCallback&, const CancelToken*) {
-            return Result<AnalysisResultPtr>(compute(model, filter, generation, serial));
+        [model = model_, filter = filter_, generation, serial](const ProgressCallback&,
+                                                               const CancelToken* cancel) {
+            return Result<AnalysisResultPtr>(compute(model, filter, generation, serial, cancel));
         },
-        [this](Result<AnalysisResultPtr> result) { onFinished(std::move(result).value()); });
+        [this, generation, serial](Result<AnalysisResultPtr> result) {
+            onFinished(resultOf(std::move(result), generation, serial));
+        });
 }
 
 void AnalysisController::onFinished(AnalysisResultPtr result) {
@@ -160,8 +190,13 @@ void AnalysisController::publish(AnalysisResultPtr result) {
     // The views have let go of the previous result: its trees (thousands of small
     // vectors) are freed on a worker, not in the GUI thread's budget.
     if (previous)
-        QThreadPool::globalInstance()->start(
-            [previous = std::move(previous)]() mutable { previous.reset(); });
+        disposal_->start<bool>(
+            QString(),
+            [previous = std::move(previous)](const ProgressCallback&, const CancelToken*) mutable {
+                previous.reset();
+                return Result<bool>(true);
+            },
+            [](Result<bool>) {});
 }
 
 } // namespace gilscope::ui

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/analysis/profile_filter.h"
+#include "core/common/error.h"
 #include "ui/analysis/analysis_result.h"
 
 #include <QObject>
@@ -59,6 +60,11 @@ public:
     void publish(AnalysisResultPtr result);
     bool busy() const;
 
+    // The end of a query job: its result, or its error (a query that failed or threw)
+    // as a result the views show for that request; never an exception in a slot.
+    static AnalysisResultPtr resultOf(Result<AnalysisResultPtr> job, uint64_t generation,
+                                      uint64_t modelSerial);
+
 public slots:
     void refresh();
 
@@ -76,6 +82,8 @@ private:
     void push(Entry e);
     void apply();
     void onFinished(AnalysisResultPtr result);
+    void requery(); // the filter changed: now, superseding a running query
+    void start();
 
     std::shared_ptr<ProfileModel> model_;
     int pid_ = 0;
@@ -88,6 +96,7 @@ private:
     AnalysisResultPtr latest_;
     QTimer* liveTimer_;
     JobRunner* jobs_;
+    JobRunner* disposal_; // frees old results off the GUI thread
 };
 
 } // namespace gilscope::ui

@@ -16,6 +16,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 using namespace gilscope;
 using gilscope::test::describe;
 using gilscope::test::Interpreter;
@@ -266,6 +268,42 @@ private slots:
         QCOMPARE(top["function"].toString(), QString("spin_odd"));
         QCOMPARE(top["filename"].toString(), target.dir() + "/" + kOddFileJson);
         QCOMPARE(top["line"].toInt(), line);
+    }
+
+    // Item 10: a real Python whose program file is named to break version parsing
+    // (python3.<11 digits>): ps lists it with its real version, dump reads it; before,
+    // the name's minor overflowed std::stoi and the exception ended gilscope.
+    void versionNamedToOverflow() {
+        const auto all = test::findInterpreters(11, 11);
+        auto it = std::find_if(all.begin(), all.end(), [](const Interpreter& in) {
+            return in.label.contains(QStringLiteral("Debian static"));
+        });
+        if (it == all.end()) QSKIP("needs Debian's static python3.11 (libpython in the program)");
+        auto tmp = TempDir::create("test-version-name");
+        QVERIFY(tmp);
+        const QString renamed =
+            QString::fromStdString(tmp->path().string()) + QStringLiteral("/python3.99999999999");
+        QVERIFY(QFile::copy(it->hostExecutable, renamed));
+        QVERIFY(QFile::setPermissions(renamed, QFile::ReadOwner | QFile::ExeOwner));
+        Interpreter hostile = *it;
+        hostile.label = QStringLiteral("3.11 named python3.99999999999");
+        hostile.executable = hostile.hostExecutable = renamed;
+        TargetProcess target(hostile, "mostly_idle.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+
+        RunResult r = runGilscope({"ps", "--json"});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        bool found = false;
+        for (const QJsonValue v : QJsonDocument::fromJson(r.out.toUtf8()).array()) {
+            if (v["pid"].toInteger() != target.pid()) continue;
+            found = true;
+            QVERIFY2(v["version"].toString().startsWith(QStringLiteral("3.11.")),
+                     qPrintable(v["version"].toString()));
+        }
+        QVERIFY2(found, qPrintable("the renamed python is missing from ps:\n" + r.out));
+        r = runGilscope({"dump", QString::number(target.pid())});
+        QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("mostly_idle.py")),
+                 qPrintable(describe(r)));
     }
 
     // gilscope running as `nobody` against a root-owned target: the message must say

@@ -4,12 +4,15 @@
 #include "core/analysis/profile_model.h"
 #include "core/analysis/profile_views.h"
 #include "core/analysis/sample_store.h"
+#include "core/sample/producer_lock.h"
 #include "core/sample/thread_status.h"
 #include "tests/support/synthetic_feed.h"
 
 #include <QTest>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 using namespace gilscope;
@@ -315,6 +318,47 @@ private slots:
         QCOMPARE(own(*part, "a") + own(*part, "b") + own(*part, "c"), 1000u);
     }
 
+    // Item 11: a reader holding the lock (a query or a snapshot copying) never makes the
+    // producer (the sampler) wait: its batches are held back and applied, in order, with
+    // the next batch that finds the lock free. With a plain mutex the producer would wait
+    // for the reader, which waits for the producer here: the bounded wait fails.
+    void producerNeverWaitsForAReader() {
+        ProducerLock lock;
+        std::vector<uint64_t> applied;
+        auto apply = [&](const SampleBatch& b) {
+            for (uint64_t t : b.timestampsUs)
+                applied.push_back(t);
+        };
+        const FrameId frames[] = {1, 2};
+        auto batchAt = [&](const uint64_t& t) {
+            return SampleBatch{7, 0, TS::OnCpu, frames, std::span<const uint64_t>(&t, 1)};
+        };
+        std::atomic<bool> producerDone{false};
+        std::thread producer;
+        bool doneWhileHeld = false;
+        lock.read([&] {
+            producer = std::thread([&] {
+                for (uint64_t t = 1; t <= 1000; ++t)
+                    lock.add(batchAt(t), apply);
+                producerDone = true;
+            });
+            // An event, not a time: the producer finishing while we hold the lock.
+            for (int i = 0; i < 60000 && !producerDone; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            doneWhileHeld = producerDone;
+        });
+        producer.join();
+        QVERIFY2(doneWhileHeld, "the producer waited for the reader's lock");
+        QCOMPARE(lock.heldBackTotal(), uint64_t{1000});
+        QVERIFY(applied.empty());
+        const uint64_t next = 1001;
+        lock.add(batchAt(next), apply); // the lock is free: everything, in order
+        QCOMPARE(applied.size(), size_t{1001});
+        QVERIFY(std::is_sorted(applied.begin(), applied.end()));
+    }
+
+    // Item 11: the same for the model itself: queries while a producer runs, and after
+    // finish() every batch counted once, none lost for having been held back.
     void queriesWhileTheProducerRuns() {
         ProfileModel m;
         SyntheticFeed f(m);
@@ -329,6 +373,7 @@ private slots:
                 st.insert(st.begin(), (i & 1) ? a : b);
                 f.add(i % 8, TS::OnCpu, st, {i * 100});
             }
+            m.finish({}); // applies what a query made the producer hold back
             done = true;
         });
         int queries = 0;

@@ -10,7 +10,9 @@
 #include "tests/support/shared_dir.h"
 
 #include <QTest>
+#include <atomic>
 #include <set>
+#include <thread>
 #include <unistd.h>
 
 using namespace gilscope;
@@ -61,6 +63,33 @@ private slots:
         staleDir_ =
             systemTempDir() / (std::string(temp_prefix::kGeckoSpill) + "-2147483646-stale1");
         fs::create_directories(staleDir_);
+    }
+
+    // Item 12: the window asks exported() (may it close? export again?) while the export
+    // worker runs. A plain bool there is a data race: the TSan build (scripts/test.sh)
+    // reports it and fails this test. First of the suite: TSan stops seeing the main
+    // thread's accesses once a test has spawned a process (Qt's vfork-style QProcess).
+    void exportedReadWhileExporting() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        const FrameId f = feed.frame("file.py", 10, "func");
+        for (uint64_t t = 1; t <= 2000; ++t)
+            feed.add(1 + t % 4, 0, {f}, {t * 1000});
+        auto dir = TempDir::create("gilscope-test");
+        QVERIFY(dir);
+        std::atomic<bool> done{false};
+        Status status = makeError(ErrorKind::Internal, "not run");
+        std::thread worker([&] {
+            status = collector.exportTo(dir->path() / "out.json");
+            done = true;
+        });
+        uint64_t polls = 0;
+        while (!done) // as the GUI thread does, while it waits for the worker
+            polls += collector.exported() ? 1 : 0;
+        worker.join();
+        QVERIFY2(status.ok(), status.ok() ? "" : status.error().message.c_str());
+        QVERIFY(collector.exported());
+        qInfo("exported() seen true %llu times during the export", (unsigned long long)polls);
     }
 
     void staleSpillDirectoriesAreRemovedOnStart() {

@@ -194,6 +194,74 @@ private slots:
         QCOMPARE(c.walker.error(), "frame chain loops");
     }
 
+    // Item 8: the thread's older stack chunks link back to one already read. Each lap
+    // used to be read again (up to 4,096 chunks) before the walk went on; the sample's
+    // seen-set stops at the second visit.
+    void modernChunkLoop_data() { modernRows(); }
+    void modernChunkLoop() {
+        QFETCH(uint32_t, hex);
+        for (const bool toCurrent : {false, true}) {
+            ModernChain c(hex);
+            constexpr uint64_t kOlder = 64 << 10;
+            const uint64_t older = c.py.alloc(kOlder);
+            c.mem.put<uint64_t>(older + 8, kOlder);                  // its size
+            c.mem.put<uint64_t>(older, toCurrent ? c.chunk : older); // and back again
+            c.mem.put<uint64_t>(c.chunk, older); // the current chunk's previous chunk
+            c.walker.budget().begin();
+            QVERIFY(!c.walk());
+            QCOMPARE(c.walker.error(), "the stack's chunks form a loop (torn read)");
+            QVERIFY2(c.mem.calls() < 20, qPrintable(QString::number(c.mem.calls())));
+            // The retry of a torn walk within the same sample reads the same chunks again:
+            // a walk's chunks are not a loop for the next walk.
+            c.mem.put<uint64_t>(older, 0);
+            QVERIFY2(c.walk(), c.walker.error().c_str());
+            QCOMPARE(c.names(), kModernStack);
+        }
+    }
+
+    // Item 8: older chunks, each as large as CPython allows (16 MiB), more than one
+    // sample's budget in all: the walk stops at the budget instead of reading them all.
+    void modernSampleBudget_data() { modernRows(); }
+    void modernSampleBudget() {
+        QFETCH(uint32_t, hex);
+        ModernChain c(hex);
+        constexpr uint64_t kBig = 16 << 20;
+        uint64_t link = c.chunk;
+        for (size_t i = 0; i <= SampleBudget::kMaxBytes / kBig; ++i) {
+            const uint64_t older = c.py.alloc(kBig);
+            c.mem.put<uint64_t>(older + 8, kBig);
+            c.mem.put<uint64_t>(link, older);
+            link = older;
+        }
+        c.walker.budget().begin();
+        QVERIFY(!c.walk());
+        QCOMPARE(c.walker.error(), SampleBudget::exhaustedMessage());
+        // The budget spans the sample: what is left of it does not cover another lap.
+        QVERIFY(!c.walk());
+        c.mem.put<uint64_t>(c.chunk, 0);
+        c.walker.budget().begin(); // a new sample
+        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QCOMPARE(c.names(), kModernStack);
+    }
+
+    // Item 8: <= 3.10 reads frame objects one by one; a chain of distinct frames that
+    // never ends is stopped by the same budget, long before a million frames.
+    void legacySampleBudget() {
+        LegacyChain c;
+        c.setRecursionDepth(1 << 30);
+        const uint64_t code = c.py.code("deep", 60);
+        uint64_t below = 0;
+        for (int i = 0; i < 2000; ++i)
+            below = c.py.legacyFrame(code, below);
+        c.mem.put<uint64_t>(c.main + c.layout.frPrevious, below);
+        c.walker.budget().begin();
+        QVERIFY2(c.walk(), c.walker.error().c_str()); // 2,004 frames fit in one sample
+        c.walker.budget().begin();
+        QVERIFY(c.walker.budget().spend(SampleBudget::kMaxBytes - 1000 * c.layout.frSize));
+        QVERIFY(!c.walk());
+        QCOMPARE(c.walker.error(), SampleBudget::exhaustedMessage());
+    }
+
     // Reads stop working halfway (the process unmaps, or exits): a clear error.
     void modernTruncated_data() { modernRows(); }
     void modernTruncated() {

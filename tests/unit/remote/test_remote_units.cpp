@@ -6,7 +6,9 @@
 #include "core/remote/python_layout.h"
 #include "core/remote/remote_objects.h"
 #include "core/remote/thread_state_probe.h"
+#include "tests/support/layout_bounds.h"
 #include "tests/support/python_interpreters.h"
+#include "tests/unit/remote/fake_python.h"
 
 #include <QDirIterator>
 #include <QJsonArray>
@@ -162,6 +164,77 @@ private slots:
                      .contains("interpreter.threads_head lies outside its structure"),
                  rejected.error().message.c_str());
         QVERIFY(!layoutFromDebugOffsets(std::span(table).first(100), version));
+    }
+
+    // Item 9: every word of a real table, made to lie (past its structure, far out, or
+    // wrapping): the table is refused, or every field the readers use still fits.
+    void debugOffsetsEveryFieldChecked_data() {
+        test::addInterpreterRows(test::findInterpreters(13));
+    }
+    void debugOffsetsEveryFieldChecked() {
+        QFETCH(Interpreter, interpreter);
+        uint32_t version = 0;
+        const std::vector<uint8_t> table = debugTableFromFile(runtimeElf(interpreter), &version);
+        QVERIFY2(table.size() >= 584, qPrintable(runtimeElf(interpreter)));
+        QVERIFY(!test::fieldOutsideItsStruct(layoutFromDebugOffsets(table, version).value()));
+        int refused = 0, tried = 0;
+        for (size_t pos = 0x18; pos + 8 <= table.size(); pos += 8) {
+            uint64_t real = 0;
+            std::memcpy(&real, table.data() + pos, 8);
+            for (const uint64_t lie :
+                 {real + 1, real + 4096, uint64_t{1} << 40, ~uint64_t{0} - 3}) {
+                auto broken = table;
+                std::memcpy(broken.data() + pos, &lie, 8);
+                auto layout = layoutFromDebugOffsets(broken, version);
+                ++tried;
+                if (!layout) {
+                    ++refused;
+                    continue;
+                }
+                const char* outside = test::fieldOutsideItsStruct(*layout);
+                QVERIFY2(!outside, qPrintable(QStringLiteral("table word 0x%1 = %2: %3 accepted")
+                                                  .arg(pos, 0, 16)
+                                                  .arg(lie)
+                                                  .arg(outside)));
+            }
+        }
+        qInfo("%s: %d of %d lies refused", qPrintable(interpreter.label), refused, tried);
+    }
+
+    // The built-in tables (3.8-3.12) keep every field inside its structure too.
+    void builtinTablesFieldsFit() {
+        for (const uint32_t hex :
+             {0x030800f0u, 0x030900f0u, 0x030a00f0u, 0x030b00f0u, 0x030c00f0u}) {
+            auto layout = builtinLayout(hex);
+            QVERIFY(layout);
+            const char* outside = test::fieldOutsideItsStruct(*layout);
+            QVERIFY2(!outside, outside);
+        }
+    }
+
+    // Item 7: a str read with offsets that lie past the header copy (a hostile table, or
+    // one the parser let through) is refused, never read past the copy.
+    void stringOffsetsOutsideTheCopy() {
+        PythonLayout layout = builtinLayout(0x030c00f0).value();
+        test::FakeMemory mem;
+        test::FakePython py(mem, layout);
+        const uint64_t text = py.str("hello");
+        QCOMPARE(RemoteObjects(mem, layout).readString(text), std::optional<std::string>("hello"));
+        for (const uint64_t lie :
+             {uint64_t{512}, uint64_t{509}, uint64_t{1} << 40, ~uint64_t{0} - 1}) {
+            PythonLayout bad = layout;
+            bad.strState = lie;
+            QCOMPARE(RemoteObjects(mem, bad).readString(text), std::nullopt);
+            bad = layout;
+            bad.strLength = lie;
+            QCOMPARE(RemoteObjects(mem, bad).readString(text), std::nullopt);
+            bad = layout;
+            bad.strAsciiSize = bad.strCompactSize = lie;
+            QCOMPARE(RemoteObjects(mem, bad).readString(text), std::nullopt);
+            bad = layout;
+            bad.bytesSize = lie;
+            QCOMPARE(RemoteObjects(mem, bad).readBytes(py.bytes({1, 2})), std::nullopt);
+        }
     }
 
     void builtinTablesRefuseOthers() {

@@ -317,7 +317,7 @@ private slots:
         r.mem.put<uint64_t>(set + r.async.setTable, r.py.alloc(slotCount * 16));
         r.mem.put<int64_t>(set + r.async.setMask, int64_t(slotCount - 1));
         const uint64_t name = r.name("t");
-        const size_t needed = TaskGraphReader::kMaxSampleBytes / (slotCount * 16) + 1;
+        const size_t needed = SampleBudget::kMaxBytes / (slotCount * 16) + 1;
         for (size_t i = 0; i < needed; ++i) {
             const uint64_t t = r.task(name, 0);
             r.mem.put<uint64_t>(t + r.async.taskAwaitedBy, set);
@@ -326,7 +326,7 @@ private slots:
         std::vector<AsyncTask> tasks;
         r.reader.beginSample();
         QVERIFY(!r.reader.readTaskList(r.head, 1, tasks));
-        QVERIFY2(r.reader.error().find("8 MiB") != std::string::npos, r.reader.error().c_str());
+        QVERIFY2(r.reader.error().find("64 MiB") != std::string::npos, r.reader.error().c_str());
     }
 
     // A coroutine smaller than the frame it embeds (a lying genSize): refused, never a
