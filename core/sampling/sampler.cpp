@@ -110,9 +110,13 @@ void Sampler::Impl::run(uint64_t startUs) {
     // Timer slack: how late the kernel may wake us to batch wakeups. The default
     // (50 µs) is a whole tick at 20 kHz; a tenth of the interval keeps ticks on time
     // without forcing a precise (costly, on a VM) timer for every slow tick.
-    const unsigned long slackNs = std::clamp<uint64_t>(options.intervalUs * 100, 1000, 50000);
+    const unsigned long slackNs = options.relaxedTiming
+                                      ? options.intervalUs * 100
+                                      : std::clamp<uint64_t>(options.intervalUs * 100, 1000, 50000);
     prctl(PR_SET_TIMERSLACK, slackNs, 0, 0, 0);
-    if (options.realtimePriority > 0 && requestRealtimePriority(options.realtimePriority))
+    if (options.relaxedTiming)
+        waiter.forbidSpinning();
+    else if (options.realtimePriority > 0 && requestRealtimePriority(options.realtimePriority))
         waiter.forbidSpinning();
     else
         requestShortTimeSlice(kSliceHintUs);

@@ -21,6 +21,10 @@ struct SamplerOptions {
     // it wakes on time on a loaded machine. It sleeps between ticks, so it costs
     // others little at moderate rates. Ignored when the system refuses.
     int realtimePriority = 0;
+    // Many samplers at a low rate (the host agent): a tick may be late by a tenth of the
+    // interval, so the thread never spins for its deadline and lets the kernel batch its
+    // wake-ups with others'.
+    bool relaxedTiming = false;
 };
 
 // A consistent snapshot of the live figures; cheap to take from any thread.

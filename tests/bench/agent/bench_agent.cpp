@@ -83,8 +83,8 @@ int main(int argc, char** argv) {
     std::printf("%d quiet_service.py processes over %lld interpreters, 100 Hz, push every 10 s, "
                 "%d s measured per mode\n",
                 count, qint64(pythons.size()), seconds);
-    std::printf("%-5s %9s %9s %9s %10s %8s %9s\n", "mode", "CPU %", "median", "RSS MiB",
-                "peak MiB", "pushes", "samples");
+    std::printf("%-5s %9s %9s %9s %10s %8s %9s\n", "mode", "CPU %", "median", "RSS MiB", "peak MiB",
+                "pushes", "samples");
     for (const char* mode : {"cpu", "wall"}) {
         PushReceiver receiver;
         QTemporaryDir dir;
