@@ -72,7 +72,9 @@ std::unique_ptr<push::Pusher> makePusher(const PushOptions& options, push::PushQ
                                          pprof::PprofSink* sink,
                                          std::vector<push::PushLabel> labels) {
     net::PushEndpoint endpoint;
-    endpoint.url = net::pyroscopePushUrl(QUrl(QString::fromStdString(options.url)));
+    const QUrl base(QString::fromStdString(options.url));
+    endpoint.url = options.parca ? net::parcaWriteRawUrl(base) : net::pyroscopePushUrl(base);
+    endpoint.parca = options.parca;
     for (const auto& [name, value] : options.headers)
         endpoint.headers.append(
             {QByteArray::fromStdString(name), QByteArray::fromStdString(value)});
@@ -81,6 +83,7 @@ std::unique_ptr<push::Pusher> makePusher(const PushOptions& options, push::PushQ
     // A send never takes longer than an interval: the next one is waiting.
     endpoint.timeoutMs = static_cast<int>(std::min<uint64_t>(options.intervalMs, 10'000));
     push::PusherOptions p;
+    p.format = options.parca ? push::PushFormat::Parca : push::PushFormat::Pyroscope;
     p.labels = std::move(labels);
     p.target = endpoint.url.toString().toStdString();
     p.intervalMs = options.intervalMs;

@@ -165,8 +165,10 @@ void Pusher::cutOne(const Series& series) {
     if (taken.profile->empty()) return;
     taken.header.maxSamples = kPyroscopeMaxSamples;
     auto gz = pprof::encodeGzipped(taken);
-    Result<std::string> body =
-        gz ? encodePushRequest(series.labels, *gz, newPushId()) : Result<std::string>(gz.error());
+    Result<std::string> body = !gz ? Result<std::string>(gz.error())
+                               : options_.format == PushFormat::Parca
+                                   ? Result<std::string>(encodeParcaWriteRaw(series.labels, *gz))
+                                   : encodePushRequest(series.labels, *gz, newPushId());
     if (!body) {
         log_("push: cannot encode this interval's profile: " + body.error().message);
         const std::lock_guard lock(mutex_);
@@ -212,7 +214,9 @@ void Pusher::drain(uint64_t deadlineMs) {
             queue_.pop(item->sequence);
             const std::lock_guard lock(mutex_);
             ++totals_.refused;
-            log_("push: the server refused profile " + pushIdOf(item->body) + " (" +
+            const std::string id = pushIdOf(item->body);
+            log_("push: the server refused profile " +
+                 (id.empty() ? "#" + std::to_string(item->sequence) : id) + " (" +
                  serverMessage(result) + "); it is dropped, not sent again");
             break;
         }

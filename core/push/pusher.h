@@ -36,7 +36,13 @@ PushVerdict verdictOf(const PostResult& result);
 // What the server said: a Connect error's "message", else the start of its body.
 std::string serverMessage(const PostResult& result);
 
+enum class PushFormat {
+    Pyroscope, // push.v1.PushRequest (Connect, protobuf)
+    Parca      // WriteRawRequest (grpc-gateway, JSON)
+};
+
 struct PusherOptions {
+    PushFormat format = PushFormat::Pyroscope;
     std::vector<PushLabel> labels; // the series of the sink given to the constructor
     std::string target;            // the endpoint, for messages
     uint64_t intervalMs = 10'000;
