@@ -31,6 +31,7 @@ Result<AgentOptions> readAgentOptions(const QCommandLineParser& parser) {
     auto interval = parseSamplingRate(parser.value("rate").toStdString());
     if (!interval) return interval.error();
     o.intervalUs = *interval;
+    o.read.allThreads = true; // a service's work is rarely on its main thread only
     const std::string mode = parser.value("mode").toStdString();
     if (mode == "wall")
         o.read.mode = ProfilingMode::Wall;

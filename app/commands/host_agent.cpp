@@ -102,7 +102,7 @@ void HostAgent::record(const PythonProcessInfo& info) {
     SamplerOptions sampler;
     sampler.intervalUs = options_.intervalUs;
     sampler.read = options_.read;
-    sampler.relaxedTiming = true;
+    sampler.group = &samplers_;
     target->recording = std::make_unique<Recording>(*target->source, *target->sink, sampler);
     say("recording " + who + ": Python " + labelValue(*labels, "python_version") +
         ", service_name " + labelValue(*labels, "service_name"));

@@ -14,6 +14,7 @@
 #include "core/remote/python_process_watch.h"
 #include "core/sample/stack_source.h"
 #include "core/sampling/recording.h"
+#include "core/sampling/sampler_group.h"
 
 #include <QRegularExpression>
 
@@ -65,6 +66,7 @@ private:
     std::unique_ptr<push::Pusher> pusher_;
     remote::PythonProcessWatch watch_;
     std::unordered_map<int, PythonProcessInfo> judged_; // this scan's Python processes
+    SamplerGroup samplers_; // one thread ticks every target's sampler; outlives them
     std::vector<std::unique_ptr<Target>> targets_;
 };
 
