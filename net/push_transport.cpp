@@ -15,9 +15,13 @@ public:
 
     push::PostResult post(const std::string& body) override {
         QNetworkRequest request(endpoint_.url);
-        // Connect's unary call over HTTP: the message as binary protobuf.
-        request.setHeader(QNetworkRequest::ContentTypeHeader, "application/proto");
-        request.setRawHeader("Connect-Protocol-Version", "1");
+        if (endpoint_.parca) {
+            request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+        } else {
+            // Connect's unary call over HTTP: the message as binary protobuf.
+            request.setHeader(QNetworkRequest::ContentTypeHeader, "application/proto");
+            request.setRawHeader("Connect-Protocol-Version", "1");
+        }
         request.setRawHeader("User-Agent", "gilscope");
         for (const auto& [name, value] : endpoint_.headers)
             request.setRawHeader(name, value);
@@ -46,13 +50,25 @@ private:
 
 } // namespace
 
-QUrl pyroscopePushUrl(const QUrl& base) {
+namespace {
+
+QUrl under(const QUrl& base, const QString& endpoint) {
     QUrl url = base;
     QString path = url.path();
     while (path.endsWith('/'))
         path.chop(1);
-    url.setPath(path + "/push.v1.PusherService/Push");
+    url.setPath(path + endpoint);
     return url;
+}
+
+} // namespace
+
+QUrl pyroscopePushUrl(const QUrl& base) {
+    return under(base, "/push.v1.PusherService/Push");
+}
+
+QUrl parcaWriteRawUrl(const QUrl& base) {
+    return under(base, "/api/profiles/writeraw");
 }
 
 std::unique_ptr<push::PushTransport> makePushTransport(const PushEndpoint& endpoint) {

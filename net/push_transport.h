@@ -20,10 +20,14 @@ struct PushEndpoint {
     QList<QPair<QByteArray, QByteArray>> headers; // --push-header
     QByteArray user, password;                    // basic auth when user is not empty
     int timeoutMs = 10'000;
+    bool parca = false; // JSON to grpc-gateway, not Connect's protobuf
 };
 
 // Pyroscope's push endpoint under a server's base URL.
 QUrl pyroscopePushUrl(const QUrl& base);
+
+// Parca's WriteRaw under a server's base URL (grpc-gateway: /api/profiles/writeraw).
+QUrl parcaWriteRawUrl(const QUrl& base);
 
 // A transport for one pusher thread: made on it, used on it (Qt's network objects belong
 // to the thread that makes them).

@@ -85,12 +85,15 @@ std::string childOutputPath(const std::string& pattern, int pid) {
 }
 
 ChildProfilers::ChildProfilers(int rootPid, int skip, const RecordOptions& options)
-    : root_(rootPid), args_(childProfilerArguments(options)),
-      pattern_(childOutputPattern(options)) {
+    : root_(rootPid), args_(childProfilerArguments(options)), pattern_(childOutputPattern(options)),
+      watch_(kLooks, [](int pid) {
+          // Not Python (in this image), or not yet: the loader maps a shared libpython
+          // only after the exec.
+          return remote::locateRuntime(pid) ? remote::PythonProcessWatch::Look::Python
+                                            : remote::PythonProcessWatch::Look::NotPython;
+      }) {
     self_ = executableOf(static_cast<int>(::getpid()));
-    if (skip > 0)
-        if (auto image = remote::processImage(skip))
-            seen_[skip] = Seen{.image = *image, .done = true, .firstSeen = {}};
+    if (skip > 0) watch_.markRecorded(skip);
     thread_ = std::thread([this] { watch(); });
 }
 
@@ -110,44 +113,8 @@ void ChildProfilers::watch() {
 
 void ChildProfilers::poll() {
     reapFinished();
-    for (int pid : descendantPids(root_)) {
-        const auto image = remote::processImage(pid);
-        if (!image) continue; // gone
-        auto [it, fresh] = seen_.try_emplace(pid);
-        Seen& seen = it->second;
-        const auto now = std::chrono::steady_clock::now();
-        if (!fresh && seen.image == *image) {
-            if (seen.done) continue;
-            // A fork still running its parent's image is recorded as it is once it
-            // shows it will not exec (multiprocessing's fork). Before that, recording it
-            // would read the parent's image and then, after its exec, a new one at the
-            // same addresses: on a busy machine a subprocess child can wait many polls
-            // for a core before its execve.
-            const auto age =
-                std::chrono::duration_cast<std::chrono::milliseconds>(now - seen.firstSeen);
-            if (seen.forkPending &&
-                !forkIsAWorker(cpuTimeNs(pid), static_cast<uint64_t>(age.count()),
-                               isRunnable(pid).value_or(true)))
-                continue;
-        } else {
-            // New, or it exec'd since: judge the new image.
-            seen = Seen{.image = *image, .firstSeen = now};
-            const auto parent = remote::parentPid(pid);
-            const auto parentImage = parent ? remote::processImage(*parent) : std::nullopt;
-            if (parentImage && *parentImage == *image) {
-                seen.forkPending = true;
-                continue;
-            }
-        }
-        if (!remote::locateRuntime(pid)) {
-            // Not Python (in this image), or not yet: the loader maps a shared libpython
-            // only after the exec.
-            seen.done = ++seen.looks >= kLooks;
-            continue;
-        }
-        seen.done = true;
+    for (int pid : watch_.poll(descendantPids(root_)))
         start(pid);
-    }
 }
 
 void ChildProfilers::start(int pid) {

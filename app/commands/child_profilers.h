@@ -8,7 +8,7 @@
 // still write what they recorded).
 
 #include "app/commands/record_options.h"
-#include "core/remote/exec_watch.h"
+#include "core/remote/python_process_watch.h"
 
 #include <sys/types.h>
 
@@ -17,7 +17,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 namespace gilscope::cli {
@@ -55,14 +54,7 @@ private:
     const std::vector<std::string> args_;
     const std::string pattern_;
     std::string self_; // this executable
-    struct Seen {
-        remote::ProcessImage image; // when last looked at
-        bool forkPending = false;   // looked like an un-exec'd fork of its parent
-        bool done = false;          // recorded, or not Python in this image
-        int looks = 0; // times judged not Python: a fresh exec may not have mapped libpython yet
-        std::chrono::steady_clock::time_point firstSeen; // in this image
-    };
-    std::unordered_map<int, Seen> seen_;
+    remote::PythonProcessWatch watch_;
     std::vector<pid_t> running_;
     std::mutex mutex_;
     std::condition_variable wake_;

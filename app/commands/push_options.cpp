@@ -40,6 +40,9 @@ QList<QCommandLineOption> pushOptionTable() {
         {"push-queue-size",
          "With --push: the queue's bound in MiB (default 64); the oldest are dropped past it.",
          "MIB", "64"},
+        {"push-format",
+         "With --push: pyroscope (default) or parca (Parca's URL/api/profiles/writeraw).", "FORMAT",
+         "pyroscope"},
     };
 }
 
@@ -67,7 +70,7 @@ Result<PushOptions> readPushOptions(const QCommandLineParser& parser) {
     PushOptions o;
     const bool push = parser.isSet("push");
     for (const char* name : {"push-interval", "label", "service-name", "push-header", "push-user",
-                             "push-queue", "push-queue-size"})
+                             "push-queue", "push-queue-size", "push-format"})
         if (parser.isSet(name) && !push)
             return bad(std::string("--") + name + " is only valid with --push");
     if (!push) return o;
@@ -113,6 +116,11 @@ Result<PushOptions> readPushOptions(const QCommandLineParser& parser) {
         return bad("argument --push-queue-size: expected MiB from 1, got '" +
                    parser.value("push-queue-size").toStdString() + "'");
     o.queueBytes = static_cast<uint64_t>(mib * 1024 * 1024);
+    const QString format = parser.value("push-format");
+    if (format != "pyroscope" && format != "parca")
+        return bad("argument --push-format: invalid choice: '" + format.toStdString() +
+                   "' (choose from 'pyroscope', 'parca')");
+    o.parca = format == "parca";
     return o;
 }
 

@@ -30,6 +30,7 @@ struct PushOptions {
     std::string user, password;
     std::string queueDir; // empty: the default under ~/.local/state
     uint64_t queueBytes = 64ull << 20;
+    bool parca = false; // --push-format parca
 
     bool enabled() const { return !url.empty(); }
 };

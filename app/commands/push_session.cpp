@@ -63,56 +63,47 @@ Result<std::vector<push::PushLabel>> pushLabels(const PushOptions& options, int 
     return labels;
 }
 
-Result<std::unique_ptr<PushSession>> PushSession::create(const RecordOptions& options,
-                                                         StackSource& source) {
-    auto labels = pushLabels(options.push, source.pid(), source.pythonVersion().str());
-    if (!labels) return labels.error();
-    const std::string base =
-        options.push.queueDir.empty() ? defaultQueueDir() : options.push.queueDir;
-    auto queue = push::PushQueue::openSession(base, options.push.queueBytes);
-    if (!queue) return queue.error();
-    return std::unique_ptr<PushSession>(
-        new PushSession(options, std::move(*queue), std::move(*labels)));
+Result<push::PushQueue> openPushQueue(const PushOptions& options) {
+    const std::string base = options.queueDir.empty() ? defaultQueueDir() : options.queueDir;
+    return push::PushQueue::openSession(base, options.queueBytes);
 }
 
-PushSession::PushSession(const RecordOptions& options, push::PushQueue queue,
-                         std::vector<push::PushLabel> labels)
-    : sink_([&] {
-          RecordingFacts facts;
-          facts.mode = static_cast<int>(recordedMode(options.readOptions()));
-          facts.liveTarget = true;
-          return pprofSinkOptions(facts);
-      }()),
-      url_(options.push.url) {
+std::unique_ptr<push::Pusher> makePusher(const PushOptions& options, push::PushQueue queue,
+                                         pprof::PprofSink* sink,
+                                         std::vector<push::PushLabel> labels) {
     net::PushEndpoint endpoint;
-    endpoint.url = net::pyroscopePushUrl(QUrl(QString::fromStdString(options.push.url)));
-    for (const auto& [name, value] : options.push.headers)
+    const QUrl base(QString::fromStdString(options.url));
+    endpoint.url = options.parca ? net::parcaWriteRawUrl(base) : net::pyroscopePushUrl(base);
+    endpoint.parca = options.parca;
+    for (const auto& [name, value] : options.headers)
         endpoint.headers.append(
             {QByteArray::fromStdString(name), QByteArray::fromStdString(value)});
-    endpoint.user = QByteArray::fromStdString(options.push.user);
-    endpoint.password = QByteArray::fromStdString(options.push.password);
+    endpoint.user = QByteArray::fromStdString(options.user);
+    endpoint.password = QByteArray::fromStdString(options.password);
     // A send never takes longer than an interval: the next one is waiting.
-    endpoint.timeoutMs = static_cast<int>(std::min<uint64_t>(options.push.intervalMs, 10'000));
+    endpoint.timeoutMs = static_cast<int>(std::min<uint64_t>(options.intervalMs, 10'000));
     push::PusherOptions p;
+    p.format = options.parca ? push::PushFormat::Parca : push::PushFormat::Pyroscope;
     p.labels = std::move(labels);
     p.target = endpoint.url.toString().toStdString();
-    p.intervalMs = options.push.intervalMs;
-    p.minBackoffMs = std::min<uint64_t>(1000, options.push.intervalMs);
-    p.maxBackoffMs = std::max<uint64_t>(60'000, options.push.intervalMs);
-    pusher_ = std::make_unique<push::Pusher>(
-        sink_, std::move(queue), [endpoint] { return net::makePushTransport(endpoint); },
-        std::move(p),
-        [](const std::string& line) {
-            std::fprintf(stderr, "gilscope: %s\n", line.c_str());
-            std::fflush(stderr);
-        });
+    p.intervalMs = options.intervalMs;
+    p.minBackoffMs = std::min<uint64_t>(1000, options.intervalMs);
+    p.maxBackoffMs = std::max<uint64_t>(60'000, options.intervalMs);
+    auto transport = [endpoint] { return net::makePushTransport(endpoint); };
+    auto log = [](const std::string& line) {
+        std::fprintf(stderr, "gilscope: %s\n", line.c_str());
+        std::fflush(stderr);
+    };
+    if (!sink)
+        return std::make_unique<push::Pusher>(std::move(queue), std::move(transport), std::move(p),
+                                              std::move(log));
+    return std::make_unique<push::Pusher>(*sink, std::move(queue), std::move(transport),
+                                          std::move(p), std::move(log));
 }
 
-void PushSession::finish(std::function<bool()> cancelled) {
-    pusher_->stop(10'000, std::move(cancelled));
-    const push::Pusher::Totals t = pusher_->totals();
+void reportPushTotals(const push::Pusher::Totals& t, const std::string& url) {
     std::fprintf(messages(), "Pushed %llu profiles to %s (%llu recorded by this run)",
-                 static_cast<unsigned long long>(t.sent), url_.c_str(),
+                 static_cast<unsigned long long>(t.sent), url.c_str(),
                  static_cast<unsigned long long>(t.profiles));
     if (t.refused > 0)
         std::fprintf(messages(), " (%llu refused by the server)",
@@ -124,8 +115,36 @@ void PushSession::finish(std::function<bool()> cancelled) {
     if (t.left > 0)
         std::fprintf(stderr,
                      "gilscope: %zu profiles not sent yet stay queued; the next `gilscope attach "
-                     "--push` with the same --push-queue sends them\n",
+                     "--push` or `gilscope agent` with the same --push-queue sends them\n",
                      t.left);
+}
+
+pprof::PprofSinkOptions pushSinkOptions(const ReadOptions& read) {
+    RecordingFacts facts;
+    facts.mode = static_cast<int>(recordedMode(read));
+    facts.liveTarget = true;
+    return pprofSinkOptions(facts);
+}
+
+Result<std::unique_ptr<PushSession>> PushSession::create(const RecordOptions& options,
+                                                         StackSource& source) {
+    auto labels = pushLabels(options.push, source.pid(), source.pythonVersion().str());
+    if (!labels) return labels.error();
+    auto queue = openPushQueue(options.push);
+    if (!queue) return queue.error();
+    return std::unique_ptr<PushSession>(
+        new PushSession(options, std::move(*queue), std::move(*labels)));
+}
+
+PushSession::PushSession(const RecordOptions& options, push::PushQueue queue,
+                         std::vector<push::PushLabel> labels)
+    : sink_(pushSinkOptions(options.readOptions())), url_(options.push.url),
+      pusher_(makePusher(options.push, std::move(queue), &sink_, std::move(labels))) {
+}
+
+void PushSession::finish(std::function<bool()> cancelled) {
+    pusher_->stop(10'000, std::move(cancelled));
+    reportPushTotals(pusher_->totals(), url_);
 }
 
 } // namespace gilscope::cli

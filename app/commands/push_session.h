@@ -21,6 +21,16 @@ namespace gilscope::cli {
 Result<std::vector<push::PushLabel>> pushLabels(const PushOptions& options, int pid,
                                                 const std::string& pythonVersion);
 
+// What `attach --push` and `agent` share: the queue under --push-queue, a pusher for the
+// options' endpoint (headers, auth, timeouts, backoff), and what is said at the end.
+Result<push::PushQueue> openPushQueue(const PushOptions& options);
+std::unique_ptr<push::Pusher> makePusher(const PushOptions& options, push::PushQueue queue,
+                                         pprof::PprofSink* sink,
+                                         std::vector<push::PushLabel> labels);
+void reportPushTotals(const push::Pusher::Totals& totals, const std::string& url);
+// A pprof sink for one live target's pushes.
+pprof::PprofSinkOptions pushSinkOptions(const ReadOptions& read);
+
 class PushSession {
 public:
     // Opens the queue and checks the labels; nothing is sent before start().

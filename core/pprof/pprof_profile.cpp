@@ -87,9 +87,10 @@ uint64_t PprofProfile::locationOf(FrameId id, const FrameRegistry& registry, boo
         return fromFrame_[id];
     }
     const FrameInfo& frame = registry.frame(id);
-    // The registry has no co_firstlineno (nor has a .bin): start_line stays 0, unknown.
+    // start_line is co_firstlineno where the reader knew it; 0 (unknown) from a .bin.
     const FunctionKey key{registryString(registry, frame.funcname),
-                          registryString(registry, frame.filename), 0};
+                          registryString(registry, frame.filename),
+                          std::max<int64_t>(frame.firstLine, 0)};
     auto [fn, newFunction] = functionIds_.try_emplace(key, functions_.size() + 1);
     if (newFunction) functions_.push_back({key.name, key.file, key.startLine});
     // One location per function line: frames that differ only in column or opcode share it.

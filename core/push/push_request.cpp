@@ -2,6 +2,8 @@
 
 #include "core/push/push.pb.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <random>
 
@@ -39,6 +41,47 @@ Result<std::string> encodePushRequest(const std::vector<PushLabel>& labels,
     if (!request.SerializeToString(&out))
         return makeError(ErrorKind::Internal, "cannot encode the push request");
     return out;
+}
+
+namespace {
+
+std::string base64(std::string_view in) {
+    static constexpr char kDigits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((in.size() + 2) / 3 * 4);
+    size_t i = 0;
+    for (; i + 3 <= in.size(); i += 3) {
+        const uint32_t v =
+            uint32_t(uint8_t(in[i])) << 16 | uint32_t(uint8_t(in[i + 1])) << 8 | uint8_t(in[i + 2]);
+        for (int shift : {18, 12, 6, 0})
+            out += kDigits[(v >> shift) & 63];
+    }
+    if (const size_t left = in.size() - i; left > 0) {
+        uint32_t v = uint32_t(uint8_t(in[i])) << 16;
+        if (left == 2) v |= uint32_t(uint8_t(in[i + 1])) << 8;
+        out += kDigits[(v >> 18) & 63];
+        out += kDigits[(v >> 12) & 63];
+        out += left == 2 ? kDigits[(v >> 6) & 63] : '=';
+        out += '=';
+    }
+    return out;
+}
+
+} // namespace
+
+std::string encodeParcaWriteRaw(const std::vector<PushLabel>& labels,
+                                std::string_view gzippedProfile) {
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const PushLabel& l : labels)
+        pairs.push_back({{"name", l.name}, {"value", l.value}});
+    const nlohmann::json request = {{"normalized", false},
+                                    {"series",
+                                     {{{"labels", {{"labels", pairs}}},
+                                       {"samples", {{{"rawProfile", base64(gzippedProfile)}}}}}}}};
+    // Labels were checked as valid names and UTF-8 values; `replace` keeps a missed byte
+    // from throwing.
+    return request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string pushIdOf(std::string_view body) {

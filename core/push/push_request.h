@@ -18,6 +18,12 @@ std::string newPushId();
 Result<std::string> encodePushRequest(const std::vector<PushLabel>& labels,
                                       std::string_view gzippedProfile, std::string_view id);
 
+// The body of one Parca push (POST URL/api/profiles/writeraw, grpc-gateway's JSON of
+// parca.profilestore.v1alpha1.WriteRawRequest): one series (these labels, __name__
+// included) with one sample, the gzip'd pprof in base64. Parca has no push IDs.
+std::string encodeParcaWriteRaw(const std::vector<PushLabel>& labels,
+                                std::string_view gzippedProfile);
+
 // The ID a body carries (for messages), empty when it cannot be decoded.
 std::string pushIdOf(std::string_view body);
 

@@ -51,10 +51,31 @@ std::string serverMessage(const PostResult& result) {
     return "HTTP " + std::to_string(result.status) + (said.empty() ? "" : ": " + said);
 }
 
+Pusher::Pusher(PushQueue queue, TransportFactory transport, PusherOptions options, Log log)
+    : queue_(std::move(queue)), makeTransport_(std::move(transport)), options_(std::move(options)),
+      log_(std::move(log)), backoffMs_(options_.minBackoffMs) {
+}
+
 Pusher::Pusher(pprof::PprofSink& sink, PushQueue queue, TransportFactory transport,
                PusherOptions options, Log log)
-    : sink_(sink), queue_(std::move(queue)), makeTransport_(std::move(transport)),
-      options_(std::move(options)), log_(std::move(log)), backoffMs_(options_.minBackoffMs) {
+    : Pusher(std::move(queue), std::move(transport), std::move(options), std::move(log)) {
+    // Not owned: an empty owner with the caller's pointer.
+    series_.push_back(
+        {std::shared_ptr<pprof::PprofSink>(std::shared_ptr<void>(), &sink), options_.labels});
+}
+
+void Pusher::addSeries(std::shared_ptr<pprof::PprofSink> sink, std::vector<PushLabel> labels) {
+    const std::lock_guard lock(mutex_);
+    series_.push_back({std::move(sink), std::move(labels)});
+}
+
+void Pusher::retireSeries(const pprof::PprofSink* sink) {
+    {
+        const std::lock_guard lock(mutex_);
+        for (Series& s : series_)
+            if (s.sink.get() == sink) s.retiring = retirePending_ = true;
+    }
+    wake_.notify_all();
 }
 
 Pusher::~Pusher() {
@@ -97,20 +118,21 @@ void Pusher::run() {
             std::unique_lock lock(mutex_);
             const uint64_t wakeMs = queue_.empty() ? nextCutMs : std::min(nextCutMs, nextTryMs_);
             const auto now = nowMs();
-            if (!stopping_ && wakeMs > now)
+            if (!stopping_ && !retirePending_ && wakeMs > now)
                 wake_.wait_for(lock, std::chrono::milliseconds(wakeMs - now),
-                               [this] { return stopping_; });
+                               [this] { return stopping_ || retirePending_; });
             if (stopping_) break;
         }
+        cut(true);
         const uint64_t now = nowMs();
         if (now >= nextCutMs) {
-            cut();
+            cut(false);
             nextCutMs += options_.intervalMs;
             if (nextCutMs <= now) nextCutMs = now + options_.intervalMs; // a long send
         }
         if (!queue_.empty() && nowMs() >= nextTryMs_) drain(UINT64_MAX);
     }
-    cut();
+    cut(false);
     uint64_t flushMs;
     {
         const std::lock_guard lock(mutex_);
@@ -124,13 +146,29 @@ void Pusher::run() {
     totals_.dropped += queue_.unreadable();
 }
 
-void Pusher::cut() {
-    pprof::TakenProfile taken = sink_.take(true);
+void Pusher::cut(bool retiringOnly) {
+    std::vector<Series> cutting;
+    {
+        const std::lock_guard lock(mutex_);
+        if (retiringOnly && !retirePending_) return;
+        for (const Series& s : series_)
+            if (s.retiring || !retiringOnly) cutting.push_back(s);
+        std::erase_if(series_, [](const Series& s) { return s.retiring; });
+        retirePending_ = false;
+    }
+    for (const Series& s : cutting)
+        cutOne(s);
+}
+
+void Pusher::cutOne(const Series& series) {
+    pprof::TakenProfile taken = series.sink->take(true);
     if (taken.profile->empty()) return;
     taken.header.maxSamples = kPyroscopeMaxSamples;
     auto gz = pprof::encodeGzipped(taken);
-    Result<std::string> body =
-        gz ? encodePushRequest(options_.labels, *gz, newPushId()) : Result<std::string>(gz.error());
+    Result<std::string> body = !gz ? Result<std::string>(gz.error())
+                               : options_.format == PushFormat::Parca
+                                   ? Result<std::string>(encodeParcaWriteRaw(series.labels, *gz))
+                                   : encodePushRequest(series.labels, *gz, newPushId());
     if (!body) {
         log_("push: cannot encode this interval's profile: " + body.error().message);
         const std::lock_guard lock(mutex_);
@@ -176,7 +214,9 @@ void Pusher::drain(uint64_t deadlineMs) {
             queue_.pop(item->sequence);
             const std::lock_guard lock(mutex_);
             ++totals_.refused;
-            log_("push: the server refused profile " + pushIdOf(item->body) + " (" +
+            const std::string id = pushIdOf(item->body);
+            log_("push: the server refused profile " +
+                 (id.empty() ? "#" + std::to_string(item->sequence) : id) + " (" +
                  serverMessage(result) + "); it is dropped, not sent again");
             break;
         }

@@ -36,8 +36,14 @@ PushVerdict verdictOf(const PostResult& result);
 // What the server said: a Connect error's "message", else the start of its body.
 std::string serverMessage(const PostResult& result);
 
+enum class PushFormat {
+    Pyroscope, // push.v1.PushRequest (Connect, protobuf)
+    Parca      // WriteRawRequest (grpc-gateway, JSON)
+};
+
 struct PusherOptions {
-    std::vector<PushLabel> labels; // each profile's series
+    PushFormat format = PushFormat::Pyroscope;
+    std::vector<PushLabel> labels; // the series of the sink given to the constructor
     std::string target;            // the endpoint, for messages
     uint64_t intervalMs = 10'000;
     uint64_t minBackoffMs = 1'000; // after a failure; doubles up to maxBackoffMs
@@ -48,19 +54,29 @@ struct PusherOptions {
 // since the last time (a swap: the sampler never waits for it), queues them on disk as a
 // push request with a fresh ID, and sends the queue oldest first. A failed send waits
 // (exponential backoff) with everything queued; a refused profile is reported once and
-// dropped. What it does worth saying goes to `log`, one line each.
+// dropped. What it does worth saying goes to `log`, one line each. It serves one sink
+// (a recording) or, for the host agent, many, each its own series, added and retired
+// as processes come and go.
 class Pusher {
 public:
     using TransportFactory = std::function<std::unique_ptr<PushTransport>()>;
     using Log = std::function<void(const std::string&)>;
 
+    // One series: `sink` with options.labels; the sink must outlive the pusher.
     Pusher(pprof::PprofSink& sink, PushQueue queue, TransportFactory transport,
            PusherOptions options, Log log);
+    // No series yet: addSeries() brings them.
+    Pusher(PushQueue queue, TransportFactory transport, PusherOptions options, Log log);
     ~Pusher();
     Pusher(const Pusher&) = delete;
     Pusher& operator=(const Pusher&) = delete;
 
     void start();
+    // Each interval from now on also pushes this sink's samples with these labels.
+    void addSeries(std::shared_ptr<pprof::PprofSink> sink, std::vector<PushLabel> labels);
+    // Its recording ended: its last samples are queued at once, then the pusher lets go
+    // of it.
+    void retireSeries(const pprof::PprofSink* sink);
     // Takes the last (partial) interval, then sends what is queued until all is sent, the
     // server fails, `flushMs` pass or `cancelled` says so; then the thread ends.
     void stop(uint64_t flushMs, std::function<bool()> cancelled = {});
@@ -75,14 +91,21 @@ public:
     Totals totals() const;
 
 private:
+    struct Series {
+        std::shared_ptr<pprof::PprofSink> sink;
+        std::vector<PushLabel> labels;
+        bool retiring = false;
+    };
     void run();
-    void cut();
+    // Queues what the series recorded since the last cut: all of them, or only the
+    // retiring ones (which are then dropped).
+    void cut(bool retiringOnly);
+    void cutOne(const Series& series);
     // Sends the queue oldest first until it is empty or a send fails; stops early at
     // `deadlineMs` (monotonic) or when the stop's cancel predicate fires.
     void drain(uint64_t deadlineMs);
     bool cancelled() const;
 
-    pprof::PprofSink& sink_;
     PushQueue queue_;
     TransportFactory makeTransport_;
     std::unique_ptr<PushTransport> transport_;
@@ -91,6 +114,8 @@ private:
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;
+    std::vector<Series> series_;
+    bool retirePending_ = false;
     bool stopping_ = false;
     uint64_t flushMs_ = 0;
     std::function<bool()> cancelled_;

@@ -315,6 +315,7 @@ bool FrameWalker::describe(StructView f, FrameId& id, bool& python) {
     if (!info) return false;
     if (info->interpreterShim) return true;
     FrameInfo fi{info->filename, info->funcname};
+    fi.firstLine = info->firstLine;
     const int64_t offset = static_cast<int64_t>(instr - info->bytecodeAddr);
     if (offset < 0) { // not started yet: CPython reports the first line
         fi.line = fi.endLine = info->firstLine;

@@ -194,6 +194,7 @@ bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& 
         if (offset >= static_cast<int64_t>(info->bytecodeSize))
             return fail("instruction offset outside its code object");
         FrameInfo fi{info->filename, info->funcname};
+        fi.firstLine = info->firstLine;
         if (offset < 0) {
             fi.line = fi.endLine = info->firstLine;
         } else {

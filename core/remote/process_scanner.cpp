@@ -126,11 +126,14 @@ Result<PythonProcessInfo> inspectProcess(int pid) {
     return inspectGuarded(pid, false);
 }
 
-std::vector<PythonProcessInfo> scanPythonProcesses() {
-    std::vector<PythonProcessInfo> found;
-    DIR* dir = ::opendir("/proc");
-    if (!dir) return found;
+Result<PythonProcessInfo> inspectPythonCandidate(int pid) {
+    return inspect(pid, true);
+}
+
+std::vector<int> listProcessIds() {
     std::vector<int> pids;
+    DIR* dir = ::opendir("/proc");
+    if (!dir) return pids;
     while (dirent* e = ::readdir(dir)) {
         int pid = 0;
         const char* end = e->d_name + std::char_traits<char>::length(e->d_name);
@@ -138,8 +141,13 @@ std::vector<PythonProcessInfo> scanPythonProcesses() {
     }
     ::closedir(dir);
     std::sort(pids.begin(), pids.end());
+    return pids;
+}
+
+std::vector<PythonProcessInfo> scanPythonProcesses() {
+    std::vector<PythonProcessInfo> found;
     const int self = ::getpid();
-    for (int pid : pids) {
+    for (int pid : listProcessIds()) {
         if (pid == self) continue;
         auto info = inspectGuarded(pid, true);
         if (info) found.push_back(std::move(*info));

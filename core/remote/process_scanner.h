@@ -24,6 +24,13 @@ struct PythonProcessInfo {
 // Every Python process visible in /proc. Processes that vanish while we look are skipped.
 std::vector<PythonProcessInfo> scanPythonProcesses();
 
+// Every pid in /proc, ascending.
+std::vector<int> listProcessIds();
+
+// One process as the scan judges it: one whose name and mapped files never mention
+// python is NotPython without opening its binaries. Errors as inspectProcess.
+Result<PythonProcessInfo> inspectPythonCandidate(int pid);
+
 // One process. Errors: ProcessNotFound, NotPython (with what the process is).
 // A Python process we cannot attach to is NOT an error: canAttach=false and reason say why.
 Result<PythonProcessInfo> inspectProcess(int pid);

@@ -18,6 +18,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/read_ahead.cpp
     ${CMAKE_CURRENT_LIST_DIR}/process_scanner.cpp
     ${CMAKE_CURRENT_LIST_DIR}/process_tree.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/python_process_watch.cpp
     ${CMAKE_CURRENT_LIST_DIR}/remote_dict.cpp
     ${CMAKE_CURRENT_LIST_DIR}/remote_memory.cpp
     ${CMAKE_CURRENT_LIST_DIR}/remote_objects.cpp

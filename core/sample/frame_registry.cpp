@@ -32,6 +32,7 @@ size_t FrameRegistry::FrameHash::operator()(const FrameInfo& f) const noexcept {
     mix(static_cast<uint32_t>(f.column));
     mix(static_cast<uint32_t>(f.endColumn));
     mix(f.opcode);
+    mix(static_cast<uint32_t>(f.firstLine));
     return static_cast<size_t>(h);
 }
 

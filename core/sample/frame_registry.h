@@ -25,6 +25,9 @@ struct FrameInfo {
     int32_t column = kNoLocation;
     int32_t endColumn = kNoLocation;
     uint8_t opcode = kNoOpcode;
+    // The code object's co_firstlineno (pprof's start_line); -1 where the producer does
+    // not know it (a .bin replay, synthetic frames).
+    int32_t firstLine = kNoLocation;
 
     bool operator==(const FrameInfo&) const = default;
 };

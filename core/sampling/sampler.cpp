@@ -1,12 +1,14 @@
 #include "core/sampling/sampler.h"
 
 #include "core/sample/thread_status.h"
+#include "core/sampling/sampler_group.h"
 #include "core/sampling/sampler_stats_publisher.h"
 #include "core/sampling/thread_scheduling.h"
 #include "core/sampling/tick_waiter.h"
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <exception>
 #include <limits>
 #include <mutex>
@@ -70,7 +72,23 @@ struct Sampler::Impl {
 
     bool sleepUntil(uint64_t deadline) { return waiter.waitUntil(deadline, stopRequested); }
 
+    // The recording's state between ticks (the sampler thread's, or its group's).
+    RawSamplerStats s;
+    RateWindow window;
+    std::vector<ThreadStack> stacks;
+    std::vector<ThreadName> names; // the source's renames, handed to the sink
+    uint64_t endUs = 0, next = 0, prevTick = 0, nextCpuRefresh = 0;
+    std::mutex endMutex; // a group's sampler: wait() sleeps until the group ended it
+    std::condition_variable endCv;
+    bool ended = false;
+
     void run(uint64_t startUs);
+    void begin(uint64_t startUs);
+    uint64_t deadline() const { return std::min(next, endUs); }
+    // At or after deadline(): the duration's end, or one tick. False once ended.
+    bool step();
+    void stopNow(); // a stop request seen: ends now
+    void end();
     void recordInterval(RawSamplerStats& s, uint64_t prevTick, uint64_t t);
     size_t emit(uint64_t t, const std::vector<ThreadStack>& stacks, size_t count);
 };
@@ -106,6 +124,15 @@ size_t Sampler::Impl::emit(uint64_t t, const std::vector<ThreadStack>& stacks, s
     return emitted;
 }
 
+void Sampler::Impl::begin(uint64_t startUs) {
+    endUs = endOfRecordingUs(startUs, options.durationSec);
+    s.startUs = startUs;
+    s.lastTickUs = startUs;
+    s.running = 1;
+    next = startUs;
+    nextCpuRefresh = startUs + kCpuRefreshUs;
+}
+
 void Sampler::Impl::run(uint64_t startUs) {
     // Timer slack: how late the kernel may wake us to batch wakeups. The default
     // (50 µs) is a whole tick at 20 kHz; a tenth of the interval keeps ticks on time
@@ -116,99 +143,123 @@ void Sampler::Impl::run(uint64_t startUs) {
         waiter.forbidSpinning();
     else
         requestShortTimeSlice(kSliceHintUs);
-
-    const uint64_t interval = options.intervalUs;
-    const uint64_t endUs = endOfRecordingUs(startUs, options.durationSec);
-    RawSamplerStats s;
-    s.startUs = startUs;
-    s.lastTickUs = startUs;
-    s.running = 1;
-
-    RateWindow window;
-    std::vector<ThreadStack> stacks;
-    std::vector<ThreadName> names;
-    uint64_t next = startUs;
-    uint64_t prevTick = 0;
-    uint64_t nextCpuRefresh = startUs + kCpuRefreshUs;
-
-    try {
-        for (;;) {
-            if (next >= endUs) {
-                reason = sleepUntil(endUs) ? StopReason::Duration : StopReason::Requested;
-                s.lastTickUs = std::max(s.lastTickUs, std::min(clock.nowUs(), endUs));
-                break;
-            }
-            if (!sleepUntil(next)) {
-                reason = StopReason::Requested;
-                s.lastTickUs = std::max(s.lastTickUs, clock.nowUs());
-                break;
-            }
-            const uint64_t t = clock.nowUs();
-            if (t >= endUs) {
-                reason = StopReason::Duration;
-                s.lastTickUs = endUs;
-                break;
-            }
-            // Behind by whole intervals: skip those ticks and count them, never burst.
-            if (t - next >= interval) {
-                const uint64_t skipped = (t - next) / interval;
-                s.missed += skipped;
-                next += skipped * interval;
-            }
-            size_t count = 0;
-            const ReadOutcome outcome = source.read(stacks, count);
-            if (outcome == ReadOutcome::ProcessEnded) {
-                reason = StopReason::TargetExited;
-                endReason = source.lastError();
-                s.lastTickUs = std::max(s.lastTickUs, t);
-                break;
-            }
-            ++s.ticks;
-            if (s.ticks > 1) recordInterval(s, prevTick, t);
-            prevTick = t;
-            window.add(t - startUs);
-            if (outcome == ReadOutcome::Ok) {
-                ++s.okTicks;
-                s.threadSamples += emit(t, stacks, count);
-                // Names are read off this thread; handing on a change is rare.
-                if (source.takeThreadNames(names))
-                    for (const ThreadName& n : names)
-                        sink.nameThread(n.threadId, n.name);
-                // A sink that can no longer store samples (disk full, a failed write)
-                // ends the recording now: what it holds so far can still be written.
-                if (sink.failed()) {
-                    std::lock_guard lock(failureMutex);
-                    const Error e = sink.sinkError();
-                    failure = "recording stopped: " + e.message;
-                    failureKind = e.kind;
-                    reason = StopReason::SinkFailed;
-                    s.lastTickUs = t;
-                    publisher.publish(s);
-                    break;
-                }
-            } else {
-                ++s.errors;
-            }
-            next += interval;
-            s.lastTickUs = t;
-            s.windowTicks = window.ticks();
-            s.windowSpanUs = window.spanUs(t - startUs);
-            if (t >= nextCpuRefresh) {
-                s.cpuUs = threadCpuUs();
-                nextCpuRefresh = t + kCpuRefreshUs;
-            }
-            publisher.publish(s);
+    begin(startUs);
+    for (;;) {
+        if (!sleepUntil(deadline())) {
+            stopNow();
+            break;
         }
+        if (!step()) break;
+    }
+    end();
+}
+
+void Sampler::Impl::stopNow() {
+    reason = StopReason::Requested;
+    s.lastTickUs = std::max(s.lastTickUs, std::min(clock.nowUs(), endUs));
+}
+
+bool Sampler::Impl::step() {
+    const uint64_t interval = options.intervalUs;
+    try {
+        if (next >= endUs) {
+            reason = StopReason::Duration;
+            s.lastTickUs = std::max(s.lastTickUs, std::min(clock.nowUs(), endUs));
+            return false;
+        }
+        const uint64_t t = clock.nowUs();
+        if (t >= endUs) {
+            reason = StopReason::Duration;
+            s.lastTickUs = endUs;
+            return false;
+        }
+        // Behind by whole intervals: skip those ticks and count them, never burst.
+        if (t - next >= interval) {
+            const uint64_t skipped = (t - next) / interval;
+            s.missed += skipped;
+            next += skipped * interval;
+        }
+        size_t count = 0;
+        const ReadOutcome outcome = source.read(stacks, count);
+        if (outcome == ReadOutcome::ProcessEnded) {
+            reason = StopReason::TargetExited;
+            endReason = source.lastError();
+            s.lastTickUs = std::max(s.lastTickUs, t);
+            return false;
+        }
+        ++s.ticks;
+        if (s.ticks > 1) recordInterval(s, prevTick, t);
+        prevTick = t;
+        window.add(t - s.startUs);
+        if (outcome == ReadOutcome::Ok) {
+            ++s.okTicks;
+            s.threadSamples += emit(t, stacks, count);
+            // Names are read off this thread; handing on a change is rare.
+            if (source.takeThreadNames(names))
+                for (const ThreadName& n : names)
+                    sink.nameThread(n.threadId, n.name);
+            // A sink that can no longer store samples (disk full, a failed write)
+            // ends the recording now: what it holds so far can still be written.
+            if (sink.failed()) {
+                std::lock_guard lock(failureMutex);
+                const Error e = sink.sinkError();
+                failure = "recording stopped: " + e.message;
+                failureKind = e.kind;
+                reason = StopReason::SinkFailed;
+                s.lastTickUs = t;
+                publisher.publish(s);
+                return false;
+            }
+        } else {
+            ++s.errors;
+        }
+        next += interval;
+        s.lastTickUs = t;
+        s.windowTicks = window.ticks();
+        s.windowSpanUs = window.spanUs(t - s.startUs);
+        if (t >= nextCpuRefresh) {
+            s.cpuUs = threadCpuUs();
+            nextCpuRefresh = t + kCpuRefreshUs;
+        }
+        publisher.publish(s);
+        return true;
     } catch (const std::exception& e) {
         std::lock_guard lock(failureMutex);
         failure = std::string("recording stopped: ") + e.what();
         reason = StopReason::SinkFailed;
+        return false;
     }
-    s.cpuUs = threadCpuUs();
+}
+
+void Sampler::Impl::end() {
+    s.cpuUs = threadCpuUs(); // a group's: the group thread's, shared by its samplers
     s.running = 0;
     finalStats = s;
     publisher.publish(s);
+    {
+        const std::lock_guard lock(endMutex);
+        ended = true;
+    }
     isRunning.store(false, std::memory_order_release);
+    endCv.notify_all();
+}
+
+bool Sampler::tickInGroup(Impl& d, uint64_t nowUs, uint64_t& wakeUs) {
+    if (d.stopRequested.load(std::memory_order_relaxed)) {
+        endInGroup(d);
+        return false;
+    }
+    if (nowUs >= d.deadline() && !d.step()) {
+        d.end();
+        return false;
+    }
+    wakeUs = std::min(wakeUs, d.deadline());
+    return true;
+}
+
+void Sampler::endInGroup(Impl& d) {
+    d.stopNow();
+    d.end();
 }
 
 Sampler::Sampler(StackSource& source, SampleSink& sink, SamplerOptions options)
@@ -253,7 +304,12 @@ void Sampler::start() {
     initial.running = 1;
     d.publisher.publish(initial); // so stats() says "running" from the moment start() returns
     d.isRunning.store(true, std::memory_order_release);
-    d.thread = std::thread([&d, startUs] { d.run(startUs); });
+    if (d.options.group) {
+        d.begin(startUs);
+        d.options.group->add(&d);
+    } else {
+        d.thread = std::thread([&d, startUs] { d.run(startUs); });
+    }
 }
 
 void Sampler::requestStop() {
@@ -263,7 +319,12 @@ void Sampler::requestStop() {
 StopReason Sampler::wait() {
     Impl& d = *impl_;
     if (!d.started) return StopReason::NotStopped;
-    if (d.thread.joinable()) d.thread.join();
+    if (d.thread.joinable()) {
+        d.thread.join();
+    } else {
+        std::unique_lock lock(d.endMutex); // the group ends it within one of its ticks
+        d.endCv.wait(lock, [&d] { return d.ended; });
+    }
     if (!d.finished) {
         d.finished = true;
         d.sink.finish(toRecordingSummary(d.finalStats));

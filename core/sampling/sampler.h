@@ -13,6 +13,8 @@
 
 namespace gilscope {
 
+class SamplerGroup;
+
 struct SamplerOptions {
     uint64_t intervalUs = 1000; // 1 kHz, CPython's default
     double durationSec = 0;     // 0: until stopped or the target exits
@@ -21,6 +23,10 @@ struct SamplerOptions {
     // it wakes on time on a loaded machine. It sleeps between ticks, so it costs
     // others little at moderate rates. Ignored when the system refuses.
     int realtimePriority = 0;
+    // Many samplers at a low rate (the host agent): ticks run on the group's one thread,
+    // not one of their own, so 50 targets at 100 Hz cost 100 wake-ups a second, not
+    // 5,000. The group must outlive the sampler.
+    SamplerGroup* group = nullptr;
 };
 
 // A consistent snapshot of the live figures; cheap to take from any thread.
@@ -74,7 +80,12 @@ public:
     ErrorKind failureKind() const; // of that failure (disk full, I/O ...)
 
 private:
+    friend class SamplerGroup;
     struct Impl;
+    // On a group's thread: ends `d` if asked to stop, else ticks it if due (by `nowUs`);
+    // false once it ended. Lowers `wakeUs` to its next deadline.
+    static bool tickInGroup(Impl& d, uint64_t nowUs, uint64_t& wakeUs);
+    static void endInGroup(Impl& d); // the group ends: so do its samplers
     std::unique_ptr<Impl> impl_;
 };
 

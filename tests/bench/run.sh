@@ -10,7 +10,7 @@ if [ "$BUILD" = build/release ]; then
     cmake --preset release >/dev/null
     cmake --build --preset release --target gilscope bench_remote_read bench_mode_filter bench_sampler \
         bench_thread_names gecko_bench bench_tach_replay bench_live_timeline bench_missed_samples \
-        bench_gui_update bench_responsiveness bench_pprof bench_stack_chart
+        bench_gui_update bench_responsiveness bench_pprof bench_stack_chart bench_agent
 fi
 uptime
 echo "== issue 2: one full read of a 30-frame stack (µs, median)"
@@ -25,6 +25,8 @@ echo "== issue 5: .bin replay to Gecko JSON"
 "$BUILD/tests/bench/tach/bench_tach_replay" --runs 3
 echo "== issue 22: pprof output (10M thread-samples) and its size against collapsed text"
 "$BUILD/tests/bench/pprof/bench_pprof"
+echo "== issue 22: the host agent recording 50 Python processes at 100 Hz (CPU %, RSS)"
+"$BUILD/tests/bench/agent/bench_agent" 50 25
 echo "== GUI live model"
 "$BUILD/tests/bench/live/bench_live_timeline"
 echo "== issue 18 (11): missed samples at 10 kHz x 8 threads, the views' readers against none"

@@ -18,12 +18,13 @@ public:
         sink_.begin(registry_, info);
     }
     FrameId frame(const std::string& file, int line, const std::string& func,
-                  uint8_t opcode = kNoOpcode) {
+                  uint8_t opcode = kNoOpcode, int firstLine = kNoLocation) {
         FrameInfo f;
         f.filename = registry_.internString(file);
         f.funcname = registry_.internString(func);
         f.line = f.endLine = line;
         f.opcode = opcode;
+        f.firstLine = firstLine;
         return registry_.internFrame(f);
     }
     void add(uint64_t tid, uint32_t status, std::vector<FrameId> frames,

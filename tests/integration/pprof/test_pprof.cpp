@@ -19,6 +19,16 @@ using namespace gilscope::test;
 
 namespace {
 
+// The line `def NAME(` is on in a target script: its code object's co_firstlineno.
+int defLine(const QString& script, const QString& name) {
+    QFile f(script);
+    if (!f.open(QIODevice::ReadOnly)) return -1;
+    const QStringList lines = QString::fromUtf8(f.readAll()).split('\n');
+    for (qsizetype i = 0; i < lines.size(); ++i)
+        if (lines[i].startsWith("def " + name + "(")) return int(i + 1);
+    return -1;
+}
+
 qint64 total(const QList<RawSample>& samples) {
     qint64 n = 0;
     for (const RawSample& s : samples)
@@ -91,6 +101,19 @@ private slots:
         // busy() is the leaf under both: its own (flat) samples are theirs.
         QVERIFY2(std::abs(top["busy"].flat - (heavy + light)) <= (heavy + light) * 0.02,
                  qPrintable(QString::number(top["busy"].flat)));
+        // Functions carry their first line (co_firstlineno) as start_line: Go's -raw
+        // prints it as "s=LINE" after each location.
+        const RunResult raw = runGoPprof({"-raw", out});
+        QVERIFY2(raw.exitCode == 0, qPrintable(describe(raw)));
+        const QString script = targetScript("heavy_light_timed.py");
+        for (const QString name : {"heavy", "busy"}) {
+            const int line = defLine(script, name);
+            QVERIFY(line > 0);
+            const QRegularExpression at(
+                QString(" %1 \\S*heavy_light_timed\\.py:\\d+ s=%2\\b").arg(name).arg(line));
+            QVERIFY2(at.match(raw.out).hasMatch(), qPrintable(name + " s=" + QString::number(line) +
+                                                              " not in:\n" + raw.out.left(3000)));
+        }
     }
 
     // Two workers contend for the GIL and the main thread sleeps: the file has GIL holders

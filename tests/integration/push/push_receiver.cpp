@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QHttpServer>
 #include <QHttpServerResponse>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -124,6 +125,15 @@ bool PushReceiver::start(quint16 port) {
                         QByteArray(status == 200 ? "application/proto" : "application/json"),
                         answer, static_cast<QHttpServerResponse::StatusCode>(status));
                 });
+            server->route("/api/profiles/writeraw", QHttpServerRequest::Method::Post,
+                          [this](const QHttpServerRequest& request) {
+                              int status = 200;
+                              QByteArray answer =
+                                  handleParca(request.body(), request.headers(), &status);
+                              return QHttpServerResponse(
+                                  QByteArray("application/json"), answer,
+                                  static_cast<QHttpServerResponse::StatusCode>(status));
+                          });
             const quint16 bound = server->listen(QHostAddress::LocalHost, port);
             if (bound == 0) {
                 delete server;
@@ -178,22 +188,72 @@ QByteArray PushReceiver::handle(const QByteArray& body,
             r.id = QString::fromStdString(sample.id());
             if (r.id.isEmpty()) return refuse("a sample without ID", true);
             r.rawProfile = QByteArray::fromStdString(sample.raw_profile());
-            bool ok = false;
-            const QByteArray raw = gunzip(r.rawProfile, &ok);
-            perftools::profiles::Profile profile;
-            if (!ok || !profile.ParseFromArray(raw.constData(), static_cast<int>(raw.size())))
-                return refuse("raw_profile is not a gzip'd pprof", true);
-            if (const QString why = checkProfile(profile); !why.isEmpty()) return refuse(why, true);
-            r.timeNanos = profile.time_nanos();
-            r.durationNanos = profile.duration_nanos();
-            for (const auto& s : profile.sample())
-                r.samples += s.value(0);
+            if (const QString why = readProfile(r); !why.isEmpty()) return refuse(why, true);
             pushes << r;
         }
     }
     accepted_ += pushes;
     *status = 200;
     return push::v1::PushResponse().SerializeAsString().c_str();
+}
+
+QString PushReceiver::readProfile(ReceivedPush& r) {
+    bool ok = false;
+    const QByteArray raw = gunzip(r.rawProfile, &ok);
+    perftools::profiles::Profile profile;
+    if (!ok || !profile.ParseFromArray(raw.constData(), static_cast<int>(raw.size())))
+        return "raw_profile is not a gzip'd pprof";
+    if (const QString why = checkProfile(profile); !why.isEmpty()) return why;
+    r.timeNanos = profile.time_nanos();
+    r.durationNanos = profile.duration_nanos();
+    for (const auto& s : profile.sample())
+        r.samples += s.value(0);
+    return {};
+}
+
+QByteArray PushReceiver::handleParca(const QByteArray& body,
+                                     const QList<QPair<QByteArray, QByteArray>>& headers,
+                                     int* status) {
+    const QMutexLocker lock(&mutex_);
+    ++requests_;
+    auto refuse = [&](const QString& why) {
+        violations_ << why;
+        *status = 400;
+        return QJsonDocument(QJsonObject{{"code", 3}, {"message", why}})
+            .toJson(QJsonDocument::Compact);
+    };
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(body, &error);
+    if (!doc.isObject()) return refuse("not JSON: " + error.errorString());
+    const QJsonArray series = doc.object().value("series").toArray();
+    if (series.isEmpty()) return refuse("no series");
+    QList<ReceivedPush> pushes;
+    for (const QJsonValue s : series) {
+        QMap<QString, QString> labels;
+        for (const QJsonValue l : s.toObject().value("labels").toObject().value("labels").toArray())
+            labels[l.toObject().value("name").toString()] = l.toObject().value("value").toString();
+        // Parca's normalizer requires __name__.
+        if (labels.value("__name__").isEmpty()) return refuse("no __name__ label");
+        for (const QJsonValue sample : s.toObject().value("samples").toArray()) {
+            ReceivedPush r;
+            r.labels = labels;
+            for (const auto& [name, value] : headers)
+                r.headers[name.toLower()] = value;
+            // protojson takes the JSON name or the proto name.
+            const QJsonObject o = sample.toObject();
+            const QString text = o.contains("rawProfile") ? o.value("rawProfile").toString()
+                                                          : o.value("raw_profile").toString();
+            const auto decoded = QByteArray::fromBase64Encoding(
+                text.toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
+            if (!decoded) return refuse("rawProfile is not base64");
+            r.rawProfile = *decoded;
+            if (const QString why = readProfile(r); !why.isEmpty()) return refuse(why);
+            pushes << r;
+        }
+    }
+    accepted_ += pushes;
+    *status = 200;
+    return "{}";
 }
 
 QList<ReceivedPush> PushReceiver::accepted() const {

@@ -1,7 +1,8 @@
 #pragma once
 
 // A loopback stand-in for Grafana Pyroscope's push endpoint
-// (POST /push.v1.PusherService/Push, Connect, application/proto), on its own thread so
+// (POST /push.v1.PusherService/Push, Connect, application/proto) and Parca's
+// (POST /api/profiles/writeraw, grpc-gateway's JSON of WriteRawRequest), on its own thread so
 // tests can block while gilscope talks to it. It decodes each PushRequest with the
 // schema gilscope vendors and checks it the way Pyroscope's distributor does
 // (pkg/validation: labels, then each pprof), written here from those rules, not with
@@ -52,6 +53,11 @@ public:
 private:
     QByteArray handle(const QByteArray& body, const QList<QPair<QByteArray, QByteArray>>& headers,
                       int* status);
+    // Parca's WriteRaw: a label set with __name__, each raw profile a gzip'd pprof.
+    QByteArray handleParca(const QByteArray& body,
+                           const QList<QPair<QByteArray, QByteArray>>& headers, int* status);
+    // Decodes one raw profile into `r` (samples, times); the reason when it is not valid.
+    static QString readProfile(ReceivedPush& r);
 
     const Answer answer_;
     QThread thread_;

@@ -243,6 +243,55 @@ private slots:
                          QString::number(target.pid())});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("the label pid is given twice"), qPrintable(r.err));
+        r = runGilscope({"attach", "--push", "http://127.0.0.1:9", "--push-format", "otlp", "1"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("choose from 'pyroscope', 'parca'"), qPrintable(r.err));
+    }
+
+    // --push-format parca: each interval as JSON to URL/api/profiles/writeraw, labels in
+    // its label set (__name__ included), the pprof in base64, read by Go's pprof.
+    void parcaWriteRawGetsEachInterval_data() { addInterpreterRows(ends_); }
+    void parcaWriteRawGetsEachInterval() {
+        QFETCH(Interpreter, interpreter);
+        PushReceiver receiver;
+        QVERIFY(receiver.start());
+        TargetProcess target(interpreter, targetScript("heavy_light.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        const auto r =
+            runGilscope({"attach", "-d", "2.5", "--push", receiver.url() + "/", "--push-format",
+                         "parca", "--push-interval", "1s", "--push-queue", dir.filePath("queue"),
+                         QString::number(target.pid())},
+                        dir.path());
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QVERIFY2(receiver.violations().isEmpty(), qPrintable(receiver.violations().join('\n')));
+        const QList<ReceivedPush> pushes = receiver.accepted();
+        // 2.5 s at 1 s: two full intervals and the last half one.
+        QVERIFY2(pushes.size() >= 2 && pushes.size() <= 4, qPrintable(describe(r)));
+        QCOMPARE(receiver.requests(), int(pushes.size()));
+        QCOMPARE(pushedLine(r.out + r.err).first, int(pushes.size()));
+        QVERIFY2(checkContiguous(pushes).isEmpty(), qPrintable(checkContiguous(pushes)));
+        for (int i = 0; i < pushes.size(); ++i) {
+            const ReceivedPush& p = pushes[i];
+            QCOMPARE(p.labels.value("__name__"), QString("process_cpu"));
+            QCOMPARE(p.labels.value("service_name"), QString("heavy_light"));
+            QCOMPARE(p.labels.value("pid"), QString::number(target.pid()));
+            QCOMPARE(p.headers.value("content-type"), QByteArray("application/json"));
+            const QString file = dir.filePath(QString("parca-%1.pb.gz").arg(i));
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(p.rawProfile);
+            f.close();
+            bool ok = false;
+            QString error;
+            const auto samples = goPprofRawSamples(file, {}, &ok, &error);
+            QVERIFY2(ok, qPrintable(error));
+            qint64 n = 0;
+            for (const auto& s : samples)
+                n += s.count;
+            QCOMPARE(n, p.samples);
+        }
+        qInfo("%s: %lld writeraw requests", qPrintable(interpreter.label), qint64(pushes.size()));
     }
 };
 

@@ -61,8 +61,8 @@ private slots:
         PprofSinkOptions options;
         options.wall = false;
         PprofSink sink(options);
-        SyntheticFeed feed(sink, 250); // 4 kHz
-        const FrameId leaf = feed.frame("app.py", 12, "leaf");
+        SyntheticFeed feed(sink, 250);                                        // 4 kHz
+        const FrameId leaf = feed.frame("app.py", 12, "leaf", kNoOpcode, 10); // def on line 10
         const FrameId root = feed.frame("app.py", 30, "<module>");
         feed.add(7, ThreadStatus::OnCpu, {leaf, root}, {1000, 1250});
         feed.add(7, ThreadStatus::OnCpu, {leaf, root}, {1500});
@@ -104,6 +104,11 @@ private slots:
             p.function(static_cast<int>(leafLocation.line(0).function_id()) - 1);
         QCOMPARE(str(p, leafFunction.name()), std::string("leaf"));
         QCOMPARE(str(p, leafFunction.filename()), std::string("app.py"));
+        // start_line is co_firstlineno where the reader knew it, else 0 (unknown).
+        QCOMPARE(leafFunction.start_line(), int64_t{10});
+        const auto& rootLocation = p.location(static_cast<int>(p.sample(0).location_id(1)) - 1);
+        QCOMPARE(p.function(static_cast<int>(rootLocation.line(0).function_id()) - 1).start_line(),
+                 int64_t{0});
     }
 
     void wallModeNamesWallTime() {

@@ -3,8 +3,12 @@
 // service name, and which answers are retried.
 #include "core/push/push_labels.h"
 #include "core/push/push_queue.h"
+#include "core/push/push_request.h"
 #include "core/push/pusher.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -127,6 +131,34 @@ private slots:
         QCOMPARE(verdictOf({503, "", ""}), PushVerdict::Retry);
         QCOMPARE(serverMessage({400, R"({"code":"invalid_argument","message":"bad labels"})", ""}),
                  std::string("HTTP 400: bad labels"));
+    }
+
+    // Parca's body: WriteRawRequest's JSON, read back with Qt's JSON and base64 (not
+    // gilscope's), for every tail length of the base64 groups.
+    void parcaBodyCarriesLabelsAndProfile() {
+        for (const std::string& profile :
+             {std::string(), std::string("\x1f"), std::string("\x1f\x8b"),
+              std::string("\x1f\x8b\x08"), std::string("\x00\xff\x10\x80", 4)}) {
+            const std::string body =
+                encodeParcaWriteRaw({{"__name__", "process_cpu"}, {"pid", "7"}}, profile);
+            const QJsonObject request =
+                QJsonDocument::fromJson(QByteArray::fromStdString(body)).object();
+            QCOMPARE(request.value("normalized").toBool(true), false);
+            const QJsonArray series = request.value("series").toArray();
+            QCOMPARE(series.size(), 1);
+            const QJsonArray labels =
+                series[0].toObject().value("labels").toObject().value("labels").toArray();
+            QCOMPARE(labels.size(), 2);
+            QCOMPARE(labels[1].toObject().value("name").toString(), QString("pid"));
+            QCOMPARE(labels[1].toObject().value("value").toString(), QString("7"));
+            const QJsonArray samples = series[0].toObject().value("samples").toArray();
+            QCOMPARE(samples.size(), 1);
+            const auto raw = QByteArray::fromBase64Encoding(
+                samples[0].toObject().value("rawProfile").toString().toLatin1(),
+                QByteArray::AbortOnBase64DecodingErrors);
+            QVERIFY(raw);
+            QCOMPARE(*raw, QByteArray::fromStdString(profile));
+        }
     }
 };
 

@@ -1,0 +1,157 @@
+#include "app/commands/host_agent.h"
+
+#include "app/commands/push_session.h"
+#include "core/remote/live_stack_source.h"
+#include "core/util/utf8.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+
+namespace gilscope::cli {
+
+namespace {
+
+void say(const std::string& line) {
+    std::fprintf(stderr, "gilscope agent: %s\n", line.c_str());
+    std::fflush(stderr);
+}
+
+std::string shortCommand(const std::string& commandLine) {
+    std::string shown = escapeForDisplay(commandLine);
+    if (shown.size() > 120) shown = shown.substr(0, 117) + "...";
+    return shown;
+}
+
+std::string labelValue(const std::vector<push::PushLabel>& labels, const std::string& name) {
+    for (const auto& label : labels)
+        if (label.name == name) return label.value;
+    return {};
+}
+
+} // namespace
+
+Result<std::unique_ptr<HostAgent>> HostAgent::create(AgentOptions options) {
+    auto queue = openPushQueue(options.push);
+    if (!queue) return queue.error();
+    return std::unique_ptr<HostAgent>(new HostAgent(std::move(options), std::move(*queue)));
+}
+
+HostAgent::HostAgent(AgentOptions options, push::PushQueue queue)
+    : options_(std::move(options)), self_(static_cast<int>(::getpid())),
+      pusher_(makePusher(options_.push, std::move(queue), nullptr, {})),
+      // A fresh exec maps libpython within a scan or two; a scan costs ~1 ms per
+      // 100 processes, so a non-Python process is looked at twice, not 50 times.
+      watch_(2, [this](int pid) { return judge(pid); }) {
+}
+
+HostAgent::~HostAgent() {
+    for (auto& target : targets_)
+        target->recording->requestStop();
+    targets_.clear();
+}
+
+remote::PythonProcessWatch::Look HostAgent::judge(int pid) {
+    using Look = remote::PythonProcessWatch::Look;
+    if (pid == self_) return Look::Ignore;
+    auto info = inspectPythonCandidate(pid);
+    if (!info) return Look::NotPython;
+    const QString commandLine = QString::fromStdString(info->commandLine);
+    if (!options_.match.pattern().isEmpty() && !options_.match.match(commandLine).hasMatch())
+        return Look::Ignore;
+    if (!options_.exclude.pattern().isEmpty() && options_.exclude.match(commandLine).hasMatch())
+        return Look::Ignore;
+    judged_[pid] = std::move(*info);
+    return Look::Python;
+}
+
+void HostAgent::scan() {
+    judged_.clear();
+    for (int pid : watch_.poll(listProcessIds()))
+        if (auto it = judged_.find(pid); it != judged_.end()) record(it->second);
+    judged_.clear();
+}
+
+void HostAgent::record(const PythonProcessInfo& info) {
+    const std::string who =
+        "process " + std::to_string(info.pid) + " (" + shortCommand(info.commandLine) + ")";
+    if (!info.canAttach) {
+        say("cannot attach to " + who + ": " + escapeForDisplay(info.reason));
+        return;
+    }
+    if (static_cast<int>(targets_.size()) >= options_.maxProcesses) {
+        say("not recording " + who + ": already recording " +
+            std::to_string(options_.maxProcesses) + " processes (--max-processes)");
+        return;
+    }
+    auto source = openLiveProcess(info.pid, options_.read);
+    if (!source) {
+        say("cannot attach to " + who + ": " + escapeForDisplay(source.error().message));
+        return;
+    }
+    auto labels = pushLabels(options_.push, info.pid, (*source)->pythonVersion().str());
+    if (!labels) {
+        say("not recording " + who + ": " + labels.error().message);
+        return;
+    }
+    auto target = std::make_unique<Target>();
+    target->pid = info.pid;
+    target->source = std::move(*source);
+    target->sink = std::make_shared<pprof::PprofSink>(pushSinkOptions(options_.read));
+    SamplerOptions sampler;
+    sampler.intervalUs = options_.intervalUs;
+    sampler.read = options_.read;
+    sampler.group = &samplers_;
+    target->recording = std::make_unique<Recording>(*target->source, *target->sink, sampler);
+    say("recording " + who + ": Python " + labelValue(*labels, "python_version") +
+        ", service_name " + labelValue(*labels, "service_name"));
+    pusher_->addSeries(target->sink, std::move(*labels));
+    target->recording->start();
+    targets_.push_back(std::move(target));
+}
+
+void HostAgent::retire(Target& target, const std::string& why) {
+    target.recording->finish();
+    pusher_->retireSeries(target.sink.get());
+    say("process " + std::to_string(target.pid) + ": " + why);
+}
+
+void HostAgent::retireEnded() {
+    std::erase_if(targets_, [this](const std::unique_ptr<Target>& target) {
+        if (target->recording->running()) return false;
+        target->recording->finish();
+        const RecordingEnd end = target->recording->end();
+        std::string why = end.failure.empty() ? end.describe() : end.failure;
+        if (why.empty()) why = "recording ended";
+        retire(*target, escapeForDisplay(why) + "; its last profile is pushed, its series ends");
+        return true;
+    });
+}
+
+int HostAgent::run(const std::function<bool()>& stopRequested,
+                   const std::function<bool()>& cancelled) {
+    say("pushing to " + options_.push.url + " every " + std::to_string(options_.push.intervalMs) +
+        " ms, sampling at " +
+        std::to_string(1'000'000 / std::max<uint64_t>(options_.intervalUs, 1)) + " Hz");
+    pusher_->start();
+    while (!stopRequested()) {
+        retireEnded();
+        scan();
+        for (uint64_t slept = 0; slept < options_.scanMs && !stopRequested(); slept += 50) {
+            const timespec nap{0, 50'000'000};
+            nanosleep(&nap, nullptr);
+        }
+    }
+    say("stopping: " + std::to_string(targets_.size()) + " recordings end");
+    for (auto& target : targets_)
+        target->recording->requestStop();
+    for (auto& target : targets_)
+        retire(*target, "recording stopped; its last profile is pushed");
+    targets_.clear();
+    pusher_->stop(10'000, cancelled);
+    reportPushTotals(pusher_->totals(), options_.push.url);
+    return 0;
+}
+
+} // namespace gilscope::cli

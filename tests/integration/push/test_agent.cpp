@@ -1,0 +1,193 @@
+// `gilscope agent` against the loopback Pyroscope push receiver (push_receiver.h), with
+// real Python processes of different versions: three long-lived ones (one a pre-forking
+// server with os.fork() workers) running before it starts and five short-lived ones
+// started after it. Every process, each worker included, gets its own series with its
+// labels; the short-lived ones are flushed once they exit and their series stop.
+#include "go_pprof.h"
+#include "push_receiver.h"
+#include "tests/support/python_interpreters.h"
+#include "tests/support/run_gilscope.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QRegularExpression>
+#include <QSet>
+#include <QSysInfo>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <memory>
+
+using namespace gilscope::test;
+
+namespace {
+
+constexpr int kWaitMs = 180'000; // ten processes on a loaded two-core machine
+
+QMap<QString, int> pushesPerPid(const PushReceiver& receiver) {
+    QMap<QString, int> n;
+    for (const ReceivedPush& p : receiver.accepted())
+        ++n[p.labels.value("pid")];
+    return n;
+}
+
+} // namespace
+
+class TestAgent : public QObject {
+    Q_OBJECT
+    QList<Interpreter> all_;
+
+private slots:
+    void initTestCase() {
+        all_ = findInterpreters(8);
+        GILSCOPE_REQUIRE_INTERPRETERS(all_);
+        printTestedInterpreters(all_);
+        if (const QString missing = goPprofMissing(); !missing.isEmpty())
+            QFAIL(qPrintable(missing));
+    }
+
+    void everyProcessGetsItsSeriesAndExitedOnesStop() {
+        PushReceiver receiver;
+        QVERIFY(receiver.start());
+        // Only this test's processes: other tests on the machine run Python too.
+        const QString token = QString("agent-test-%1").arg(QCoreApplication::applicationPid());
+        QMap<qint64, Interpreter> versionOf; // every recorded pid, workers included
+        auto launch = [&](const Interpreter& py, QStringList args) {
+            args << token;
+            TargetOptions options;
+            options.args = args;
+            auto t = std::make_unique<TargetProcess>(py, targetScript("light_service.py"), options);
+            if (!t->start()) QTest::qFail(qPrintable(t->error()), __FILE__, __LINE__);
+            versionOf[t->pid()] = py;
+            return t;
+        };
+        std::vector<std::unique_ptr<TargetProcess>> longLived, shortLived;
+        longLived.push_back(launch(all_.first(), {}));
+        longLived.push_back(launch(all_[all_.size() / 2], {"2"})); // the forking server
+        longLived.push_back(launch(all_.last(), {}));
+        for (const auto& t : longLived)
+            QVERIFY(t->pid() > 0);
+        QList<qint64> steady;
+        for (const auto& t : longLived)
+            steady << t->pid();
+        for (const QJsonValue w : longLived[1]->readyInfo().value("workers").toArray()) {
+            versionOf[w.toInteger()] = longLived[1]->interpreter();
+            steady << w.toInteger();
+        }
+        QCOMPARE(steady.size(), 5);
+
+        QTemporaryDir dir;
+        auto agent =
+            startGilscope({"agent", "--push", receiver.url(), "--push-interval", "1s", "--mode",
+                           "wall", "--match", token, "--push-queue", dir.filePath("queue")},
+                          dir.path(), QProcess::MergedChannels);
+        QVERIFY(agent);
+        // Started after the agent: found by its rescans.
+        QSet<qint64> ending;
+        // Spread over the versions the long-lived ones do not use.
+        QList<Interpreter> rest;
+        for (const Interpreter& py : all_)
+            if (py.label != all_.first().label && py.label != all_.last().label &&
+                py.label != longLived[1]->interpreter().label)
+                rest << py;
+        if (rest.isEmpty()) rest = all_;
+        for (int i = 0; i < 5; ++i) {
+            shortLived.push_back(launch(rest[i * (rest.size() - 1) / 4], {}));
+            QVERIFY(shortLived.back()->pid() > 0);
+            ending << shortLived.back()->pid();
+        }
+
+        QString log;
+        auto hasEveryone = [&] {
+            const auto n = pushesPerPid(receiver);
+            for (qint64 pid : versionOf.keys())
+                if (!n.contains(QString::number(pid))) return false;
+            return true;
+        };
+        if (!receiver.waitFor(hasEveryone, kWaitMs)) {
+            agent->waitForReadyRead(100);
+            QFAIL(qPrintable("not every process was pushed:\n" + agent->readAll()));
+        }
+
+        // The short-lived ones exit: the agent says so and flushes each.
+        for (auto& t : shortLived)
+            t->terminate();
+        static const QRegularExpression ended("process (\\d+): .*its series ends");
+        QSet<qint64> said;
+        QVERIFY2(waitForStdoutLine(
+                     *agent,
+                     [&](const QString& line) {
+                         const auto m = ended.match(line);
+                         if (m.hasMatch()) said << m.captured(1).toLongLong();
+                         return said.contains(ending);
+                     },
+                     &log, kWaitMs),
+                 qPrintable(log));
+        // Their last profiles arrive within two of the others' intervals; after that,
+        // while the others go on, nothing more.
+        auto afterTwoMore = [&] {
+            const auto before = pushesPerPid(receiver);
+            return receiver.waitFor(
+                [&] {
+                    const auto now = pushesPerPid(receiver);
+                    for (qint64 pid : steady)
+                        if (now.value(QString::number(pid)) <
+                            before.value(QString::number(pid)) + 2)
+                            return false;
+                    return true;
+                },
+                kWaitMs);
+        };
+        QVERIFY(afterTwoMore());
+        const auto settled = pushesPerPid(receiver);
+        QVERIFY(afterTwoMore());
+        const auto later = pushesPerPid(receiver);
+        for (qint64 pid : ending)
+            QCOMPARE(later.value(QString::number(pid)), settled.value(QString::number(pid)));
+
+        ::kill(static_cast<pid_t>(agent->processId()), SIGINT);
+        QVERIFY(agent->waitForFinished(kRunTimeoutMs));
+        log += QString::fromUtf8(agent->readAll());
+        QVERIFY2(agent->exitStatus() == QProcess::NormalExit && agent->exitCode() == 0,
+                 qPrintable(log));
+        QVERIFY2(receiver.violations().isEmpty(), qPrintable(receiver.violations().join('\n')));
+
+        // Each series carries its process's labels, and its profiles read in Go's pprof.
+        QSet<QString> ids, checked;
+        for (const ReceivedPush& p : receiver.accepted()) {
+            QVERIFY2(!ids.contains(p.id), qPrintable("profile " + p.id + " arrived twice"));
+            ids << p.id;
+            const qint64 pid = p.labels.value("pid").toLongLong();
+            QVERIFY2(versionOf.contains(pid),
+                     qPrintable("a series for pid " + QString::number(pid)));
+            QCOMPARE(p.labels.value("__name__"), QString("process_cpu"));
+            QCOMPARE(p.labels.value("service_name"), QString("light_service"));
+            QCOMPARE(p.labels.value("hostname"), QSysInfo::machineHostName());
+            const QString version = QString("3.%1.").arg(versionOf[pid].minor);
+            QVERIFY2(p.labels.value("python_version").startsWith(version),
+                     qPrintable(p.labels.value("python_version")));
+            QVERIFY2(log.contains(QString("recording process %1 ").arg(pid)), qPrintable(log));
+            if (checked.contains(p.labels.value("pid"))) continue;
+            checked << p.labels.value("pid");
+            const QString file = dir.filePath(p.id + ".pb.gz");
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(p.rawProfile);
+            f.close();
+            bool ok = false;
+            QString error;
+            const auto samples = goPprofRawSamples(file, {}, &ok, &error);
+            QVERIFY2(ok, qPrintable(error));
+            QVERIFY(!samples.isEmpty());
+        }
+        const auto n = pushesPerPid(receiver);
+        for (qint64 pid : versionOf.keys())
+            qInfo("pid %lld (%s%s): %d pushes", pid, qPrintable(versionOf[pid].label),
+                  ending.contains(pid) ? ", short-lived" : "", n.value(QString::number(pid)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAgent)
+#include "test_agent.moc"
