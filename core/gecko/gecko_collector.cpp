@@ -41,8 +41,8 @@ void GeckoCollector::Impl::cleanup() {
 
 Status GeckoCollector::Impl::exportTo(const std::filesystem::path* dest, AtomicFile* made,
                                       const ProgressCallback& progress, const CancelToken* cancel) {
-    // Whatever happens next, the collector is spent (as CPython's).
-    if (exported.exchange(true)) {
+    // A committed export spent the collector (its spill is gone); a failed one did not.
+    if (exported.load()) {
         if (lastError) return *lastError;
         return makeError(ErrorKind::Internal, "the Gecko collector has already been exported");
     }

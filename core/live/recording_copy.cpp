@@ -1,6 +1,7 @@
 #include "core/live/recording_copy.h"
 
 #include "core/live/save_bin_copy.h"
+#include "core/tach/thread_names_file.h"
 #include "core/util/utf8.h"
 
 #include <cstdlib>
@@ -64,6 +65,10 @@ void RecordingCopy::begin(const FrameRegistry& registry, const RecordingInfo& in
     if (writer_) writer_->begin(registry, info);
 }
 
+void RecordingCopy::nameThread(uint64_t threadId, const std::string& name) {
+    if (writer_) writer_->nameThread(threadId, name);
+}
+
 void RecordingCopy::addBatch(const SampleBatch& batch) {
     if (writer_ && !writer_->failed()) writer_->addBatch(batch);
 }
@@ -120,13 +125,19 @@ Result<fs::path> rescueRecording(const fs::path& copy, const fs::path& destinati
     std::string besideProblem;
     if (file) {
         auto beside = saveUnder(copy, dest.parent_path(), name);
-        if (beside) return beside;
+        if (beside) {
+            (void)copyThreadNames(copy, *beside); // the recording is whole without them
+            return beside;
+        }
         besideProblem = beside.error().message + "; ";
     }
     const fs::path cache = rescuedRecordingsDir();
     fs::create_directories(cache, ec);
     auto cached = saveUnder(copy, cache, name);
-    if (cached) return cached;
+    if (cached) {
+        (void)copyThreadNames(copy, *cached);
+        return cached;
+    }
     return makeError(cached.error().kind, besideProblem + cached.error().message);
 }
 

@@ -25,6 +25,8 @@ public:
     void begin(const FrameRegistry& registry, const RecordingInfo& info) override;
     void addBatch(const SampleBatch& batch) override;
     void finish(const RecordingSummary& summary) override;
+    // The copy keeps the names beside it (the .bin has no place for them).
+    void nameThread(uint64_t threadId, const std::string& name) override;
     // failed() stays false: a missing copy is no reason to stop a recording.
 
     // After the recording: completes the file. Idempotent.
