@@ -90,12 +90,6 @@ private slots:
                                  scratch.inside("cpython.json"), scratch.inside("rec.bin")});
         QVERIFY2(cpy.exitCode == 0, qPrintable(cpy.out + cpy.err));
 
-        // Thread names travel beside the .bin (FILE.bin.names.json), which CPython does not
-        // read: without that file gilscope's replay must be CPython's, byte for byte.
-        fs::path names = bin;
-        names += ".names.json";
-        std::error_code ec;
-        fs::remove(names, ec);
         const fs::path ours = scratch.host("gilscope.json");
         auto r = runGilscope({"replay", QString::fromStdString(scratch.host("rec.bin")), "--gecko",
                               "-o", QString::fromStdString(ours)});
@@ -151,6 +145,12 @@ private slots:
         QVERIFY2(cpy.out.contains("Replayed ") || cpy.err.contains("Replayed "),
                  qPrintable(cpy.out + cpy.err));
 
+        // Thread names travel beside the .bin (FILE.bin.names.json), which CPython does not
+        // read: without that file gilscope's replay must be CPython's, byte for byte.
+        fs::path names = bin;
+        names += ".names.json";
+        std::error_code ec;
+        fs::remove(names, ec);
         const fs::path ours = scratch.host("gilscope.json");
         auto r = runGilscope(
             {"replay", QString::fromStdString(bin), "--gecko", "-o", QString::fromStdString(ours)});
