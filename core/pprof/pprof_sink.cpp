@@ -37,10 +37,24 @@ int64_t PprofSink::wallNs(uint64_t monotonicUs) const {
     return static_cast<int64_t>(monotonicUs) * 1000 + wallOffsetNs_;
 }
 
-// Read on a thread's first sample of each profile: CPython 3.14+ names a thread once it
-// runs, and a push interval then carries the name it has by then. A name equal to the
-// process's, on another thread than the main one, is only inherited: no label.
-void PprofSink::nameThread(uint64_t threadId) {
+void PprofSink::nameThread(uint64_t threadId, const std::string& name) {
+    constexpr size_t kMaxNamedThreads = 1 << 15; // a churning target cannot grow it further
+    const std::lock_guard lock(mutex_);
+    if (givenNames_.size() >= kMaxNamedThreads && !givenNames_.count(threadId)) return;
+    givenNames_[threadId] = name;
+    if (threads_.count(threadId)) profile_->setThreadName(threadId, name);
+}
+
+// On a thread's first sample of each profile: the source's name (Python's), else the
+// kernel's. CPython 3.14+ names a thread's comm once it runs, and a push interval then
+// carries the name it has by then. A comm equal to the process's, on another thread than
+// the main one, is only inherited: no label.
+void PprofSink::labelThread(uint64_t threadId) {
+    if (auto given = givenNames_.find(threadId); given != givenNames_.end()) {
+        profile_->setThreadName(threadId, given->second);
+        return;
+    }
+    if (pid_ <= 0) return;
     std::string name = readThreadName(pid_, threadId);
     if (name.empty()) return;
     if (name == processName_ && threadId != static_cast<uint64_t>(pid_)) return;
@@ -53,18 +67,17 @@ void PprofSink::addBatch(const SampleBatch& batch) {
     const uint32_t stack = profile_->internStack(batch.frames, *registry_);
     const ThreadState state = threadStateOf(batch.status, profile_->stackHasGc(stack));
     profile_->add(stack, batch.threadId, state, batch.timestampsUs.size());
-    if (pid_ > 0 && threads_.insert(batch.threadId).second) nameThread(batch.threadId);
+    if (threads_.insert(batch.threadId).second) labelThread(batch.threadId);
     firstUs_ = std::min(firstUs_, batch.timestampsUs.front());
     lastUs_ = std::max(lastUs_, batch.timestampsUs.back());
     total_ += batch.timestampsUs.size();
 }
 
 void PprofSink::finish(const RecordingSummary&) {
-    if (pid_ <= 0) return;
     // Names given after a thread's first sample (3.14+ threads, early in the recording).
     const std::lock_guard lock(mutex_);
     for (uint64_t tid : threads_)
-        nameThread(tid);
+        labelThread(tid);
 }
 
 TakenProfile PprofSink::take(bool byClock) {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace gilscope::pprof {
@@ -52,9 +53,11 @@ public:
     // otherwise the span of its samples (a whole recording).
     TakenProfile take(bool byClock);
     uint64_t totalSamples() const;
+    // The source's names (Python's threading names, read off the sampling path).
+    void nameThread(uint64_t threadId, const std::string& name) override;
 
 private:
-    void nameThread(uint64_t threadId);
+    void labelThread(uint64_t threadId); // with mutex_ held
     int64_t wallNs(uint64_t monotonicUs) const;
 
     const PprofSinkOptions options_;
@@ -67,7 +70,8 @@ private:
     mutable std::mutex mutex_; // guards what follows: the producer and take() share it
     std::unique_ptr<PprofProfile> profile_;
     std::unordered_set<uint64_t> threads_; // threads of profile_ (names read once each)
-    uint64_t windowStartUs_ = 0;           // monotonic: the last take (or begin)
+    std::unordered_map<uint64_t, std::string> givenNames_; // nameThread(), bounded
+    uint64_t windowStartUs_ = 0;                           // monotonic: the last take (or begin)
     uint64_t firstUs_ = UINT64_MAX, lastUs_ = 0;
     uint64_t total_ = 0;
 };
