@@ -87,6 +87,10 @@ void HostAgent::record(const PythonProcessInfo& info) {
     }
     auto source = openLiveProcess(info.pid, options_.read);
     if (!source) {
+        // Caught while its runtime starts (no interpreter yet): look again at the next
+        // rescans, about once a second, before giving up on this image.
+        constexpr int kAttachRetries = 10;
+        if (watch_.retryLater(info.pid, kAttachRetries)) return;
         say("cannot attach to " + who + ": " + escapeForDisplay(source.error().message));
         return;
     }

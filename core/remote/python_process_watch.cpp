@@ -27,6 +27,14 @@ std::vector<int> PythonProcessWatch::poll(const std::vector<int>& pids) {
     return found;
 }
 
+bool PythonProcessWatch::retryLater(int pid, int maxRetries) {
+    auto it = seen_.find(pid);
+    if (it == seen_.end() || it->second.retries >= maxRetries) return false;
+    ++it->second.retries;
+    it->second.done = false; // the next poll judges it again (same image)
+    return true;
+}
+
 bool PythonProcessWatch::ready(int pid, Seen& seen, bool fresh) {
     const auto image = processImage(pid);
     if (!image) return false; // gone

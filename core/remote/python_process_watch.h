@@ -34,6 +34,10 @@ public:
     // Looks at `pids`, the processes to consider now; returns those to record from now
     // on. Forgets the ones not among them (they exited).
     std::vector<int> poll(const std::vector<int>& pids);
+    // A returned process could not be attached to yet (its runtime was still starting):
+    // return it again at a later poll, at most `maxRetries` times in one image. False
+    // once those are used up.
+    bool retryLater(int pid, int maxRetries);
 
 private:
     struct Seen {
@@ -41,6 +45,7 @@ private:
         bool forkPending = false; // looked like an un-exec'd fork of its parent
         bool done = false;        // returned, ignored, or not Python in this image
         int looks = 0;
+        int retries = 0;                                 // retryLater() in this image
         std::chrono::steady_clock::time_point firstSeen; // in this image
         uint64_t poll = 0;                               // the last poll that listed it
     };
