@@ -406,7 +406,10 @@ private slots:
         QVERIFY2(h.window.statusText().contains(QStringLiteral("failed")),
                  qPrintable(h.window.statusText()));
         QCOMPARE(fileBytes(dest), QByteArray("an older recording"));
-        const QStringList left = QDir(dir.path()).entryList(QDir::Files | QDir::Hidden);
+        QStringList left = QDir(dir.path()).entryList(QDir::Files | QDir::Hidden);
+        // good.bin's thread names go beside it once the target's names were read (they
+        // are, on a slow build such as TSan's, before the save): that file is complete.
+        left.removeAll(QStringLiteral("good.bin.names.json"));
         QCOMPARE(left, (QStringList{QStringLiteral("good.bin"), QStringLiteral("older.bin")}));
         QVERIFY(h.window.saveBinAction()->isEnabled()); // the user can try elsewhere
     }
