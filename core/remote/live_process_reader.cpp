@@ -38,18 +38,29 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
     : pid_(pid), options_(options), loc_(std::move(location)), layout_(layout), mem_(pid),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
       walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid), exec_(pid),
-      readAhead_(walker_, options.allThreads, layout_.tsSize) {
+      readAhead_(walker_, options.allThreads, layout_.tsSize,
+                 options.asyncMode != AsyncMode::Off ? layout_.tsSize
+                                                     : layout_.threadStateReadSize()) {
     if (options_.allThreads) runtimeWin_.include(layout_.rtInterpretersHead, 8);
     runtimeWin_.include(layout_.rtGilHolder, 8);
     runtimeWin_.include(layout_.rtGilLocked, 4);
+    constexpr uint64_t kSwitchesFromHolder =
+        PythonLayout::kGilSwitchesInStruct - PythonLayout::kGilHolderInStruct;
+    if (layout_.rtGilHolder != kAbsent)
+        runtimeWin_.include(layout_.rtGilHolder + kSwitchesFromHolder, 8);
     runtimeWin_.include(layout_.rtGcCollecting, 4);
     for (uint64_t off : {layout_.inNext, layout_.inId, layout_.inThreadsHead, layout_.inThreadsMain,
                          layout_.inGilPointer, layout_.inGilHolder})
         interpWin_.include(off, 8);
     interpWin_.include(layout_.inGcCollecting, 4);
     interpWin_.include(layout_.inGilLocked, 4);
+    if (layout_.inGilHolder != kAbsent)
+        interpWin_.include(layout_.inGilHolder + kSwitchesFromHolder, 8);
     interpWin_.include(layout_.inCodeGeneration, 8);
     tstate_.resize(layout_.tsSize);
+    // --async-aware reads asyncio's fields of the thread state too: those lie further on.
+    tstateRead_ =
+        options_.asyncMode != AsyncMode::Off ? layout_.tsSize : layout_.threadStateReadSize();
     walker_.setNoneAddress(loc_.noneAddr);
     walker_.setMaxDepth(options_.maxDepth);
     walker_.setNative(options_.native);
@@ -134,30 +145,44 @@ LiveProcessReader::InterpState LiveProcessReader::decodeInterp(uint64_t addr) {
     s.threadsMain = interpWin_.u64(layout_.inThreadsMain);
     // Who holds the GIL: <= 3.11 one GIL in the runtime; 3.12 the interpreter's ceval.gil
     // pointer (usually its own _gil); 3.13/3.14 the interpreter's _gil.
+    constexpr uint64_t kSwitches =
+        PythonLayout::kGilSwitchesInStruct - PythonLayout::kGilHolderInStruct;
+    // The GIL's switch counter, when the window holds it (UnchangedStacks).
+    auto switchesFrom = [&s](const Window& w, uint64_t holderOff) {
+        if (holderOff == kAbsent || !w.has(holderOff + kSwitches, 8)) return;
+        s.gilSwitches = w.u64(holderOff + kSwitches);
+        s.gilSwitchesKnown = true;
+    };
     if (layout_.rtGilLocked != kAbsent) {
         s.gilLocked = runtimeWin_.i32(layout_.rtGilLocked) == 1;
         s.gilHolder = runtimeWin_.u64(layout_.rtGilHolder);
         s.gilStruct = loc_.runtimeAddr + layout_.rtGilHolder - PythonLayout::kGilHolderInStruct;
+        switchesFrom(runtimeWin_, layout_.rtGilHolder);
     } else if (layout_.inGilPointer != kAbsent) {
         const uint64_t gil = interpWin_.u64(layout_.inGilPointer);
         if (plausibleAddress(gil)) s.gilStruct = gil;
         if (gil == addr + layout_.inOwnGil) {
             s.gilLocked = interpWin_.i32(layout_.inGilLocked) == 1;
             s.gilHolder = interpWin_.u64(layout_.inGilHolder);
+            switchesFrom(interpWin_, layout_.inGilHolder);
         } else if (plausibleAddress(gil)) {
             // Another interpreter's GIL (a subinterpreter sharing the main one's).
             constexpr uint64_t kHolder = PythonLayout::kGilHolderInStruct;
             constexpr uint64_t kLocked = PythonLayout::kGilLockedInStruct;
-            uint8_t g[kLocked + 4];
+            constexpr uint64_t kCount = PythonLayout::kGilSwitchesInStruct;
+            uint8_t g[kCount + 8];
             if (mem_.read(gil, g, sizeof g)) {
                 s.gilHolder = StructView(g, sizeof g).field<uint64_t>(kHolder);
                 s.gilLocked = StructView(g, sizeof g).field<int32_t>(kLocked) == 1;
+                s.gilSwitches = StructView(g, sizeof g).field<uint64_t>(kCount);
+                s.gilSwitchesKnown = true;
             }
         }
     } else if (layout_.inGilLocked != kAbsent) {
         s.gilLocked = interpWin_.i32(layout_.inGilLocked) == 1;
         s.gilHolder = interpWin_.u64(layout_.inGilHolder);
         s.gilStruct = addr + layout_.inGilHolder - PythonLayout::kGilHolderInStruct;
+        switchesFrom(interpWin_, layout_.inGilHolder);
     }
     s.gcRunning = layout_.rtGcCollecting != kAbsent ? runtimeWin_.i32(layout_.rtGcCollecting) != 0
                                                     : interpWin_.i32(layout_.inGcCollecting) != 0;
@@ -184,12 +209,12 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     }
     const size_t fixed = batchLocal_.size();
     if (predictedTstate_) {
-        batchLocal_.push_back({tstate_.data(), tstate_.size()});
-        batchRemote_.push_back({reinterpret_cast<void*>(predictedTstate_), tstate_.size()});
+        batchLocal_.push_back({tstate_.data(), tstateRead_});
+        batchRemote_.push_back({reinterpret_cast<void*>(predictedTstate_), tstateRead_});
     }
     const size_t ours = batchLocal_.size();
     readAhead_.plan(batchLocal_, batchRemote_);
-    const size_t done = mem_.readMany(batchLocal_, batchRemote_);
+    const size_t done = mem_.readBatch(batchLocal_, batchRemote_);
     if (done < fixed) return fail("cannot read the interpreter state");
     tstateValid_ = done >= ours && predictedTstate_ != 0;
     tstateAddr_ = tstateValid_ ? predictedTstate_ : 0;
@@ -200,6 +225,7 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
         if (gen != codeGeneration_) codes_.clear(); // code objects were freed: cache is stale
         codeGeneration_ = gen;
     }
+    if (options_.allThreads) readSkippedFrames();
     ReadOutcome outcome = ReadOutcome::Ok;
     if (!options_.allThreads) {
         outcome = readInterpreter(decodeInterp(mainInterp_), true, out, count);
@@ -219,8 +245,23 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     }
     threadState_.endSample();
     readAhead_.endSample();
+    unchanged_.endSample();
     if (names_ && outcome == ReadOutcome::Ok) names_->noteThreads(out, count);
     return outcome;
+}
+
+void LiveProcessReader::readSkippedFrames() {
+    // Threads at rest are read ahead without their frames (UnchangedStacks serves them).
+    // Once the GIL has switched they are walked: their frames come in one more call,
+    // not in one or more calls each.
+    const InterpState main = decodeInterp(mainInterp_);
+    const bool switched = !main.gilSwitchesKnown || main.gilSwitches != lastSwitches_;
+    lastSwitches_ = main.gilSwitches;
+    if (!switched) return;
+    lateLocal_.clear();
+    lateRemote_.clear();
+    if (readAhead_.planSkipped(lateLocal_, lateRemote_) == 0) return;
+    readAhead_.skippedArrived(mem_.readBatch(lateLocal_, lateRemote_));
 }
 
 bool LiveProcessReader::takeThreadNames(std::vector<ThreadName>& changed) {
@@ -239,7 +280,7 @@ uint64_t LiveProcessReader::findMainTstate(const InterpState& s) {
         // one, whose native id is the pid.
         uint64_t t = s.threadsHead;
         for (size_t i = 0; t && i < kMaxThreads; ++i) {
-            if (!plausibleAddress(t) || !mem_.read(t, tstate_.data(), tstate_.size())) return 0;
+            if (!plausibleAddress(t) || !mem_.read(t, tstate_.data(), tstateRead_)) return 0;
             tstateValid_ = true;
             tstateAddr_ = t;
             if (StructView(tstate_).field<uint64_t>(layout_.tsNativeThreadId) == uint64_t(pid_))
@@ -255,7 +296,7 @@ uint64_t LiveProcessReader::findMainTstate(const InterpState& s) {
         return tstateAddr_;
     uint64_t t = s.threadsHead;
     for (size_t i = 0; t && i < kMaxThreads; ++i) {
-        if (!plausibleAddress(t) || !mem_.read(t, tstate_.data(), tstate_.size())) return 0;
+        if (!plausibleAddress(t) || !mem_.read(t, tstate_.data(), tstateRead_)) return 0;
         tstateValid_ = true;
         tstateAddr_ = t;
         if (StructView(tstate_).field<uint64_t>(layout_.tsThreadId) == mainThreadId_) return t;
@@ -270,6 +311,7 @@ ReadOutcome LiveProcessReader::readInterpreter(const InterpState& s, bool isMain
         if (count == out.size()) out.emplace_back();
         return out[count];
     };
+    if (isMain) unchanged_.beginSample({s.gilSwitches, s.gilHolder, s.gilSwitchesKnown});
     if (!options_.allThreads) {
         const uint64_t t = findMainTstate(s);
         if (!t) return fail("cannot find the main thread");

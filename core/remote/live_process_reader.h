@@ -11,6 +11,7 @@
 #include "core/remote/task_graph.h"
 #include "core/remote/thread_name_watcher.h"
 #include "core/remote/thread_state_probe.h"
+#include "core/remote/unchanged_stacks.h"
 #include "core/sample/stack_source.h"
 
 #include <memory>
@@ -45,6 +46,8 @@ public:
     std::vector<ThreadName> threadNamesNow() override;
 
     uint64_t syscalls() const { return mem_.syscalls(); }
+    // Thread stacks served without a walk, because their thread ran no Python since.
+    uint64_t stacksUnchanged() const { return unchanged_.served(); }
 
 private:
     static constexpr size_t kMaxThreads = 8192; // CPython's per-interpreter bound
@@ -57,6 +60,9 @@ private:
         uint64_t u64(uint64_t off) const;
         int32_t i32(uint64_t off) const;
         bool empty() const { return hi <= lo; }
+        bool has(uint64_t off, uint64_t width) const {
+            return off != kAbsent && off >= lo && off + width <= hi;
+        }
     };
     struct InterpState {
         uint64_t addr = 0;
@@ -66,6 +72,8 @@ private:
         bool gilLocked = false;
         uint64_t gilStruct = 0; // address of the _gil_runtime_state in use (0: unknown)
         bool gcRunning = false;
+        uint64_t gilSwitches = 0; // the GIL's switch_number, when gilSwitchesKnown
+        bool gilSwitchesKnown = false;
     };
 
     ReadOutcome fail(std::string why);
@@ -80,6 +88,10 @@ private:
     bool readThread(const InterpState& interp, uint64_t tstateAddr, bool isMain,
                     ThreadStack& stack);
     uint64_t nativeTid(uint64_t pthreadId);
+    // -a: after the first read, the frames its read-ahead skipped, when they are needed.
+    void readSkippedFrames();
+    // The thread state's current-frame word (tstate_): part of UnchangedStacks' key.
+    uint64_t frameWord() const;
     // --async-aware: stacks of asyncio tasks instead of threads (live_async_read.cpp).
     ReadOutcome readAsync(std::vector<ThreadStack>& out, size_t& count);
     bool readRunningTask(uint64_t tstateAddr, uint64_t threadId);
@@ -102,11 +114,15 @@ private:
 
     Window runtimeWin_, interpWin_;
     std::vector<iovec> batchLocal_, batchRemote_; // the first read of every sample
+    std::vector<iovec> lateLocal_, lateRemote_;   // readSkippedFrames' second read
+    uint64_t lastSwitches_ = 0;
     ReadAhead readAhead_;
+    UnchangedStacks unchanged_; // the main interpreter's threads
     uint64_t mainInterp_ = 0;
     uint64_t mainThreadId_ = 0;    // <= 3.12: _PyRuntime.main_thread
     uint64_t predictedTstate_ = 0; // tstate read speculatively with the interpreter window
-    std::vector<uint8_t> tstate_;
+    std::vector<uint8_t> tstate_;  // tsSize bytes, of which tstateRead_ are read
+    size_t tstateRead_ = 0;
     bool tstateValid_ = false;
     uint64_t tstateAddr_ = 0;
     uint64_t codeGeneration_ = 0;

@@ -18,6 +18,12 @@ uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId) {
     return static_cast<uint64_t>(tid);
 }
 
+uint64_t LiveProcessReader::frameWord() const {
+    for (uint64_t off : {layout_.tsCurrentFrame, layout_.tsCframe, layout_.tsFrame})
+        if (off != kAbsent) return StructView(tstate_).field<uint64_t>(off);
+    return 0;
+}
+
 bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, bool isMainInterp,
                                    ThreadStack& stack) {
     bool tookTstate = false;
@@ -28,7 +34,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         tstateAddr_ = addr;
     }
     if (!(tstateValid_ && tstateAddr_ == addr)) {
-        if (!plausibleAddress(addr) || !mem_.read(addr, tstate_.data(), tstate_.size())) {
+        if (!plausibleAddress(addr) || !mem_.read(addr, tstate_.data(), tstateRead_)) {
             lastError_ = "cannot read a thread state";
             return false;
         }
@@ -96,11 +102,25 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         stack.frames.push_back(registry_.internFrame(gc));
     }
     const size_t gcFrames = stack.frames.size();
-    if (walker_.walk(tstate_, stack.frames, prefetch)) return true;
+    // A thread that ran no Python since its last walk has the same frames (exact; see
+    // UnchangedStacks): served without reading them. Other interpreters than the main
+    // one may have GILs of their own, whose counters are not read.
+    if (isMainInterp && unchanged_.serve(addr, stack.threadId, frameWord(), stack.frames)) {
+        readAhead_.servedUnchanged(addr);
+        return true;
+    }
+    auto walked = [&] {
+        if (isMainInterp)
+            unchanged_.store(addr, stack.threadId, frameWord(),
+                             std::span(stack.frames).subspan(gcFrames));
+        return true;
+    };
+    if (walker_.walk(tstate_, stack.frames, prefetch)) return walked();
     // A torn walk (the thread moved on while we read): once more from a fresh copy of
     // the thread state, within this sample; then it counts as an error, never as a stack.
     stack.frames.resize(gcFrames);
-    if (!mem_.read(addr, tstate_.data(), tstate_.size()) ||
+    unchanged_.forget(addr);
+    if (!mem_.read(addr, tstate_.data(), tstateRead_) ||
         StructView(tstate_).field<uint64_t>(layout_.tsInterp) != interp.addr) {
         lastError_ = walker_.error();
         return false;
@@ -109,7 +129,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         lastError_ = walker_.error();
         return false;
     }
-    return true;
+    return walked();
 }
 
 } // namespace gilscope::remote

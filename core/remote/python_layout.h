@@ -3,6 +3,7 @@
 #include "core/common/error.h"
 #include "core/util/python_version.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 
@@ -36,6 +37,9 @@ struct PythonLayout {
     uint64_t inCodeGeneration = kAbsent; // 3.14+: bumps when code objects are freed
     uint64_t inModules = kAbsent;        // sys.modules (modules / imports.modules): thread names
     static constexpr uint64_t kGilHolderInStruct = 8, kGilLockedInStruct = 16;
+    // unsigned long switch_number: bumped when a thread other than the last holder takes
+    // the GIL (3.8 - 3.15 with a GIL; see UnchangedStacks).
+    static constexpr uint64_t kGilSwitchesInStruct = 24;
     static constexpr uint64_t kGilStructSize = 208; // sizeof(struct _gil_runtime_state)
 
     // PyThreadState
@@ -51,6 +55,20 @@ struct PythonLayout {
     uint64_t tsBaseFrame = kAbsent;        // 3.15: the sentinel frame every walk must end at
     uint64_t tsCurrentException = kAbsent; // curexc_type (<= 3.11) / current_exception
     uint64_t tsExcStateValue = kAbsent;    // tstate->exc_state.exc_value (embedded item)
+
+    // How much of a PyThreadState a sample reads: up to the last field listed above
+    // (all of them lie in its first few hundred bytes), not the whole struct, which
+    // 3.13+ pads with the interpreter's private state. With -a on 500 threads that is
+    // most of what a sample copies.
+    uint64_t threadStateReadSize() const {
+        uint64_t end = 0;
+        for (uint64_t off :
+             {tsNext, tsInterp, tsFrame, tsCframe, tsCurrentFrame, tsThreadId, tsNativeThreadId,
+              tsDatastackChunk, tsDatastackTop, tsHoldsGil, tsGilRequested, tsRecursionDepth,
+              tsBaseFrame, tsCurrentException, tsExcStateValue})
+            if (off != kAbsent) end = std::max(end, off + 8);
+        return std::min(end, tsSize);
+    }
 
     // Frames: PyFrameObject (<= 3.10) or _PyInterpreterFrame (3.11+)
     bool legacyFrames = false;

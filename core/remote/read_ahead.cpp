@@ -12,15 +12,18 @@ void ReadAhead::plan(std::vector<iovec>& local, std::vector<iovec>& remote) {
         return;
     }
     dropPlanned(); // a sample that failed early left its plan behind
-    // Threads past what one process_vm_readv takes are read one by one.
+    // The batch goes out in IOV_MAX-sized calls (ProcessMemory::readBatch); threads past
+    // kMaxBatchRanges are read one by one.
     for (uint64_t t : lastThreads_) {
-        if (local.size() + 2 + FrameWalker::Prefetch::kMaxFrames > kMaxReadRanges) break;
+        if (local.size() + 2 + FrameWalker::Prefetch::kMaxFrames > kMaxBatchRanges) break;
         ThreadAhead& a = threads_[t];
         a.tstate.resize(tstateSize_);
         const size_t at = local.size();
-        local.push_back({a.tstate.data(), a.tstate.size()});
-        remote.push_back({reinterpret_cast<void*>(t), a.tstate.size()});
-        planned_.push_back({&a, at, walker_.planPrefetch(a.frames, local, remote)});
+        local.push_back({a.tstate.data(), tstateRead_});
+        remote.push_back({reinterpret_cast<void*>(t), tstateRead_});
+        const size_t frames =
+            a.servedRun >= kSkipFramesAfter ? 0 : walker_.planPrefetch(a.frames, local, remote);
+        planned_.push_back({&a, at, frames, 0, 0});
     }
 }
 
@@ -37,12 +40,33 @@ void ReadAhead::arrived(size_t done) {
     }
 }
 
+size_t ReadAhead::planSkipped(std::vector<iovec>& local, std::vector<iovec>& remote) {
+    size_t planned = 0;
+    for (PlannedThread& p : planned_) {
+        if (p.frameRanges != 0 || p.ahead->servedRun < kSkipFramesAfter) continue;
+        if (local.size() + FrameWalker::Prefetch::kMaxFrames + 1 > kMaxBatchRanges) break;
+        p.lateIndex = local.size();
+        p.lateRanges = walker_.planPrefetch(p.ahead->frames, local, remote);
+        planned += p.lateRanges;
+    }
+    return planned;
+}
+
+void ReadAhead::skippedArrived(size_t done) {
+    for (const PlannedThread& p : planned_)
+        if (p.lateRanges)
+            walker_.prefetchArrived(p.ahead->frames,
+                                    done > p.lateIndex ? std::min(done - p.lateIndex, p.lateRanges)
+                                                       : 0);
+}
+
 FrameWalker::Prefetch& ReadAhead::visit(uint64_t addr, std::vector<uint8_t>& tstate, bool held,
                                         bool& tookTstate) {
     tookTstate = false;
     if (!allThreads_) return main_;
     ThreadAhead& a = threads_[addr];
     a.seen = sampleNo_;
+    a.servedNow = false;
     threadsNow_.push_back(addr);
     if (a.tstateOk && !held && a.tstate.size() == tstate.size()) {
         tstate.swap(a.tstate); // same size; the next plan reuses the other buffer
@@ -50,6 +74,11 @@ FrameWalker::Prefetch& ReadAhead::visit(uint64_t addr, std::vector<uint8_t>& tst
     }
     a.tstateOk = false; // served this sample only
     return a.frames;
+}
+
+void ReadAhead::servedUnchanged(uint64_t addr) {
+    if (!allThreads_) return;
+    if (auto it = threads_.find(addr); it != threads_.end()) it->second.servedNow = true;
 }
 
 void ReadAhead::dropPlanned() {
@@ -63,6 +92,10 @@ void ReadAhead::dropPlanned() {
 
 void ReadAhead::endSample() {
     if (!allThreads_) return;
+    for (uint64_t t : threadsNow_) {
+        ThreadAhead& a = threads_[t];
+        a.servedRun = a.servedNow ? a.servedRun + 1 : 0;
+    }
     lastThreads_.swap(threadsNow_);
     threadsNow_.clear();
     dropPlanned(); // before any entry it points to goes

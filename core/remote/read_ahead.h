@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/remote/frame_walker.h"
+#include "core/remote/remote_memory.h"
 
 #include <cstdint>
 #include <sys/uio.h>
@@ -15,8 +16,13 @@ namespace gilscope::remote {
 // sample. A steady target then costs one syscall per sample.
 class ReadAhead {
 public:
-    ReadAhead(FrameWalker& walker, bool allThreads, size_t tstateSize)
-        : walker_(walker), allThreads_(allThreads), tstateSize_(tstateSize) {}
+    // Bounds one sample's batch: 8 calls of IOV_MAX ranges, ~1,500 threads.
+    static constexpr size_t kMaxBatchRanges = 8 * kMaxReadRanges;
+
+    // tstateSize: the thread state buffers' size; tstateRead: how much of it is read.
+    ReadAhead(FrameWalker& walker, bool allThreads, size_t tstateSize, size_t tstateRead)
+        : walker_(walker), allThreads_(allThreads), tstateSize_(tstateSize),
+          tstateRead_(tstateRead) {}
 
     // Appends this sample's ranges to the batch (they go after what is there already).
     void plan(std::vector<iovec>& local, std::vector<iovec>& remote);
@@ -30,6 +36,20 @@ public:
     FrameWalker::Prefetch& visit(uint64_t addr, std::vector<uint8_t>& tstate, bool held,
                                  bool& tookTstate);
 
+    // Thread `addr` was served without a walk this sample (UnchangedStacks). Once that
+    // has held kSkipFramesAfter samples in a row (a thread at rest, not one between two
+    // GIL switches), its frames are no longer read ahead, only its thread state; its
+    // first walk after that reads them itself and starts the count again.
+    void servedUnchanged(uint64_t addr);
+    static constexpr uint32_t kSkipFramesAfter = 8;
+
+    // When the GIL switched since the last sample, the threads whose frames the first
+    // batch skipped will be walked: their frames, planned here for one more call
+    // (appended to local/remote, which the caller passes empty), arrive through
+    // skippedArrived(). Returns how many ranges it planned.
+    size_t planSkipped(std::vector<iovec>& local, std::vector<iovec>& remote);
+    void skippedArrived(size_t complete);
+
     // After the sample: forgets threads that are gone.
     void endSample();
 
@@ -39,16 +59,19 @@ private:
         bool tstateOk = false;
         FrameWalker::Prefetch frames;
         uint64_t seen = 0;
+        uint32_t servedRun = 0; // samples in a row served by UnchangedStacks
+        bool servedNow = false;
     };
     struct PlannedThread {
         ThreadAhead* ahead; // entries are only erased after dropPlanned()
         size_t tstateIndex, frameRanges;
+        size_t lateIndex = 0, lateRanges = 0; // planSkipped's, in its own batch
     };
     void dropPlanned();
 
     FrameWalker& walker_;
     bool allThreads_;
-    size_t tstateSize_;
+    size_t tstateSize_, tstateRead_;
     size_t first_ = 0;           // batch index of the first range planned here
     FrameWalker::Prefetch main_; // without -a: the main thread's
     std::unordered_map<uint64_t, ThreadAhead> threads_; // with -a, by thread state address

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -23,8 +24,23 @@ public:
     // Up to len bytes; returns how many were copied (stops at the first unmapped page).
     virtual size_t readPartial(uint64_t addr, void* dst, size_t len) = 0;
 
-    // Several ranges in one call. Returns how many leading ranges were read completely.
+    // Several ranges in one call (at most kMaxReadRanges). Returns how many leading ranges
+    // were read completely.
     virtual size_t readMany(std::span<const iovec> local, std::span<const iovec> remote) = 0;
+
+    // Any number of ranges, in as few calls as IOV_MAX allows: one readMany per
+    // kMaxReadRanges, stopping at the first call that leaves a range unread. Returns how
+    // many leading ranges were read completely. local and remote pair up one to one.
+    size_t readBatch(std::span<const iovec> local, std::span<const iovec> remote) {
+        size_t done = 0;
+        while (done < remote.size()) {
+            const size_t n = std::min(kMaxReadRanges, remote.size() - done);
+            const size_t got = readMany(local.subspan(done, n), remote.subspan(done, n));
+            done += got;
+            if (got < n) break;
+        }
+        return done;
+    }
 
     // All-or-nothing read of len bytes.
     bool read(uint64_t addr, void* dst, size_t len) {

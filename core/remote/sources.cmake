@@ -28,5 +28,6 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/thread_freezer.cpp
     ${CMAKE_CURRENT_LIST_DIR}/thread_name_watcher.cpp
     ${CMAKE_CURRENT_LIST_DIR}/threading_registry.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/unchanged_stacks.cpp
     ${CMAKE_CURRENT_LIST_DIR}/thread_state_probe.cpp
 )

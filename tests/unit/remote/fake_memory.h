@@ -53,6 +53,10 @@ public:
 
     size_t readMany(std::span<const iovec> local, std::span<const iovec> remote) override {
         if (local.empty()) return 0;
+        if (remote.size() > remote::kMaxReadRanges || local.size() > remote::kMaxReadRanges) {
+            lastErrno_ = EINVAL; // as process_vm_readv past IOV_MAX
+            return 0;
+        }
         if (!enter(reinterpret_cast<uint64_t>(remote[0].iov_base))) return 0;
         // Local buffers are filled in order, as process_vm_readv does; the tests plan
         // matching local and remote ranges.
