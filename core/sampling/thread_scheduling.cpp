@@ -1,7 +1,9 @@
 #include "core/sampling/thread_scheduling.h"
 
+#include <cerrno>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,7 +30,10 @@ bool requestShortTimeSlice(uint64_t sliceUs) {
     SchedAttr attr{};
     attr.size = sizeof attr;
     attr.policy = SCHED_OTHER;
-    attr.nice = 0;
+    // Keeps the thread's nice value: `nice -n -15 gilscope ...` stays in force.
+    errno = 0;
+    const int nice = getpriority(PRIO_PROCESS, 0);
+    attr.nice = errno == 0 ? nice : 0;
     attr.runtime = sliceUs * 1000; // the kernel clamps it to [0.1 ms, 100 ms]
     return ::syscall(SYS_sched_setattr, 0, &attr, 0) == 0;
 #else
