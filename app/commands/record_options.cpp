@@ -121,6 +121,9 @@ const QList<QCommandLineOption>& recordOptions() {
             {"binary", "Write CPython's binary .bin format (replayable with `gilscope replay`)."},
             {"pstats", "Write pstats: a table on stdout, or with -o a file pstats.Stats() loads."},
             {"jsonl", "Write newline-delimited JSON (CPython's JSONL schema)."},
+            {"heatmap",
+             "Write an HTML heatmap folder (default heatmap_PID; -o names the folder): an index "
+             "of the source files by samples and each file with own and total samples per line."},
             {"pprof",
              "Write a gzip'd pprof profile (profile.proto) for go tool pprof, Pyroscope or Parca, "
              "with thread_id, thread_name and thread_state labels."},
@@ -244,9 +247,10 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
             ++formats;
         }
     if (formats > 1)
-        return makeError(ErrorKind::BadArguments,
-                         "argument --collapsed/--gecko/--binary/--pstats/--jsonl/--pprof: only one "
-                         "output format may be given");
+        return makeError(
+            ErrorKind::BadArguments,
+            "argument --collapsed/--gecko/--binary/--pstats/--jsonl/--pprof/--heatmap: only one "
+            "output format may be given");
     if (auto s = readPstatsOptions(parser, o); !s) return s.error();
 
     const std::string compression = parser.value("compression").toStdString();
@@ -261,9 +265,10 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     o.browser = parser.isSet("browser");
     if (o.browser && o.format != OutputFormat::Gecko)
         return makeError(ErrorKind::BadArguments, "--browser is only valid with --gecko");
-    if (o.opcodes && o.format != OutputFormat::Gecko && o.format != OutputFormat::Binary)
+    if (o.opcodes && o.format != OutputFormat::Gecko && o.format != OutputFormat::Binary &&
+        o.format != OutputFormat::Heatmap)
         return makeError(ErrorKind::BadArguments,
-                         "--opcodes is only compatible with --gecko, --binary.");
+                         "--opcodes is only compatible with --gecko, --heatmap, --binary.");
     if (auto s = readAsyncOptions(parser, o); !s) return s.error();
     auto push = readPushOptions(parser);
     if (!push) return push.error();

@@ -61,7 +61,7 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     const auto destination = outputPath(options, source.pid());
     std::unique_ptr<RecordingOutput> output; // none with --push alone
     if (options.localOutput) {
-        auto made = createRecordingOutput(options, destination);
+        auto made = createRecordingOutput(options, destination, source.pid());
         if (!made) {
             if (hooks.afterStart) hooks.afterStart(); // never leave a gated target hanging
             result.exitCode = fail(made.error());
