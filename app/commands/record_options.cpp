@@ -149,6 +149,9 @@ const QList<QCommandLineOption>& recordOptions() {
              "task, waiting ones too).",
              "MODE", "running"},
             {"browser", "With --gecko: open the profile in the Firefox Profiler when done."},
+            {"live",
+             "Show a live top-like table of functions in the terminal (keys: s sort, t threads, "
+             "f thread state, p pause, q quit); -o or a format flag also writes that output."},
             {"rt-priority",
              "Run the sampler thread SCHED_FIFO at priority N (1-99; needs root or CAP_SYS_NICE) "
              "so it "
@@ -273,8 +276,16 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     auto push = readPushOptions(parser);
     if (!push) return push.error();
     o.push = std::move(*push);
-    // --push alone records for the server only; -o or a format flag adds a file.
-    o.localOutput = !o.push.enabled() || formats > 0 || parser.isSet("output");
+    // --push or --live alone record for the server or the screen only; -o or a format flag
+    // adds a file.
+    o.live = parser.isSet("live");
+    o.localOutput = (!o.push.enabled() && !o.live) || formats > 0 || parser.isSet("output");
+    if (o.live && o.subprocesses)
+        return makeError(ErrorKind::BadArguments,
+                         "--subprocesses is incompatible with --live mode.");
+    if (o.live && o.realtimeStats)
+        return makeError(ErrorKind::BadArguments,
+                         "--realtime-stats is incompatible with --live: the view shows them");
     if (o.push.enabled() && o.subprocesses)
         return makeError(ErrorKind::BadArguments,
                          "--push cannot be combined with --subprocesses yet: push each process "
