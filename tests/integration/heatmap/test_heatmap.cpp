@@ -71,19 +71,20 @@ private slots:
     }
 
     // heavy_part() takes 70% of each loop: its call line's total against light_part()'s
-    // is the split the target measured, and the index names the file.
+    // is the split the target measured, and the index names the file. The recording ends
+    // with the target, so its source comes from /proc/PID/root read while it ran.
     void liveHeatmapShowsTheSplit_data() { addInterpreterRows(all_); }
     void liveHeatmapShowsTheSplit() {
         QFETCH(Interpreter, interpreter);
         QTemporaryDir dir;
         TargetOptions options;
-        options.args = {"5", "70"};
+        options.args = {"3", "70"};
         const QString script = targetScript("heavy_light_split.py");
         TargetProcess target(interpreter, script, options);
         QVERIFY2(target.start(), qPrintable(target.error()));
         const QString out = dir.filePath("hm");
-        const RunResult r = runGilscope({"attach", "--heatmap", "--rt-priority", "1", "-d", "3",
-                                         "-o", out + ".html", QString::number(target.pid())},
+        const RunResult r = runGilscope({"attach", "--heatmap", "--rt-priority", "1", "-o",
+                                         out + ".html", QString::number(target.pid())},
                                         dir.path());
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         QVERIFY2(r.out.contains("Heatmap output written to"), qPrintable(describe(r)));
@@ -109,7 +110,8 @@ private slots:
         QVERIFY2(std::abs(pct - truth) <= 10, qPrintable(describeCounts(counts)));
         // busy()'s loop is the leaf of both: their own samples are on its lines.
         const QString text = readAll(out + "/" + page);
-        QVERIFY(text.contains("Read from /proc/"));
+        QVERIFY2(text.contains("Read from /proc/" + QString::number(target.pid()) + "/root/"),
+                 qPrintable(text.left(3000)));
         QVERIFY(text.contains("heavy_part</a>") && text.contains("light_part</a>"));
         QVERIFY(text.contains("Content-Security-Policy"));
     }
