@@ -64,7 +64,7 @@ void drawLiveFrame(const LiveFrame& frame) {
                           static_cast<unsigned long long>(r.total));
             line(y++, figures + r.function + "  (" + r.where + ")");
         }
-        if (frame.table->rows.empty()) line(4, "  (no samples yet)");
+        if (frame.table->rows.empty()) line(4, "  (" + frame.empty + ")");
     }
     refresh();
 }

@@ -15,6 +15,7 @@ struct LiveFrame {
     std::string choices; // sort, threads, state, keys
     std::string note;    // a filter that cannot match, the end of the recording, ...
     const LiveTable* table = nullptr;
+    std::string empty; // what an empty table says
 };
 
 void drawLiveFrame(const LiveFrame& frame);

@@ -175,19 +175,23 @@ void LiveView::run(std::stop_token stop) {
         frame.choices = "[s]ort: " + std::string(sortName(v.sort)) + "  [t]hreads: " + threads +
                         "  [f] state: " + std::string(stateFilterLabel(v.state)) + "  [p]ause" +
                         (v.paused ? " (PAUSED)" : "") + "  [q]uit";
+        const std::string unavailable =
+            stateFilterUnavailable(v.state, facts_.mode, facts_.pythonMinor);
         if (quit_)
             frame.note = "Stopping the recording...";
         else if (!finished.empty())
             frame.note = "Recording ended: " + finished + ". Press q to quit.";
         else if (!v.queryError.empty())
             frame.note = v.queryError;
-        else if (const std::string why =
-                     stateFilterUnavailable(v.state, facts_.mode, facts_.pythonMinor);
-                 !why.empty())
-            frame.note = why;
+        else if (!unavailable.empty())
+            frame.note = unavailable;
         else if (v.state != StateFilter::All || v.thread >= 0)
             frame.note = std::to_string(v.table.matched) + " of " +
                          std::to_string(v.table.recorded) + " thread-samples kept";
+        frame.empty = v.table.recorded == 0  ? "no samples yet"
+                      : !unavailable.empty() ? unavailable
+                                             : "none of the " + std::to_string(v.table.recorded) +
+                                                   " thread-samples is in this state or thread";
         frame.table = &v.table;
         drawLiveFrame(frame);
     }
