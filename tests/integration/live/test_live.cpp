@@ -51,19 +51,21 @@ void driveView(const TmuxSession& term, const QString& rc) {
     const QStringList byOwn = rows(screen);
     QCOMPARE(byOwn.first(), QString("busy")); // the leaf of both: most own samples
     term.sendKeys("s");
-    QVERIFY2(
-        term.waitForScreen([](const QString& s) { return s.contains("[s]ort: total"); }, &screen),
-        qPrintable(screen));
-    QVERIFY(rows(screen).contains("<module>"));
+    // The screen is read while ncurses may be redrawing it: each wait is for a whole frame.
+    QVERIFY2(term.waitForScreen(
+                 [](const QString& s) {
+                     return s.contains("[s]ort: total") && rows(s).contains("<module>");
+                 },
+                 &screen),
+             qPrintable(screen));
     term.sendKeys("s");
-    QVERIFY2(
-        term.waitForScreen([](const QString& s) { return s.contains("[s]ort: name"); }, &screen),
-        qPrintable(screen));
-    QStringList byName = rows(screen);
-    QVERIFY2(byName != byOwn, qPrintable(screen)); // busy, the leaf, led by own samples
-    QStringList sorted = byName;
-    sorted.sort();
-    QCOMPARE(byName, sorted);
+    const auto sortedByName = [](const QString& s) {
+        QStringList byName = rows(s), sorted = byName;
+        sorted.sort();
+        return s.contains("[s]ort: name") && byName.size() >= 4 && byName == sorted;
+    };
+    QVERIFY2(term.waitForScreen(sortedByName, &screen), qPrintable(screen));
+    QVERIFY2(rows(screen) != byOwn, qPrintable(screen)); // busy, the leaf, led by own samples
     term.sendKeys("f");
     QVERIFY2(
         term.waitForScreen([](const QString& s) { return s.contains("state: On CPU"); }, &screen),
