@@ -91,8 +91,12 @@ void driveView(const TmuxSession& term, const QString& rc) {
                  &screen),
              qPrintable(screen));
     term.sendKeys("q");
-    QVERIFY2(term.waitForScreen([&](const QString&) { return QFile::exists(rc); }, &screen),
-             qPrintable(screen));
+    // `echo $? > rc` makes the file first, then writes the code and its newline.
+    const auto written = [&](const QString&) {
+        QFile f(rc);
+        return f.open(QIODevice::ReadOnly) && f.readAll().endsWith('\n');
+    };
+    QVERIFY2(term.waitForScreen(written, &screen), qPrintable(screen));
 }
 
 } // namespace
