@@ -186,8 +186,13 @@ std::string renderFilePage(const HeatmapSummary& summary, const FilePage& page) 
     }
     h += "<table class=\"code\"><tr><th>line</th><th>own</th><th>total</th><th>source</th>"
          "<th>calls</th></tr>\n";
-    // Every line of the source, and lines with samples past its end (or without it).
-    const int32_t lastWithSamples = f.lines.empty() ? 0 : f.lines.back().line;
+    // Every line of the source, then lines with samples past its end (all of them without
+    // it): a line number a recording made up costs one row, never the rows up to it.
+    std::vector<int32_t> shown;
+    for (size_t n = 1; n <= lines.size(); ++n)
+        shown.push_back(int32_t(n));
+    for (const FileLineHeat& l : f.lines)
+        if (l.line >= 1 && size_t(l.line) > lines.size()) shown.push_back(l.line);
     size_t heat = 0;
     const auto linksAt = [](const std::vector<int32_t>& at,
                             const std::vector<std::vector<LineLink>>& all,
@@ -195,11 +200,10 @@ std::string renderFilePage(const HeatmapSummary& summary, const FilePage& page) 
         const auto it = std::lower_bound(at.begin(), at.end(), line);
         return it != at.end() && *it == line ? &all[size_t(it - at.begin())] : nullptr;
     };
-    for (int32_t n = 1; n <= std::max<int32_t>(int32_t(lines.size()), lastWithSamples); ++n) {
+    for (const int32_t n : shown) {
         while (heat < f.lines.size() && f.lines[heat].line < n)
             ++heat;
         const bool hot = heat < f.lines.size() && f.lines[heat].line == n;
-        if (!page.source.ok && !hot) continue;
         const uint64_t own = hot ? f.lines[heat].own : 0, total = hot ? f.lines[heat].total : 0;
         const std::string id = std::to_string(n);
         h += "<tr id=\"line-" + id + "\"";

@@ -56,6 +56,27 @@ private slots:
         QVERIFY(!heatmap::isHeatmapEntry("file_x.html"));
         QVERIFY(!heatmap::isHeatmapEntry("notes.txt"));
     }
+
+    // A line number far past the source (a hostile .bin) is one more row, not a billion.
+    void farLineIsOneRow() {
+        FileHeat heat;
+        heat.file = "/x.py";
+        heat.lines = {{2, 1, 1}, {2000000000, 3, 3}};
+        heatmap::FilePage page;
+        page.heat = &heat;
+        page.source.ok = true;
+        page.source.bytes = "a = 1\nb = '</td>'\n";
+        const std::string html = heatmap::renderFilePage({}, page);
+        QVERIFY(html.size() < 20000);
+        QVERIFY(html.find("id=\"line-2000000000\" data-own=\"3\"") != std::string::npos);
+        QVERIFY(html.find("b = &#39;&lt;/td&gt;&#39;") != std::string::npos);
+        page.source = {};
+        page.source.why = "gone";
+        const std::string unread = heatmap::renderFilePage({}, page);
+        QVERIFY(unread.find("could not be read: gone") != std::string::npos);
+        QVERIFY(unread.find("id=\"line-1\"") == std::string::npos);
+        QVERIFY(unread.find("id=\"line-2\" data-own") != std::string::npos);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLineHeat)
