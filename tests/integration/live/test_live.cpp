@@ -157,6 +157,48 @@ private slots:
         QVERIFY(!term.screen().contains("READY")); // the target's stdout went nowhere
     }
 
+    // A target that ends by itself: the table stays, says so, and waits for q; a terminal
+    // shrunk to almost nothing and grown back is drawn again; run exits with the target's
+    // code.
+    void endedRecordingWaitsForQ() {
+        Interpreter interpreter = all_.first();
+        for (const Interpreter& in : all_)
+            if (!in.inChroot) interpreter = in;
+        QTemporaryDir dir;
+        const QString rc = dir.filePath("rc");
+        TmuxSession term(command({"run", "--live", "--python", interpreter.hostExecutable,
+                                  targetScript("heavy_light_timed.py"), "1"},
+                                 rc),
+                         100, 30);
+        QVERIFY(term.started());
+        QString screen;
+        QVERIFY2(term.waitForScreen(
+                     [](const QString& s) {
+                         return s.contains("Recording ended: the target process exited") &&
+                                rows(s).contains("busy"); // the leaf: first by own samples
+                     },
+                     &screen),
+                 qPrintable(screen));
+        QVERIFY(term.resize(12, 2));
+        QVERIFY(term.resize(80, 20));
+        QVERIFY2(term.waitForScreen(
+                     [](const QString& s) {
+                         return s.split('\n').first().size() > 12 && rows(s).contains("busy");
+                     },
+                     &screen),
+                 qPrintable(screen));
+        QVERIFY(!QFile::exists(rc)); // still waiting for q
+        term.sendKeys("q");
+        const auto written = [&](const QString&) {
+            QFile f(rc);
+            return f.open(QIODevice::ReadOnly) && f.readAll().endsWith('\n');
+        };
+        QVERIFY2(term.waitForScreen(written, &screen), qPrintable(screen));
+        QFile code(rc);
+        QVERIFY(code.open(QIODevice::ReadOnly));
+        QCOMPARE(code.readAll().trimmed(), QByteArray("0"));
+    }
+
 private:
     QList<Interpreter> all_;
 };
