@@ -20,6 +20,8 @@ packages=(
     libqt6svg6 qt6-httpserver-dev qt6-websockets-dev
     # formats (pprof output: protobuf's compiler and library, zlib for gzip)
     nlohmann-json3-dev libzstd-dev libprotobuf-dev protobuf-compiler zlib1g-dev
+    # the --live terminal view (tui/): ncurses, wide-character build
+    libncurses-dev
     # tests: Go's own pprof (`go tool pprof`) reads the --pprof files
     golang-go
     # tests: Debian's own Python (a test target), a font for the offscreen GUI tests,
@@ -27,6 +29,8 @@ packages=(
     python3 fonts-dejavu-core debootstrap debian-archive-keyring xvfb xauth
     # dbus-daemon: a private session bus for the Show in folder test
     dbus
+    # tests: a terminal for the --live view (test_live reads its screen through tmux)
+    tmux
     # ASan/UBSan and libFuzzer builds; the style test (the tree follows .clang-format)
     clang libclang-rt-14-dev clang-format
     # compiler cache: a warm scripts/test.sh (CI's next run, a second checkout) rebuilds little

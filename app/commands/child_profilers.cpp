@@ -1,5 +1,6 @@
 #include "app/commands/child_profilers.h"
 
+#include "app/commands/heatmap_output.h"
 #include "core/remote/process_tree.h"
 #include "core/remote/runtime_locator.h"
 #include "core/tach/tach_describe.h"
@@ -59,6 +60,8 @@ std::vector<std::string> childProfilerArguments(const RecordOptions& o) {
 
 std::string childOutputPattern(const RecordOptions& o) {
     namespace fs = std::filesystem;
+    if (o.format == OutputFormat::Heatmap) // a folder each: hm -> hm_{pid}
+        return o.output.empty() ? "" : heatmapFolder(o.output, 0).string() + "_{pid}";
     if (!o.output.empty()) {
         std::error_code ec;
         if (fs::is_directory(o.output, ec)) return o.output; // default names inside it

@@ -1,5 +1,7 @@
 #include "app/commands/output_options.h"
 
+#include "app/commands/heatmap_output.h"
+
 namespace gilscope::cli {
 
 namespace {
@@ -26,6 +28,8 @@ FormatNames namesOf(OutputFormat f) {
         return {"binary", "bin"};
     case OutputFormat::Pprof: // gzip'd profile.proto, as `go tool pprof` names its files
         return {"pprof", "pb.gz"};
+    case OutputFormat::Heatmap: // a folder: heatmapFolder() names it
+        return {"heatmap", ""};
     }
     return {"collapsed", "txt"};
 }
@@ -56,6 +60,7 @@ std::optional<Compression> parseCompression(std::string_view name) {
 
 fs::path outputPath(const OutputOptions& options, int pid) {
     if (options.format == OutputFormat::Pstats && options.output.empty()) return {};
+    if (options.format == OutputFormat::Heatmap) return heatmapFolder(options.output, pid);
     // CPython's naming: {format}_{pid}.{ext} without -o, and inside the directory -o
     // names; otherwise -o itself.
     const std::string name = std::string(formatName(options.format)) + "_" + std::to_string(pid) +

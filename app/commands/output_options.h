@@ -12,12 +12,12 @@
 
 namespace gilscope::cli {
 
-enum class OutputFormat { Collapsed, Gecko, Binary, Pstats, Jsonl, Pprof };
+enum class OutputFormat { Collapsed, Gecko, Binary, Pstats, Jsonl, Pprof, Heatmap };
 
 // Every format, in --help order; each one's flag is --<formatName>.
-inline constexpr OutputFormat kOutputFormats[] = {OutputFormat::Collapsed, OutputFormat::Gecko,
-                                                  OutputFormat::Binary,    OutputFormat::Pstats,
-                                                  OutputFormat::Jsonl,     OutputFormat::Pprof};
+inline constexpr OutputFormat kOutputFormats[] = {
+    OutputFormat::Collapsed, OutputFormat::Gecko, OutputFormat::Binary, OutputFormat::Pstats,
+    OutputFormat::Jsonl,     OutputFormat::Pprof, OutputFormat::Heatmap};
 
 // --compression of --binary output; Auto is zstd, as in CPython.
 enum class Compression { Auto, Zstd, None };
@@ -32,12 +32,13 @@ struct OutputOptions {
 };
 
 const char*
-formatName(OutputFormat f); // "collapsed", "gecko", "binary", "pstats", "jsonl", "pprof"
+formatName(OutputFormat f); // "collapsed", "gecko", "binary", "pstats", "jsonl", "pprof", ...
 const char* compressionName(Compression c); // "auto", "zstd", "none"
 std::optional<Compression> parseCompression(std::string_view name);
 
 // CPython's default: {format}_{pid}.{ext}; inside `output` when that is a directory.
-// --pstats without -o prints to stdout: the path is then empty.
+// --pstats without -o prints to stdout: the path is then empty. --heatmap writes a folder:
+// heatmap_{pid}, or -o itself.
 std::filesystem::path outputPath(const OutputOptions& options, int pid);
 
 } // namespace gilscope::cli

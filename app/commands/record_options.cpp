@@ -121,6 +121,9 @@ const QList<QCommandLineOption>& recordOptions() {
             {"binary", "Write CPython's binary .bin format (replayable with `gilscope replay`)."},
             {"pstats", "Write pstats: a table on stdout, or with -o a file pstats.Stats() loads."},
             {"jsonl", "Write newline-delimited JSON (CPython's JSONL schema)."},
+            {"heatmap",
+             "Write an HTML heatmap folder (default heatmap_PID; -o names the folder): an index "
+             "of the source files by samples and each file with own and total samples per line."},
             {"pprof",
              "Write a gzip'd pprof profile (profile.proto) for go tool pprof, Pyroscope or Parca, "
              "with thread_id, thread_name and thread_state labels."},
@@ -146,6 +149,9 @@ const QList<QCommandLineOption>& recordOptions() {
              "task, waiting ones too).",
              "MODE", "running"},
             {"browser", "With --gecko: open the profile in the Firefox Profiler when done."},
+            {"live",
+             "Show a live top-like table of functions in the terminal (keys: s sort, t threads, "
+             "f thread state, p pause, q quit); -o or a format flag also writes that output."},
             {"rt-priority",
              "Run the sampler thread SCHED_FIFO at priority N (1-99; needs root or CAP_SYS_NICE) "
              "so it "
@@ -244,9 +250,10 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
             ++formats;
         }
     if (formats > 1)
-        return makeError(ErrorKind::BadArguments,
-                         "argument --collapsed/--gecko/--binary/--pstats/--jsonl/--pprof: only one "
-                         "output format may be given");
+        return makeError(
+            ErrorKind::BadArguments,
+            "argument --collapsed/--gecko/--binary/--pstats/--jsonl/--pprof/--heatmap: only one "
+            "output format may be given");
     if (auto s = readPstatsOptions(parser, o); !s) return s.error();
 
     const std::string compression = parser.value("compression").toStdString();
@@ -261,15 +268,24 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     o.browser = parser.isSet("browser");
     if (o.browser && o.format != OutputFormat::Gecko)
         return makeError(ErrorKind::BadArguments, "--browser is only valid with --gecko");
-    if (o.opcodes && o.format != OutputFormat::Gecko && o.format != OutputFormat::Binary)
+    if (o.opcodes && o.format != OutputFormat::Gecko && o.format != OutputFormat::Binary &&
+        o.format != OutputFormat::Heatmap)
         return makeError(ErrorKind::BadArguments,
-                         "--opcodes is only compatible with --gecko, --binary.");
+                         "--opcodes is only compatible with --gecko, --heatmap, --binary.");
     if (auto s = readAsyncOptions(parser, o); !s) return s.error();
     auto push = readPushOptions(parser);
     if (!push) return push.error();
     o.push = std::move(*push);
-    // --push alone records for the server only; -o or a format flag adds a file.
-    o.localOutput = !o.push.enabled() || formats > 0 || parser.isSet("output");
+    // --push or --live alone record for the server or the screen only; -o or a format flag
+    // adds a file.
+    o.live = parser.isSet("live");
+    o.localOutput = (!o.push.enabled() && !o.live) || formats > 0 || parser.isSet("output");
+    if (o.live && o.subprocesses)
+        return makeError(ErrorKind::BadArguments,
+                         "--subprocesses is incompatible with --live mode.");
+    if (o.live && o.realtimeStats)
+        return makeError(ErrorKind::BadArguments,
+                         "--realtime-stats is incompatible with --live: the view shows them");
     if (o.push.enabled() && o.subprocesses)
         return makeError(ErrorKind::BadArguments,
                          "--push cannot be combined with --subprocesses yet: push each process "

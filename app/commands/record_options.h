@@ -33,7 +33,8 @@ struct RecordOptions : OutputOptions {
     bool subprocesses = false; // --subprocesses: one child profiler per Python descendant
     AsyncMode asyncMode = AsyncMode::Off; // --async-aware with --async-mode (3.14+)
     PushOptions push;                     // --push and its companions
-    bool localOutput = true;              // false: --push alone, no file
+    bool localOutput = true;              // false: --push or --live alone, no file
+    bool live = false;                    // --live: the terminal view (tui/)
 
     ReadOptions readOptions() const;
 };

@@ -1,5 +1,7 @@
 #include "app/commands/record_output.h"
 
+#include "app/commands/heatmap_output.h"
+
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/jsonl/jsonl_writer.h"
@@ -193,6 +195,7 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const OutputOptio
         return std::unique_ptr<RecordingOutput>(
             std::make_unique<BinaryOutput>(destination, std::move(writer.value()), toStdout));
     }
+    if (options.format == OutputFormat::Heatmap) return createHeatmapOutput(destination, facts);
     if (options.format == OutputFormat::Pstats) {
         pstats::TableOptions t;
         pstats::parseSort(options.sort, t.sort);
@@ -230,18 +233,21 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const OutputOptio
             destination, std::move(file.value()), pprofSinkOptions(facts)));
     case OutputFormat::Binary:
     case OutputFormat::Pstats:
+    case OutputFormat::Heatmap:
         break;
     }
     return makeError(ErrorKind::Internal, "unknown output format");
 }
 
-Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptions& options,
-                                                               const fs::path& destination) {
+Result<std::unique_ptr<RecordingOutput>>
+createRecordingOutput(const RecordOptions& options, const fs::path& destination, int pid) {
     RecordingFacts facts;
     facts.intervalUs = options.intervalUs;
     facts.opcodes = options.opcodes;
     facts.mode = static_cast<int>(recordedMode(options.readOptions()));
     facts.liveTarget = true;
+    facts.pid = pid;
+    facts.target = "PID " + std::to_string(pid);
     return createRecordingOutput(options, facts, destination);
 }
 

@@ -43,6 +43,8 @@ struct RecordingFacts {
     std::optional<int> mode;               // ProfilingMode: JSONL's meta, the pstats table's hint
     bool liveTarget = false;               // pprof's thread names come from /proc
     std::optional<int64_t> endWallClockNs; // pprof's clock for a replayed .bin: when it ended
+    int pid = 0;        // a live target (the heatmap reads its sources through /proc/PID/root)
+    std::string target; // what the heatmap's pages say was recorded
 };
 
 // What a pprof sink is told by these facts (the file output's and the push's).
@@ -53,6 +55,7 @@ createRecordingOutput(const OutputOptions& options, const RecordingFacts& facts,
                       const std::filesystem::path& destination);
 // The record commands': the facts come from the options.
 Result<std::unique_ptr<RecordingOutput>>
-createRecordingOutput(const RecordOptions& options, const std::filesystem::path& destination);
+createRecordingOutput(const RecordOptions& options, const std::filesystem::path& destination,
+                      int pid = 0);
 
 } // namespace gilscope::cli

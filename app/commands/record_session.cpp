@@ -11,6 +11,7 @@
 #include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
 #include "core/util/utf8.h"
+#include "tui/live_view.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -61,7 +62,7 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     const auto destination = outputPath(options, source.pid());
     std::unique_ptr<RecordingOutput> output; // none with --push alone
     if (options.localOutput) {
-        auto made = createRecordingOutput(options, destination);
+        auto made = createRecordingOutput(options, destination, source.pid());
         if (!made) {
             if (hooks.afterStart) hooks.afterStart(); // never leave a gated target hanging
             result.exitCode = fail(made.error());
@@ -80,9 +81,19 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         }
         pushing = std::move(*made);
     }
-    TeeSink both; // the file and the push, from one recording
+    TeeSink both; // the file, the push and the live view, from one recording
     if (output) both.add(&output->sink());
     if (pushing) both.add(&pushing->sink());
+    // --live: the view reads an analysis model of its own, as the window does.
+    std::optional<ProfileModel> liveModel;
+    if (options.live) {
+        if (auto terminal = tui::LiveView::canRun(); !terminal) {
+            if (hooks.afterStart) hooks.afterStart();
+            result.exitCode = fail(terminal.error());
+            return result;
+        }
+        both.add(&liveModel.emplace());
+    }
 
     // --blocking: one freeze up front says at once when the target cannot be stopped.
     std::optional<remote::BlockingStackSource> blocking;
@@ -109,6 +120,13 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     if (output && options.format != OutputFormat::Binary) both.add(&copy.emplace());
     Recording recording(reader, both, samplerOptions);
     recording.start();
+    std::optional<tui::LiveView> live;
+    if (liveModel) {
+        live.emplace(*liveModel, tui::LiveFacts{"PID " + std::to_string(source.pid()),
+                                                static_cast<int>(recordedMode(samplerOptions.read)),
+                                                source.pythonVersion().minor});
+        live->start();
+    }
     if (pushing) pushing->start();
     std::optional<ChildProfilers> children;
     if (options.subprocesses)
@@ -127,6 +145,10 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     while (recording.running()) {
         sleepMs(50);
         if (interrupts.count() > 0) recording.requestStop();
+        if (live) {
+            live->publishStats(recording.stats());
+            if (live->quitRequested()) recording.requestStop();
+        }
         if (hooks.targetGone && hooks.targetGone()) recording.targetGone();
         if (options.realtimeStats && ++ticksSincePrint >= 20) {
             ticksSincePrint = 0;
@@ -134,6 +156,14 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         }
     }
     result.reason = recording.finish();
+    if (live) { // an end of its own stays on the screen until `q`; then the terminal is ours
+        if (!live->quitRequested()) live->setFinished(escapeForDisplay(recording.end().describe()));
+        while (!live->quitRequested() && interrupts.count() == 0)
+            sleepMs(50);
+        live->stop();
+        if (const std::string why = live->failure(); !why.empty())
+            std::fprintf(stderr, "gilscope: %s\n", why.c_str());
+    }
     result.interrupted = interrupts.count() > 0;
     if (options.realtimeStats && tty) std::fprintf(messages(), "\n");
     const RecordingEnd end = recording.end();

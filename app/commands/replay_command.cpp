@@ -59,14 +59,14 @@ std::optional<int> readOutputOptions(const CommandLine& cli, const QCommandLineP
     for (const auto& [flag, format] :
          {std::pair{"gecko", OutputFormat::Gecko}, std::pair{"collapsed", OutputFormat::Collapsed},
           std::pair{"pstats", OutputFormat::Pstats}, std::pair{"jsonl", OutputFormat::Jsonl},
-          std::pair{"pprof", OutputFormat::Pprof}})
+          std::pair{"pprof", OutputFormat::Pprof}, std::pair{"heatmap", OutputFormat::Heatmap}})
         if (parser.isSet(flag)) {
             out.format = format;
             ++formats;
         }
     if (formats != 1)
         return cli.usageError("choose exactly one output format: --gecko, --collapsed, --pstats, "
-                              "--jsonl or --pprof");
+                              "--jsonl, --pprof or --heatmap");
     if (parser.isSet("sort")) {
         out.sort = parser.value("sort").toStdString();
         pstats::Sort known;
@@ -98,6 +98,7 @@ int runReplay(const QStringList& args) {
         {"pstats", "Print a pstats table (or with -o, write a file pstats.Stats() loads)."},
         {"jsonl", "Write newline-delimited JSON (CPython's schema)."},
         {"pprof", "Write a gzip'd pprof profile (go tool pprof, Pyroscope, Parca)."},
+        {"heatmap", "Write an HTML heatmap folder (default heatmap_PID; -o names the folder)."},
         {"sort", "--pstats table order (default nsamples).", "KEY"},
         {{"l", "limit"}, "--pstats table rows (15).", "N"},
         {"no-summary", "--pstats table without the summary."},
@@ -122,6 +123,7 @@ int runReplay(const QStringList& args) {
     facts.intervalUs = info.sampleIntervalUs;
     facts.startTimeMs = static_cast<double>(info.startTimeUs) / 1000.0;
     facts.mode = info.mode;
+    facts.target = input.filename().string();
     // The file was written when the recording ended: pprof's wall clock for its samples.
     struct stat st {};
     if (::stat(input.c_str(), &st) == 0)

@@ -80,7 +80,9 @@ int runRun(const QStringList& args) {
         argv = toStd(cmd);
     }
 
-    auto child = GatedChild::launch(argv);
+    LaunchOptions launch;
+    launch.quietOutput = options->live; // the terminal is the view's
+    auto child = GatedChild::launch(argv, launch);
     if (!child) return fail(child.error());
     GatedChild& target = **child;
 

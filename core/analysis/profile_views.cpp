@@ -1,7 +1,6 @@
 #include "core/analysis/profile_views.h"
 
 #include <algorithm>
-#include <map>
 #include <unordered_map>
 
 namespace gilscope {
@@ -161,22 +160,6 @@ CallersCallees callersAndCallees(const ProfileSnapshot& s, uint32_t func) {
     };
     out.callers = rows(callers);
     out.callees = rows(callees);
-    return out;
-}
-
-std::vector<FileLineHeat> fileLineHeat(const ProfileSnapshot& s, const std::string& file) {
-    std::map<int32_t, FileLineHeat> byLine;
-    for (const LineRow& row : lineTable(s)) {
-        const LineKey& key = s.lines[row.line];
-        if (key.line < 0 || s.functions[key.func].file != file) continue;
-        FileLineHeat& h = byLine[key.line];
-        h.line = key.line;
-        h.own += row.own;
-        h.total += row.total;
-    }
-    std::vector<FileLineHeat> out;
-    for (const auto& [line, h] : byLine)
-        out.push_back(h);
     return out;
 }
 

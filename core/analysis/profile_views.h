@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/line_heat.h"
 #include "core/analysis/profile_snapshot.h"
 
 #include <cstdint>
@@ -51,13 +52,6 @@ struct CallersCallees {
 };
 CallersCallees callersAndCallees(const ProfileSnapshot& s, uint32_t func);
 
-// Per source line of one file, own and total samples (sums of lineTable over the
-// functions in that file), for a source view's heat column.
-struct FileLineHeat {
-    int32_t line = 0;
-    uint64_t own = 0;
-    uint64_t total = 0;
-};
-std::vector<FileLineHeat> fileLineHeat(const ProfileSnapshot& s, const std::string& file);
+// Per-line figures (a source view's heat column): core/analysis/line_heat.h.
 
 } // namespace gilscope

@@ -116,6 +116,8 @@ Result<std::unique_ptr<GatedChild>> GatedChild::launch(const std::vector<std::st
         fcntl(outputRead.get(), F_SETFL, fcntl(outputRead.get(), F_GETFL) | O_NONBLOCK);
         devNull = UniqueFd(open("/dev/null", O_RDONLY | O_CLOEXEC));
     }
+    if (options.quietOutput && !options.captureOutput)
+        devNull = UniqueFd(open("/dev/null", O_RDWR | O_CLOEXEC));
     if (!options.workDir.empty() && access(options.workDir.c_str(), X_OK) != 0)
         return makeError(ErrorKind::BadArguments, "cannot enter the working directory " +
                                                       options.workDir + ": " +
@@ -141,6 +143,10 @@ Result<std::unique_ptr<GatedChild>> GatedChild::launch(const std::vector<std::st
             dup2(outputWrite.get(), STDOUT_FILENO); // dup2 clears close-on-exec
             dup2(outputWrite.get(), STDERR_FILENO);
             if (devNull.valid()) dup2(devNull.get(), STDIN_FILENO);
+        } else if (devNull.valid()) {
+            dup2(devNull.get(), STDIN_FILENO);
+            dup2(devNull.get(), STDOUT_FILENO);
+            dup2(devNull.get(), STDERR_FILENO);
         }
         if (workDir && chdir(workDir) != 0) _exit(126);
         execvpe(argv[0], argv.data(), envp.data());

@@ -33,6 +33,9 @@ struct LaunchOptions {
     // The child's stdout and stderr go to one pipe (outputFd()) instead of ours, and
     // its stdin is /dev/null: for the window, which shows the output in a pane.
     bool captureOutput = false;
+    // Its stdin, stdout and stderr are /dev/null: `run --live` owns the terminal (as
+    // CPython's live mode silences the target).
+    bool quietOutput = false;
 };
 
 class GatedChild {

@@ -163,9 +163,13 @@ int cleanStaleTempFiles(const fs::path& dir) {
         const long pid = std::strtol(digits.c_str(), nullptr, 10);
         if (pid <= 0 || pid == ::getpid() || pidRuns(pid)) continue;
         struct stat st {};
-        if (::lstat(entry.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-            st.st_uid != ::geteuid())
+        if (::lstat(entry.path().c_str(), &st) != 0 || st.st_uid != ::geteuid()) continue;
+        if (S_ISDIR(st.st_mode)) { // an AtomicFolder's (--heatmap)
+            std::error_code gone;
+            if (fs::remove_all(entry.path(), gone) > 0 && !gone) ++removed;
             continue;
+        }
+        if (!S_ISREG(st.st_mode)) continue;
         if (::unlink(entry.path().c_str()) == 0) ++removed;
     }
     return removed;

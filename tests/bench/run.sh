@@ -9,7 +9,7 @@ BUILD="${1:-build/release}"
 if [ "$BUILD" = build/release ]; then
     cmake --preset release >/dev/null
     cmake --build --preset release --target gilscope bench_remote_read bench_mode_filter bench_sampler \
-        bench_thread_names gecko_bench bench_tach_replay bench_live_timeline bench_missed_samples \
+        bench_thread_names gecko_bench bench_tach_replay bench_live_timeline bench_missed_samples bench_live_view \
         bench_gui_update bench_responsiveness bench_pprof bench_stack_chart bench_agent
 fi
 uptime
@@ -31,6 +31,8 @@ echo "== GUI live model"
 "$BUILD/tests/bench/live/bench_live_timeline"
 echo "== issue 18 (11): missed samples at 10 kHz x 8 threads, the views' readers against none"
 "$BUILD/tests/bench/live/bench_missed_samples" --runs 5
+echo "== issue 19: missed samples at 10 kHz x 8 threads, with --live (its model and ncurses view) against without"
+"$BUILD/tests/bench/live/bench_live_view" --runs 5
 echo "== issue 10: GUI-thread cost of one live update of the analysis views"
 QT_QPA_PLATFORM=offscreen "$BUILD/tests/bench/analysis/bench_gui_update"
 echo "== issue 17: stack chart, 1M samples in view (query on a worker, GUI frame)"

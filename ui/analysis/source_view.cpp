@@ -1,6 +1,7 @@
 #include "ui/analysis/source_view.h"
 
-#include <QFile>
+#include "core/heatmap/source_text.h"
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollBar>
@@ -11,35 +12,16 @@
 
 namespace gilscope::ui {
 
-namespace {
-constexpr qint64 kMaxSourceBytes = 8 << 20;
-}
-
 bool readSourceFile(const QString& file, int pid, QByteArray* contents, QString* why,
                     QString* readFrom) {
-    if (file.isEmpty() || file.startsWith(QLatin1Char('<')) || file == QLatin1String("~")) {
-        *why = QObject::tr("%1 is not a file (built-in or generated code)").arg(file);
+    // The heatmap's reader (core/heatmap): the target's filesystem first, then this disk.
+    const heatmap::SourceText text = heatmap::readSource(file.toStdString(), pid);
+    if (!text.ok) {
+        *why = QObject::tr("%1: %2").arg(file, QString::fromStdString(text.why));
         return false;
     }
-    QString path = file;
-    if (pid > 0)
-        path = file.startsWith(QLatin1Char('/'))
-                   ? QStringLiteral("/proc/%1/root%2").arg(pid).arg(file)
-                   : QStringLiteral("/proc/%1/cwd/%2").arg(pid).arg(file);
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        *why = pid > 0
-                   ? QObject::tr("cannot read %1 in the target's filesystem (%2): %3")
-                         .arg(file, path, f.errorString())
-                   : QObject::tr("cannot read %1 on this machine: %2").arg(file, f.errorString());
-        return false;
-    }
-    if (f.size() > kMaxSourceBytes) {
-        *why = QObject::tr("%1 is larger than 8 MiB").arg(file);
-        return false;
-    }
-    *contents = f.readAll();
-    *readFrom = path;
+    *contents = QByteArray::fromStdString(text.bytes);
+    *readFrom = QString::fromStdString(text.readFrom);
     return true;
 }
 

@@ -42,8 +42,9 @@ private:
     uint64_t shownMax_ = 0, shownMatched_ = 0;
 };
 
-// Reads a target's source file: through /proc/PID/root when pid > 0, else from disk.
-// Returns false with *why set when it cannot.
+// Reads a target's source file: through /proc/PID/root when pid > 0 (else, or when that
+// fails, from this machine's disk), as the --heatmap pages do. Returns false with *why set
+// when it cannot.
 bool readSourceFile(const QString& file, int pid, QByteArray* contents, QString* why,
                     QString* readFrom);
 
