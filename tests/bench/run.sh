@@ -39,5 +39,5 @@ echo "== issue 17: stack chart, 1M samples in view (query on a worker, GUI frame
 QT_QPA_PLATFORM=offscreen "$BUILD/tests/bench/analysis/bench_stack_chart"
 echo "== issue 11: longest GUI stall while recording, opening and exporting"
 QT_QPA_PLATFORM=offscreen "$BUILD/tests/bench/gui/bench_responsiveness" --runs 3
-echo "== issue 3: sampler, CPython 3.15 and Austin side by side"
+echo "== issues 3 and 23: sampler, CPython 3.15 and Austin side by side; many threads (BASELINE=old binary for before/after)"
 tests/bench/sampler/run_sampler_bench.sh "$BUILD"

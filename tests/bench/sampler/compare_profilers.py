@@ -6,12 +6,18 @@
      at 1k / 10k / 100k.
   B. Austin 1.0.1 (`austin -i 100` and `-i 20`) vs `gilscope attach` at 10 kHz and
      50 kHz, on a 30-deep Python 3.9 target.
+  C. Many threads (issue 23), CPython 3.15's profiler vs gilscope with -a, 3.15 targets
+     in the chroot: a 500-thread pool at rest plus one busy thread at 1 kHz, and 16 busy
+     threads 20 deep at 100 kHz. Figures: thread-stacks/s (the samples in the collapsed
+     output over the duration), missed ticks %, CPU.
+  D. The 3.8-3.10 walker before and after (issue 23): gilscope against an older build
+     (--baseline PATH) on 3.9 targets: 30 deep at 10 kHz, and the 500-thread pool at 1 kHz.
 
 Figures: achieved samples/s, error %, and the profiler's CPU time (user+sys of the
 profiler process, from wait4) as a % of one core over the sampling time.
 
   tests/bench/sampler/compare_profilers.py --gilscope build/release/app/gilscope \
-      [--duration 5] [--repeat 3] [--python39 PATH] [--chroot DIR]
+      [--duration 5] [--repeat 3] [--python39 PATH] [--chroot DIR] [--baseline OLD_GILSCOPE]
 """
 import argparse
 import os
@@ -132,6 +138,118 @@ def measure_austin(interval, pid, duration, cpu):
     return (samples / duration, errors, 100.0 * used / duration), None
 
 
+def collapsed_total(path):
+    total = 0
+    with open(path, errors="replace") as f:
+        for line in f:
+            head, _, count = line.rstrip("\n").rpartition(" ")
+            if head and count.isdigit():
+                total += int(count)
+    return total
+
+
+def parse_missed(out):
+    m = re.search(r"missed [0-9,]+ samples from the expected total of [0-9,]+ \(([0-9.]+)%\)", out)
+    return float(m.group(1)) if m else 0.0
+
+
+def measure_stacks(cmd, outfile, duration, cpu):
+    """Runs a recording that writes collapsed stacks to outfile: (stacks/s, missed %, CPU %)."""
+    if os.path.exists(outfile):
+        os.unlink(outfile)
+    cpu.take()
+    out, err, wall = run_measured(cmd)
+    used = cpu.take()
+    if not os.path.exists(outfile):
+        return None, (err.strip().splitlines() or ["no output"])[-1]
+    stacks = collapsed_total(outfile)
+    os.unlink(outfile)
+    return (stacks / duration, parse_missed(out + err), 100.0 * used / duration), None
+
+
+def gilscope_stacks(binary, pid, rate, duration, cpu, extra=()):
+    outfile = tempfile.mktemp(suffix=".txt")
+    cmd = [binary, "attach", "-a", "-r", rate, "-d", str(duration), "-o", outfile] + list(extra) + [str(pid)]
+    return measure_stacks(cmd, outfile, duration, cpu)
+
+
+def cpython_stacks(chroot, pid, rate, duration, cpu):
+    cmd = ["nsenter", "-t", str(pid), "-m", "--", "chroot", chroot, "python3.15", "-m", "profiling.sampling",
+           "attach", "-a", "-r", rate, "-d", str(duration), "--collapsed", "-o", "/tmp/cpython_stacks.txt",
+           str(pid)]
+    return measure_stacks(cmd, os.path.join(chroot, "tmp", "cpython_stacks.txt"), duration, cpu)
+
+
+def stacks_table(title, rows, repeat):
+    print("\n" + title + " (median of %d)" % repeat)
+    print("%-44s %14s %9s %16s" % ("profiler", "thread-stacks/s", "missed%", "CPU % of a core"))
+    for name, runs, note in rows:
+        ok = [r for r in runs if r]
+        if not ok:
+            print("%-44s %s" % (name, "failed: " + (note or "?")))
+            continue
+        med = [statistics.median(x[i] for x in ok) for i in range(3)]
+        print("%-44s %14.0f %9.2f %16.1f" % (name, med[0], med[1], med[2]))
+    sys.stdout.flush()
+
+
+def chroot_target(chroot, script, args=()):
+    work = os.path.join(chroot, "tmp", "gilscope-bench")
+    os.makedirs(work, exist_ok=True)
+    for name in (script, "_ready.py"):
+        shutil.copy(os.path.join(TARGETS, name), work)
+    inner = "mount -t proc proc %s/proc && exec chroot %s python3.15 /tmp/gilscope-bench/%s %s" % (
+        chroot, chroot, script, " ".join(args))
+    return start_target(["unshare", "--mount", "sh", "-c", inner])
+
+
+def part_c(args, cpu):
+    chroot = args.chroot
+    if not os.path.exists(os.path.join(chroot, "usr/bin/python3.15")):
+        print("\nC. skipped: no python3.15 in %s (run scripts/setup-python-chroot.sh)" % chroot)
+        return
+    for script, rate, title in (("idle_pool.py", "1khz", "500 threads at rest + 1 busy, -a at 1 kHz"),
+                                ("busy_threads.py", "100khz", "16 busy threads 20 deep, -a at 100 kHz")):
+        target, pid = chroot_target(chroot, script)
+        try:
+            rows = []
+            runs, note = repeat_measure(args.repeat, lambda: cpython_stacks(chroot, pid, rate, args.duration, cpu))
+            rows.append(("CPython 3.15 profiling.sampling -a " + rate, runs, note))
+            if args.baseline:
+                runs, note = repeat_measure(
+                    args.repeat, lambda: gilscope_stacks(args.baseline, pid, rate, args.duration, cpu))
+                rows.append(("gilscope (baseline) -a " + rate, runs, note))
+            runs, note = repeat_measure(args.repeat, lambda: gilscope_stacks(args.gilscope, pid, rate, args.duration, cpu))
+            rows.append(("gilscope -a " + rate, runs, note))
+            runs, note = repeat_measure(
+                args.repeat, lambda: gilscope_stacks(args.gilscope, pid, rate, args.duration, cpu, ["--rt-priority", "1"]))
+            rows.append(("gilscope -a %s --rt-priority 1" % rate, runs, note))
+            stacks_table("C. %s, Python 3.15, %d s per run" % (title, args.duration), rows, args.repeat)
+        finally:
+            stop(target)
+
+
+def part_d(args, cpu):
+    if not args.baseline or not os.path.exists(args.python39):
+        print("\nD. skipped: needs --baseline and %s" % args.python39)
+        return
+    for script, flags, rate, title in (("deep30.py", [], "10khz", "30 deep, main thread, 10 kHz"),
+                                       ("idle_pool.py", ["-a"], "1khz", "500 threads at rest + 1 busy, -a, 1 kHz")):
+        target, pid = start_target([args.python39, os.path.join(TARGETS, script)])
+        try:
+            rows = []
+            for label, binary in (("gilscope (baseline)", args.baseline), ("gilscope", args.gilscope)):
+                def once(binary=binary):
+                    outfile = tempfile.mktemp(suffix=".txt")
+                    cmd = [binary, "attach"] + flags + ["-r", rate, "-d", str(args.duration), "-o", outfile, str(pid)]
+                    return measure_stacks(cmd, outfile, args.duration, cpu)
+                runs, note = repeat_measure(args.repeat, once)
+                rows.append(("%s %s" % (label, rate), runs, note))
+            stacks_table("D. 3.9's walker: %s, %d s per run" % (title, args.duration), rows, args.repeat)
+        finally:
+            stop(target)
+
+
 def table(title, rows, repeat):
     print("\n" + title + " (median of %d)" % repeat)
     print("%-34s %12s %9s %18s" % ("profiler", "achieved/s", "errors%", "CPU % of a core"))
@@ -206,15 +324,22 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--python39", default=os.path.expanduser("~/.pyenv/versions/3.9.18/bin/python3.9"))
     ap.add_argument("--chroot", default=os.environ.get("GILSCOPE_CHROOT_DIR", "/var/cache/gilscope/sid-python"))
-    ap.add_argument("--only", choices=["a", "b"])
+    ap.add_argument("--only", choices=["a", "b", "c", "d"])
+    ap.add_argument("--baseline", help="an older gilscope binary, measured beside (parts C and D)")
     args = ap.parse_args()
     args.gilscope = os.path.abspath(args.gilscope)
+    if args.baseline:
+        args.baseline = os.path.abspath(args.baseline)
     cpu = ChildCpu()
     print("load average: %.1f %.1f %.1f on %d CPUs" % (os.getloadavg() + (os.cpu_count(),)))
     if args.only in (None, "a"):
         part_a(args, cpu)
     if args.only in (None, "b"):
         part_b(args, cpu)
+    if args.only in (None, "c"):
+        part_c(args, cpu)
+    if args.only in (None, "d"):
+        part_d(args, cpu)
 
 
 if __name__ == "__main__":

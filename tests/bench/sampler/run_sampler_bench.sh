@@ -37,5 +37,6 @@ for rt in 0 $([ "$RT" = 1 ] && echo 1); do
         --rates 1k,10k,50k --duration "$DURATION" --repeat "$REPEAT"
     echo
 done
+# BASELINE=path/to/older/gilscope adds it beside (issue 23's before/after, parts C and D).
 "${NICE[@]}" python3 tests/bench/sampler/compare_profilers.py --gilscope "$GILSCOPE" \
-    --duration 5 --repeat "$REPEAT"
+    --duration 5 --repeat "$REPEAT" ${BASELINE:+--baseline "$BASELINE"}
