@@ -143,6 +143,7 @@ void Sampler::Impl::run(uint64_t startUs) {
         waiter.forbidSpinning();
     else
         requestShortTimeSlice(kSliceHintUs);
+    if (options.intervalUs >= TickWaiter::kSleepOnlyFromIntervalUs) waiter.forbidSpinning();
     begin(startUs);
     for (;;) {
         if (!sleepUntil(deadline())) {

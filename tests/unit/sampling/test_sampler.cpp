@@ -124,19 +124,32 @@ private slots:
     }
 
     void spinningIsBoundedWhenWakeUpsAreVeryLate() {
-        // 5 ms wake-ups (an overloaded machine) at 10 kHz: the learned latency is capped,
-        // so the sampler never spins more than TickWaiter::kMaxSpinUs per tick; it
+        // 5 ms wake-ups (an overloaded machine) at 12.5 kHz: the learned latency is
+        // capped, so the sampler never spins more than TickWaiter::kMaxSpinUs per tick; it
         // falls behind and counts missed ticks instead of burning a core for nothing.
         FakeClock clock(kStart, 5000);
         ScriptedStackSource source(
             &clock, [](uint64_t) { return 5; }, [](uint64_t n) { return endAfter(n, 200); });
         RecordingSink sink;
-        Sampler sampler(source, sink, SamplerOptions{300, 0, {}}, clock);
+        Sampler sampler(source, sink, SamplerOptions{80, 0, {}}, clock);
         sampler.start();
         QCOMPARE(sampler.wait(), StopReason::TargetExited);
         QVERIFY(clock.maxSpinUs() <= TickWaiter::kMaxSpinUs);
-        QVERIFY(clock.sleeps() > clock.spins());
         QVERIFY(sampler.stats().missed > 0);
+    }
+
+    void tenKilohertzAndSlowerNeverSpin() {
+        // Wake-ups 60 µs late at 10 kHz: each tick lands 60 µs late, none is missed, and
+        // no CPU goes on spinning (issue 23: the cheapest steady rate at 1 and 10 kHz).
+        FakeClock clock(kStart, 60);
+        ScriptedStackSource source(
+            &clock, [](uint64_t) { return 5; }, [](uint64_t n) { return endAfter(n, 2000); });
+        RecordingSink sink;
+        Sampler sampler(source, sink, SamplerOptions{100, 0, {}}, clock);
+        sampler.start();
+        QCOMPARE(sampler.wait(), StopReason::TargetExited);
+        QCOMPARE(clock.spins(), uint64_t(0));
+        QCOMPARE(sampler.stats().missed, uint64_t(0));
     }
 
     void realtimeWaiterNeverSpins() {
