@@ -124,6 +124,12 @@ const QList<QCommandLineOption>& recordOptions() {
             {"pprof",
              "Write a gzip'd pprof profile (profile.proto) for go tool pprof, Pyroscope or Parca, "
              "with thread_id, thread_name and thread_state labels."},
+            {"flamegraph", "Write an interactive HTML flame graph: one offline file (default "
+                           "flamegraph_{pid}.html)."},
+            {"diff-flamegraph",
+             "Write an HTML flame graph coloured by each frame's change of share against "
+             "BASELINE, a .bin recording (default diff_flamegraph_{pid}.html).",
+             "BASELINE"},
             {"sort",
              "--pstats table order: nsamples, tottime, cumtime, sample-pct, cumul-pct, "
              "nsamples-cumul or name (default nsamples).",
@@ -145,7 +151,8 @@ const QList<QCommandLineOption>& recordOptions() {
              "With --async-aware: running (the task each thread runs now, default) or all (every "
              "task, waiting ones too).",
              "MODE", "running"},
-            {"browser", "With --gecko: open the profile in the Firefox Profiler when done."},
+            {"browser", "With --flamegraph or --diff-flamegraph: open the page in a browser when "
+                        "done; with --gecko: open the profile in the Firefox Profiler."},
             {"rt-priority",
              "Run the sampler thread SCHED_FIFO at priority N (1-99; needs root or CAP_SYS_NICE) "
              "so it "
@@ -244,9 +251,12 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
             ++formats;
         }
     if (formats > 1)
-        return makeError(ErrorKind::BadArguments,
-                         "argument --collapsed/--gecko/--binary/--pstats/--jsonl/--pprof: only one "
-                         "output format may be given");
+        return makeError(
+            ErrorKind::BadArguments,
+            "argument --collapsed/--gecko/--binary/--pstats/--jsonl/--pprof/--flamegraph/"
+            "--diff-flamegraph: only one output format may be given");
+    if (o.format == OutputFormat::DiffFlamegraph)
+        o.baseline = argumentBytes(parser.value("diff-flamegraph"));
     if (auto s = readPstatsOptions(parser, o); !s) return s.error();
 
     const std::string compression = parser.value("compression").toStdString();
@@ -259,8 +269,9 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     if (parser.isSet("compression") && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments, "--compression is only valid with --binary");
     o.browser = parser.isSet("browser");
-    if (o.browser && o.format != OutputFormat::Gecko)
-        return makeError(ErrorKind::BadArguments, "--browser is only valid with --gecko");
+    if (o.browser && o.format != OutputFormat::Gecko && !isHtmlFormat(o.format))
+        return makeError(ErrorKind::BadArguments,
+                         "--browser is only valid with --flamegraph, --diff-flamegraph or --gecko");
     if (o.opcodes && o.format != OutputFormat::Gecko && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments,
                          "--opcodes is only compatible with --gecko, --binary.");

@@ -1,5 +1,7 @@
 #include "app/commands/record_output.h"
 
+#include "app/commands/html_output.h"
+
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
 #include "core/jsonl/jsonl_writer.h"
@@ -193,6 +195,7 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const OutputOptio
         return std::unique_ptr<RecordingOutput>(
             std::make_unique<BinaryOutput>(destination, std::move(writer.value()), toStdout));
     }
+    if (isHtmlFormat(options.format)) return createHtmlOutput(options, facts, destination);
     if (options.format == OutputFormat::Pstats) {
         pstats::TableOptions t;
         pstats::parseSort(options.sort, t.sort);
@@ -230,6 +233,8 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const OutputOptio
             destination, std::move(file.value()), pprofSinkOptions(facts)));
     case OutputFormat::Binary:
     case OutputFormat::Pstats:
+    case OutputFormat::Flamegraph:
+    case OutputFormat::DiffFlamegraph:
         break;
     }
     return makeError(ErrorKind::Internal, "unknown output format");

@@ -43,6 +43,7 @@ struct RecordingFacts {
     std::optional<int> mode;               // ProfilingMode: JSONL's meta, the pstats table's hint
     bool liveTarget = false;               // pprof's thread names come from /proc
     std::optional<int64_t> endWallClockNs; // pprof's clock for a replayed .bin: when it ended
+    std::string target; // the HTML header's target: a replayed .bin's path (live: its command)
 };
 
 // What a pprof sink is told by these facts (the file output's and the push's).

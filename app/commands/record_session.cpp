@@ -188,7 +188,10 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         result.exitCode = fail(makeError(recording.failureKind(),
                                          "the recording stopped early because of the error "
                                          "above; what was recorded until then was written"));
-    if (options.browser) {
+    if (options.browser && isHtmlFormat(options.format)) {
+        const int opened = openFileInBrowser(QString::fromStdString(destination.string()));
+        if (result.exitCode == 0) result.exitCode = opened;
+    } else if (options.browser) {
         const int before = interrupts.count(); // a further Ctrl-C stops the wait
         const int opened = openInFirefoxProfiler(QString::fromStdString(destination.string()), {},
                                                  [&] { return interrupts.count() > before; });
