@@ -12,11 +12,14 @@
   const prepared = new Map();
   let view = null, zoom = 0, icicle = false, matcher = null, funcMatched = null;
 
-  const funcName = (f) => (f < 0 ? "all" : S[F.name[f]]);
+  // Control characters in names shown as \xNN (an HTML parser would drop a NUL).
+  const visible = (s) =>
+    s.replace(/[\x00-\x1f\x7f]/g, (c) => "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0"));
+  const funcName = (f) => (f < 0 ? "all" : visible(S[F.name[f]]));
   const funcPlace = (f) => {
     if (f < 0) return "";
     const line = F.line[f];
-    return S[F.file[f]] + (line >= 0 ? ":" + line : "");
+    return visible(S[F.file[f]]) + (line >= 0 ? ":" + line : "");
   };
   const pct = (n, of) => (of ? (100 * n) / of : 0);
   const fmtPct = (x) => x.toFixed(x >= 10 || x === 0 ? 1 : 2) + "%";
