@@ -9,6 +9,8 @@ namespace gilscope::assets {
 
 std::string_view flamegraph_html();
 std::string_view flamegraph_css();
+std::string_view flamegraph_text_js();
 std::string_view flamegraph_js();
+std::string_view flamegraph_probe_js();
 
 } // namespace gilscope::assets

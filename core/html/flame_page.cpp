@@ -39,12 +39,16 @@ std::string flameGraphPage(std::string_view title, std::string_view json) {
         {"<!--GILSCOPE_TITLE-->", escapedTitle},
         {"/*GILSCOPE_CSS*/", assets::flamegraph_css()},
         {"GILSCOPE_DATA", json},
+        {"/*GILSCOPE_TEXT_JS*/", assets::flamegraph_text_js()},
         {"/*GILSCOPE_JS*/", assets::flamegraph_js()},
+        {"/*GILSCOPE_PROBE_JS*/", assets::flamegraph_probe_js()},
     };
     const std::string_view tmpl = assets::flamegraph_html();
     std::string out;
-    out.reserve(tmpl.size() + json.size() + assets::flamegraph_js().size() +
-                assets::flamegraph_css().size());
+    size_t size = tmpl.size();
+    for (const auto& fill : fills)
+        size += fill.second.size();
+    out.reserve(size);
     size_t at = 0;
     for (const auto& [marker, text] : fills) {
         const size_t found = tmpl.find(marker, at);

@@ -6,7 +6,7 @@ target_sources(gilscope_core PRIVATE
 )
 
 # The page's template, style and script, embedded at build time (core/html/assets.h).
-foreach(asset flamegraph.html flamegraph.css flamegraph.js)
+foreach(asset flamegraph.html flamegraph.css flamegraph_text.js flamegraph.js flamegraph_probe.js)
     string(REGEX REPLACE "[^A-Za-z0-9]" "_" symbol "${asset}")
     set(generated ${CMAKE_CURRENT_BINARY_DIR}/embedded/${symbol}.cpp)
     add_custom_command(OUTPUT ${generated}

@@ -33,13 +33,18 @@ double renderedSplit(const QMap<QString, RenderedFunction>& f) {
     return heavy + light > 0 ? 100 * heavy / (heavy + light) : NAN;
 }
 
-// Renders `page` and checks what every page must be: offline, drawn, no request made.
+// Renders `page` and checks what every page must be: offline, drawn, no request made,
+// its controls working.
 QString renderChecked(const QString& page) {
     if (!QFile::exists(page)) return "no page at " + page;
     const QStringList web = webAddressesIn(page);
     if (!web.isEmpty()) return "the page names web addresses: " + web.join(", ");
-    const RenderedPage r = renderPage(page);
+    // #selftest: the page hovers, clicks, zooms, resets, flips to icicle, searches and
+    // switches threads itself, and says what did not work.
+    const RenderedPage r = renderPage(page, "selftest");
     if (!r.ok) return "chromium: " + r.error;
+    if (statusAttribute(r.dom, "data-selftest") != "ok")
+        return "the page's self-test: " + statusAttribute(r.dom, "data-selftest");
     if (statusAttribute(r.dom, "data-requests") != "0")
         return "the page made requests: " + statusAttribute(r.dom, "data-requests");
     if (statusAttribute(r.dom, "data-frames").toInt() < 3) return "nothing drawn: " + r.dom;
