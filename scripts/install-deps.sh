@@ -25,6 +25,9 @@ run_packages=(
     libqt6svg6 qt6-httpserver-dev qt6-websockets-dev
     # formats (pprof output: protobuf's compiler and library, zlib for gzip)
     nlohmann-json3-dev libzstd-dev libprotobuf-dev protobuf-compiler zlib1g-dev
+    # `gilscope run`'s default interpreter, and a font for the window's text (both come
+    # with the packages above anyway)
+    python3 fonts-dejavu-core
 )
 
 test_packages=(
@@ -32,9 +35,9 @@ test_packages=(
     golang-go
     # the HTML outputs, rendered offline in headless Chromium
     chromium
-    # Debian's own Python (a test target), a font for the offscreen GUI tests,
-    # debootstrap + keyring for the Python 3.14/3.15 chroot and the fresh-machine check
-    python3 fonts-dejavu-core debootstrap debian-archive-keyring xvfb xauth
+    # debootstrap + keyring for the Python 3.14/3.15 chroot and the fresh-machine check;
+    # a virtual X server for the GUI tests
+    debootstrap debian-archive-keyring xvfb xauth
     # dbus-daemon: a private session bus for the Show in folder test
     dbus
     # ASan/UBSan and libFuzzer builds; the style test (the tree follows .clang-format)
