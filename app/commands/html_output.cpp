@@ -42,7 +42,7 @@ Result<std::unique_ptr<RecordingOutput>> createHtmlOutput(const OutputOptions& o
     r.target = facts.target;
     r.mode = facts.mode;
     if (options.format == OutputFormat::DiffFlamegraph) {
-        auto baseline = html::loadBaseline(options.baseline, facts.mode);
+        auto baseline = html::loadBaseline(options.baseline, facts.mode, facts.captureFeatures);
         if (!baseline) return baseline.error();
         r.baseline = std::move(*baseline);
         r.baselinePath = options.baseline;

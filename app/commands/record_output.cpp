@@ -246,6 +246,10 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptio
     facts.intervalUs = options.intervalUs;
     facts.opcodes = options.opcodes;
     facts.mode = static_cast<int>(recordedMode(options.readOptions()));
+    const ReadOptions read = options.readOptions(); // the bits the sampler will stamp
+    facts.captureFeatures = int(
+        (read.allThreads ? CaptureFeature::AllThreads : 0) | (read.gc ? CaptureFeature::Gc : 0) |
+        (read.native ? CaptureFeature::Native : 0) | (read.opcodes ? CaptureFeature::Opcodes : 0));
     facts.liveTarget = true;
     return createRecordingOutput(options, facts, destination);
 }

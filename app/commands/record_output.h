@@ -41,6 +41,7 @@ struct RecordingFacts {
     std::optional<double> startTimeMs;     // Gecko's meta.startTime; none: now
     bool opcodes = false;                  // Gecko's opcode markers
     std::optional<int> mode;               // ProfilingMode: JSONL's meta, the pstats table's hint
+    std::optional<int> captureFeatures;    // CaptureFeature bits: what a diff's baseline must match
     bool liveTarget = false;               // pprof's thread names come from /proc
     std::optional<int64_t> endWallClockNs; // pprof's clock for a replayed .bin: when it ended
     std::string target; // the HTML header's target: a replayed .bin's path (live: its command)

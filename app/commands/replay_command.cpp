@@ -136,6 +136,7 @@ int runReplay(const QStringList& args) {
     facts.startTimeMs = static_cast<double>(info.startTimeUs) / 1000.0;
     facts.mode = info.mode;
     facts.target = input.string();
+    facts.captureFeatures = info.captureFeatures;
     // The file was written when the recording ended: pprof's wall clock for its samples.
     struct stat st {};
     if (::stat(input.c_str(), &st) == 0)

@@ -33,14 +33,17 @@ std::string threadLabel(const ProfileThread& t) {
 } // namespace
 
 Result<std::shared_ptr<const ProfileFile>> loadBaseline(const std::string& path,
-                                                        std::optional<int> currentMode) {
+                                                        std::optional<int> currentMode,
+                                                        std::optional<int> currentFeatures) {
     auto loaded = loadProfileFile(path);
     if (!loaded) {
         Error e = loaded.error();
         e.message = "--diff-flamegraph: cannot read the baseline " + path + ": " + e.message;
         return e;
     }
-    if (auto why = incomparableReason(loaded->info.mode, currentMode, StateFilter::All))
+    auto why = incomparableReason(loaded->info.mode, currentMode, StateFilter::All);
+    if (!why) why = incomparableFeatures(loaded->info.captureFeatures, currentFeatures);
+    if (why)
         return makeError(ErrorKind::BadArguments,
                          "--diff-flamegraph: cannot compare with the baseline " + path + ": " +
                              *why);

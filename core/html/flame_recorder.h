@@ -26,10 +26,12 @@ struct FlameRecorderOptions {
     size_t maxThreadViews = 32; // busiest threads with a tree of their own
 };
 
-// Loads a baseline for --diff-flamegraph and refuses one that cannot be compared with a
-// recording in `currentMode` (as CPython refuses another mode).
+// Loads a baseline for --diff-flamegraph and refuses one that cannot be compared with the
+// current recording: another mode, or other threads or frames (as CPython refuses them).
+// `currentFeatures`: CaptureFeature bits (nullopt: unknown).
 Result<std::shared_ptr<const ProfileFile>> loadBaseline(const std::string& path,
-                                                        std::optional<int> currentMode);
+                                                        std::optional<int> currentMode,
+                                                        std::optional<int> currentFeatures);
 
 class FlameRecorder final : public SampleSink {
 public:

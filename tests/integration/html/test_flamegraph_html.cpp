@@ -184,6 +184,14 @@ private slots:
         QVERIFY2(refused.err.contains("cannot compare") && refused.err.contains("cpu mode"),
                  qPrintable(refused.err));
         QVERIFY(!QFile::exists(refusedPage));
+        // ... and one that sampled every thread, against the main thread only.
+        const SplitRecording all = recordSplit(interpreter, dir.path(), "all", 70, 1, {"-a"});
+        QVERIFY2(all.error.isEmpty(), qPrintable(all.error));
+        const RunResult threads =
+            runGilscope({"replay", cur.bin, "--diff-flamegraph", all.bin, "-o", refusedPage});
+        QCOMPARE(threads.exitCode, 2);
+        QVERIFY2(threads.err.contains("every thread (-a)"), qPrintable(threads.err));
+        QVERIFY(!QFile::exists(refusedPage));
         const RunResult missing = runGilscope(
             {"replay", cur.bin, "--diff-flamegraph", dir.filePath("none.bin"), "-o", refusedPage});
         QVERIFY2(missing.exitCode != 0 && missing.err.contains("none.bin"),
