@@ -178,8 +178,9 @@ int runReplay(const QStringList& args) {
 
 } // namespace
 
-GILSCOPE_REGISTER_COMMAND(replay, "replay",
-                          "Convert a binary (.bin) recording to Gecko JSON or collapsed stacks",
-                          runReplay);
+GILSCOPE_REGISTER_COMMAND(
+    replay, "replay",
+    "Convert a binary (.bin) recording to Gecko JSON, collapsed stacks, an HTML flame graph...",
+    runReplay);
 
 } // namespace gilscope::cli

@@ -210,6 +210,7 @@ std::string flameGraphJson(const FlameFacts& facts, const std::vector<FlameView>
     j.key("python").str(facts.python).key("mode").str(facts.mode);
     j.key("intervalUs").num(facts.intervalUs).key("durationSec").num(facts.durationSec, 3);
     j.key("sampleRate").num(facts.sampleRate, 1).key("samples").num(facts.samples);
+    j.key("threads").num(uint64_t{facts.threads});
     j.raw("}");
 
     // Functions and their modules, once for every view.

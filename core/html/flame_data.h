@@ -24,6 +24,7 @@ struct FlameFacts {
     double durationSec = 0;
     double sampleRate = 0; // achieved, samples/s
     uint64_t samples = 0;  // thread-samples shown
+    size_t threads = 0;    // threads in the recording
 };
 
 // One tree the page can show: all threads, or one thread.

@@ -101,6 +101,7 @@ Result<std::string> FlameRecorder::page(const CancelToken* cancel) const {
                                                  : (s.lastUs - s.originUs + s.intervalUs) / 1e6;
     facts.sampleRate = summary_.sampleRate;
     facts.samples = s.matchedSamples;
+    facts.threads = s.threads.size();
 
     std::optional<FlameComparison> comparison;
     if (diff) {

@@ -59,7 +59,9 @@ window.GS = (function () {
     const facts = [["Target", m.target], ["Python", m.python || "unknown"],
                    ["Mode", m.mode || "unknown"], ["Rate", rate],
                    ["Duration", m.durationSec.toFixed(2) + " s"], ["Samples", String(m.samples)],
-                   ["Threads", String(Math.max(1, D.views.length - 1))]];
+                   ["Threads", String(m.threads) + (D.views.length > 1 && D.views.length - 1 < m.threads
+                                                     ? " (the " + (D.views.length - 1) + " busiest have a tree of their own)"
+                                                     : "")]];
     if (diff) facts.push(["Baseline", diff.baseline + " (" + diff.baselineSamples + " samples)"]);
     $("facts").innerHTML = facts.map(([k, v]) => "<div><dt>" + esc(k) + "</dt><dd>" + esc(v) +
                                                  "</dd></div>").join("");
