@@ -22,6 +22,12 @@ namespace gilscope::cli {
 
 namespace {
 
+std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+    return s;
+}
+
 void sleepMs(int ms) {
     timespec ts{ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, nullptr); // a signal cuts it short, which is what we want
@@ -174,7 +180,9 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         }
         Error e = written.error();
         if (copy) {
-            const std::string flag = std::string("--") + formatName(options.format);
+            std::string flag = std::string("--") + formatName(options.format);
+            if (options.format == OutputFormat::DiffFlamegraph) // its baseline, shell-quoted
+                flag += " '" + replaceAll(options.baseline, "'", "'\\''") + "'";
             e.message +=
                 "\ngilscope: " + rescueNote(copy->rescue(destination), flag.c_str(), destination);
         }

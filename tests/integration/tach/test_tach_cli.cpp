@@ -250,7 +250,9 @@ private slots:
                  qPrintable(missing.err));
         auto noFormat = runGilscope({"replay", tachFixture("tiny.bin")});
         QCOMPARE(noFormat.exitCode, 2);
-        QVERIFY2(noFormat.err.contains("--gecko, --collapsed, --pstats, --jsonl or --pprof"),
+        QVERIFY2(noFormat.err.contains(
+                     "--gecko, --collapsed, --pstats, --jsonl, --pprof, --flamegraph or "
+                     "--diff-flamegraph"),
                  qPrintable(noFormat.err));
         auto both = runGilscope({"replay", tachFixture("tiny.bin"), "--gecko", "--collapsed"});
         QCOMPARE(both.exitCode, 2);
