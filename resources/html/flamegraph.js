@@ -91,7 +91,8 @@ window.GS.chart = (function (G) {
     let label = f < 0 ? "all (" + view.t[0] + " samples)" : funcName(f);
     const room = Math.floor((w - 6) / charWidth);
     if (label.length > room) label = room > 1 ? label.slice(0, room - 1) + "\u2026" : "";
-    ctx.fillStyle = funcMatched && f >= 0 && funcMatched[f] ? "#fff" : "#000";
+    const strong = view.change && !funcMatched && Math.abs(view.change[i]) > 0.6 * diff.fullChange;
+    ctx.fillStyle = strong || (funcMatched && f >= 0 && funcMatched[f]) ? "#fff" : "#000";
     ctx.fillText(label, x + 3, y + ROW - 5);
   }
 

@@ -35,10 +35,11 @@ window.GS = (function () {
   }
 
   function renderFunctions(view) {
-    const all = view.t[0], rows = functionRows(view), shown = 30;
+    const all = view.t[0], shown = 30, limit = 5000; // a table beyond that is too slow to use
+    const rows = functionRows(view), listed = rows.slice(0, limit);
     let html = "<tr><th>Function</th><th>File:line</th><th>Own</th><th>Total</th>" +
                "<th>Own samples</th><th>Total samples</th></tr>";
-    rows.forEach((r, k) => {
+    listed.forEach((r, k) => {
       const name = esc(funcName(r.f));
       html += "<tr" + (k >= shown ? ' class="more"' : "") + ' data-function="' + name +
               '"><td class="fn">' + name + "</td><td>" + esc(funcPlace(r.f)) +
@@ -46,6 +47,9 @@ window.GS = (function () {
               fmtPct(pct(r.total, all)) + '</td><td class="n">' + r.own + '</td><td class="n">' +
               r.total + "</td></tr>";
     });
+    if (rows.length > limit)
+      html += '<tr class="more"><td colspan=6>' + (rows.length - limit) +
+              " functions with fewer samples are not listed</td></tr>";
     $("functions").innerHTML = html;
     $("more").hidden = rows.length <= shown;
   }
