@@ -40,6 +40,18 @@ struct FlameComparison {
     size_t listed = 10; // rows in each list: grew, shrank, only here, only there
 };
 
+// The JSON resources/html/*.js read:
+//   meta     {title, target, python, mode, intervalUs, durationSec, sampleRate, samples,
+//            threads}
+//   funcs    {name[], file[] (string ids), line[], module[] (module ids)}
+//   modules  {name[], color[] ("#rrggbb", core/analysis/module_color)}
+//   views    [{label, tid, samples, f[] (function per frame, -1: the root), p[] (parent
+//            frame), t[] (samples through), s[] (own samples), b[] (comparison only: the
+//            baseline's share of the same call path, in %)}], frames in preorder
+//   diff     (comparison only) {baseline, baselineSamples, currentSamples, fullChange,
+//            palette[], grew[], shrank[] ({name, file, line, base, cur, delta}),
+//            onlyCurrent[], onlyBaseline[] ({path, pct})}
+//   strings  []
 // JSON for resources/html/flamegraph.js. `views` must not be empty; the first one is
 // shown first. All views come from one model, so function ids are shared. Strings that
 // are not UTF-8 are repaired; '<' is written as \u003c so the text can sit in a <script>.
