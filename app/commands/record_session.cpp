@@ -197,6 +197,7 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
                                          "the recording stopped early because of the error "
                                          "above; what was recorded until then was written"));
     if (options.browser && isHtmlFormat(options.format)) {
+        if (output->toStdout()) return result; // a page sent down a pipe has no file to open
         const int opened = openFileInBrowser(QString::fromStdString(destination.string()));
         if (result.exitCode == 0) result.exitCode = opened;
     } else if (options.browser) {

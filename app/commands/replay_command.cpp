@@ -172,7 +172,8 @@ int runReplay(const QStringList& args) {
         std::fprintf(messages(), "%s\n", said.c_str());
     if (outputOptions.format == OutputFormat::Gecko)
         std::fprintf(messages(), "Open in Firefox Profiler: https://profiler.firefox.com/\n");
-    if (browser) return openFileInBrowser(QString::fromStdString(dest.string()));
+    if (browser && !(*output)->toStdout()) // a page sent down a pipe has no file to open
+        return openFileInBrowser(QString::fromStdString(dest.string()));
     return 0;
 }
 
