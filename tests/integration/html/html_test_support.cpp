@@ -56,15 +56,18 @@ QMap<QString, RenderedFunction> renderedFunctionsByFile(const QString& dom) {
     return out;
 }
 
-QMap<QString, double> renderedChanges(const QString& dom, const QString& rowClass) {
-    const QRegularExpression row("<tr class=\"" + rowClass +
-                                 "\" data-function=\"[^\"]*\"><td class=\"fn\">(.*?)</td>.*?"
-                                 "<td class=\"n delta\">([+\u2212]?)([\\d.]+) pts</td></tr>");
-    QMap<QString, double> out;
+QMap<QString, RenderedChange> renderedChanges(const QString& dom, const QString& rowClass) {
+    const QRegularExpression row(
+        "<tr class=\"" + rowClass +
+        "\" data-function=\"[^\"]*\"><td class=\"fn\">(.*?)</td><td>.*?</td>"
+        "<td class=\"n\">([\\d.]+)%</td><td class=\"n\">([\\d.]+)%</td>"
+        "<td class=\"n delta\">([+\u2212]?)([\\d.]+) pts</td></tr>");
+    QMap<QString, RenderedChange> out;
     for (auto it = row.globalMatch(dom); it.hasNext();) {
         const auto m = it.next();
-        const double size = m.captured(3).toDouble();
-        out[unescape(m.captured(1))] = m.captured(2) == QStringLiteral("\u2212") ? -size : size;
+        const double size = m.captured(5).toDouble();
+        out[unescape(m.captured(1))] = {m.captured(2).toDouble(), m.captured(3).toDouble(),
+                                        m.captured(4) == QStringLiteral("\u2212") ? -size : size};
     }
     return out;
 }

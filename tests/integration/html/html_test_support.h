@@ -19,8 +19,12 @@ QMap<QString, RenderedFunction> renderedFunctions(const QString& dom);
 // The same, keyed by "name\nfile".
 QMap<QString, RenderedFunction> renderedFunctionsByFile(const QString& dom);
 
-// A row of the comparison's "grew" or "shrank" table: function -> change in points.
-QMap<QString, double> renderedChanges(const QString& dom, const QString& rowClass);
+// A row of the comparison's "grew" or "shrank" table: the function's total share in the
+// baseline and now, and the change in points.
+struct RenderedChange {
+    double base = 0, now = 0, delta = 0;
+};
+QMap<QString, RenderedChange> renderedChanges(const QString& dom, const QString& rowClass);
 
 // CPython's page: own samples per "funcname\nfilename" (the sum of its nodes' self
 // samples), and the samples its pruning left out (a node whose value exceeds its self

@@ -205,13 +205,22 @@ private slots:
         const auto grew = renderedChanges(rendered, "grew");
         QVERIFY2(shrank.contains("heavy_part") && grew.contains("light_part"),
                  qPrintable(rendered.left(6000)));
-        qInfo("heavy_part %+.2f points, light_part %+.2f on the page; the targets ran %+.1f",
-              shrank["heavy_part"], grew["light_part"], truth);
-        QVERIFY2(std::abs(shrank["heavy_part"] - truth) <= 12, qPrintable(rendered.left(6000)));
-        QVERIFY2(std::abs(grew["light_part"] + truth) <= 12, qPrintable(rendered.left(6000)));
-        // About 40 points, when the targets ran about 40 points apart (a machine at load 10
-        // can disturb their split; the page follows what they ran, checked above).
-        if (truth < -30) QVERIFY(shrank["heavy_part"] < -20 && grew["light_part"] > 20);
+        const RenderedChange heavy = shrank["heavy_part"], light = grew["light_part"];
+        qInfo("heavy_part %.1f%% -> %.1f%% (%+.2f points), light_part %.1f%% -> %.1f%% (%+.2f); "
+              "the targets ran %.1f%% and %.1f%% (%+.1f)",
+              heavy.base, heavy.now, heavy.delta, light.base, light.now, light.delta, base.heavyPct,
+              cur.heavyPct, truth);
+        // Each side's split between the two is what its target ran, and so is the change.
+        const double baseSplit = 100 * heavy.base / (heavy.base + light.base);
+        const double curSplit = 100 * heavy.now / (heavy.now + light.now);
+        QVERIFY2(std::abs(baseSplit - base.heavyPct) <= 10, qPrintable(QString::number(baseSplit)));
+        QVERIFY2(std::abs(curSplit - cur.heavyPct) <= 10, qPrintable(QString::number(curSplit)));
+        QVERIFY2(std::abs(curSplit - baseSplit - truth) <= 12, qPrintable(rendered.left(6000)));
+        QVERIFY(std::abs(heavy.delta - (heavy.now - heavy.base)) < 0.11); // shares shown to 0.1
+        // About 40 points shrunk and grown, when the targets ran about 40 points apart (a
+        // machine at load 10 can disturb their split, or keep the CPU from the waiting
+        // target long enough to be sampled as on CPU and dilute the shares).
+        if (truth < -30) QVERIFY(heavy.delta < -20 && light.delta > 20);
         QVERIFY2(rendered.contains("id=\"legend\"") && rendered.contains("pts (grew)"),
                  "no legend");
         // The same figures as `gilscope diff` (one home for the comparison).
