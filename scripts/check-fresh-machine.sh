@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Proves the README's first command on a bare Debian 12: unpacks a clean
-# `debootstrap --variant=minbase bookworm` system into a temporary root, copies this
+# Proves both package lists of scripts/install-deps.sh on a bare Debian 12: unpacks a
+# clean `debootstrap --variant=minbase bookworm` system into a temporary root, copies this
 # checkout in, and there runs `scripts/run.sh --help` and `scripts/run.sh ps` (which
 # install what is missing with scripts/install-deps.sh, configure, build the gilscope
-# executable and start it). A package that install-deps.sh forgets fails here, whatever
-# the machine running the check has installed.
+# executable and start it), checks that this pulled in none of the test tools, then
+# installs the test list (`install-deps.sh --test`, as scripts/test.sh does) and starts
+# each test tool once. A package that install-deps.sh forgets fails here, whatever the
+# machine running the check has installed.
 #
 #   scripts/check-fresh-machine.sh
 #
@@ -112,4 +114,16 @@ step "scripts/run.sh --help (install-deps, configure, build gilscope, run)" \
 step "scripts/run.sh ps" in_root /bin/bash -c 'cd /src && scripts/run.sh ps'
 step "install-deps.sh has nothing left to install" \
     in_root /bin/bash -c 'cd /src && out=$(scripts/install-deps.sh) && [ -z "$out" ] || { echo "error: a second run still installs: $out"; exit 1; }'
-say "passed: a bare Debian 12 (bookworm minbase) installs, builds and runs gilscope"
+# A user who only runs gilscope installs no test tools.
+step "scripts/run.sh installed none of the test tools" \
+    in_root /bin/bash -c 'cd /src && for p in $(scripts/install-deps.sh --list-test); do
+        if dpkg-query -W -f="\${Status}" "$p" 2>/dev/null | grep -q "install ok installed"; then
+            echo "error: $p (a test tool) came with the run set"; exit 1; fi; done'
+# The second list, as scripts/test.sh installs it, and each tool starts.
+step "scripts/install-deps.sh --test" in_root /bin/bash -c 'cd /src && scripts/install-deps.sh --test'
+step "install-deps.sh --test has nothing left to install" \
+    in_root /bin/bash -c 'cd /src && out=$(scripts/install-deps.sh --test) && [ -z "$out" ] || { echo "error: a second run still installs: $out"; exit 1; }'
+step "the test tools start" \
+    in_root /bin/bash -c 'chromium --version && go version && clang-format --version &&
+        clang --version && python3 --version && ccache --version'
+say "passed: a bare Debian 12 (bookworm minbase) installs, builds and runs gilscope, and installs the test tools"

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages gilscope needs, if any are missing: to build and run it
-# (scripts/run.sh) and to build and run the whole test suite, the sanitizer build and the
-# fuzz build (scripts/test.sh). scripts/check-fresh-machine.sh proves this list on a bare
-# `debootstrap --variant=minbase bookworm` system, so a package a developer happens to have
-# cannot hide here.
+# Installs the Debian 12 packages gilscope needs, if any are missing.
+#
+#   scripts/install-deps.sh          what scripts/run.sh needs: build and run gilscope
+#   scripts/install-deps.sh --test   that, plus what the test suite, the sanitizer and
+#                                    fuzz builds and the benchmarks add (scripts/test.sh)
+#
+# A user who only runs gilscope installs no test tools. scripts/check-fresh-machine.sh
+# proves both lists on a bare `debootstrap --variant=minbase bookworm` system, so a package
+# a developer happens to have cannot hide here, and checks that the first list pulls in
+# none of the test tools.
 #
 # Every name is a real package (not a virtual one), so the dpkg check below finds it once
 # installed and a second run needs no network.
 set -euo pipefail
 
-packages=(
+run_packages=(
     # toolchain
     build-essential cmake ninja-build pkg-config
     # Qt 6 (qt6-base-dev includes Qt6DBus, for "Show in folder"). qt6-charts-dev's CMake
@@ -22,11 +27,19 @@ packages=(
     nlohmann-json3-dev libzstd-dev libprotobuf-dev protobuf-compiler zlib1g-dev
     # the --live terminal view (tui/): ncurses, wide-character build
     libncurses-dev
-    # tests: Go's own pprof (`go tool pprof`) reads the --pprof files
+    # `gilscope run`'s default interpreter, and a font for the window's text (both come
+    # with the packages above anyway)
+    python3 fonts-dejavu-core
+)
+
+test_packages=(
+    # Go's own pprof (`go tool pprof`) reads the --pprof files
     golang-go
-    # tests: Debian's own Python (a test target), a font for the offscreen GUI tests,
-    # debootstrap + keyring for the Python 3.14/3.15 chroot and the fresh-machine check
-    python3 fonts-dejavu-core debootstrap debian-archive-keyring xvfb xauth
+    # the HTML outputs, rendered offline in headless Chromium
+    chromium
+    # debootstrap + keyring for the Python 3.14/3.15 chroot and the fresh-machine check;
+    # a virtual X server for the GUI tests
+    debootstrap debian-archive-keyring xvfb xauth
     # dbus-daemon: a private session bus for the Show in folder test
     dbus
     # tests: a terminal for the --live view (test_live reads its screen through tmux)
@@ -36,6 +49,20 @@ packages=(
     # compiler cache: a warm scripts/test.sh (CI's next run, a second checkout) rebuilds little
     ccache
 )
+
+packages=("${run_packages[@]}")
+case "${1:-}" in
+"") ;;
+--test) packages+=("${test_packages[@]}") ;;
+--list-test) # the test tools only, one a line (check-fresh-machine.sh)
+    printf '%s\n' "${test_packages[@]}"
+    exit 0
+    ;;
+*)
+    echo "usage: scripts/install-deps.sh [--test]" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
-scripts/install-deps.sh
+scripts/install-deps.sh --test # what scripts/run.sh needs, and the test tools
 # One compiler cache for every checkout: paths below this one are hashed relative to it,
 # so a fresh clone in another folder (CI) reuses the last run's objects.
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-8G}"

@@ -3,10 +3,12 @@
 #include "net/profile_server.h"
 
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QProcess>
 #include <QSettings>
 #include <QStringList>
 #include <QTimer>
+#include <QUrl>
 
 #include <cstdio>
 
@@ -78,6 +80,20 @@ int openInFirefoxProfiler(const QString& path, const QString& profiler,
     QTimer::singleShot(60000, &sending, &QEventLoop::quit);
     if (!server.wasDelivered()) sending.exec();
     std::printf("The Firefox Profiler has the profile.\n");
+    return 0;
+}
+
+int openFileInBrowser(const QString& path) {
+    const QString url =
+        QUrl::fromLocalFile(QFileInfo(path).absoluteFilePath()).toString(QUrl::FullyEncoded);
+    QStringList command = browserCommand();
+    const QString program = command.takeFirst();
+    if (!QProcess::startDetached(program, command << url)) {
+        std::fprintf(stderr, "gilscope: cannot start %s; open %s in a browser\n",
+                     qPrintable(program), qPrintable(url));
+        return 1;
+    }
+    std::fprintf(stderr, "Opening %s in the browser (%s)\n", qPrintable(url), qPrintable(program));
     return 0;
 }
 

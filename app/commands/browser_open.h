@@ -15,4 +15,9 @@ namespace gilscope::cli {
 int openInFirefoxProfiler(const QString& path, const QString& profiler = {},
                           const std::function<bool()>& interrupted = {});
 
+// Opens a local file (an HTML page) as a file:// address with $GILSCOPE_BROWSER,
+// $BROWSER or xdg-open, as CPython's --browser does; does not wait for the browser.
+// Returns the exit code: 0, or 1 when no browser could be started.
+int openFileInBrowser(const QString& path);
+
 } // namespace gilscope::cli

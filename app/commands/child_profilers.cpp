@@ -49,6 +49,8 @@ std::vector<std::string> childProfilerArguments(const RecordOptions& o) {
     if (o.maxDepth != ReadOptions{}.maxDepth)
         a.insert(a.end(), {"--max-depth", std::to_string(o.maxDepth)});
     a.push_back(std::string("--") + formatName(o.format));
+    if (o.format == OutputFormat::DiffFlamegraph) // the same baseline, wherever the child runs
+        a.push_back(std::filesystem::absolute(o.baseline).string());
     if (o.format == OutputFormat::Binary && o.compression != Compression::Auto)
         a.insert(a.end(), {"--compression", compressionName(o.compression)});
     if (o.format == OutputFormat::Pstats) {

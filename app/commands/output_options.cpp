@@ -12,6 +12,7 @@ namespace fs = std::filesystem;
 struct FormatNames {
     const char* name;
     const char* extension;
+    const char* fileStem = name; // CPython's default file name: {stem}_{pid}.{extension}
 };
 
 FormatNames namesOf(OutputFormat f) {
@@ -28,6 +29,10 @@ FormatNames namesOf(OutputFormat f) {
         return {"binary", "bin"};
     case OutputFormat::Pprof: // gzip'd profile.proto, as `go tool pprof` names its files
         return {"pprof", "pb.gz"};
+    case OutputFormat::Flamegraph:
+        return {"flamegraph", "html"};
+    case OutputFormat::DiffFlamegraph:
+        return {"diff-flamegraph", "html", "diff_flamegraph"};
     case OutputFormat::Heatmap: // a folder: heatmapFolder() names it
         return {"heatmap", ""};
     }
@@ -38,6 +43,10 @@ FormatNames namesOf(OutputFormat f) {
 
 const char* formatName(OutputFormat f) {
     return namesOf(f).name;
+}
+
+bool isHtmlFormat(OutputFormat f) {
+    return f == OutputFormat::Flamegraph || f == OutputFormat::DiffFlamegraph;
 }
 
 const char* compressionName(Compression c) {
@@ -63,8 +72,9 @@ fs::path outputPath(const OutputOptions& options, int pid) {
     if (options.format == OutputFormat::Heatmap) return heatmapFolder(options.output, pid);
     // CPython's naming: {format}_{pid}.{ext} without -o, and inside the directory -o
     // names; otherwise -o itself.
-    const std::string name = std::string(formatName(options.format)) + "_" + std::to_string(pid) +
-                             "." + namesOf(options.format).extension;
+    const FormatNames names = namesOf(options.format);
+    const std::string name =
+        std::string(names.fileStem) + "_" + std::to_string(pid) + "." + names.extension;
     if (options.output.empty()) return name;
     const fs::path option(options.output);
     std::error_code ec;

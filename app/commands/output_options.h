@@ -12,12 +12,23 @@
 
 namespace gilscope::cli {
 
-enum class OutputFormat { Collapsed, Gecko, Binary, Pstats, Jsonl, Pprof, Heatmap };
+enum class OutputFormat {
+    Collapsed,
+    Gecko,
+    Binary,
+    Pstats,
+    Jsonl,
+    Pprof,
+    Flamegraph,
+    DiffFlamegraph,
+    Heatmap
+};
 
 // Every format, in --help order; each one's flag is --<formatName>.
 inline constexpr OutputFormat kOutputFormats[] = {
-    OutputFormat::Collapsed, OutputFormat::Gecko, OutputFormat::Binary, OutputFormat::Pstats,
-    OutputFormat::Jsonl,     OutputFormat::Pprof, OutputFormat::Heatmap};
+    OutputFormat::Collapsed,  OutputFormat::Gecko,          OutputFormat::Binary,
+    OutputFormat::Pstats,     OutputFormat::Jsonl,          OutputFormat::Pprof,
+    OutputFormat::Flamegraph, OutputFormat::DiffFlamegraph, OutputFormat::Heatmap};
 
 // --compression of --binary output; Auto is zstd, as in CPython.
 enum class Compression { Auto, Zstd, None };
@@ -26,13 +37,16 @@ struct OutputOptions {
     OutputFormat format = OutputFormat::Collapsed;
     Compression compression = Compression::Auto; // --binary only
     std::string output;                          // -o; empty: {format}_{pid}.{ext}
+    std::string baseline;                        // --diff-flamegraph BASELINE.bin
     std::string sort = "nsamples";               // --pstats table: --sort, -l/--limit, --no-summary
     long limit = 15;
     bool summary = true;
 };
 
-const char*
-formatName(OutputFormat f); // "collapsed", "gecko", "binary", "pstats", "jsonl", "pprof", ...
+// The flag without its dashes: "collapsed", "gecko", ..., "flamegraph", "diff-flamegraph".
+const char* formatName(OutputFormat f);
+// The HTML pages, which --browser opens.
+bool isHtmlFormat(OutputFormat f);
 const char* compressionName(Compression c); // "auto", "zstd", "none"
 std::optional<Compression> parseCompression(std::string_view name);
 

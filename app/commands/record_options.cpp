@@ -127,6 +127,12 @@ const QList<QCommandLineOption>& recordOptions() {
             {"pprof",
              "Write a gzip'd pprof profile (profile.proto) for go tool pprof, Pyroscope or Parca, "
              "with thread_id, thread_name and thread_state labels."},
+            {"flamegraph", "Write an interactive HTML flame graph: one offline file (default "
+                           "flamegraph_{pid}.html)."},
+            {"diff-flamegraph",
+             "Write an HTML flame graph coloured by each frame's change of share against "
+             "BASELINE, a .bin recording (default diff_flamegraph_{pid}.html).",
+             "BASELINE"},
             {"sort",
              "--pstats table order: nsamples, tottime, cumtime, sample-pct, cumul-pct, "
              "nsamples-cumul or name (default nsamples).",
@@ -148,7 +154,8 @@ const QList<QCommandLineOption>& recordOptions() {
              "With --async-aware: running (the task each thread runs now, default) or all (every "
              "task, waiting ones too).",
              "MODE", "running"},
-            {"browser", "With --gecko: open the profile in the Firefox Profiler when done."},
+            {"browser", "With --flamegraph or --diff-flamegraph: open the page in a browser when "
+                        "done; with --gecko: open the profile in the Firefox Profiler."},
             {"live",
              "Show a live top-like table of functions in the terminal (keys: s sort, t threads, "
              "f thread state, p pause, q quit); -o or a format flag also writes that output."},
@@ -252,8 +259,10 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     if (formats > 1)
         return makeError(
             ErrorKind::BadArguments,
-            "argument --collapsed/--gecko/--binary/--pstats/--jsonl/--pprof/--heatmap: only one "
-            "output format may be given");
+            "argument --collapsed/--gecko/--binary/--pstats/--jsonl/--pprof/--flamegraph/"
+            "--diff-flamegraph/--heatmap: only one output format may be given");
+    if (o.format == OutputFormat::DiffFlamegraph)
+        o.baseline = argumentBytes(parser.value("diff-flamegraph"));
     if (auto s = readPstatsOptions(parser, o); !s) return s.error();
 
     const std::string compression = parser.value("compression").toStdString();
@@ -266,8 +275,9 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     if (parser.isSet("compression") && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments, "--compression is only valid with --binary");
     o.browser = parser.isSet("browser");
-    if (o.browser && o.format != OutputFormat::Gecko)
-        return makeError(ErrorKind::BadArguments, "--browser is only valid with --gecko");
+    if (o.browser && o.format != OutputFormat::Gecko && !isHtmlFormat(o.format))
+        return makeError(ErrorKind::BadArguments,
+                         "--browser is only valid with --flamegraph, --diff-flamegraph or --gecko");
     if (o.opcodes && o.format != OutputFormat::Gecko && o.format != OutputFormat::Binary &&
         o.format != OutputFormat::Heatmap)
         return makeError(ErrorKind::BadArguments,

@@ -1,6 +1,7 @@
 #include "app/commands/record_output.h"
 
 #include "app/commands/heatmap_output.h"
+#include "app/commands/html_output.h"
 
 #include "core/collapsed/collapsed_writer.h"
 #include "core/gecko/gecko_collector.h"
@@ -196,6 +197,7 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const OutputOptio
             std::make_unique<BinaryOutput>(destination, std::move(writer.value()), toStdout));
     }
     if (options.format == OutputFormat::Heatmap) return createHeatmapOutput(destination, facts);
+    if (isHtmlFormat(options.format)) return createHtmlOutput(options, facts, destination);
     if (options.format == OutputFormat::Pstats) {
         pstats::TableOptions t;
         pstats::parseSort(options.sort, t.sort);
@@ -234,6 +236,8 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const OutputOptio
     case OutputFormat::Binary:
     case OutputFormat::Pstats:
     case OutputFormat::Heatmap:
+    case OutputFormat::Flamegraph:
+    case OutputFormat::DiffFlamegraph:
         break;
     }
     return makeError(ErrorKind::Internal, "unknown output format");
@@ -245,6 +249,10 @@ createRecordingOutput(const RecordOptions& options, const fs::path& destination,
     facts.intervalUs = options.intervalUs;
     facts.opcodes = options.opcodes;
     facts.mode = static_cast<int>(recordedMode(options.readOptions()));
+    const ReadOptions read = options.readOptions(); // the bits the sampler will stamp
+    facts.captureFeatures = int(
+        (read.allThreads ? CaptureFeature::AllThreads : 0) | (read.gc ? CaptureFeature::Gc : 0) |
+        (read.native ? CaptureFeature::Native : 0) | (read.opcodes ? CaptureFeature::Opcodes : 0));
     facts.liveTarget = true;
     facts.pid = pid;
     facts.target = "PID " + std::to_string(pid);

@@ -41,10 +41,12 @@ struct RecordingFacts {
     std::optional<double> startTimeMs;     // Gecko's meta.startTime; none: now
     bool opcodes = false;                  // Gecko's opcode markers
     std::optional<int> mode;               // ProfilingMode: JSONL's meta, the pstats table's hint
+    std::optional<int> captureFeatures;    // CaptureFeature bits: what a diff's baseline must match
     bool liveTarget = false;               // pprof's thread names come from /proc
     std::optional<int64_t> endWallClockNs; // pprof's clock for a replayed .bin: when it ended
-    int pid = 0;        // a live target (the heatmap reads its sources through /proc/PID/root)
-    std::string target; // what the heatmap's pages say was recorded
+    int pid = 0; // a live target (the heatmap reads its sources through /proc/PID/root)
+    // What the HTML pages say was recorded: a replayed .bin's path (live: its command).
+    std::string target;
 };
 
 // What a pprof sink is told by these facts (the file output's and the push's).

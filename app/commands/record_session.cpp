@@ -23,6 +23,12 @@ namespace gilscope::cli {
 
 namespace {
 
+std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+    return s;
+}
+
 void sleepMs(int ms) {
     timespec ts{ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, nullptr); // a signal cuts it short, which is what we want
@@ -204,7 +210,9 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         }
         Error e = written.error();
         if (copy) {
-            const std::string flag = std::string("--") + formatName(options.format);
+            std::string flag = std::string("--") + formatName(options.format);
+            if (options.format == OutputFormat::DiffFlamegraph) // its baseline, shell-quoted
+                flag += " '" + replaceAll(options.baseline, "'", "'\\''") + "'";
             e.message +=
                 "\ngilscope: " + rescueNote(copy->rescue(destination), flag.c_str(), destination);
         }
@@ -218,7 +226,11 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         result.exitCode = fail(makeError(recording.failureKind(),
                                          "the recording stopped early because of the error "
                                          "above; what was recorded until then was written"));
-    if (options.browser) {
+    if (options.browser && isHtmlFormat(options.format)) {
+        if (output->toStdout()) return result; // a page sent down a pipe has no file to open
+        const int opened = openFileInBrowser(QString::fromStdString(destination.string()));
+        if (result.exitCode == 0) result.exitCode = opened;
+    } else if (options.browser) {
         const int before = interrupts.count(); // a further Ctrl-C stops the wait
         const int opened = openInFirefoxProfiler(QString::fromStdString(destination.string()), {},
                                                  [&] { return interrupts.count() > before; });

@@ -1,6 +1,8 @@
-// gilscope replay FILE.bin --gecko|--collapsed|--pstats|--jsonl|--pprof [-o OUT]: converts a
+// gilscope replay FILE.bin --gecko|--collapsed|--pstats|--jsonl|--pprof|--flamegraph|
+// --diff-flamegraph BASELINE [-o OUT] [--browser]: converts a
 // Tachyon .bin recording, as `python -m profiling.sampling replay` does, with its progress on
 // stderr.
+#include "app/commands/browser_open.h"
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
 #include "app/commands/command_line.h"
@@ -59,14 +61,19 @@ std::optional<int> readOutputOptions(const CommandLine& cli, const QCommandLineP
     for (const auto& [flag, format] :
          {std::pair{"gecko", OutputFormat::Gecko}, std::pair{"collapsed", OutputFormat::Collapsed},
           std::pair{"pstats", OutputFormat::Pstats}, std::pair{"jsonl", OutputFormat::Jsonl},
-          std::pair{"pprof", OutputFormat::Pprof}, std::pair{"heatmap", OutputFormat::Heatmap}})
+          std::pair{"pprof", OutputFormat::Pprof},
+          std::pair{"flamegraph", OutputFormat::Flamegraph},
+          std::pair{"diff-flamegraph", OutputFormat::DiffFlamegraph},
+          std::pair{"heatmap", OutputFormat::Heatmap}})
         if (parser.isSet(flag)) {
             out.format = format;
             ++formats;
         }
     if (formats != 1)
         return cli.usageError("choose exactly one output format: --gecko, --collapsed, --pstats, "
-                              "--jsonl, --pprof or --heatmap");
+                              "--jsonl, --pprof, --flamegraph, --diff-flamegraph or --heatmap");
+    if (out.format == OutputFormat::DiffFlamegraph)
+        out.baseline = argumentBytes(parser.value("diff-flamegraph"));
     if (parser.isSet("sort")) {
         out.sort = parser.value("sort").toStdString();
         pstats::Sort known;
@@ -98,6 +105,10 @@ int runReplay(const QStringList& args) {
         {"pstats", "Print a pstats table (or with -o, write a file pstats.Stats() loads)."},
         {"jsonl", "Write newline-delimited JSON (CPython's schema)."},
         {"pprof", "Write a gzip'd pprof profile (go tool pprof, Pyroscope, Parca)."},
+        {"flamegraph", "Write an interactive HTML flame graph (one offline file)."},
+        {"diff-flamegraph", "Write an HTML flame graph coloured by change against BASELINE (.bin).",
+         "BASELINE"},
+        {"browser", "With --flamegraph or --diff-flamegraph: open the page in a browser."},
         {"heatmap", "Write an HTML heatmap folder (default heatmap_PID; -o names the folder)."},
         {"sort", "--pstats table order (default nsamples).", "KEY"},
         {{"l", "limit"}, "--pstats table rows (15).", "N"},
@@ -109,6 +120,9 @@ int runReplay(const QStringList& args) {
     if (positional.size() != 1) return cli.usageErrorSeeHelp("expected one input file");
     OutputOptions outputOptions;
     if (auto done = readOutputOptions(cli, parser, outputOptions)) return *done;
+    const bool browser = parser.isSet("browser");
+    if (browser && !isHtmlFormat(outputOptions.format))
+        return cli.usageError("--browser is only valid with --flamegraph or --diff-flamegraph");
 
     const fs::path input = argumentPath(positional[0]);
     std::error_code ec;
@@ -123,7 +137,8 @@ int runReplay(const QStringList& args) {
     facts.intervalUs = info.sampleIntervalUs;
     facts.startTimeMs = static_cast<double>(info.startTimeUs) / 1000.0;
     facts.mode = info.mode;
-    facts.target = input.filename().string();
+    facts.target = input.string();
+    facts.captureFeatures = info.captureFeatures;
     // The file was written when the recording ended: pprof's wall clock for its samples.
     struct stat st {};
     if (::stat(input.c_str(), &st) == 0)
@@ -159,13 +174,16 @@ int runReplay(const QStringList& args) {
         std::fprintf(messages(), "%s\n", said.c_str());
     if (outputOptions.format == OutputFormat::Gecko)
         std::fprintf(messages(), "Open in Firefox Profiler: https://profiler.firefox.com/\n");
+    if (browser && !(*output)->toStdout()) // a page sent down a pipe has no file to open
+        return openFileInBrowser(QString::fromStdString(dest.string()));
     return 0;
 }
 
 } // namespace
 
-GILSCOPE_REGISTER_COMMAND(replay, "replay",
-                          "Convert a binary (.bin) recording to Gecko JSON or collapsed stacks",
-                          runReplay);
+GILSCOPE_REGISTER_COMMAND(
+    replay, "replay",
+    "Convert a binary (.bin) recording to Gecko JSON, collapsed stacks, an HTML flame graph...",
+    runReplay);
 
 } // namespace gilscope::cli

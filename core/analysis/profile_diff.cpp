@@ -141,6 +141,29 @@ std::optional<std::string> incomparableReason(std::optional<int> baselineMode,
     return std::nullopt;
 }
 
+std::optional<std::string> incomparableFeatures(std::optional<int> baselineFeatures,
+                                                std::optional<int> currentFeatures) {
+    if (baselineFeatures.value_or(-1) < 0 || currentFeatures.value_or(-1) < 0) return std::nullopt;
+    // What changes the threads or the frames a stack holds; opcodes and --blocking do not.
+    struct Feature {
+        int bit;
+        const char* what;
+    };
+    static const Feature kShape[] = {{CaptureFeature::AllThreads, "every thread (-a)"},
+                                     {CaptureFeature::Native, "<native> frames (--native)"},
+                                     {CaptureFeature::Gc, "<GC> frames (no --no-gc)"}};
+    std::string out;
+    for (const Feature& f : kShape) {
+        const bool b = *baselineFeatures & f.bit, c = *currentFeatures & f.bit;
+        if (b == c) continue;
+        out += std::string(out.empty() ? "" : "; ") + "the baseline was recorded " +
+               (b ? "with " : "without ") + f.what + ", the current recording " +
+               (c ? "with them" : "without them");
+    }
+    if (out.empty()) return std::nullopt;
+    return out + ": their threads or stacks differ, so their shares do not compare";
+}
+
 uint64_t functionKey(const FunctionInfo& f) {
     std::string key = f.name;
     key += '\0';

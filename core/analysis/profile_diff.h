@@ -54,6 +54,11 @@ std::vector<DiffRow> diffFunctions(const ProfileSnapshot& baseline, const Profil
 // thread, so they compare, except on CPU: a wall recording has no CPU state.
 std::optional<std::string> incomparableReason(std::optional<int> baselineMode,
                                               std::optional<int> currentMode, StateFilter state);
+// Why recordings with these CaptureFeature bits (nullopt or -1: unknown) cannot be
+// compared, or nullopt: one sampled every thread and the other the main thread only, or
+// one has <native> or <GC> frames the other lacks (CPython refuses any difference).
+std::optional<std::string> incomparableFeatures(std::optional<int> baselineFeatures,
+                                                std::optional<int> currentFeatures);
 // "wall", "cpu", "gil", "all", "exception", or "unknown".
 std::string profilingModeName(std::optional<int> mode);
 

@@ -9,4 +9,5 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/profile_report.cpp
     ${CMAKE_CURRENT_LIST_DIR}/profile_diff.cpp
     ${CMAKE_CURRENT_LIST_DIR}/state_filter_sink.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/module_color.cpp
 )

@@ -10,7 +10,8 @@ if [ "$BUILD" = build/release ]; then
     cmake --preset release >/dev/null
     cmake --build --preset release --target gilscope bench_remote_read bench_mode_filter bench_sampler \
         bench_thread_names gecko_bench bench_tach_replay bench_live_timeline bench_missed_samples bench_live_view \
-        bench_gui_update bench_responsiveness bench_pprof bench_stack_chart bench_agent
+        bench_gui_update bench_responsiveness bench_pprof bench_stack_chart bench_agent \
+        bench_html_recordings
 fi
 uptime
 echo "== issue 2: one full read of a 30-frame stack (µs, median)"
@@ -39,5 +40,7 @@ echo "== issue 17: stack chart, 1M samples in view (query on a worker, GUI frame
 QT_QPA_PLATFORM=offscreen "$BUILD/tests/bench/analysis/bench_stack_chart"
 echo "== issue 11: longest GUI stall while recording, opening and exporting"
 QT_QPA_PLATFORM=offscreen "$BUILD/tests/bench/gui/bench_responsiveness" --runs 3
+echo "== issue 19: HTML flame graph, gilscope and CPython 3.15 side by side"
+tests/bench/html/run_html_bench.sh "$BUILD"
 echo "== issues 3 and 23: sampler, CPython 3.15 and Austin side by side; many threads (BASELINE=old binary for before/after)"
 tests/bench/sampler/run_sampler_bench.sh "$BUILD"

@@ -1,10 +1,13 @@
 """A loop split between heavy_part() and light_part() by wall clock, for diff tests (70 and
 30 compare as a regression and its fix): runs argv[1] seconds, heavy_part taking argv[2]
 percent of each 50 ms loop (long, so a busy machine's scheduling delays barely move the
-split). Prints "SHARE <heavy_part %>" (its measured share of the two) and exits.
+split). Prints "SHARE <heavy_part %>" (its measured share of the two) and exits. With a
+path as argv[3], it waits for that file to exist before it starts (so the test can start
+recording first).
 
 READY json: {}
 """
+import os
 import sys
 import time
 
@@ -30,6 +33,9 @@ def light_part():
 
 
 ready()
+if len(sys.argv) > 3:
+    while not os.path.exists(sys.argv[3]):
+        time.sleep(0.005)
 t_heavy = t_light = 0.0
 deadline = time.perf_counter() + float(sys.argv[1])
 while time.perf_counter() < deadline:

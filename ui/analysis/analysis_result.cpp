@@ -1,33 +1,18 @@
 #include "ui/analysis/analysis_result.h"
 
-#include <QFileInfo>
+#include "core/analysis/module_color.h"
+
 #include <QObject>
-#include <QRegularExpression>
-#include <QStringList>
 
 namespace gilscope::ui {
 
 QString moduleOf(const std::string& file) {
-    const QString path = QString::fromStdString(file);
-    const QStringList parts = path.split(QLatin1Char('/'), Qt::SkipEmptyParts);
-    // The directory right after site-packages / dist-packages / pythonX.Y is the package.
-    static const QRegularExpression stdlib(QStringLiteral("^python\\d+\\.\\d+t?$"));
-    for (int i = parts.size() - 2; i >= 0; --i) {
-        const QString& p = parts[i];
-        if (p == QLatin1String("site-packages") || p == QLatin1String("dist-packages") ||
-            stdlib.match(p).hasMatch()) {
-            QString next = parts[i + 1];
-            if (next.endsWith(QLatin1String(".py"))) next.chop(3);
-            return next;
-        }
-    }
-    QString base = QFileInfo(path).fileName();
-    if (base.endsWith(QLatin1String(".py"))) base.chop(3);
-    return base.isEmpty() ? path : base;
+    return QString::fromStdString(gilscope::moduleOf(file));
 }
 
 QColor moduleColor(const std::string& file) {
-    return QColor::fromHsv(int(qHash(moduleOf(file)) % 360u), 110, 235);
+    const Rgb c = gilscope::moduleColor(file); // core's rule, shared with the HTML output
+    return QColor(c.r, c.g, c.b);
 }
 
 QColor searchedFill(const QColor& fill, bool searching, bool matched) {

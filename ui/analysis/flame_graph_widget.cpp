@@ -1,5 +1,7 @@
 #include "ui/analysis/flame_graph_widget.h"
 
+#include "core/analysis/module_color.h"
+
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -74,10 +76,8 @@ double FlameGraphWidget::frameChange(uint32_t node) const {
 }
 
 QColor FlameGraphWidget::changeColor(double points) {
-    const double strength = std::min(std::abs(points) / kFullChange, 1.0);
-    // From a neutral grey to red (grew) or blue (shrank), saturation by the change.
-    return QColor::fromHsv(points >= 0 ? 0 : 220, int(20 + 200 * strength),
-                           int(225 - 25 * strength));
+    const Rgb c = gilscope::changeColor(points, kFullChange); // shared with the HTML output
+    return QColor(c.r, c.g, c.b);
 }
 
 void FlameGraphWidget::setSearch(const QString& text) {

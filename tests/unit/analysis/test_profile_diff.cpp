@@ -106,6 +106,23 @@ private slots:
         const auto why = incomparableReason(wall, all, StateFilter::OnCpu);
         QVERIFY(why && why->find("no CPU state") != std::string::npos);
     }
+
+    // Other threads or other frames: refused, whichever side has them; opcodes,
+    // --blocking and unknown features are not.
+    void featuresThatChangeStacksAreRefused() {
+        using namespace CaptureFeature;
+        const int gc = int(Gc), all = int(Gc | AllThreads), native = int(Gc | Native);
+        QVERIFY(!incomparableFeatures(gc, gc));
+        QVERIFY(!incomparableFeatures(gc, int(Gc | Opcodes | Blocking)));
+        QVERIFY(!incomparableFeatures(std::nullopt, all));
+        QVERIFY(!incomparableFeatures(-1, all));
+        const auto threads = incomparableFeatures(all, gc);
+        QVERIFY(threads &&
+                threads->find("baseline was recorded with every thread (-a)") != std::string::npos);
+        const auto frames = incomparableFeatures(gc, native);
+        QVERIFY(frames && frames->find("without <native> frames") != std::string::npos);
+        QVERIFY(incomparableFeatures(gc, 0)); // --no-gc on one side
+    }
 };
 
 QTEST_GUILESS_MAIN(TestProfileDiff)

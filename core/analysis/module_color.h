@@ -1,0 +1,38 @@
+#pragma once
+
+// The one colour rule of frames: the window's flame graph and stack chart, and the HTML
+// flame graph, colour a frame by its module, so a user learns that teal is json and
+// orange is their app wherever they look.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace gilscope {
+
+// "pkg" for .../site-packages/pkg/x.py, "json" for /usr/lib/python3.12/json/x.py, else
+// the file's base name without .py.
+std::string moduleOf(std::string_view file);
+
+struct Rgb {
+    uint8_t r = 0, g = 0, b = 0;
+    bool operator==(const Rgb&) const = default;
+};
+
+// HSV (hue 0-359, saturation and value 0-255) to RGB, as QColor::fromHsv converts.
+Rgb rgbFromHsv(int hue, int saturation, int value);
+
+// A frame's fill: a hue from a hash of the module's name (stable across runs and
+// builds), at a fixed saturation and value.
+Rgb moduleColor(std::string_view file);
+// The same for a module's name (moduleOf's result).
+Rgb colorOfModule(std::string_view module);
+
+// A comparison's colour for a change of `points` percentage points: from a neutral grey
+// to red (grew) or blue (shrank), full strength at `fullChange` points.
+Rgb changeColor(double points, double fullChange);
+
+// "#rrggbb".
+std::string cssHex(Rgb c);
+
+} // namespace gilscope

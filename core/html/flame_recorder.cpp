@@ -1,0 +1,133 @@
+#include "core/html/flame_recorder.h"
+
+#include "core/html/flame_data.h"
+#include "core/html/flame_page.h"
+#include "core/util/python_version.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
+namespace gilscope::html {
+
+namespace {
+
+// /proc/PID/cmdline with spaces between the arguments, at most 1 KiB.
+std::string commandLineOf(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+    std::string text;
+    char c;
+    while (text.size() < 1024 && in.get(c))
+        text += c ? c : ' ';
+    while (!text.empty() && text.back() == ' ')
+        text.pop_back();
+    return text;
+}
+
+std::string threadLabel(const ProfileThread& t) {
+    std::string label = t.name.empty() ? "thread" : t.name;
+    label += " (" + std::to_string(t.threadId) + (t.mainThread ? ", main)" : ")");
+    return label;
+}
+
+} // namespace
+
+Result<std::shared_ptr<const ProfileFile>> loadBaseline(const std::string& path,
+                                                        std::optional<int> currentMode,
+                                                        std::optional<int> currentFeatures) {
+    auto loaded = loadProfileFile(path);
+    if (!loaded) {
+        Error e = loaded.error();
+        e.message = "--diff-flamegraph: cannot read the baseline " + path + ": " + e.message;
+        return e;
+    }
+    auto why = incomparableReason(loaded->info.mode, currentMode, StateFilter::All);
+    if (!why) why = incomparableFeatures(loaded->info.captureFeatures, currentFeatures);
+    if (why)
+        return makeError(ErrorKind::BadArguments,
+                         "--diff-flamegraph: cannot compare with the baseline " + path + ": " +
+                             *why);
+    return std::shared_ptr<const ProfileFile>(std::make_shared<ProfileFile>(std::move(*loaded)));
+}
+
+FlameRecorder::FlameRecorder(FlameRecorderOptions options) : options_(std::move(options)) {
+}
+
+void FlameRecorder::begin(const FrameRegistry& registry, const RecordingInfo& info) {
+    info_ = info;
+    if (options_.target.empty() && info.pid > 0) commandLine_ = commandLineOf(info.pid);
+    model_.begin(registry, info);
+}
+
+void FlameRecorder::finish(const RecordingSummary& summary) {
+    summary_ = summary;
+    model_.finish(summary);
+}
+
+Result<std::string> FlameRecorder::page(const CancelToken* cancel) const {
+    auto all = model_.query({}, cancel);
+    if (!all) return all.error();
+    const ProfileSnapshot& s = **all;
+
+    std::vector<FlameView> views{{"All threads", 0, *all}};
+    const bool diff = options_.baseline != nullptr;
+    if (!diff && s.threads.size() > 1) { // a comparison is of the whole recordings
+        std::vector<const ProfileThread*> busiest;
+        for (const ProfileThread& t : s.threads)
+            busiest.push_back(&t);
+        std::stable_sort(busiest.begin(), busiest.end(),
+                         [](auto* a, auto* b) { return a->samples > b->samples; });
+        if (busiest.size() > options_.maxThreadViews) busiest.resize(options_.maxThreadViews);
+        for (const ProfileThread* t : busiest) {
+            ProfileFilter one;
+            one.threads = {t->threadId};
+            auto snap = model_.query(one, cancel);
+            if (!snap) return snap.error();
+            views.push_back({threadLabel(*t), t->threadId, *snap});
+        }
+    }
+
+    FlameFacts facts;
+    facts.title = diff ? "Differential flame graph" : "Flame graph";
+    facts.target = !options_.target.empty() ? options_.target
+                   : !commandLine_.empty()  ? commandLine_
+                                            : "pid " + std::to_string(info_.pid);
+    if (info_.pythonMajor)
+        facts.python = PythonVersion{info_.pythonMajor, info_.pythonMinor, info_.pythonMicro}.str();
+    const int mode = options_.mode.value_or(info_.mode);
+    facts.mode = profilingModeName(mode >= 0 ? std::optional<int>(mode) : std::nullopt);
+    facts.intervalUs = info_.sampleIntervalUs;
+    facts.durationSec = summary_.durationSec > 0 ? summary_.durationSec
+                                                 : (s.lastUs - s.originUs + s.intervalUs) / 1e6;
+    facts.sampleRate = summary_.sampleRate;
+    facts.samples = s.matchedSamples;
+    facts.threads = s.threads.size();
+
+    std::optional<FlameComparison> comparison;
+    if (diff) {
+        auto base = options_.baseline->model->query({}, cancel);
+        if (!base) return base.error();
+        comparison = FlameComparison{options_.baselinePath, *base};
+    }
+    const std::string json = flameGraphJson(facts, views, comparison ? &*comparison : nullptr);
+    return flameGraphPage(facts.title + " \u2013 " + facts.target, json);
+}
+
+Status FlameRecorder::writeTo(AtomicFile file, const CancelToken* cancel) const {
+    auto text = page(cancel);
+    if (!text) {
+        file.discard();
+        return text.error();
+    }
+    if (cancel && cancel->cancelled()) {
+        file.discard();
+        return makeError(ErrorKind::Cancelled, "aborted; no output written");
+    }
+    if (auto s = file.write(*text, cancel); !s) {
+        file.discard();
+        return s;
+    }
+    return file.commit();
+}
+
+} // namespace gilscope::html
