@@ -4,8 +4,6 @@
 
 #include <QFile>
 #include <QRegularExpression>
-#include <QStandardPaths>
-#include <QUrl>
 
 namespace gilscope::test {
 
@@ -72,23 +70,13 @@ FileCounts cpythonPage(const QString& path) {
     return out;
 }
 
-QString chromiumBinary() {
-    for (const char* name : {"chromium", "chromium-browser"})
-        if (const QString p = QStandardPaths::findExecutable(name); !p.isEmpty()) return p;
-    return {};
-}
-
 QString renderedDom(const QString& file, QString* why) {
-    // --no-sandbox: tests run as root, where Chromium's sandbox refuses to start.
-    const RunResult r = runProgram(chromiumBinary(),
-                                   {"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                                    "--dump-dom", QUrl::fromLocalFile(file).toString()},
-                                   {}, 180000);
-    if (r.exitCode != 0 || r.out.isEmpty()) {
-        *why = describe(r);
+    const RenderedPage page = renderPage(file);
+    if (!page.ok || page.dom.isEmpty()) {
+        *why = page.error;
         return {};
     }
-    return r.out;
+    return page.dom;
 }
 
 } // namespace gilscope::test

@@ -4,6 +4,8 @@
 // data-total attributes) and CPython 3.15's (the "Self: N, Total: M" tooltip of each
 // line), and rendering a page in headless Chromium.
 
+#include "tests/support/headless_chromium.h"
+
 #include <QMap>
 #include <QString>
 
@@ -28,8 +30,6 @@ FileCounts cpythonPage(const QString& path);
 
 QString readAll(const QString& path);
 
-// Chromium's binary (chromium or chromium-browser on PATH), or empty.
-QString chromiumBinary();
 // The DOM headless Chromium builds from a file:// page (empty when it failed; *why says).
 QString renderedDom(const QString& file, QString* why);
 
