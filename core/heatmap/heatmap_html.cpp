@@ -1,5 +1,7 @@
 #include "core/heatmap/heatmap_html.h"
 
+#include "core/html/html_escape.h"
+
 #include "core/util/utf8.h"
 
 #include <algorithm>
@@ -7,6 +9,8 @@
 #include <cstdio>
 
 namespace gilscope::heatmap {
+
+using html::htmlEscape;
 
 namespace {
 
@@ -107,37 +111,6 @@ std::string links(const std::vector<LineLink>& list, const char* arrow, const ch
 }
 
 } // namespace
-
-std::string htmlEscape(std::string_view text) {
-    const std::string clean = sanitizeUtf8(text);
-    std::string out;
-    out.reserve(clean.size());
-    for (const char c : clean) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&#39;";
-            break;
-        case '\0':
-            out += "\uFFFD";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
-}
 
 std::string renderIndex(const HeatmapSummary& summary, const std::vector<FileHeat>& files,
                         const std::vector<std::string>& pages) {

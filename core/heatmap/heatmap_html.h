@@ -42,10 +42,6 @@ struct FilePage {
     std::vector<int32_t> calleeLines;           // a call site: what it calls
 };
 
-// Text for HTML content and attribute values: invalid UTF-8 becomes U+FFFD, and & < > " '
-// are escaped.
-std::string htmlEscape(std::string_view text);
-
 // `pages[i]` is the page name of files[i].
 std::string renderIndex(const HeatmapSummary& summary, const std::vector<FileHeat>& files,
                         const std::vector<std::string>& pages);

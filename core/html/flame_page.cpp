@@ -1,38 +1,12 @@
 #include "core/html/flame_page.h"
 
 #include "core/html/assets.h"
+#include "core/html/html_escape.h"
 
 namespace gilscope::html {
 
-namespace {
-
-std::string escapeHtml(std::string_view s) {
-    std::string out;
-    for (const char c : s) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
-}
-
-} // namespace
-
 std::string flameGraphPage(std::string_view title, std::string_view json) {
-    const std::string escapedTitle = escapeHtml(title);
+    const std::string escapedTitle = htmlEscape(title);
     // The markers in template order; each is replaced once, in the template only, so
     // nothing inserted (a function named like a marker) is ever replaced.
     const std::pair<std::string_view, std::string_view> fills[] = {

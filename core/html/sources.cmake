@@ -3,6 +3,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/flame_data.cpp
     ${CMAKE_CURRENT_LIST_DIR}/flame_page.cpp
     ${CMAKE_CURRENT_LIST_DIR}/flame_recorder.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/html_escape.cpp
 )
 
 # The page's template, style and script, embedded at build time (core/html/assets.h).

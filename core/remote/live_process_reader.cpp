@@ -74,10 +74,13 @@ Status LiveProcessReader::init() {
         !mem_.readValue(rt + layout_.rtMainThread, mainThreadId_))
         return makeError(ErrorKind::Internal, "cannot read _PyRuntime.main_thread");
     uint64_t interp = 0;
-    if (!mem_.readValue(rt + layout_.rtInterpretersHead, interp) || !plausibleAddress(interp))
+    starting_ = false;
+    if (!mem_.readValue(rt + layout_.rtInterpretersHead, interp) || !plausibleAddress(interp)) {
+        starting_ = interp == 0 && !mem_.processGone();
         return makeError(ErrorKind::UnsupportedVersion,
                          "the Python runtime of process " + std::to_string(pid_) +
                              " has no interpreter yet (still starting, or finalizing); retry");
+    }
     // The main interpreter is the one with id 0 (the oldest, last in the list).
     for (size_t i = 0; interp && i < kMaxInterpreters; ++i) {
         InterpState s;

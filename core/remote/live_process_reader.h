@@ -28,8 +28,10 @@ public:
     LiveProcessReader(int pid, const ReadOptions& options, RuntimeLocation location,
                       PythonLayout layout);
 
-    // Finds the main interpreter and checks one read works. Errors are final.
+    // Finds the main interpreter and checks one read works. Errors are final, but for
+    // a runtime that has no interpreter yet (runtimeStarting()): init() may be called again.
     Status init();
+    bool runtimeStarting() const { return starting_; }
     // --async-aware (ReadOptions::asyncMode, 3.14+): finds where asyncio keeps its tasks.
     // Errors (offsets gilscope cannot use) are final; a target that has not imported
     // asyncio yet is not an error: each sample fails until it has.
@@ -111,6 +113,7 @@ private:
     uint64_t failuresSinceExecCheck_ = 0;
     std::string lastError_;
     bool skipped_ = false;
+    bool starting_ = false; // init() found no interpreter in a live runtime
 
     Window runtimeWin_, interpWin_;
     std::vector<iovec> batchLocal_, batchRemote_; // the first read of every sample

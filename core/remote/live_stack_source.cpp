@@ -7,8 +7,14 @@
 #include "core/sample/capture_rules.h"
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 
 namespace gilscope {
+
+namespace {
+constexpr int kStartWaitMs = 2000, kStartPollMs = 10;
+} // namespace
 
 Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions& options) {
     using namespace remote;
@@ -44,7 +50,16 @@ Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions&
                                        : PythonVersion::fromHex(loc->versionHex).majorMinor());
     if (!refusal.empty()) return makeError(ErrorKind::UnsupportedVersion, refusal);
     auto reader = std::make_unique<LiveProcessReader>(pid, options, std::move(*loc), *layout);
-    if (Status s = reader->init(); !s) return s.error();
+    // A process caught while its runtime starts (a --subprocesses child just after its
+    // exec; on a busy machine that lasts tens of milliseconds) has no interpreter for a
+    // moment: wait for it, a while, rather than fail.
+    Status s = reader->init();
+    for (int waitedMs = 0; !s && reader->runtimeStarting() && waitedMs < kStartWaitMs;
+         waitedMs += kStartPollMs) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(kStartPollMs));
+        s = reader->init();
+    }
+    if (!s) return s.error();
     if (options.asyncMode != AsyncMode::Off)
         if (Status s = reader->initAsyncio(); !s) return s.error();
     return std::unique_ptr<StackSource>(std::move(reader));

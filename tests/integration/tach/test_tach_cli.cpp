@@ -250,10 +250,10 @@ private slots:
                  qPrintable(missing.err));
         auto noFormat = runGilscope({"replay", tachFixture("tiny.bin")});
         QCOMPARE(noFormat.exitCode, 2);
-        QVERIFY2(noFormat.err.contains(
-                     "--gecko, --collapsed, --pstats, --jsonl, --pprof, --flamegraph, "
-                     "--diff-flamegraph or --heatmap"),
-                 qPrintable(noFormat.err));
+        QVERIFY2(
+            noFormat.err.contains("--gecko, --collapsed, --pstats, --jsonl, --pprof, --flamegraph, "
+                                  "--diff-flamegraph or --heatmap"),
+            qPrintable(noFormat.err));
         auto both = runGilscope({"replay", tachFixture("tiny.bin"), "--gecko", "--collapsed"});
         QCOMPARE(both.exitCode, 2);
     }

@@ -5,6 +5,7 @@
 #include "core/analysis/profile_model.h"
 #include "core/heatmap/heatmap_html.h"
 #include "core/heatmap/heatmap_writer.h"
+#include "core/html/html_escape.h"
 #include "tests/support/synthetic_feed.h"
 
 #include <QTest>
@@ -48,9 +49,9 @@ private slots:
     }
 
     void escapes() {
-        QCOMPARE(heatmap::htmlEscape("<a href='x'>&\"</a>"),
+        QCOMPARE(html::htmlEscape("<a href='x'>&\"</a>"),
                  std::string("&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"));
-        QCOMPARE(heatmap::htmlEscape("\xff"), std::string("\xef\xbf\xbd"));
+        QCOMPARE(html::htmlEscape("\xff"), std::string("\xef\xbf\xbd"));
         QVERIFY(heatmap::isHeatmapEntry("index.html"));
         QVERIFY(heatmap::isHeatmapEntry("file_0012.html"));
         QVERIFY(!heatmap::isHeatmapEntry("file_x.html"));
