@@ -2,6 +2,11 @@
 
 #include "tests/support/run_gilscope.h"
 
+#include <QDateTime>
+#include <QFile>
+
+#include <csignal>
+
 namespace gilscope::test {
 
 SplitRecording recordSplit(const Interpreter& interpreter, const QString& dir, const QString& name,
@@ -30,6 +35,41 @@ SplitRecording recordSplit(const Interpreter& interpreter, const QString& dir, c
     }
     out.heavyPct = share->mid(6).toDouble();
     return out;
+}
+
+GatedRun recordGated(const Interpreter& interpreter, const QString& dir, int heavyPct,
+                     const QStringList& args) {
+    GatedRun run;
+    const QString gate = dir + "/go-" + QString::number(heavyPct) + "-" +
+                         QString::number(QDateTime::currentMSecsSinceEpoch());
+    TargetOptions options;
+    options.args = {"3", QString::number(heavyPct), gate};
+    options.bindDirs = {dir};
+    TargetProcess target(interpreter, targetScript("heavy_light_split.py"), options);
+    if (!target.start()) return {0, {}, target.error()};
+    auto gilscope = startGilscope(QStringList{"attach", "--rt-priority", "1", "--realtime-stats"} +
+                                      args + QStringList{QString::number(target.pid())},
+                                  dir, QProcess::MergedChannels);
+    if (!gilscope) return {0, {}, "gilscope did not start"};
+    if (!waitForStdoutLine(
+            *gilscope, [](const QString& l) { return l.contains("sampling stats"); }, &run.output))
+        return {0, run.output, "gilscope did not start sampling: " + run.output};
+    QFile go(gate);
+    if (!go.open(QIODevice::WriteOnly)) return {0, run.output, "cannot make " + gate};
+    go.close();
+    const auto share = target.readLine(60000);
+    if (!share || !share->startsWith("SHARE "))
+        return {0, run.output, "the target did not report its split: " + share.value_or("")};
+    run.heavyPct = share->mid(6).toDouble();
+    // Ctrl-C while the target waits for the gate to go, then let it exit.
+    ::kill(static_cast<pid_t>(gilscope->processId()), SIGINT);
+    const bool ended = gilscope->waitForFinished(60000);
+    QFile::remove(gate);
+    if (!ended) return {0, run.output, "gilscope did not end"};
+    run.output += QString::fromUtf8(gilscope->readAll());
+    if (gilscope->exitStatus() != QProcess::NormalExit || gilscope->exitCode() != 0)
+        run.error = "gilscope failed: " + run.output;
+    return run;
 }
 
 } // namespace gilscope::test

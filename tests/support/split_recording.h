@@ -1,12 +1,13 @@
 #pragma once
 
-// A real recording of tests/targets/heavy_light_split.py: heavy_part() takes heavyPct of
-// each loop, the target measures the split it really ran, and `gilscope attach --binary`
-// records it until it exits. For the diff tests (CLI and window).
+// Real recordings of tests/targets/heavy_light_split.py: heavy_part() takes heavyPct of
+// each loop, the target measures the split it really ran, and `gilscope attach` records
+// it. For the diff tests (CLI and window) and the HTML flame graph tests.
 
 #include "tests/support/python_interpreters.h"
 
 #include <QString>
+#include <QStringList>
 
 namespace gilscope::test {
 
@@ -21,5 +22,20 @@ struct SplitRecording {
 // a busy machine delays the attach. Extra options go to `gilscope attach`.
 SplitRecording recordSplit(const Interpreter& interpreter, const QString& dir, const QString& name,
                            int heavyPct, double seconds, const QStringList& extra = {});
+
+// A gated run of the target (three seconds of loop) recorded by `gilscope attach ARGS`
+// from the start of its loop to its end: the target loops once the gate file exists,
+// which is made once gilscope samples, and after its SHARE line waits for the gate to go,
+// which is removed once gilscope was stopped (Ctrl-C), so the recording covers the run
+// the target measured however a loaded machine schedules it. The target waits asleep,
+// without the GIL: wall mode samples those waits (in the module, outside both parts), gil
+// mode does not, and cpu mode only while the machine keeps the CPU from the woken target.
+struct GatedRun {
+    double heavyPct = 0; // what the target measured
+    QString output;      // what gilscope printed
+    QString error;       // empty on success
+};
+GatedRun recordGated(const Interpreter& interpreter, const QString& dir, int heavyPct,
+                     const QStringList& args);
 
 } // namespace gilscope::test

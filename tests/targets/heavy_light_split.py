@@ -3,7 +3,9 @@
 percent of each 50 ms loop (long, so a busy machine's scheduling delays barely move the
 split). Prints "SHARE <heavy_part %>" (its measured share of the two) and exits. With a
 path as argv[3], it waits for that file to exist before it starts (so the test can start
-recording first).
+recording first), and after SHARE for it to be gone before it exits (so the test can stop
+recording first: an exit's clean-up on a loaded machine can take a second); it waits
+asleep, without the GIL.
 
 READY json: {}
 """
@@ -47,3 +49,6 @@ while time.perf_counter() < deadline:
     t_heavy += b - a
     t_light += c - b
 print("SHARE %.2f" % (100 * t_heavy / (t_heavy + t_light)), flush=True)
+if len(sys.argv) > 3:
+    while os.path.exists(sys.argv[3]):
+        time.sleep(0.005)

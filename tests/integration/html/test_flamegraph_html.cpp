@@ -16,7 +16,6 @@
 #include "tests/support/shared_dir.h"
 #include "tests/support/split_recording.h"
 
-#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -66,47 +65,6 @@ RunResult chrootPython(const QStringList& args) {
         cmd += " " + shellQuote(a);
     return runProgram("unshare", {"--mount", "--propagation", "private", "sh", "-c", cmd}, {},
                       300000);
-}
-
-// A gated run of tests/targets/heavy_light_split.py (heavyPct of each loop in heavy_part)
-// recorded by `gilscope attach ARGS` from the start of its loop to its exit: the target
-// loops once the gate file exists, which is made once gilscope samples, so the recording
-// covers the run the target measured however a loaded machine schedules it.
-struct GatedRun {
-    double heavyPct = 0; // what the target measured
-    QString output;      // what gilscope printed
-    QString error;       // empty on success
-};
-
-GatedRun recordGated(const Interpreter& interpreter, const QString& dir, int heavyPct,
-                     const QStringList& args) {
-    GatedRun run;
-    const QString gate = dir + "/go-" + QString::number(heavyPct) + "-" +
-                         QString::number(QDateTime::currentMSecsSinceEpoch());
-    TargetOptions options;
-    options.args = {"3", QString::number(heavyPct), gate};
-    options.bindDirs = {dir};
-    TargetProcess target(interpreter, targetScript("heavy_light_split.py"), options);
-    if (!target.start()) return {0, {}, target.error()};
-    auto gilscope = startGilscope(QStringList{"attach", "--rt-priority", "1", "--realtime-stats"} +
-                                      args + QStringList{QString::number(target.pid())},
-                                  dir, QProcess::MergedChannels);
-    if (!gilscope) return {0, {}, "gilscope did not start"};
-    if (!waitForStdoutLine(
-            *gilscope, [](const QString& l) { return l.contains("sampling stats"); }, &run.output))
-        return {0, run.output, "gilscope did not start sampling: " + run.output};
-    QFile go(gate);
-    if (!go.open(QIODevice::WriteOnly)) return {0, run.output, "cannot make " + gate};
-    go.close();
-    const auto share = target.readLine(60000);
-    if (!share || !share->startsWith("SHARE "))
-        return {0, run.output, "the target did not report its split: " + share.value_or("")};
-    run.heavyPct = share->mid(6).toDouble();
-    if (!gilscope->waitForFinished(60000)) return {0, run.output, "gilscope did not end"};
-    run.output += QString::fromUtf8(gilscope->readAll());
-    if (gilscope->exitStatus() != QProcess::NormalExit || gilscope->exitCode() != 0)
-        run.error = "gilscope failed: " + run.output;
-    return run;
 }
 
 } // namespace
