@@ -49,6 +49,14 @@ bool isHtmlFormat(OutputFormat f) {
     return f == OutputFormat::Flamegraph || f == OutputFormat::DiffFlamegraph;
 }
 
+bool opensAsPage(OutputFormat f) {
+    return isHtmlFormat(f) || f == OutputFormat::Heatmap;
+}
+
+std::filesystem::path pageToOpen(OutputFormat f, const std::filesystem::path& destination) {
+    return f == OutputFormat::Heatmap ? destination / "index.html" : destination;
+}
+
 const char* compressionName(Compression c) {
     switch (c) {
     case Compression::Auto:

@@ -47,6 +47,10 @@ struct OutputOptions {
 const char* formatName(OutputFormat f);
 // The HTML pages, which --browser opens.
 bool isHtmlFormat(OutputFormat f);
+// What --browser opens as a file: the page itself, or the heatmap folder's index; false
+// for formats it does not open that way.
+bool opensAsPage(OutputFormat f);
+std::filesystem::path pageToOpen(OutputFormat f, const std::filesystem::path& destination);
 const char* compressionName(Compression c); // "auto", "zstd", "none"
 std::optional<Compression> parseCompression(std::string_view name);
 

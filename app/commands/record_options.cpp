@@ -154,8 +154,9 @@ const QList<QCommandLineOption>& recordOptions() {
              "With --async-aware: running (the task each thread runs now, default) or all (every "
              "task, waiting ones too).",
              "MODE", "running"},
-            {"browser", "With --flamegraph or --diff-flamegraph: open the page in a browser when "
-                        "done; with --gecko: open the profile in the Firefox Profiler."},
+            {"browser", "With --flamegraph, --diff-flamegraph or --heatmap: open the page in a "
+                        "browser when done; with --gecko: open the profile in the Firefox "
+                        "Profiler."},
             {"live",
              "Show a live top-like table of functions in the terminal (keys: s sort, t threads, "
              "f thread state, p pause, q quit); -o or a format flag also writes that output."},
@@ -275,9 +276,9 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     if (parser.isSet("compression") && o.format != OutputFormat::Binary)
         return makeError(ErrorKind::BadArguments, "--compression is only valid with --binary");
     o.browser = parser.isSet("browser");
-    if (o.browser && o.format != OutputFormat::Gecko && !isHtmlFormat(o.format))
-        return makeError(ErrorKind::BadArguments,
-                         "--browser is only valid with --flamegraph, --diff-flamegraph or --gecko");
+    if (o.browser && o.format != OutputFormat::Gecko && !opensAsPage(o.format))
+        return makeError(ErrorKind::BadArguments, "--browser is only valid with --flamegraph, "
+                                                  "--diff-flamegraph, --heatmap or --gecko");
     if (o.opcodes && o.format != OutputFormat::Gecko && o.format != OutputFormat::Binary &&
         o.format != OutputFormat::Heatmap)
         return makeError(ErrorKind::BadArguments,

@@ -226,9 +226,10 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         result.exitCode = fail(makeError(recording.failureKind(),
                                          "the recording stopped early because of the error "
                                          "above; what was recorded until then was written"));
-    if (options.browser && isHtmlFormat(options.format)) {
+    if (options.browser && opensAsPage(options.format)) {
         if (output->toStdout()) return result; // a page sent down a pipe has no file to open
-        const int opened = openFileInBrowser(QString::fromStdString(destination.string()));
+        const int opened = openFileInBrowser(
+            QString::fromStdString(pageToOpen(options.format, destination).string()));
         if (result.exitCode == 0) result.exitCode = opened;
     } else if (options.browser) {
         const int before = interrupts.count(); // a further Ctrl-C stops the wait

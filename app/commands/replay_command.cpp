@@ -108,7 +108,8 @@ int runReplay(const QStringList& args) {
         {"flamegraph", "Write an interactive HTML flame graph (one offline file)."},
         {"diff-flamegraph", "Write an HTML flame graph coloured by change against BASELINE (.bin).",
          "BASELINE"},
-        {"browser", "With --flamegraph or --diff-flamegraph: open the page in a browser."},
+        {"browser",
+         "With --flamegraph, --diff-flamegraph or --heatmap: open the page in a browser."},
         {"heatmap", "Write an HTML heatmap folder (default heatmap_PID; -o names the folder)."},
         {"sort", "--pstats table order (default nsamples).", "KEY"},
         {{"l", "limit"}, "--pstats table rows (15).", "N"},
@@ -121,8 +122,9 @@ int runReplay(const QStringList& args) {
     OutputOptions outputOptions;
     if (auto done = readOutputOptions(cli, parser, outputOptions)) return *done;
     const bool browser = parser.isSet("browser");
-    if (browser && !isHtmlFormat(outputOptions.format))
-        return cli.usageError("--browser is only valid with --flamegraph or --diff-flamegraph");
+    if (browser && !opensAsPage(outputOptions.format))
+        return cli.usageError(
+            "--browser is only valid with --flamegraph, --diff-flamegraph or --heatmap");
 
     const fs::path input = argumentPath(positional[0]);
     std::error_code ec;
@@ -175,7 +177,8 @@ int runReplay(const QStringList& args) {
     if (outputOptions.format == OutputFormat::Gecko)
         std::fprintf(messages(), "Open in Firefox Profiler: https://profiler.firefox.com/\n");
     if (browser && !(*output)->toStdout()) // a page sent down a pipe has no file to open
-        return openFileInBrowser(QString::fromStdString(dest.string()));
+        return openFileInBrowser(
+            QString::fromStdString(pageToOpen(outputOptions.format, dest).string()));
     return 0;
 }
 

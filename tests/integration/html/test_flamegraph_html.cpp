@@ -282,6 +282,20 @@ private slots:
                                 "/page%20with%20space.html\n"),
                  got.left(300).constData());
         QVERIFY(got.contains("<!DOCTYPE html>"));
+        // A heatmap opens at its folder's index.
+        QFile::remove(seen);
+        qputenv("GILSCOPE_BROWSER",
+                QByteArray("python3 ") + FILE_BROWSER + " " + QFile::encodeName(seen));
+        const RunResult heat =
+            runGilscope({"replay", rec.bin, "--heatmap", "--browser", "-o", dir.filePath("heat")});
+        qunsetenv("GILSCOPE_BROWSER");
+        QVERIFY2(heat.exitCode == 0, qPrintable(describe(heat)));
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(seen), 30000);
+        QFile h(seen);
+        QVERIFY(h.open(QIODevice::ReadOnly));
+        const QByteArray index = h.readAll();
+        QVERIFY2(index.startsWith("file://" + QFile::encodeName(dir.path()) + "/heat/index.html\n"),
+                 index.left(300).constData());
         // --browser with an output it cannot open is refused.
         const RunResult bad = runGilscope({"replay", rec.bin, "--collapsed", "--browser"});
         QCOMPARE(bad.exitCode, 2);
