@@ -106,7 +106,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     // UnchangedStacks): served without reading them. Other interpreters than the main
     // one may have GILs of their own, whose counters are not read.
     if (isMainInterp && unchanged_.serve(addr, stack.threadId, frameWord(), stack.frames)) {
-        readAhead_.servedUnchanged(addr);
+        readAhead_.servedUnchanged();
         return true;
     }
     auto walked = [&] {

@@ -68,6 +68,8 @@ FrameWalker::Prefetch& ReadAhead::visit(uint64_t addr, std::vector<uint8_t>& tst
     a.seen = sampleNo_;
     a.servedNow = false;
     threadsNow_.push_back(addr);
+    aheadNow_.push_back(&a); // map nodes stay put until endSample() erases
+    visiting_ = &a;
     if (a.tstateOk && !held && a.tstate.size() == tstate.size()) {
         tstate.swap(a.tstate); // same size; the next plan reuses the other buffer
         tookTstate = true;
@@ -76,9 +78,8 @@ FrameWalker::Prefetch& ReadAhead::visit(uint64_t addr, std::vector<uint8_t>& tst
     return a.frames;
 }
 
-void ReadAhead::servedUnchanged(uint64_t addr) {
-    if (!allThreads_) return;
-    if (auto it = threads_.find(addr); it != threads_.end()) it->second.servedNow = true;
+void ReadAhead::servedUnchanged() {
+    if (visiting_) visiting_->servedNow = true;
 }
 
 void ReadAhead::dropPlanned() {
@@ -92,10 +93,10 @@ void ReadAhead::dropPlanned() {
 
 void ReadAhead::endSample() {
     if (!allThreads_) return;
-    for (uint64_t t : threadsNow_) {
-        ThreadAhead& a = threads_[t];
-        a.servedRun = a.servedNow ? a.servedRun + 1 : 0;
-    }
+    for (ThreadAhead* a : aheadNow_)
+        a->servedRun = a->servedNow ? a->servedRun + 1 : 0;
+    aheadNow_.clear();
+    visiting_ = nullptr;
     lastThreads_.swap(threadsNow_);
     threadsNow_.clear();
     dropPlanned(); // before any entry it points to goes

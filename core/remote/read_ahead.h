@@ -36,11 +36,12 @@ public:
     FrameWalker::Prefetch& visit(uint64_t addr, std::vector<uint8_t>& tstate, bool held,
                                  bool& tookTstate);
 
-    // Thread `addr` was served without a walk this sample (UnchangedStacks). Once that
-    // has held kSkipFramesAfter samples in a row (a thread at rest, not one between two
-    // GIL switches), its frames are no longer read ahead, only its thread state; its
-    // first walk after that reads them itself and starts the count again.
-    void servedUnchanged(uint64_t addr);
+    // The thread visit() was last called for was served without a walk this sample
+    // (UnchangedStacks). Once that has held kSkipFramesAfter samples in a row (a thread
+    // at rest, not one between two GIL switches), its frames are no longer read ahead,
+    // only its thread state; its first walk after that reads them itself and starts the
+    // count again.
+    void servedUnchanged();
     static constexpr uint32_t kSkipFramesAfter = 8;
 
     // When the GIL switched since the last sample, the threads whose frames the first
@@ -76,6 +77,8 @@ private:
     FrameWalker::Prefetch main_; // without -a: the main thread's
     std::unordered_map<uint64_t, ThreadAhead> threads_; // with -a, by thread state address
     std::vector<uint64_t> lastThreads_, threadsNow_;
+    std::vector<ThreadAhead*> aheadNow_; // this sample's visits, as threadsNow_
+    ThreadAhead* visiting_ = nullptr;    // the last visit()'s, this sample
     std::vector<PlannedThread> planned_;
     uint64_t sampleNo_ = 0;
 };
