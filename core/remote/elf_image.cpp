@@ -43,6 +43,11 @@ Result<ElfImage> ElfImage::open(const std::string& path) {
         eh.e_ident[EI_DATA] != ELFDATA2LSB)
         return makeError(ErrorKind::NotPython, path + " is not a 64-bit little-endian ELF file");
     img.type_ = eh.e_type;
+    // An ELF64 file's table entries have exactly these sizes. Any other size is a crafted
+    // file: with e_phentsize 0, 65,535 copies of one header made every lookup quadratic.
+    if ((eh.e_phnum != 0 && eh.e_phentsize != sizeof(Elf64_Phdr)) ||
+        (eh.e_shnum != 0 && eh.e_shentsize != sizeof(Elf64_Shdr)))
+        return makeError(ErrorKind::NotPython, path + " has malformed ELF header tables");
 
     for (uint16_t i = 0; i < eh.e_phnum; ++i) {
         Elf64_Phdr ph{};

@@ -13,6 +13,11 @@ int32_t lineNumber(int64_t line) {
     return line < 0 || line > INT32_MAX ? -1 : static_cast<int32_t>(line);
 }
 
+// Columns are stored plus one (0 means none); a varint past what an int holds has none.
+int32_t columnNumber(uint32_t stored) {
+    return stored == 0 || stored > INT32_MAX ? -1 : static_cast<int32_t>(stored - 1);
+}
+
 SourceLocation lineOnly(int64_t line) {
     const int32_t l = lineNumber(line);
     return {l, l, -1, -1};
@@ -107,8 +112,8 @@ SourceLocation locations311(std::span<const uint8_t> t, int firstLine, int64_t b
             uint32_t endDelta = 0, col = 0, endCol = 0;
             ok = c.svarint(delta) && c.varint(endDelta) && c.varint(col) && c.varint(endCol);
             line += delta;
-            loc = {lineNumber(line), lineNumber(line + endDelta), static_cast<int32_t>(col) - 1,
-                   static_cast<int32_t>(endCol) - 1};
+            loc = {lineNumber(line), lineNumber(line + endDelta), columnNumber(col),
+                   columnNumber(endCol)};
         } else if (code == 13) {
             int32_t delta = 0;
             ok = c.svarint(delta);

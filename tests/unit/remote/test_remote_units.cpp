@@ -13,7 +13,9 @@
 #include <QDirIterator>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QTemporaryFile>
 #include <QTest>
+#include <elf.h>
 
 #include <cstring>
 
@@ -108,6 +110,28 @@ private slots:
             lookupLocation(LineTableFormat::Locations311, locations, kMax, 2);
         QCOMPARE(past.line, -1);
         QCOMPARE(past.endLine, -1);
+        // A long-form entry (code 14) whose columns, stored plus one, are past what an int
+        // holds (2**31): no column, never a wrapped one (the fuzzer found this).
+        const uint8_t hugeColumns[] = {0x80 | (14 << 3),
+                                       0,
+                                       0,
+                                       0x40,
+                                       0x40,
+                                       0x40,
+                                       0x40,
+                                       0x40,
+                                       0x02,
+                                       0x40,
+                                       0x40,
+                                       0x40,
+                                       0x40,
+                                       0x40,
+                                       0x02};
+        const SourceLocation huge =
+            lookupLocation(LineTableFormat::Locations311, hugeColumns, 7, 0);
+        QCOMPARE(huge.line, 7);
+        QCOMPARE(huge.column, -1);
+        QCOMPARE(huge.endColumn, -1);
     }
 
     void debugOffsetsFromRealBinaries_data() {
@@ -281,6 +305,30 @@ private slots:
         auto self = ElfImage::open("/proc/self/exe");
         QVERIFY(self);
         QVERIFY(!self->findSymbol("_PyRuntime"));
+    }
+
+    // A crafted header with e_phentsize 0 once gave 65,535 copies of one segment, and
+    // every lookup went quadratic (a fuzzer timeout): such tables are refused.
+    void elfRejectsMalformedHeaderTables() {
+        QFile exe("/proc/self/exe");
+        QVERIFY(exe.open(QIODevice::ReadOnly));
+        QByteArray bytes = exe.read(1 << 16);
+        QTemporaryFile copy;
+        QVERIFY(copy.open());
+        QVERIFY(copy.write(bytes) == bytes.size());
+        copy.flush();
+        QVERIFY(ElfImage::open(copy.fileName().toStdString()));
+        Elf64_Ehdr eh{};
+        std::memcpy(&eh, bytes.constData(), sizeof eh);
+        eh.e_phentsize = 0;
+        eh.e_phnum = 0xffff;
+        std::memcpy(bytes.data(), &eh, sizeof eh);
+        QVERIFY(copy.seek(0));
+        QVERIFY(copy.write(bytes) == bytes.size());
+        copy.flush();
+        const auto bad = ElfImage::open(copy.fileName().toStdString());
+        QVERIFY(!bad);
+        QVERIFY(QString::fromStdString(bad.error().message).contains("malformed"));
     }
 };
 
