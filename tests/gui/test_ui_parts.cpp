@@ -2,6 +2,7 @@
 // stale-result guard, the process model's incremental merge keeping the
 // view's selection, and the timeline actually painting its lanes.
 #include "core/live/live_timeline.h"
+#include "ui/analysis/plain_text_delegate.h"
 #include "ui/attach_job.h"
 #include "ui/live_figures.h"
 #include "ui/process_table_model.h"
@@ -13,6 +14,7 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStandardItemModel>
 #include <QTableView>
 #include <QTest>
 #include <QWidget>
@@ -233,6 +235,52 @@ private slots:
             for (int x = 200; x < image.width(); ++x)
                 if (image.pixelColor(x, y) == QColor(46, 160, 67)) ++green;
         QVERIFY2(green > 1000, qPrintable(QString::number(green))); // two full lanes
+    }
+
+    // The analysis tables' delegate keeps texts laid out between repaints: a right-aligned
+    // figure is drawn at the right of its cell, a name too long for its cell is elided
+    // within it, and a new text in the same cell (a live update) replaces the old one.
+    void plainTextDelegateAlignsElidesAndUpdates() {
+        QStandardItemModel model(1, 2);
+        model.setItem(0, 0, new QStandardItem(QString(60, QLatin1Char('W'))));
+        auto* figure = new QStandardItem(QStringLiteral("42"));
+        figure->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        model.setItem(0, 1, figure);
+        QTableView view;
+        view.setItemDelegate(new ui::PlainTextDelegate(&view));
+        view.setModel(&model);
+        view.setShowGrid(false);
+        view.setColumnWidth(0, 120);
+        view.setColumnWidth(1, 200);
+        view.resize(400, 100);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        // Columns of ink in [x0, x1) of the first row, against the background.
+        auto inkColumns = [&](int x0, int x1) {
+            const QImage img = view.viewport()->grab().toImage();
+            const int rowY = view.rowViewportPosition(0), rowH = view.rowHeight(0);
+            const QRgb bg = img.pixel(x1 - 2, rowY + 1);
+            QList<int> xs;
+            for (int x = x0; x < x1; ++x)
+                for (int y = rowY; y < rowY + rowH; ++y)
+                    if (qGray(img.pixel(x, y)) + 60 < qGray(bg)) {
+                        xs.append(x);
+                        break;
+                    }
+            return xs;
+        };
+        const int c1 = view.columnViewportPosition(1);
+        const QList<int> figureInk = inkColumns(c1, c1 + 200);
+        QVERIFY(!figureInk.isEmpty());
+        QVERIFY2(figureInk.first() > c1 + 150, "a right-aligned figure is drawn at the right");
+        // The long name stays inside its 120 px (elided), none of it in the next cell.
+        const QList<int> nameInk = inkColumns(0, c1);
+        QVERIFY(!nameInk.isEmpty());
+        QVERIFY(nameInk.last() < c1);
+        QVERIFY(inkColumns(c1, c1 + 140).isEmpty());
+        // A live update's new text: a longer figure reaches further left.
+        figure->setText(QStringLiteral("4242424242"));
+        QTRY_VERIFY(inkColumns(c1, c1 + 200).first() < figureInk.first() - 20);
     }
 };
 

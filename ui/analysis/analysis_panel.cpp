@@ -223,8 +223,12 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
     // scrolled to stays. A new recording or another filter starts them over. While live,
     // the views on hidden tabs catch up when shown (their share of the GUI thread's
     // 5 ms); the first and the last result reach every view.
-    const bool topInPlace = topModel_->setResult(result);
     const bool deferHidden = live_ && expandedOnce_;
+    // Deferred, the table keeps its rows and their function ids, which keep their
+    // meaning within a recording: the selection below still holds.
+    bool topInPlace = true;
+    topStale_ = deferHidden && tabs_->currentWidget() != topView_;
+    if (!topStale_) topInPlace = topModel_->setResult(result);
     bool treeInPlace = true;
     treeStale_ = deferHidden && tabs_->currentWidget() != treeView_;
     if (!treeStale_) treeInPlace = treeModel_->setResult(result);
@@ -274,6 +278,10 @@ void AnalysisPanel::catchUp() {
     const AnalysisResultPtr result = controller_->latest();
     if (!result || !result->snapshot) return;
     QWidget* shown = tabs_->currentWidget();
+    if (topStale_ && shown == topView_) {
+        topStale_ = false;
+        topModel_->setResult(result);
+    }
     if (treeStale_ && shown == treeView_) {
         treeStale_ = false;
         if (!treeModel_->setResult(result)) expandHottestPath(treeView_);

@@ -111,7 +111,7 @@ private:
     bool live_ = false; // a recording that grows: hidden views may wait (onResult)
     QWidget* flamePage_ = nullptr;
     // Views on hidden tabs that missed live updates (see onResult).
-    bool treeStale_ = false, bottomUpStale_ = false, flameStale_ = false;
+    bool topStale_ = false, treeStale_ = false, bottomUpStale_ = false, flameStale_ = false;
 };
 
 } // namespace gilscope::ui

@@ -5,6 +5,27 @@
 
 namespace gilscope::ui {
 
+namespace {
+// Enough for every cell of a few screens of several tables; a long recording's
+// changing figures would otherwise grow the cache without end.
+constexpr qsizetype kMaxCachedTexts = 8192;
+} // namespace
+
+const QStaticText& PlainTextDelegate::laidOut(const QString& text, const QFont& font) const {
+    if (font != font_ || texts_.size() >= kMaxCachedTexts) {
+        texts_.clear();
+        font_ = font;
+    }
+    auto it = texts_.find(text);
+    if (it == texts_.end()) {
+        QStaticText st(text);
+        st.setTextFormat(Qt::PlainText);
+        st.prepare(QTransform(), font);
+        it = texts_.insert(text, st);
+    }
+    return *it;
+}
+
 void PlainTextDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
                               const QModelIndex& index) const {
     QStyleOptionViewItem opt = option;
@@ -33,12 +54,29 @@ void PlainTextDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opt
     painter->setFont(opt.font);
     painter->setPen(opt.palette.color(
         group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
-    // Short texts (the figures) surely fit: measure only the ones that might not.
-    const QFontMetrics& fm = opt.fontMetrics;
-    const bool fits = qsizetype(r.width()) >= opt.text.size() * fm.maxWidth() ||
-                      fm.horizontalAdvance(opt.text) <= r.width();
-    painter->drawText(r, int(opt.displayAlignment) | Qt::TextSingleLine,
-                      fits ? opt.text : fm.elidedText(opt.text, Qt::ElideRight, r.width()));
+    const QStaticText* st = &laidOut(opt.text, opt.font);
+    if (st->size().width() > r.width()) {
+        // Elided to this width; kept too, under a key no cell text has.
+        const QString key = QString::number(r.width()) + QChar(0x1f) + opt.text;
+        auto it = texts_.constFind(key);
+        if (it == texts_.cend()) {
+            const QString elided = opt.fontMetrics.elidedText(opt.text, Qt::ElideRight, r.width());
+            QStaticText e(elided);
+            e.setTextFormat(Qt::PlainText);
+            e.prepare(QTransform(), opt.font);
+            it = texts_.insert(key, e);
+        }
+        st = &*it;
+    }
+    const QSizeF size = st->size();
+    const Qt::Alignment align = QStyle::visualAlignment(opt.direction, opt.displayAlignment);
+    qreal x = r.left();
+    if (align & Qt::AlignRight)
+        x = r.left() + r.width() - size.width();
+    else if (align & Qt::AlignHCenter)
+        x = r.left() + (r.width() - size.width()) / 2;
+    const qreal y = r.top() + (r.height() - size.height()) / 2;
+    painter->drawStaticText(QPointF(x, y), *st);
     painter->restore();
 }
 

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <QFont>
+#include <QHash>
+#include <QStaticText>
 #include <QStyledItemDelegate>
 
 namespace gilscope::ui {
@@ -8,12 +11,19 @@ namespace gilscope::ui {
 // focus) but draws its one line of text with QPainter::drawText and a plain elision,
 // instead of the style's general text layout (line breaking, rich options) for every
 // cell. The views repaint every visible cell four times a second while recording, so
-// this is most of what a live update costs the GUI thread.
+// this is most of what a live update costs the GUI thread. The texts are kept laid out
+// (QStaticText): function names and files repeat from one repaint to the next.
 class PlainTextDelegate : public QStyledItemDelegate {
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
     void paint(QPainter* painter, const QStyleOptionViewItem& option,
                const QModelIndex& index) const override;
+
+private:
+    const QStaticText& laidOut(const QString& text, const QFont& font) const;
+
+    mutable QHash<QString, QStaticText> texts_; // in font_, bounded (cleared when full)
+    mutable QFont font_;
 };
 
 } // namespace gilscope::ui
