@@ -31,7 +31,10 @@ Result<AgentOptions> readAgentOptions(const QCommandLineParser& parser) {
     auto interval = parseSamplingRate(parser.value("rate").toStdString());
     if (!interval) return interval.error();
     o.intervalUs = *interval;
-    o.read.allThreads = true; // a service's work is rarely on its main thread only
+    o.read.allThreads = true;          // a service's work is rarely on its main thread only
+    o.read.idleProcessShortcut = true; // most services on a host are quiet most of the time
+    // Names go out with each push; a new thread is still named at once.
+    o.read.threadNameRefreshMs = 10'000;
     const std::string mode = parser.value("mode").toStdString();
     if (mode == "wall")
         o.read.mode = ProfilingMode::Wall;

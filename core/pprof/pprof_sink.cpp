@@ -31,6 +31,7 @@ void PprofSink::begin(const FrameRegistry& registry, const RecordingInfo& info) 
     wallOffsetNs_ = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
     const std::lock_guard lock(mutex_);
     windowStartUs_ = info.startTimeUs;
+    lastStacks_.clear(); // frame ids of another registry
 }
 
 int64_t PprofSink::wallNs(uint64_t monotonicUs) const {
@@ -64,7 +65,13 @@ void PprofSink::labelThread(uint64_t threadId) {
 void PprofSink::addBatch(const SampleBatch& batch) {
     if (!registry_ || batch.frames.empty() || batch.timestampsUs.empty()) return;
     const std::lock_guard lock(mutex_);
-    const uint32_t stack = profile_->internStack(batch.frames, *registry_);
+    LastStack& last = lastStacks_[batch.threadId];
+    if (last.frames.empty() || !std::equal(last.frames.begin(), last.frames.end(),
+                                           batch.frames.begin(), batch.frames.end())) {
+        last.frames.assign(batch.frames.begin(), batch.frames.end());
+        last.stack = profile_->internStack(batch.frames, *registry_);
+    }
+    const uint32_t stack = last.stack;
     const ThreadState state = threadStateOf(batch.status, profile_->stackHasGc(stack));
     profile_->add(stack, batch.threadId, state, batch.timestampsUs.size());
     if (threads_.insert(batch.threadId).second) labelThread(batch.threadId);
@@ -88,6 +95,7 @@ TakenProfile PprofSink::take(bool byClock) {
         const std::lock_guard lock(mutex_);
         std::swap(taken.profile, profile_);
         threads_.clear();
+        lastStacks_.clear(); // their stack ids were profile_'s
         if (byClock) {
             startUs = windowStartUs_;
             endUs = std::max(monotonicNowUs(), startUs);

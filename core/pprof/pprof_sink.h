@@ -70,6 +70,13 @@ private:
     mutable std::mutex mutex_; // guards what follows: the producer and take() share it
     std::unique_ptr<PprofProfile> profile_;
     std::unordered_set<uint64_t> threads_; // threads of profile_ (names read once each)
+    // Each thread's last stack in profile_: a thread at rest gives the same one tick after
+    // tick, found by comparing it rather than by hashing and interning it again.
+    struct LastStack {
+        std::vector<FrameId> frames;
+        uint32_t stack = 0;
+    };
+    std::unordered_map<uint64_t, LastStack> lastStacks_;   // bounded by threads_
     std::unordered_map<uint64_t, std::string> givenNames_; // nameThread(), bounded
     uint64_t windowStartUs_ = 0;                           // monotonic: the last take (or begin)
     uint64_t firstUs_ = UINT64_MAX, lastUs_ = 0;

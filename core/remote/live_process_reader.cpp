@@ -37,10 +37,10 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
                                      PythonLayout layout)
     : pid_(pid), options_(options), loc_(std::move(location)), layout_(layout), mem_(pid),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
-      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid), exec_(pid),
-      readAhead_(walker_, options.allThreads, layout_.tsSize,
-                 options.asyncMode != AsyncMode::Off ? layout_.tsSize
-                                                     : layout_.threadStateReadSize()) {
+      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid), cpuClock_(pid),
+      exec_(pid), readAhead_(walker_, options.allThreads, layout_.tsSize,
+                             options.asyncMode != AsyncMode::Off ? layout_.tsSize
+                                                                 : layout_.threadStateReadSize()) {
     if (options_.allThreads) runtimeWin_.include(layout_.rtInterpretersHead, 8);
     runtimeWin_.include(layout_.rtGilHolder, 8);
     runtimeWin_.include(layout_.rtGilLocked, 4);
@@ -94,7 +94,8 @@ Status LiveProcessReader::init() {
                          "cannot read the interpreter state of process " + std::to_string(pid_));
     // Async-aware stacks are tasks, not threads: they carry their own names.
     if (options_.threadNames && options_.asyncMode == AsyncMode::Off)
-        names_ = std::make_unique<ThreadNameWatcher>(pid_, layout_, mainInterp_);
+        names_ = std::make_unique<ThreadNameWatcher>(pid_, layout_, mainInterp_,
+                                                     options_.threadNameRefreshMs);
     if (layout_.tsNativeThreadId == kAbsent && plausibleAddress(mainThreadId_)) {
         // <= 3.10 stores only pthread_t; find the kernel tid inside glibc's struct pthread
         // by looking for the pid (= the main thread's tid) near the usual place.
@@ -197,6 +198,11 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     lastError_.clear();
     walker_.budget().begin();
     if (options_.asyncMode != AsyncMode::Off) return readAsync(out, count);
+    processIdle_ = false;
+    if (options_.idleProcessShortcut) {
+        processIdle_ = cpuClock_.look() == ProcessCpuClock::Since::Idle;
+        if (processIdle_ && reuseLastSample(out, count)) return ReadOutcome::Ok;
+    }
     // One syscall for the main interpreter's hot fields, the runtime's GIL/GC fields, the
     // thread state we expect to need first (the one we needed last time) and, when only
     // that thread is sampled, the frame data its last walk needed.
@@ -250,7 +256,31 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     readAhead_.endSample();
     unchanged_.endSample();
     if (names_ && outcome == ReadOutcome::Ok) names_->noteThreads(out, count);
+    lastOut_ = outcome == ReadOutcome::Ok ? out.data() : nullptr;
+    lastCount_ = count;
     return outcome;
+}
+
+bool LiveProcessReader::reuseLastSample(std::vector<ThreadStack>& out, size_t& count) {
+    // Only the caller's own vector still holds what the last read put in it.
+    if (!lastOut_ || out.data() != lastOut_ || lastCount_ > out.size()) return false;
+    // No thread ran since: no frame was pushed or popped, no lock or exception changed
+    // hands, no thread came or went. The last sample stands, but for the CPU.
+    count = 0;
+    for (size_t i = 0; i < lastCount_; ++i) {
+        ThreadStack& st = out[i];
+        st.status &= ~ThreadStatus::OnCpu;
+        if (!st.skipped && !threadMatchesMode(options_.mode, st.status)) {
+            if (!options_.reportSkipped) continue;
+            st.skipped = true;
+            st.frames.clear();
+        }
+        if (count != i) std::swap(out[count], out[i]);
+        ++count;
+    }
+    lastCount_ = count;
+    ++samplesReused_;
+    return true;
 }
 
 void LiveProcessReader::readSkippedFrames() {

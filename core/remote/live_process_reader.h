@@ -4,6 +4,7 @@
 #include "core/remote/code_cache.h"
 #include "core/remote/exec_watch.h"
 #include "core/remote/frame_walker.h"
+#include "core/remote/process_cpu_clock.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/read_ahead.h"
 #include "core/remote/remote_memory.h"
@@ -50,6 +51,8 @@ public:
     uint64_t syscalls() const { return mem_.syscalls(); }
     // Thread stacks served without a walk, because their thread ran no Python since.
     uint64_t stacksUnchanged() const { return unchanged_.served(); }
+    // Samples of an idle process that repeated the last one (idleProcessShortcut).
+    uint64_t samplesReused() const { return samplesReused_; }
 
 private:
     static constexpr size_t kMaxThreads = 8192; // CPython's per-interpreter bound
@@ -94,6 +97,9 @@ private:
     void readSkippedFrames();
     // The thread state's current-frame word (tstate_): part of UnchangedStacks' key.
     uint64_t frameWord() const;
+    // idleProcessShortcut: the last sample again, without its threads' CPU; false when
+    // `out` is not the vector the last read filled.
+    bool reuseLastSample(std::vector<ThreadStack>& out, size_t& count);
     // --async-aware: stacks of asyncio tasks instead of threads (live_async_read.cpp).
     ReadOutcome readAsync(std::vector<ThreadStack>& out, size_t& count);
     bool readRunningTask(uint64_t tstateAddr, uint64_t threadId);
@@ -109,6 +115,13 @@ private:
     CodeCache codes_;
     FrameWalker walker_;
     ThreadStateProbe threadState_;
+    ProcessCpuClock cpuClock_;
+    bool processIdle_ = false; // this sample: the process used no CPU since the last
+    // The last successful read's output (the caller's vector) and its length, which an
+    // idle process's sample reuses (reuseLastSample).
+    const ThreadStack* lastOut_ = nullptr;
+    size_t lastCount_ = 0;
+    uint64_t samplesReused_ = 0;
     ExecWatch exec_;
     uint64_t failuresSinceExecCheck_ = 0;
     std::string lastError_;

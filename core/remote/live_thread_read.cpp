@@ -72,7 +72,9 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     if (!options_.cpuState && options_.mode != ProfilingMode::Cpu) {
         status |= ThreadStatus::Unknown;
     } else {
-        const ThreadStateProbe::State kernel = threadState_.read(stack.threadId);
+        const ThreadStateProbe::State kernel =
+            processIdle_ ? ThreadStateProbe::State{ThreadStateProbe::Cpu::Idle, 0}
+                         : threadState_.read(stack.threadId);
         switch (kernel.cpu) {
         case ThreadStateProbe::Cpu::OnCpu:
             status |= ThreadStatus::OnCpu;

@@ -9,8 +9,9 @@
 
 namespace gilscope::remote {
 
-ThreadNameWatcher::ThreadNameWatcher(int pid, const PythonLayout& layout, uint64_t interp)
-    : pid_(pid), layout_(layout), interp_(interp) {
+ThreadNameWatcher::ThreadNameWatcher(int pid, const PythonLayout& layout, uint64_t interp,
+                                     int64_t refreshMs)
+    : pid_(pid), layout_(layout), interp_(interp), refreshMs_(refreshMs) {
 }
 
 ThreadNameWatcher::~ThreadNameWatcher() {
@@ -83,7 +84,7 @@ void ThreadNameWatcher::run() {
         lock.unlock();
         refresh(tids);
         lock.lock();
-        wake_.wait_for(lock, std::chrono::milliseconds(kRefreshMs),
+        wake_.wait_for(lock, std::chrono::milliseconds(refreshMs_),
                        [this] { return stop_ || pending_; });
     }
 }

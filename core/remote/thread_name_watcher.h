@@ -25,7 +25,9 @@ public:
     static constexpr int64_t kRefreshMs = 1000;
     static constexpr size_t kMaxThreads = 8192;
 
-    ThreadNameWatcher(int pid, const PythonLayout& layout, uint64_t interp);
+    // refreshMs: how often names are read again when no new thread appeared.
+    ThreadNameWatcher(int pid, const PythonLayout& layout, uint64_t interp,
+                      int64_t refreshMs = kRefreshMs);
     ~ThreadNameWatcher(); // stops and joins the refresh thread
     ThreadNameWatcher(const ThreadNameWatcher&) = delete;
     ThreadNameWatcher& operator=(const ThreadNameWatcher&) = delete;
@@ -50,6 +52,7 @@ private:
     const int pid_;
     const PythonLayout layout_;
     const uint64_t interp_;
+    const int64_t refreshMs_;
     std::vector<uint64_t> lastTids_;         // sampler thread: the last sample's thread ids
     std::unordered_set<uint64_t> askedTids_; // sampler thread: ids handed to the refresh
     bool started_ = false;                   // sampler thread

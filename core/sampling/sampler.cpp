@@ -130,6 +130,10 @@ void Sampler::Impl::begin(uint64_t startUs) {
     s.lastTickUs = startUs;
     s.running = 1;
     next = startUs;
+    // A group's samplers tick on one grid, so that they share the group's wake-ups
+    // (100 a second for any number of processes at 100 Hz), not one wake-up each.
+    if (options.group && options.intervalUs > 0)
+        next = (startUs + options.intervalUs - 1) / options.intervalUs * options.intervalUs;
     nextCpuRefresh = startUs + kCpuRefreshUs;
 }
 

@@ -1,6 +1,8 @@
 // UnchangedStacks on real interpreters: a thread whose stack changes at a known rhythm
 // while it mostly sleeps (tests/targets/switching_waiter.py) is never served a stack it
-// has left, and threads at rest are served without a walk. On every interpreter present.
+// has left, and threads at rest are served without a walk. The same with the host
+// agent's idleProcessShortcut, where a process that used no CPU is not read again (its
+// last sample stands). On every interpreter present.
 #include "core/remote/live_process_reader.h"
 #include "core/remote/live_stack_source.h"
 #include "tests/integration/remote/remote_test_helpers.h"
@@ -57,15 +59,23 @@ private slots:
     void initTestCase() { GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS(); }
 
     void aStackThatChangedIsNeverServed_data() {
-        test::addInterpreterRows(test::findInterpreters());
+        QTest::addColumn<Interpreter>("interpreter");
+        QTest::addColumn<bool>("idleShortcut");
+        for (const Interpreter& in : test::findInterpreters()) {
+            QTest::newRow(qPrintable(in.label)) << in << false;
+            QTest::newRow(qPrintable(in.label + QStringLiteral(", idle-process shortcut")))
+                << in << true;
+        }
     }
     void aStackThatChangedIsNeverServed() {
         QFETCH(Interpreter, interpreter);
+        QFETCH(bool, idleShortcut);
         TargetProcess target(interpreter, "switching_waiter.py");
         QVERIFY2(target.start(), qPrintable(target.error()));
         const auto waiter = uint64_t(target.readyInfo().value("waiter").toInteger());
         ReadOptions options;
         options.allThreads = true;
+        options.idleProcessShortcut = idleShortcut;
         auto opened = openLiveProcess(int(target.pid()), options);
         QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
         StackSource& src = **opened;
@@ -91,6 +101,7 @@ private slots:
             QThread::usleep(1000);
         }
         const uint64_t served = live->stacksUnchanged();
+        const uint64_t reused = live->samplesReused();
 
         // When each phase began, from the target's own clock (the same CLOCK_MONOTONIC).
         std::vector<PhaseStart> starts;
@@ -115,15 +126,22 @@ private slots:
             if (s.phase == previousOf(current->phase)) ++stale;
         }
         qInfo("%s: %zu waiter samples (a %d, b %d, c %d), %d checked against %zu phase starts, "
-              "%d stale; %llu stacks served unchanged",
+              "%d stale; %llu stacks served unchanged, %llu samples of the idle process reused",
               qPrintable(interpreter.label), samples.size(), counts[0], counts[1], counts[2],
-              checked, starts.size(), stale, static_cast<unsigned long long>(served));
+              checked, starts.size(), stale, static_cast<unsigned long long>(served),
+              static_cast<unsigned long long>(reused));
         QVERIFY(checked > 500);
         QCOMPARE(stale, 0);
         // Every phase was seen, and the shortcut was taken (threads at rest; the waiter
         // between its wake-ups).
         QVERIFY(counts[0] > 0 && counts[1] > 0 && counts[2] > 0);
         QVERIFY(served > 0);
+        // The waiter sleeps ~30 ms between phases, read every ~1 ms: most samples find the
+        // process idle. Without the shortcut none is reused.
+        if (idleShortcut)
+            QVERIFY(reused > 100);
+        else
+            QCOMPARE(reused, uint64_t{0});
     }
 };
 
