@@ -58,7 +58,7 @@ struct ReadOptions {
     // a new thread appears (StackSource::takeThreadNames); never on the sampling path.
     bool threadNames = true;
     int64_t threadNameRefreshMs = 1000; // when no new thread appeared
-    // The host agent's shortcut for quiet services (ProcessCpuClock): a process that used
+    // The host agent's shortcut for quiet services (ProcessActivity): a process that used
     // no CPU since the last sample is not read again. Its last sample stands, with no
     // thread on a CPU (the caller passes the same vector each time; otherwise it is read).
     // Off elsewhere: a thread that waits on a run queue a whole tick would count as idle.

@@ -3,7 +3,7 @@
 // _Py_DebugOffsets parser against the tables inside the real 3.13/3.14/3.15 binaries.
 #include "core/remote/elf_image.h"
 #include "core/remote/line_table.h"
-#include "core/remote/process_cpu_clock.h"
+#include "core/remote/process_activity.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/remote_objects.h"
 #include "core/remote/thread_state_probe.h"
@@ -310,7 +310,7 @@ private slots:
     // second look on, a spinning one ran, a reaped one is unknown, and a long idle run is
     // broken by an Unknown (a full read) every kMaxIdleRun looks.
     void processCpuClockTellsIdleFromRunning() {
-        using Since = remote::ProcessCpuClock::Since;
+        using Since = remote::ProcessActivity::Since;
         // Children die with the test, whatever fails first.
         struct Child {
             pid_t pid = -1;
@@ -336,7 +336,7 @@ private slots:
         };
         Child sleeper{spawn(false)}, spinner{spawn(true)};
         QVERIFY(sleeper.pid > 0 && spinner.pid > 0);
-        remote::ProcessCpuClock idle(sleeper.pid), busy(spinner.pid);
+        remote::ProcessActivity idle(sleeper.pid), busy(spinner.pid);
         QCOMPARE(idle.look(), Since::Unknown); // nothing to compare with yet
         QCOMPARE(busy.look(), Since::Unknown);
         // A process that forked just now may still be finishing its start: wait for its
@@ -347,7 +347,7 @@ private slots:
             QVERIFY2(!deadline.hasExpired(), "a sleeping process never looked idle");
             QThread::msleep(20);
         }
-        for (int i = 0; i < remote::ProcessCpuClock::kMaxIdleRun - 1; ++i)
+        for (int i = 0; i < remote::ProcessActivity::kMaxIdleRun - 1; ++i)
             QCOMPARE(idle.look(), Since::Idle);
         QCOMPARE(idle.look(), Since::Unknown);
         QCOMPARE(idle.look(), Since::Idle);

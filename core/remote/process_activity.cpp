@@ -1,14 +1,26 @@
-#include "core/remote/process_cpu_clock.h"
+#include "core/remote/process_activity.h"
 
+#include <fcntl.h>
+#include <string>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 namespace gilscope::remote {
 
-ProcessCpuClock::ProcessCpuClock(int pid) {
+ProcessActivity::ProcessActivity(int pid)
+    : taskDir_(::open(("/proc/" + std::to_string(pid) + "/task").c_str(),
+                      O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
     haveClock_ = clock_getcpuclockid(static_cast<pid_t>(pid), &clock_) == 0;
 }
 
-ProcessCpuClock::Since ProcessCpuClock::look() {
+int64_t ProcessActivity::taskCount() {
+    struct stat st {};
+    // procfs adds the number of threads to the directory's links.
+    if (!taskDir_ || ::fstat(taskDir_.get(), &st) != 0) return -1;
+    return static_cast<int64_t>(st.st_nlink);
+}
+
+ProcessActivity::Since ProcessActivity::look() {
     timespec ts{};
     if (!haveClock_ || clock_gettime(clock_, &ts) != 0) {
         haveLast_ = false;
