@@ -143,6 +143,52 @@ private slots:
         else
             QCOMPARE(reused, uint64_t{0});
     }
+
+    // --mode cpu with the shortcut: ticks where the process ran but no thread is on a CPU
+    // are not read, yet a thread that starts then (late_worker.py's spinner, a second after
+    // READY, while the ticker sleeps) is found, and only threads on a CPU are sampled.
+    void cpuModeShortcutFindsANewThread_data() {
+        test::addInterpreterRows(test::findInterpreters());
+    }
+    void cpuModeShortcutFindsANewThread() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "late_worker.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        ReadOptions options;
+        options.allThreads = true;
+        options.mode = ProfilingMode::Cpu;
+        options.idleProcessShortcut = true;
+        auto opened = openLiveProcess(int(target.pid()), options);
+        QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
+        StackSource& src = **opened;
+        auto* live = dynamic_cast<remote::LiveProcessReader*>(&src);
+        QVERIFY(live);
+        QElapsedTimer clock;
+        clock.start();
+        test::Snapshot snap;
+        int spinning = 0, bursts = 0;
+        while (spinning < 50) {
+            QVERIFY2(clock.elapsed() < 60000, "the late spinner was not sampled in 60 s");
+            QString error;
+            QVERIFY2(test::readOnce(src, snap, &error), qPrintable(error));
+            for (size_t i = 0; i < snap.count; ++i) {
+                QVERIFY(snap.threads[i].status & ThreadStatus::OnCpu);
+                const QStringList names = test::functionNames(src, snap.threads[i]);
+                if (names.join(QLatin1Char(' ')).contains(QLatin1String("late_spin"))) ++spinning;
+                if (names.join(QLatin1Char(' ')).contains(QLatin1String("burst"))) ++bursts;
+            }
+            QThread::usleep(1000);
+        }
+        qInfo("%s: late spinner in %d samples, ticker bursts in %d; %llu reads skipped with "
+              "nothing on a CPU, %llu idle",
+              qPrintable(interpreter.label), spinning, bursts,
+              static_cast<unsigned long long>(live->samplesNothingOnCpu()),
+              static_cast<unsigned long long>(live->samplesReused()));
+        // The second before the spinner: the ticker's sleeps (idle process) and the ticks
+        // after a burst (it ran, now sleeps) both came up.
+        QVERIFY(live->samplesNothingOnCpu() > 0);
+        QVERIFY(live->samplesReused() > 0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestUnchangedLive)
