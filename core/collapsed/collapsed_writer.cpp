@@ -48,14 +48,22 @@ void CollapsedWriter::begin(const FrameRegistry& registry, const RecordingInfo&)
 
 void CollapsedWriter::addBatch(const SampleBatch& batch) {
     if (batch.frames.empty() || batch.timestampsUs.empty()) return;
-    scratch_.assign(batch.frames.begin(), batch.frames.end());
     const uint64_t n = batch.timestampsUs.size();
+    total_ += n;
+    LastStack& last = lastStacks_[batch.threadId];
+    if (last.count && std::equal(last.frames.begin(), last.frames.end(), batch.frames.begin(),
+                                 batch.frames.end())) {
+        *last.count += n;
+        return;
+    }
+    scratch_.assign(batch.frames.begin(), batch.frames.end());
     auto it = counts_.find(scratch_);
     if (it != counts_.end())
         it->second += n;
     else
-        counts_.emplace(scratch_, n);
-    total_ += n;
+        it = counts_.emplace(scratch_, n).first;
+    last.frames = scratch_;
+    last.count = &it->second;
 }
 
 std::string CollapsedWriter::render() const {

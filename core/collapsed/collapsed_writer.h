@@ -39,6 +39,13 @@ private:
     const FrameRegistry* registry_ = nullptr;
     std::unordered_map<std::vector<FrameId>, uint64_t, StackHash> counts_;
     std::vector<FrameId> scratch_; // reused lookup key: no allocation per sample
+    // Each thread's last stack and its count: a thread in a loop gives the same stack tick
+    // after tick, found by comparing it rather than by hashing it (map nodes stay put).
+    struct LastStack {
+        std::vector<FrameId> frames;
+        uint64_t* count = nullptr;
+    };
+    std::unordered_map<uint64_t, LastStack> lastStacks_;
     uint64_t total_ = 0;
 };
 

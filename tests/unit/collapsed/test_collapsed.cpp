@@ -57,6 +57,28 @@ private slots:
                                          "main (app.py:30);light (lib/x.py:3) 1\n"));
     }
 
+    // A thread's repeated stack is counted through its last one (no lookup), and a thread
+    // that moves on, comes back, or shares another's stack still counts right.
+    void repeatedStacksOfAThreadCountRight() {
+        FrameRegistry reg;
+        const FrameId main = frame(reg, "main", "app.py", 30);
+        const FrameId a = frame(reg, "a", "app.py", 10);
+        const FrameId b = frame(reg, "b", "app.py", 20);
+        CollapsedWriter w;
+        w.begin(reg, RecordingInfo{});
+        add(w, {a, main}, {1}, 1);
+        add(w, {a, main}, {2, 3}, 1); // the same again: 3 so far
+        add(w, {a, main}, {4}, 2);    // another thread's first: merged
+        add(w, {b, main}, {5}, 1);    // thread 1 moves on
+        add(w, {main}, {6}, 1);       // a prefix of its last stack is another stack
+        add(w, {a, main}, {7}, 1);    // and back
+        add(w, {b, main}, {8}, 2);
+        QCOMPARE(w.totalSamples(), uint64_t(8));
+        QCOMPARE(w.render(), std::string("main (app.py:30);a (app.py:10) 5\n"
+                                         "main (app.py:30);b (app.py:20) 2\n"
+                                         "main (app.py:30) 1\n"));
+    }
+
     void separatorsInNamesCannotBreakLines() {
         FrameRegistry reg;
         const FrameId odd = frame(reg, "<lambda>", "we;ird\nname.py", -1);
