@@ -175,7 +175,7 @@ private slots:
         const QString native = "<native> (~:0)";
         const QString keyDef =
             QStringLiteral(":%1)").arg(target.readyInfo().value("key_line").toInt());
-        qint64 inKey = 0;
+        qint64 inKey = 0, unmarked = 0;
         for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
             QStringList names;
             for (const QString& f : it.key().split(';'))
@@ -189,10 +189,18 @@ private slots:
             const bool notStarted =
                 interpreter.minor == 11 && leaf.startsWith("key (") && leaf.endsWith(keyDef);
             if (notStarted && names.join(';') == "<native>;<module>;outer;key") continue;
+            // key() runs ~10 µs, 500 times a sort, each time in the same frame slot: a read
+            // that copies its frame while the next call re-initialises it (is_entry cleared
+            // first) sees the old instruction without the mark. Rare; counted, not failed.
+            if (interpreter.minor == 11 && names.join(';') == "<native>;<module>;outer;key") {
+                unmarked += it.value();
+                continue;
+            }
             QCOMPARE(names.join(';'), QStringLiteral("<native>;<module>;outer;<native>;key"));
             inKey += it.value();
         }
         QVERIFY2(inKey > 20, qPrintable(QStringList(stacks.keys()).join('\n')));
+        QVERIFY2(unmarked * 20 <= inKey, qPrintable(QStringList(stacks.keys()).join('\n')));
 
         const RunResult plain = runGilscope({"attach", QString::number(target.pid()), "-d", "0.3",
                                              "-o", dir.filePath("plain.txt")});
