@@ -11,17 +11,18 @@ namespace {
 constexpr qsizetype kMaxCachedTexts = 8192;
 } // namespace
 
-const QStaticText& PlainTextDelegate::laidOut(const QString& text, const QFont& font) const {
+const QStaticText& PlainTextDelegate::laidOut(const QString& key, const QFont& font,
+                                              const std::function<QString()>& text) const {
     if (font != font_ || texts_.size() >= kMaxCachedTexts) {
         texts_.clear();
         font_ = font;
     }
-    auto it = texts_.find(text);
+    auto it = texts_.find(key);
     if (it == texts_.end()) {
-        QStaticText st(text);
+        QStaticText st(text());
         st.setTextFormat(Qt::PlainText);
         st.prepare(QTransform(), font);
-        it = texts_.insert(text, st);
+        it = texts_.insert(key, st);
     }
     return *it;
 }
@@ -54,19 +55,12 @@ void PlainTextDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opt
     painter->setFont(opt.font);
     painter->setPen(opt.palette.color(
         group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
-    const QStaticText* st = &laidOut(opt.text, opt.font);
+    const QStaticText* st = &laidOut(opt.text, opt.font, [&] { return opt.text; });
     if (st->size().width() > r.width()) {
         // Elided to this width; kept too, under a key no cell text has.
-        const QString key = QString::number(r.width()) + QChar(0x1f) + opt.text;
-        auto it = texts_.constFind(key);
-        if (it == texts_.cend()) {
-            const QString elided = opt.fontMetrics.elidedText(opt.text, Qt::ElideRight, r.width());
-            QStaticText e(elided);
-            e.setTextFormat(Qt::PlainText);
-            e.prepare(QTransform(), opt.font);
-            it = texts_.insert(key, e);
-        }
-        st = &*it;
+        st = &laidOut(QString::number(r.width()) + QChar(0x1f) + opt.text, opt.font, [&] {
+            return opt.fontMetrics.elidedText(opt.text, Qt::ElideRight, r.width());
+        });
     }
     const QSizeF size = st->size();
     const Qt::Alignment align = QStyle::visualAlignment(opt.direction, opt.displayAlignment);

@@ -5,6 +5,8 @@
 #include <QStaticText>
 #include <QStyledItemDelegate>
 
+#include <functional>
+
 namespace gilscope::ui {
 
 // Paints an analysis table cell as QStyledItemDelegate does (background, selection,
@@ -20,7 +22,9 @@ public:
                const QModelIndex& index) const override;
 
 private:
-    const QStaticText& laidOut(const QString& text, const QFont& font) const;
+    // The laid-out text cached under `key`, made by `text` when missing.
+    const QStaticText& laidOut(const QString& key, const QFont& font,
+                               const std::function<QString()>& text) const;
 
     mutable QHash<QString, QStaticText> texts_; // in font_, bounded (cleared when full)
     mutable QFont font_;
