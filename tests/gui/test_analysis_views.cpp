@@ -14,6 +14,7 @@
 #include "ui/analysis/callers_callees_view.h"
 #include "ui/analysis/flame_graph_widget.h"
 #include "ui/analysis/source_view.h"
+#include "ui/analysis/status_line.h"
 #include "ui/analysis/top_functions_model.h"
 #include "ui/main_window.h"
 #include "ui/process_picker.h"

@@ -11,6 +11,7 @@
 #include "tests/support/python_interpreters.h"
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/analysis_panel.h"
+#include "ui/analysis/status_line.h"
 #include "ui/analysis/top_functions_model.h"
 #include "ui/main_window.h"
 #include "ui/process_picker.h"

@@ -2,13 +2,16 @@
 // stale-result guard, the process model's incremental merge keeping the
 // view's selection, and the timeline actually painting its lanes.
 #include "core/live/live_timeline.h"
+#include "ui/analysis/call_tree_view.h"
 #include "ui/analysis/plain_text_delegate.h"
+#include "ui/analysis/status_line.h"
 #include "ui/attach_job.h"
 #include "ui/live_figures.h"
 #include "ui/process_table_model.h"
 #include "ui/rate_history.h"
 #include "ui/timeline_widget.h"
 
+#include <QHBoxLayout>
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -21,6 +24,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <thread>
 
 using namespace gilscope;
@@ -240,6 +244,92 @@ private slots:
     // The analysis tables' delegate keeps texts laid out between repaints: a right-aligned
     // figure is drawn at the right of its cell, a name too long for its cell is elided
     // within it, and a new text in the same cell (a live update) replaces the old one.
+    void callTreeViewDrawsEachRowsOwnArrow() {
+        // A chain four deep, each node with one child but the last.
+        QStandardItemModel model;
+        QStandardItem* parent = model.invisibleRootItem();
+        QList<QStandardItem*> chain;
+        for (int depth = 0; depth < 5; ++depth) {
+            auto* item = new QStandardItem(QStringLiteral("f%1").arg(depth));
+            parent->appendRow(item);
+            chain.append(item);
+            parent = item;
+        }
+        ui::CallTreeView view;
+        view.setModel(&model);
+        view.setIndentation(20);
+        view.expandAll();
+        view.collapse(chain[3]->index()); // f3: closed, so f4 is not shown
+        view.resize(400, 200);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QImage img = view.viewport()->grab().toImage();
+        const QRgb bg = img.pixel(img.width() - 2, 1);
+        auto inkIn = [&](int row, int x0, int x1) {
+            const int y0 = row * view.sizeHintForRow(0);
+            int ink = 0;
+            for (int x = x0; x < x1; ++x)
+                for (int y = y0; y < y0 + view.sizeHintForRow(0); ++y)
+                    if (std::abs(qGray(img.pixel(x, y)) - qGray(bg)) > 60) ++ink;
+            return ink;
+        };
+        // Rows f0..f3 have children: an arrow at their own level, nothing at their
+        // ancestors' levels.
+        for (int row = 0; row < 4; ++row) {
+            QVERIFY2(inkIn(row, row * 20, row * 20 + 20) > 0, qPrintable(QString::number(row)));
+            QCOMPARE(inkIn(row, 0, row * 20), 0);
+        }
+        // A leaf has no arrow anywhere left of its text.
+        view.expand(chain[3]->index());
+        QTRY_VERIFY(view.visualRect(chain[4]->index()).isValid());
+        const QImage open = view.viewport()->grab().toImage();
+        const int leafY = view.visualRect(chain[4]->index()).top();
+        for (int x = 0; x < 4 * 20 + 20; ++x)
+            for (int y = leafY; y < leafY + view.sizeHintForRow(0); ++y)
+                QVERIFY(std::abs(qGray(open.pixel(x, y)) - qGray(bg)) <= 60);
+        // Open (f2) and closed (f3) arrows differ: down and right.
+        auto shape = [&](int row) {
+            QImage part =
+                img.copy(row * 20, row * view.sizeHintForRow(0), 20, view.sizeHintForRow(0));
+            return part.convertToFormat(QImage::Format_Grayscale8);
+        };
+        QVERIFY(shape(2) != shape(3));
+        QCOMPARE(shape(1), shape(2)); // both open
+    }
+
+    void statusLineNewTextIsOnlyARepaint() {
+        // Counts the layout passes a text change asks of the parent.
+        struct LayoutCounter : QObject {
+            int requests = 0;
+            bool eventFilter(QObject*, QEvent* e) override {
+                if (e->type() == QEvent::LayoutRequest) ++requests;
+                return false;
+            }
+        };
+        auto passesFor = [](QWidget* line, const std::function<void(int)>& setText) {
+            QWidget bar;
+            auto* row = new QHBoxLayout(&bar);
+            row->addWidget(new QLabel(QStringLiteral("left"), &bar));
+            line->setParent(&bar);
+            row->addWidget(line, 1);
+            bar.resize(500, 30);
+            bar.show();
+            if (!QTest::qWaitForWindowExposed(&bar)) return -1;
+            LayoutCounter counter;
+            bar.installEventFilter(&counter);
+            for (int i = 0; i < 5; ++i) {
+                setText(i);
+                QCoreApplication::processEvents();
+            }
+            return counter.requests;
+        };
+        auto text = [](int i) { return QStringLiteral("%1 of 99 thread-samples").arg(i * 1111); };
+        auto* line = new ui::StatusLine;
+        QCOMPARE(passesFor(line, [&](int i) { line->setText(text(i)); }), 0);
+        auto* label = new QLabel;
+        QVERIFY(passesFor(label, [&](int i) { label->setText(text(i)); }) > 0); // what it avoids
+    }
+
     void plainTextDelegateAlignsElidesAndUpdates() {
         QStandardItemModel model(1, 2);
         model.setItem(0, 0, new QStandardItem(QString(60, QLatin1Char('W'))));

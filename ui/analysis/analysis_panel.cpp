@@ -3,11 +3,13 @@
 #include "core/analysis/profile_model.h"
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/call_tree_model.h"
+#include "ui/analysis/call_tree_view.h"
 #include "ui/analysis/callers_callees_view.h"
 #include "ui/analysis/flame_graph_widget.h"
 #include "ui/analysis/plain_text_delegate.h"
 #include "ui/analysis/source_view.h"
 #include "ui/analysis/stack_chart_view.h"
+#include "ui/analysis/status_line.h"
 #include "ui/analysis/timeline_range_selector.h"
 #include "ui/analysis/top_functions_model.h"
 #include "ui/timeline_widget.h"
@@ -117,7 +119,7 @@ AnalysisPanel::~AnalysisPanel() = default;
 
 QTreeView* AnalysisPanel::makeTreeView(CallTreeModel* model, QSortFilterProxyModel** proxy) {
     *proxy = makeProxy(model, this);
-    auto* view = new QTreeView(this);
+    auto* view = new CallTreeView(this);
     view->setModel(*proxy);
     view->setSortingEnabled(true);
     view->sortByColumn(CallTreeModel::Total, Qt::DescendingOrder);

@@ -28,6 +28,7 @@ class CallersCalleesView;
 class FlameGraphWidget;
 class SourceView;
 class StackChartView;
+class StatusLine;
 class TimelineRangeSelector;
 class TimelineWidget;
 class TopFunctionsModel;
@@ -62,7 +63,7 @@ public:
     SourceView* sourceView() const { return source_; }
     CallersCalleesView* callersCallees() const { return callers_; }
     StackChartView* stackChart() const { return stackChart_; }
-    QLabel* summary() const { return summary_; }
+    StatusLine* summary() const { return summary_; }
     QToolButton* backButton() const { return backButton_; }
     QToolButton* forwardButton() const { return forwardButton_; }
 
@@ -84,7 +85,7 @@ private:
     TimelineRangeSelector* selector_ = nullptr;
     QComboBox* stateBox_;
     QLineEdit* search_;
-    QLabel* summary_;
+    StatusLine* summary_;
     QLabel* rangeLabel_;
     QToolButton* backButton_;
     QToolButton* forwardButton_;

@@ -2,6 +2,7 @@
 
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/flame_graph_widget.h"
+#include "ui/analysis/status_line.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -68,9 +69,10 @@ QWidget* AnalysisPanel::buildToolbar() {
     search_->setMaximumWidth(260);
     connect(search_, &QLineEdit::textChanged, this, &AnalysisPanel::applySearch);
     row->addWidget(search_);
-    summary_ = new QLabel(bar);
+    summary_ = new StatusLine(bar);
     summary_->setObjectName(QStringLiteral("analysisSummary"));
-    row->addWidget(summary_, 1, Qt::AlignRight);
+    summary_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    row->addWidget(summary_, 1);
     return bar;
 }
 
