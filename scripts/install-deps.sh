@@ -25,6 +25,8 @@ run_packages=(
     libqt6svg6 qt6-httpserver-dev qt6-websockets-dev
     # formats (pprof output: protobuf's compiler and library, zlib for gzip)
     nlohmann-json3-dev libzstd-dev libprotobuf-dev protobuf-compiler zlib1g-dev
+    # --native-stacks: elfutils' libdw/libdwfl unwinds and names the target's C frames
+    libdw-dev
     # the --live terminal view (tui/): ncurses, wide-character build
     libncurses-dev
     # `gilscope run`'s default interpreter, and a font for the window's text (both come

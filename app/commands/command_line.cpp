@@ -12,7 +12,14 @@ CommandLine::CommandLine(const char* command, const QString& description)
     parser_.addHelpOption();
 }
 
-std::optional<int> CommandLine::parse(const QStringList& args) {
+std::optional<int> CommandLine::parse(const QStringList& given) {
+    // --native-stacks=all: an option with an optional value, which QCommandLineParser
+    // lacks; spelled as a flag of its own up to "--" (after it, the words are a command's).
+    QStringList args = given;
+    for (QString& a : args) {
+        if (a == QLatin1String("--")) break;
+        if (a == QLatin1String("--native-stacks=all")) a = QStringLiteral("--native-stacks-all");
+    }
     if (!parser_.parse(args)) return usageErrorSeeHelp(parser_.errorText());
     if (parser_.isSet("help")) {
         std::printf("%s", parser_.helpText().toLocal8Bit().constData());

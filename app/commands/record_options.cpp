@@ -83,6 +83,7 @@ ReadOptions RecordOptions::readOptions() const {
     r.opcodes = opcodes;
     r.gc = gcFrames;
     r.native = native;
+    r.nativeStacks = nativeStacks; // the eval-loop entries pair Python runs with C frames
     r.maxDepth = maxDepth;
     r.asyncMode = asyncMode;
     // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode whatever
@@ -92,6 +93,16 @@ ReadOptions RecordOptions::readOptions() const {
     r.mode = format == OutputFormat::Gecko ? ProfilingMode::All : mode;
     return r;
 }
+
+namespace {
+// --native-stacks=all arrives as this (CommandLine::parse): QCommandLineParser has no
+// option whose value is optional.
+QList<QCommandLineOption> hiddenRecordOptions() {
+    QCommandLineOption all("native-stacks-all");
+    all.setFlags(QCommandLineOption::HiddenFromHelp);
+    return {all};
+}
+} // namespace
 
 const QList<QCommandLineOption>& recordOptions() {
     static const QList<QCommandLineOption> table =
@@ -141,6 +152,10 @@ const QList<QCommandLineOption>& recordOptions() {
             {"no-summary", "--pstats table: no summary of interesting functions."},
             {"native",
              "Add CPython's <native> frames where C code called back into Python (Python 3.11+)."},
+            {"native-stacks",
+             "Show the C/C++ frames between the Python frames, named from the libraries' "
+             "symbols (--native-stacks=all also keeps CPython's eval loop and call plumbing). "
+             "Needs --blocking for now: every thread is stopped while it is read."},
             {"blocking",
              "Stop every thread of the target (ptrace) while each sample is read, so stacks are "
              "consistent; costs the target a pause per sample."},
@@ -172,7 +187,7 @@ const QList<QCommandLineOption>& recordOptions() {
              "its leaf frames and root frames around a '<truncated: K frames>' frame.",
              "N", "1536"},
         } +
-        pushOptionTable();
+        hiddenRecordOptions() + pushOptionTable();
     return table;
 }
 
@@ -218,6 +233,12 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     o.native = parser.isSet("native");
     o.subprocesses = parser.isSet("subprocesses");
     o.blocking = parser.isSet("blocking");
+    o.nativeStacksAll = parser.isSet("native-stacks-all");
+    o.nativeStacks = parser.isSet("native-stacks") || o.nativeStacksAll;
+    if (o.nativeStacks && !o.blocking)
+        return makeError(ErrorKind::BadArguments,
+                         "--native-stacks needs --blocking: reading C frames without stopping "
+                         "the target (perf events) is not built yet");
     o.gcFrames = !parser.isSet("no-gc");
     o.realtimeStats = parser.isSet("realtime-stats");
     const std::string mode = parser.value("mode").toStdString();

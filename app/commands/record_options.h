@@ -22,7 +22,9 @@ struct RecordOptions : OutputOptions {
     double durationSec = 0; // 0: until the target exits or Ctrl-C
     bool allThreads = false;
     bool opcodes = false;
-    bool native = false; // --native: <native> frames (3.11+)
+    bool native = false;          // --native: <native> frames (3.11+)
+    bool nativeStacks = false;    // --native-stacks: the C frames themselves, among Python's
+    bool nativeStacksAll = false; // --native-stacks=all: the eval loop and its plumbing too
     bool realtimeStats = false;
     ProfilingMode mode = ProfilingMode::Wall; // --mode
     bool gcFrames = true;                     // --no-gc clears it

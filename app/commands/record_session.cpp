@@ -7,6 +7,7 @@
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
 #include "core/live/recording_copy.h"
+#include "core/native/native_stack_source.h"
 #include "core/remote/thread_freezer.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
@@ -103,15 +104,28 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
 
     // --blocking: one freeze up front says at once when the target cannot be stopped.
     std::optional<remote::BlockingStackSource> blocking;
+    std::unique_ptr<native::BlockingNativeStackSource> nativeStacks;
     if (options.blocking) {
         if (auto probe = remote::FrozenThreads::freeze(source.pid()); !probe) {
             if (hooks.afterStart) hooks.afterStart();
             result.exitCode = fail(probe.error());
             return result;
         }
-        blocking.emplace(source);
+        if (options.nativeStacks) {
+            auto made = native::BlockingNativeStackSource::create(source, options.nativeStacksAll);
+            if (!made) {
+                if (hooks.afterStart) hooks.afterStart();
+                result.exitCode = fail(made.error());
+                return result;
+            }
+            nativeStacks = std::move(*made);
+        } else {
+            blocking.emplace(source);
+        }
     }
-    StackSource& reader = blocking ? static_cast<StackSource&>(*blocking) : source;
+    StackSource& reader = nativeStacks ? static_cast<StackSource&>(*nativeStacks)
+                          : blocking   ? static_cast<StackSource&>(*blocking)
+                                       : source;
 
     InterruptGuard interrupts;
     SamplerOptions samplerOptions;

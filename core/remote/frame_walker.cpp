@@ -279,6 +279,7 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
             // 3.15's base frame ends every chain below the first entry frame, which says it.
             const bool base = layout_.base == PythonLayout::Base::BaseFrame && frame == baseFrame;
             if (!base) pushNative(out, first);
+            if (!base && entries_) entries_->push_back({uint32_t(out.size()), frame});
             frame = previous;
             continue;
         }
@@ -291,8 +292,10 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         }
         out.push_back(id);
         // 3.11 marks the first frame of each eval-loop call instead of a shim below it.
-        if (layout_.frIsEntry != kAbsent && f.field<uint8_t>(layout_.frIsEntry) != 0)
+        if (layout_.frIsEntry != kAbsent && f.field<uint8_t>(layout_.frIsEntry) != 0) {
             pushNative(out, first);
+            if (entries_) entries_->push_back({uint32_t(out.size()), 0});
+        }
         frame = previous;
     }
     if (stopFrame_ && visited != stopFrame_)

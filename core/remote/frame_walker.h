@@ -6,6 +6,7 @@
 #include "core/remote/sample_budget.h"
 #include "core/remote/struct_view.h"
 #include "core/sample/frame_registry.h"
+#include "core/sample/stack_source.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -83,6 +84,9 @@ public:
     // CPython's --native: a "<native>" frame (file "~", line 0) where C code called into
     // Python, i.e. at each eval-loop entry below a Python frame (3.11+ only).
     void setNative(bool on);
+    // --native-stacks (3.11+): the walks that follow also note where each eval-loop
+    // call's run of frames ends, into `entries` (nullptr: not noted).
+    void setEvalEntries(std::vector<EvalEntry>* entries) { entries_ = entries; }
 
 private:
     struct Chunk {
@@ -134,6 +138,7 @@ private:
     CodeCache& codes_;
     bool opcodes_;
     bool native_ = false;
+    std::vector<EvalEntry>* entries_ = nullptr;
     FrameId nativeFrame_ = 0;
     uint64_t noneAddr_ = 0;
     uint64_t stopFrame_ = 0;

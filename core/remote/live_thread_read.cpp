@@ -114,7 +114,16 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     // A thread that ran no Python since its last walk has the same frames (exact; see
     // UnchangedStacks): served without reading them. Other interpreters than the main
     // one may have GILs of their own, whose counters are not read.
-    if (isMainInterp && unchanged_.serve(addr, stack.threadId, frameWord(), stack.frames)) {
+    // --native-stacks: the eval-loop entries come with the walk (never from the cache).
+    const bool entries = options_.nativeStacks;
+    stack.evalEntries.clear();
+    walker_.setEvalEntries(entries ? &stack.evalEntries : nullptr);
+    struct NoEntriesAfter {
+        FrameWalker& w;
+        ~NoEntriesAfter() { w.setEvalEntries(nullptr); }
+    } noEntriesAfter{walker_};
+    if (isMainInterp && !entries &&
+        unchanged_.serve(addr, stack.threadId, frameWord(), stack.frames)) {
         readAhead_.servedUnchanged();
         return true;
     }
@@ -128,6 +137,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     // A torn walk (the thread moved on while we read): once more from a fresh copy of
     // the thread state, within this sample; then it counts as an error, never as a stack.
     stack.frames.resize(gcFrames);
+    stack.evalEntries.clear();
     unchanged_.forget(addr);
     if (!mem_.read(addr, tstate_.data(), tstateRead_) ||
         StructView(tstate_).field<uint64_t>(layout_.tsInterp) != interp.addr) {

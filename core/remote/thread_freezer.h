@@ -29,6 +29,7 @@ public:
     ~FrozenThreads(); // resumes every thread
 
     size_t stopped() const { return tids_.size(); }
+    const std::vector<int>& threads() const { return tids_; }
 
 private:
     int pid_ = 0;

@@ -10,14 +10,23 @@
 
 namespace gilscope {
 
+// --native-stacks: where a run of Python frames that one eval-loop call runs ends, leaf
+// first: `end` indexes ThreadStack::frames just past the run; `address` is the run's
+// entry frame, which 3.12+ keep on the C stack inside that eval call's frame (0 on 3.11).
+struct EvalEntry {
+    uint32_t end = 0;
+    uint64_t address = 0;
+};
+
 // One thread's stack as read at one instant.
 struct ThreadStack {
     uint64_t threadId = 0;       // native thread id (OS TID)
     uint64_t pythonThreadId = 0; // tstate->thread_id (pthread_t)
     uint32_t interpreterId = 0;
-    uint32_t status = 0;         // ThreadStatus bits
-    std::vector<FrameId> frames; // leaf first
-    bool skipped = false;        // --mode skipped it: status only, no stack (reportSkipped)
+    uint32_t status = 0;                // ThreadStatus bits
+    std::vector<FrameId> frames;        // leaf first
+    bool skipped = false;               // --mode skipped it: status only, no stack (reportSkipped)
+    std::vector<EvalEntry> evalEntries; // 3.11+ with ReadOptions::nativeStacks only
 };
 
 // A thread's name: Python's (threading.Thread.name) where threading made the thread, else
@@ -38,11 +47,12 @@ enum class ReadOutcome {
 enum class AsyncMode { Off, Running, All };
 
 struct ReadOptions {
-    bool allThreads = false; // false: the main thread of the main interpreter only
-    bool opcodes = false;    // fill FrameInfo::opcode
-    bool gc = true;          // synthetic <GC> frame while the collector runs
-    bool native = false;     // CPython's --native: <native> where C code called Python (3.11+)
-    bool cpuState = true;    // probe ON_CPU (else the UNKNOWN bit is set, as CPython's wall mode)
+    bool allThreads = false;   // false: the main thread of the main interpreter only
+    bool opcodes = false;      // fill FrameInfo::opcode
+    bool gc = true;            // synthetic <GC> frame while the collector runs
+    bool native = false;       // CPython's --native: <native> where C code called Python (3.11+)
+    bool nativeStacks = false; // --native-stacks: fill ThreadStack::evalEntries (3.11+)
+    bool cpuState = true;      // probe ON_CPU (else the UNKNOWN bit is set, as CPython's wall mode)
     // Deepest stack kept whole (CPython's MAX_FRAME_CHAIN_DEPTH); a deeper one keeps its
     // leaf side and root frames around a synthetic "<truncated: N frames>" frame.
     size_t maxDepth = 1024 + 512;

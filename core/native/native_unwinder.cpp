@@ -1,0 +1,163 @@
+#include "core/native/native_unwinder.h"
+
+#include <elfutils/libdwfl.h>
+
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace gilscope::native {
+
+namespace {
+
+// The target whose files find_elf opens, for the calls into libdwfl on this thread.
+thread_local int tTargetPid = 0;
+
+// A library as the target sees it: through /proc/PID/root, so that a target in a
+// container or chroot gets its own libc's CFI and symbols, not the host's.
+int findTargetElf(Dwfl_Module* mod, void** userdata, const char* name, Dwarf_Addr base,
+                  char** fileName, Elf** elf) {
+    if (tTargetPid > 0 && name && name[0] == '/') {
+        std::string path = "/proc/" + std::to_string(tTargetPid) + "/root" + name;
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            *fileName = ::strdup(path.c_str());
+            return fd;
+        }
+    }
+    return dwfl_linux_proc_find_elf(mod, userdata, name, base, fileName, elf);
+}
+
+const Dwfl_Callbacks kProcCallbacks = {
+    findTargetElf, dwfl_standard_find_debuginfo,
+    nullptr, // section_address: not for a live process
+    nullptr, // debuginfo_path: the standard one (/usr/lib/debug)
+};
+
+int64_t nowMs() {
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string dwflError() {
+    const char* msg = dwfl_errmsg(-1);
+    return msg ? msg : "unknown libdwfl error";
+}
+
+} // namespace
+
+NativeUnwinder::TargetScope::TargetScope(int pid) : previous_(tTargetPid) {
+    tTargetPid = pid;
+}
+NativeUnwinder::TargetScope::~TargetScope() {
+    tTargetPid = previous_;
+}
+
+// libdwfl's view of "a thread": the unwind in progress (registers and memory supplied by
+// the caller), never a ptrace attach of its own.
+struct DwflThreadHooks {
+    static pid_t nextThread(Dwfl*, void*, void**) { return 0; } // threads come by id only
+    static bool getThread(Dwfl*, pid_t, void* dwflArg, void** threadArg) {
+        *threadArg = dwflArg;
+        return true;
+    }
+    static bool memoryRead(Dwfl*, Dwarf_Addr addr, Dwarf_Word* result, void* dwflArg) {
+        auto* self = static_cast<NativeUnwinder*>(dwflArg);
+        return self->memory_ && self->memory_->readValue(addr, *result);
+    }
+    static bool setInitialRegisters(Dwfl_Thread* thread, void* threadArg) {
+        auto* self = static_cast<NativeUnwinder*>(threadArg);
+        Dwarf_Word regs[Registers::kCount];
+        for (unsigned i = 0; i < Registers::kCount; ++i)
+            regs[i] = self->regs_->regs[i];
+        if (!dwfl_thread_state_registers(thread, 0, Registers::kCount, regs)) return false;
+        dwfl_thread_state_register_pc(thread, self->regs_->regs[Registers::kPc]);
+        return true;
+    }
+    static int onFrame(Dwfl_Frame* state, void* arg) {
+        auto* self = static_cast<NativeUnwinder*>(arg);
+        NativeFrame f;
+        Dwarf_Addr pc = 0;
+        bool activation = false;
+        if (!dwfl_frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
+        f.pc = pc;
+        f.activation = activation;
+        Dwarf_Word sp = 0;
+        if (dwfl_frame_reg(state, Registers::kSp, &sp) == 0) f.sp = sp;
+        self->frames_->push_back(f);
+        return self->frames_->size() >= NativeUnwinder::kMaxFrames ? DWARF_CB_ABORT : DWARF_CB_OK;
+    }
+};
+
+namespace {
+const Dwfl_Thread_Callbacks kThreadCallbacks = {
+    DwflThreadHooks::nextThread,
+    DwflThreadHooks::getThread,
+    DwflThreadHooks::memoryRead,
+    DwflThreadHooks::setInitialRegisters,
+    nullptr, // detach: nothing was attached
+    nullptr, // thread_detach
+};
+} // namespace
+
+Result<std::unique_ptr<NativeUnwinder>> NativeUnwinder::open(int pid) {
+    std::unique_ptr<NativeUnwinder> u(new NativeUnwinder(pid));
+    if (!u->attach()) return makeError(ErrorKind::Internal, u->error_);
+    return u;
+}
+
+NativeUnwinder::~NativeUnwinder() {
+    if (dwfl_) dwfl_end(dwfl_);
+}
+
+bool NativeUnwinder::attach() {
+    TargetScope target(pid_);
+    if (dwfl_) dwfl_end(dwfl_);
+    dwfl_ = dwfl_begin(&kProcCallbacks);
+    if (!dwfl_) {
+        error_ = "libdwfl: " + dwflError();
+        return false;
+    }
+    dwfl_report_begin(dwfl_);
+    const int rc = dwfl_linux_proc_report(dwfl_, pid_);
+    if (dwfl_report_end(dwfl_, nullptr, nullptr) != 0 || rc != 0) {
+        error_ = "cannot read the modules of process " + std::to_string(pid_) + ": " +
+                 (rc > 0 ? std::strerror(rc) : dwflError());
+        return false;
+    }
+    if (!dwfl_attach_state(dwfl_, nullptr, pid_, &kThreadCallbacks, this)) {
+        error_ = "libdwfl cannot unwind process " + std::to_string(pid_) + ": " + dwflError();
+        return false;
+    }
+    lastRefreshMs_ = nowMs();
+    return true;
+}
+
+bool NativeUnwinder::refreshModules() {
+    if (nowMs() - lastRefreshMs_ < 1000) return false;
+    return attach();
+}
+
+bool NativeUnwinder::unwind(int tid, const Registers& regs, remote::ProcessMemory& memory,
+                            std::vector<NativeFrame>& out) {
+    out.clear();
+    error_.clear();
+    TargetScope target(pid_);
+    if (!dwfl_addrmodule(dwfl_, regs.regs[Registers::kPc])) refreshModules();
+    regs_ = &regs;
+    memory_ = &memory;
+    frames_ = &out;
+    const int rc = dwfl_getthread_frames(dwfl_, tid, DwflThreadHooks::onFrame, this);
+    if (rc != 0 && out.size() < kMaxFrames) error_ = dwflError(); // where unwinding stopped
+    regs_ = nullptr;
+    memory_ = nullptr;
+    frames_ = nullptr;
+    if (out.empty()) {
+        if (error_.empty()) error_ = "no frame";
+        return false;
+    }
+    return true;
+}
+
+} // namespace gilscope::native

@@ -1,0 +1,88 @@
+#pragma once
+
+#include "core/common/error.h"
+#include "core/remote/remote_memory.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct Dwfl;
+
+namespace gilscope::native {
+
+// A thread's user registers in DWARF's x86-64 numbering: rax rdx rcx rbx rsi rdi rbp rsp
+// r8-r15, then rip (the return-address column, 16).
+struct Registers {
+    static constexpr unsigned kSp = 7, kPc = 16, kCount = 17;
+    std::array<uint64_t, kCount> regs{};
+};
+
+// One native frame, leaf first. `pc` is where the frame is now (the leaf) or the return
+// address into it (callers); `sp` is its stack pointer (a caller's is its callee's CFA).
+struct NativeFrame {
+    uint64_t pc = 0;
+    uint64_t sp = 0;
+    bool activation = false; // pc is exact (leaf or signal frame), not a return address
+    uint64_t lookupPc() const { return activation ? pc : pc - 1; } // inside the call
+};
+
+// Unwinds a thread's native stack with elfutils (libdwfl): the DWARF CFI of every mapped
+// ELF (.eh_frame, .debug_frame, separate debug info), from registers and stack memory
+// that the caller supplies. It never stops the target itself: the registers come from
+// ptrace (--blocking) or a perf sample, and the stack words from `memory`, which may be
+// a copy taken at the sample. The module list is read from /proc/PID/maps, and again
+// when a pc falls outside every known module (a library loaded since).
+class NativeUnwinder {
+public:
+    static constexpr size_t kMaxFrames = 512;
+
+    static Result<std::unique_ptr<NativeUnwinder>> open(int pid);
+    ~NativeUnwinder();
+    NativeUnwinder(const NativeUnwinder&) = delete;
+    NativeUnwinder& operator=(const NativeUnwinder&) = delete;
+
+    // Leaf-first frames of thread `tid`. False when not even the leaf could be placed;
+    // the frames found before an unwinding stop are kept (the outermost C frames often
+    // have no CFI), with the reason in error().
+    bool unwind(int tid, const Registers& regs, remote::ProcessMemory& memory,
+                std::vector<NativeFrame>& out);
+    const std::string& error() const { return error_; }
+
+    // The session's module list, for symbol lookups (NativeSymbols).
+    Dwfl* dwfl() const { return dwfl_; }
+    int pid() const { return pid_; }
+    // Re-reads the module list (at most once a second): a pc in no known module.
+    bool refreshModules();
+
+    // Where libdwfl opens this target's files (through /proc/PID/root) for the calls made
+    // on this thread while it lives: every call into the module list needs one.
+    class TargetScope {
+    public:
+        explicit TargetScope(int pid);
+        ~TargetScope();
+        TargetScope(const TargetScope&) = delete;
+        TargetScope& operator=(const TargetScope&) = delete;
+
+    private:
+        int previous_;
+    };
+
+private:
+    explicit NativeUnwinder(int pid) : pid_(pid) {}
+    bool attach();
+
+    friend struct DwflThreadHooks;
+    int pid_;
+    Dwfl* dwfl_ = nullptr;
+    int64_t lastRefreshMs_ = 0;
+    // The unwind in progress: what the hooks read.
+    const Registers* regs_ = nullptr;
+    remote::ProcessMemory* memory_ = nullptr;
+    std::vector<NativeFrame>* frames_ = nullptr;
+    std::string error_;
+};
+
+} // namespace gilscope::native

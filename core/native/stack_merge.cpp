@@ -1,0 +1,121 @@
+#include "core/native/stack_merge.h"
+
+#include <cstdio>
+
+namespace gilscope::native {
+
+namespace {
+
+using Run = std::pair<size_t, size_t>; // [begin, end) in the Python frames
+
+bool pythonRuns(const MergeInput& in, const MergeOptions& o, std::vector<Run>& runs,
+                std::string& why) {
+    runs.clear();
+    if (o.runs == PythonRuns::OnePerFrame) {
+        const size_t lead = std::min(in.syntheticLeaf, in.python.size());
+        for (size_t i = lead; i < in.python.size(); ++i)
+            runs.emplace_back(runs.empty() ? 0 : i, i + 1);
+        if (runs.empty() && !in.python.empty()) runs.emplace_back(0, in.python.size());
+        return true;
+    }
+    size_t begin = 0;
+    for (const EvalEntry& e : in.entries) {
+        if (e.end < begin || e.end > in.python.size()) {
+            why = "eval-loop entries out of order (torn read)";
+            return false;
+        }
+        runs.emplace_back(begin, e.end);
+        begin = e.end;
+    }
+    if (begin != in.python.size()) {
+        why = "Python frames below the outermost eval-loop entry";
+        return false;
+    }
+    return true;
+}
+
+// evalOf[i]: the run native frame i runs, or -1.
+bool pairByAddress(const MergeInput& in, const std::vector<Run>& runs, std::vector<int>& evalOf,
+                   std::string& why) {
+    size_t from = 0;
+    for (size_t k = 0; k < runs.size(); ++k) {
+        const uint64_t a = in.entries[k].address;
+        size_t i = from;
+        while (i + 1 < in.native.size() && !(in.native[i].sp <= a && a < in.native[i + 1].sp))
+            ++i;
+        if (i + 1 >= in.native.size()) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf,
+                          "the entry frame 0x%llx of Python run %zu lies in no native frame",
+                          static_cast<unsigned long long>(a), k);
+            why = buf;
+            return false;
+        }
+        evalOf[i] = int(k);
+        from = i + 1;
+    }
+    for (size_t i = 0; i < in.native.size(); ++i)
+        if (evalOf[i] < 0 && in.native[i].symbol.kind == NativeKind::Eval) {
+            why = "an eval loop on the native stack runs no Python frames";
+            return false;
+        }
+    return true;
+}
+
+bool pairByName(const MergeInput& in, const std::vector<Run>& runs, std::vector<int>& evalOf,
+                std::string& why) {
+    size_t k = 0;
+    for (size_t i = 0; i < in.native.size(); ++i)
+        if (in.native[i].symbol.kind == NativeKind::Eval) {
+            if (k < runs.size()) evalOf[i] = int(k);
+            ++k;
+        }
+    if (k != runs.size()) {
+        why = "the native stack has " + std::to_string(k) + " eval loops for " +
+              std::to_string(runs.size()) + " runs of Python frames";
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+bool mergeStacks(const MergeInput& in, const MergeOptions& options, const FrameRegistry& registry,
+                 std::vector<FrameId>& out, std::string& why) {
+    out.clear();
+    std::vector<Run> runs;
+    if (!pythonRuns(in, options, runs, why)) return false;
+    std::vector<int> evalOf(in.native.size(), -1);
+    bool byAddress = options.runs == PythonRuns::Entries && !runs.empty();
+    for (const EvalEntry& e : in.entries)
+        byAddress = byAddress && e.address != 0;
+    if (!(byAddress ? pairByAddress(in, runs, evalOf, why) : pairByName(in, runs, evalOf, why)))
+        return false;
+    // The interpreter's module: where its eval loop is. Its unnamed code is plumbing.
+    StringId interpreter = UINT32_MAX;
+    for (size_t i = 0; i < in.native.size() && interpreter == UINT32_MAX; ++i)
+        if (evalOf[i] >= 0) interpreter = registry.frame(in.native[i].symbol.frame).filename;
+    size_t done = 0; // runs placed so far
+    for (size_t i = 0; i < in.native.size(); ++i) {
+        const NativeSymbol& s = in.native[i].symbol;
+        if (evalOf[i] >= 0) {
+            const Run& r = runs[size_t(evalOf[i])];
+            for (size_t p = r.first; p < r.second; ++p)
+                out.push_back(in.python[p]);
+            ++done;
+            if (options.all) out.push_back(s.frame);
+            continue;
+        }
+        if (options.all) {
+            out.push_back(s.frame);
+            continue;
+        }
+        const bool belowPython = !runs.empty() && done == runs.size();
+        const bool plumbing = s.kind != NativeKind::Code ||
+                              (!s.named && registry.frame(s.frame).filename == interpreter);
+        if (!belowPython && !plumbing) out.push_back(s.frame);
+    }
+    return true;
+}
+
+} // namespace gilscope::native

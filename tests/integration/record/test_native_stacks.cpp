@@ -1,0 +1,176 @@
+// `--native-stacks --blocking` against real Python processes: libc's qsort calling back
+// into Python through ctypes, on every interpreter present (3.8-3.15, pyenv's, Debian's
+// static build and the sid chroot's), and a C++ library the test compiles with and
+// without frame pointers. A stack is checked frame by frame: the Python caller, the C
+// frames in call order, the Python callback; and nothing is left stopped.
+#include "record_test_helpers.h"
+#include "tests/support/python_interpreters.h"
+#include "tests/support/run_gilscope.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace gilscope;
+using namespace gilscope::test;
+
+namespace {
+
+// "func (file:line)" or "func (library)" -> func; "file" or "library" in *where.
+QString funcOf(const QString& frame, QString* where = nullptr) {
+    const qsizetype open = frame.lastIndexOf(" (");
+    if (where) *where = open < 0 ? QString() : frame.mid(open + 2).chopped(1);
+    return open < 0 ? frame : frame.left(open);
+}
+
+// No thread of `pid` is in a ptrace stop or traced by anyone.
+bool nothingStopped(qint64 pid) {
+    const QString base = QString("/proc/%1/task").arg(pid);
+    const QStringList tasks = QDir(base).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    if (tasks.isEmpty()) return false;
+    for (const QString& t : tasks) {
+        QFile status(base + "/" + t + "/status");
+        if (!status.open(QIODevice::ReadOnly)) continue;
+        if (!status.readAll().contains("TracerPid:\t0\n")) return false;
+    }
+    return true;
+}
+
+double errorRatePct(const QString& out) {
+    const auto m = QRegularExpression("Error rate: ([0-9.]+)%").match(out);
+    return m.hasMatch() ? m.captured(1).toDouble() : 100.0;
+}
+
+} // namespace
+
+class TestNativeStacks : public QObject {
+    Q_OBJECT
+    QList<Interpreter> all_;
+
+private slots:
+    void initTestCase() {
+        all_ = findInterpreters(8);
+        GILSCOPE_REQUIRE_INTERPRETERS(all_);
+        printTestedInterpreters(all_);
+    }
+
+    // sort_forever -> qsort (libc) -> ... -> py_cmp, in that order, for most samples.
+    void qsortCallbackInCallOrder_data() { addInterpreterRows(all_); }
+    void qsortCallbackInCallOrder() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "qsort_callback.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        const QString out = dir.filePath("native.txt");
+        const RunResult r = runGilscope({"attach", QString::number(target.pid()), "-d", "1",
+                                         "--native-stacks", "--blocking", "-o", out});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        bool ok = false;
+        const auto stacks = readCollapsed(out, &ok);
+        QVERIFY(ok);
+        qint64 inCallback = 0, ordered = 0;
+        for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
+            QStringList names, where;
+            for (const QString& f : it.key().split(';')) {
+                QString w;
+                names << funcOf(f, &w);
+                where << w;
+            }
+            // Start-up frames (_start, main, Py_RunMain...) are folded: Python's root stays.
+            QVERIFY2(names.first() == "<module>", qPrintable(it.key()));
+            QVERIFY2(!names.contains("_PyEval_EvalFrameDefault"), qPrintable(it.key()));
+            if (names.last() != "py_cmp") continue;
+            inCallback += it.value();
+            const qsizetype caller = names.indexOf("sort_forever");
+            qsizetype qsort = -1;
+            for (qsizetype i = 0; i < names.size(); ++i)
+                if (names[i].startsWith("qsort") && where[i].startsWith("libc.so")) qsort = i;
+            if (caller >= 0 && qsort > caller && names.size() - 1 > qsort) ordered += it.value();
+        }
+        QVERIFY2(inCallback >= 50, qPrintable(QStringList(stacks.keys()).join('\n')));
+        QVERIFY2(ordered * 100 >= inCallback * 95,
+                 qPrintable(QString("%1 of %2 in order\n").arg(ordered).arg(inCallback) +
+                            QStringList(stacks.keys()).join('\n')));
+        QVERIFY2(errorRatePct(r.out + r.err) <= 5.0, qPrintable(describe(r)));
+        QVERIFY2(nothingStopped(target.pid()), "a thread of the target was left stopped");
+        qInfo(
+            "%s: %lld samples in py_cmp, %lld in order; %s", qPrintable(interpreter.label),
+            inCallback, ordered,
+            qPrintable(QRegularExpression("Error rate: [0-9.]+%").match(r.out + r.err).captured()));
+    }
+
+    // C++ frames, demangled, in call order, from a library built with and without frame
+    // pointers (the CFI unwinds both).
+    void cppFramesDemangledInOrder_data() {
+        QTest::addColumn<QString>("flags");
+        QTest::newRow("frame pointers") << "-fno-omit-frame-pointer";
+        QTest::newRow("no frame pointers") << "-fomit-frame-pointer";
+    }
+    void cppFramesDemangledInOrder() {
+        QFETCH(QString, flags);
+        const QString cxx = QStandardPaths::findExecutable("c++");
+        if (cxx.isEmpty()) QSKIP("no C++ compiler (c++) to build the test library");
+        Interpreter host;
+        for (const Interpreter& i : all_)
+            if (!i.inChroot) host = i; // the newest on the host: the library is built here
+        QVERIFY(host.minor > 0);
+        QTemporaryDir dir;
+        const QString lib = dir.filePath("libdemo.so");
+        QProcess build;
+        build.start(cxx, {"-O2", "-g0", "-shared", "-fPIC", flags, "-o", lib,
+                          targetsDir() + "/demo_callback.cpp"});
+        QVERIFY(build.waitForFinished(120000));
+        QVERIFY2(build.exitCode() == 0, build.readAllStandardError().constData());
+        TargetOptions options;
+        options.args = {lib};
+        TargetProcess target(host, "cpp_callback.py", options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString out = dir.filePath("native.txt");
+        const RunResult r = runGilscope({"attach", QString::number(target.pid()), "-d", "1",
+                                         "--native-stacks", "--blocking", "-o", out});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        bool ok = false;
+        const auto stacks = readCollapsed(out, &ok);
+        QVERIFY(ok);
+        const QStringList expected = {"visit_forever", "demo_run",
+                                      "demo::runTwice(int (*)(int), int)",
+                                      "demo::Visitor<int>::visit(int (*)(int), int)", "py_visit"};
+        qint64 inCallback = 0, ordered = 0;
+        for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
+            QStringList names;
+            for (const QString& f : it.key().split(';'))
+                names << funcOf(f);
+            if (names.last() != "py_visit") continue;
+            inCallback += it.value();
+            qsizetype at = -1;
+            bool inOrder = true;
+            for (const QString& e : expected) {
+                const qsizetype i = names.indexOf(e, at + 1);
+                inOrder = inOrder && i > at;
+                at = i;
+            }
+            if (inOrder) ordered += it.value();
+        }
+        QVERIFY2(inCallback >= 50, qPrintable(QStringList(stacks.keys()).join('\n')));
+        QVERIFY2(ordered * 100 >= inCallback * 95,
+                 qPrintable(QString("%1 of %2 in order\n").arg(ordered).arg(inCallback) +
+                            QStringList(stacks.keys()).join('\n')));
+    }
+
+    // Without --blocking it says what is missing, and records nothing.
+    void refusedWithoutBlocking() {
+        QTemporaryDir dir;
+        const RunResult r =
+            runGilscope({"attach", "1", "--native-stacks", "-o", dir.filePath("x.txt")});
+        QVERIFY(r.exitCode != 0);
+        QVERIFY2(r.err.contains("--native-stacks needs --blocking"), qPrintable(describe(r)));
+        QVERIFY(!QFile::exists(dir.filePath("x.txt")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNativeStacks)
+#include "test_native_stacks.moc"

@@ -1,0 +1,275 @@
+// --native-stacks' parts without a Python target: how a Python stack and a native stack
+// merge (and when they must not), how symbols are named and classified, and the libdwfl
+// unwinder on a real child process stopped in a known chain of functions, then on stack
+// memory that lies.
+#include "core/native/native_symbols.h"
+#include "core/native/native_unwinder.h"
+#include "core/native/stack_merge.h"
+#include "core/remote/remote_memory.h"
+
+#include <QFile>
+#include <QTest>
+#include <QThread>
+
+#include <csignal>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace gilscope;
+using namespace gilscope::native;
+
+// A chain the child sits in: outer -> middle -> inner -> pause(). Not inlined, and
+// visible in the symbol table under these names.
+extern "C" {
+__attribute__((noinline)) void gilscope_test_inner() {
+    for (;;)
+        pause();
+}
+__attribute__((noinline)) void gilscope_test_middle() {
+    gilscope_test_inner();
+    asm volatile("" ::: "memory"); // not a tail call
+}
+__attribute__((noinline)) void gilscope_test_outer() {
+    gilscope_test_middle();
+    asm volatile("" ::: "memory");
+}
+}
+
+namespace {
+
+// Memory whose every word points back into itself: a stack of lies.
+class LoopingMemory final : public remote::ProcessMemory {
+public:
+    size_t readPartial(uint64_t addr, void* dst, size_t len) override {
+        auto* out = static_cast<uint8_t*>(dst);
+        for (size_t i = 0; i < len; ++i)
+            out[i] = uint8_t((addr + i) * 131);
+        return len;
+    }
+    size_t readMany(std::span<const iovec>, std::span<const iovec>) override { return 0; }
+};
+
+struct Child {
+    pid_t pid = -1;
+    ~Child() {
+        if (pid > 0) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, nullptr, 0);
+        }
+    }
+};
+
+} // namespace
+
+class TestNativeUnits : public QObject {
+    Q_OBJECT
+
+    FrameRegistry reg_;
+    FrameId frame(const char* name) {
+        return reg_.internFrame(FrameInfo{reg_.internString("x.py"), reg_.internString(name)});
+    }
+    // A native frame of "lib.so" (python3.15 for unnamed ones, as NativeSymbols names them).
+    NativeStackFrame nat(const char* name, uint64_t sp = 0, bool named = true) {
+        FrameInfo fi{reg_.internString(named ? "lib.so" : "python3.15"), reg_.internString(name)};
+        return {
+            {reg_.internFrame(fi), named ? NativeSymbols::classify(name) : NativeKind::Code, named},
+            sp};
+    }
+    QStringList names(const std::vector<FrameId>& ids) {
+        QStringList out;
+        for (FrameId id : ids)
+            out << QString::fromStdString(reg_.string(reg_.frame(id).funcname));
+        return out;
+    }
+
+private slots:
+    // 3.11: runs end at entries without addresses; eval loops are paired by name.
+    void mergeInterleavesRunsAtNamedEvalLoops() {
+        const std::vector<FrameId> python = {frame("py_cmp"), frame("sort_forever"),
+                                             frame("<module>")};
+        const std::vector<EvalEntry> entries = {{1, 0}, {3, 0}};
+        const std::vector<NativeStackFrame> native = {nat("_PyEval_EvalFrameDefault"),
+                                                      nat("_PyFunction_Vectorcall"),
+                                                      nat("closure_fcn"),
+                                                      nat("qsort_r"),
+                                                      nat("ffi_call"),
+                                                      nat("_PyObject_MakeTpCall"),
+                                                      nat("_PyEval_EvalFrameDefault"),
+                                                      nat("PyEval_EvalCode"),
+                                                      nat("Py_BytesMain"),
+                                                      nat("main"),
+                                                      nat("_start")};
+        MergeInput in{python, entries, 0, native};
+        std::vector<FrameId> out;
+        std::string why;
+        QVERIFY2(mergeStacks(in, MergeOptions{}, reg_, out, why), why.c_str());
+        QCOMPARE(names(out), QStringList({"py_cmp", "closure_fcn", "qsort_r", "ffi_call",
+                                          "sort_forever", "<module>"}));
+        MergeOptions all;
+        all.all = true; // everything, each eval loop after (rootward of) its run
+        QVERIFY(mergeStacks(in, all, reg_, out, why));
+        QCOMPARE(names(out),
+                 QStringList({"py_cmp", "_PyEval_EvalFrameDefault", "_PyFunction_Vectorcall",
+                              "closure_fcn", "qsort_r", "ffi_call", "_PyObject_MakeTpCall",
+                              "sort_forever", "<module>", "_PyEval_EvalFrameDefault",
+                              "PyEval_EvalCode", "Py_BytesMain", "main", "_start"}));
+    }
+
+    // 3.12+: each run's entry frame lies in its eval call's stack frame, found by stack
+    // pointers alone: a stripped interpreter (no names) pairs as well, and its unnamed
+    // code is folded as plumbing.
+    void mergePairsRunsByEntryAddress() {
+        const std::vector<FrameId> python = {frame("py_cmp"), frame("sort_forever"),
+                                             frame("<module>")};
+        // Native frames, leaf first, with growing stack pointers.
+        const std::vector<NativeStackFrame> native = {nat("python3.15+0x355aa3", 0x1000, false),
+                                                      nat("closure_fcn", 0x1100),
+                                                      nat("qsort_r", 0x1200),
+                                                      nat("python3.15+0x4c083", 0x1300, false),
+                                                      nat("Py_RunMain", 0x1400),
+                                                      nat("_start", 0x1500)};
+        const std::vector<EvalEntry> entries = {{1, 0x1080}, {3, 0x1340}};
+        std::vector<FrameId> out;
+        std::string why;
+        QVERIFY2(mergeStacks({python, entries, 0, native}, MergeOptions{}, reg_, out, why),
+                 why.c_str());
+        QCOMPARE(names(out),
+                 QStringList({"py_cmp", "closure_fcn", "qsort_r", "sort_forever", "<module>"}));
+        // An entry frame outside every native frame: an error, not a guess.
+        const std::vector<EvalEntry> lost = {{1, 0x1080}, {3, 0x9000}};
+        QVERIFY(!mergeStacks({python, lost, 0, native}, MergeOptions{}, reg_, out, why));
+        QVERIFY2(why.find("lies in no native frame") != std::string::npos, why.c_str());
+        // Entries that point past the frames (torn): refused.
+        const std::vector<EvalEntry> torn = {{5, 0x1080}};
+        QVERIFY(!mergeStacks({python, torn, 0, native}, MergeOptions{}, reg_, out, why));
+        // Frames left below the last entry: refused.
+        const std::vector<EvalEntry> short_ = {{1, 0x1080}};
+        QVERIFY(!mergeStacks({python, short_, 0, native}, MergeOptions{}, reg_, out, why));
+    }
+
+    void mergeOnePythonFramePerEvalLoop() { // 3.8-3.10, with a <GC> frame at the leaf
+        const std::vector<FrameId> python = {frame("<GC>"), frame("c"), frame("b"), frame("a")};
+        const std::vector<NativeStackFrame> native = {
+            nat("_PyEval_EvalFrameDefault"),      nat("function_code_fastcall"),
+            nat("_PyEval_EvalFrameDefault"),      nat("helper_in_c"),
+            nat("_PyEval_EvalFrameDefault.cold"), nat("main")};
+        MergeOptions o;
+        o.runs = PythonRuns::OnePerFrame;
+        std::vector<FrameId> out;
+        std::string why;
+        QVERIFY2(mergeStacks({python, {}, 1, native}, o, reg_, out, why), why.c_str());
+        QCOMPARE(names(out), QStringList({"<GC>", "c", "b", "helper_in_c", "a"}));
+    }
+
+    void mergeRefusesStacksThatDoNotPair() {
+        const std::vector<FrameId> python = {frame("f"), frame("g")};
+        const std::vector<EvalEntry> entries = {{1, 0}, {2, 0}};
+        const std::vector<NativeStackFrame> oneLoop = {nat("_PyEval_EvalFrameDefault"),
+                                                       nat("main")};
+        std::vector<FrameId> out;
+        std::string why;
+        QVERIFY(!mergeStacks({python, entries, 0, oneLoop}, MergeOptions{}, reg_, out, why));
+        QVERIFY2(why.find("1 eval loops for 2 runs") != std::string::npos, why.c_str());
+        // No eval loop but Python frames: never a guess either.
+        QVERIFY(!mergeStacks({python, entries, 0, {}}, MergeOptions{}, reg_, out, why));
+    }
+
+    void mergeKeepsAThreadWithoutPython() {
+        const std::vector<NativeStackFrame> native = {nat("epoll_wait"), nat("event_loop"),
+                                                      nat("start_thread"), nat("clone3")};
+        std::vector<FrameId> out;
+        std::string why;
+        QVERIFY(mergeStacks({{}, {}, 0, native}, MergeOptions{}, reg_, out, why));
+        QCOMPARE(names(out), QStringList({"epoll_wait", "event_loop", "start_thread", "clone3"}));
+    }
+
+    void symbolsAreClassifiedAndDemangled() {
+        QCOMPARE(NativeSymbols::classify("_PyEval_EvalFrameDefault"), NativeKind::Eval);
+        QCOMPARE(NativeSymbols::classify("_PyEval_EvalFrameDefault.cold"), NativeKind::Eval);
+        QCOMPARE(NativeSymbols::classify("_PyObject_Vectorcall"), NativeKind::Plumbing);
+        QCOMPARE(NativeSymbols::classify("method_vectorcall_O.isra.0"), NativeKind::Plumbing);
+        QCOMPARE(NativeSymbols::classify("qsort_r"), NativeKind::Code);
+        QCOMPARE(NativeSymbols::classify("list_sort_impl"), NativeKind::Code);
+        QCOMPARE(NativeSymbols::demangle("_ZN4demo6SorterIiE5visitEv"),
+                 std::string("demo::Sorter<int>::visit()"));
+        QCOMPARE(NativeSymbols::demangle("qsort"), std::string("qsort"));
+        QCOMPARE(NativeSymbols::demangle("_Z"), std::string("_Z")); // not a valid name
+    }
+
+    // The unwinder and the symbols on a real process: a child stopped in pause() under
+    // outer -> middle -> inner reads, leaf first, inner, middle, outer.
+    void unwindsARealChildInOrder() {
+        Child child;
+        child.pid = ::fork();
+        QVERIFY(child.pid >= 0);
+        if (child.pid == 0) {
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+            gilscope_test_outer();
+            _exit(0);
+        }
+        QVERIFY(::ptrace(PTRACE_SEIZE, child.pid, nullptr, nullptr) == 0);
+        // Wait until it is inside the chain (pause), then stop it there.
+        bool inPause = false;
+        for (int i = 0; i < 500 && !inPause; ++i) {
+            QThread::msleep(10);
+            QFile wchan(QString("/proc/%1/syscall").arg(child.pid));
+            if (wchan.open(QIODevice::ReadOnly))
+                inPause = wchan.readAll().startsWith(QByteArray::number(SYS_pause) + " ");
+        }
+        QVERIFY(inPause);
+        QVERIFY(::ptrace(PTRACE_INTERRUPT, child.pid, nullptr, nullptr) == 0);
+        int status = 0;
+        QVERIFY(::waitpid(child.pid, &status, __WALL) == child.pid);
+        user_regs_struct r{};
+        QVERIFY(::ptrace(PTRACE_GETREGS, child.pid, nullptr, &r) == 0);
+        Registers regs;
+        regs.regs = {r.rax, r.rdx, r.rcx, r.rbx, r.rsi, r.rdi, r.rbp, r.rsp, r.r8,
+                     r.r9,  r.r10, r.r11, r.r12, r.r13, r.r14, r.r15, r.rip};
+        auto unwinder = NativeUnwinder::open(child.pid);
+        QVERIFY2(unwinder, unwinder ? "" : unwinder.error().message.c_str());
+        remote::RemoteMemory memory(child.pid);
+        std::vector<NativeFrame> frames;
+        QVERIFY2((*unwinder)->unwind(child.pid, regs, memory, frames),
+                 (*unwinder)->error().c_str());
+        NativeSymbols symbols(reg_);
+        QStringList got;
+        for (const NativeFrame& f : frames)
+            got << names({symbols.lookup(**unwinder, f.lookupPc()).frame});
+        const qsizetype inner = got.indexOf("gilscope_test_inner");
+        QVERIFY2(inner >= 0, qPrintable(got.join(" <- ")));
+        QCOMPARE(got.mid(inner, 3), QStringList({"gilscope_test_inner", "gilscope_test_middle",
+                                                 "gilscope_test_outer"}));
+        // Frames are leaf first with growing stack pointers.
+        for (size_t i = 1; i < frames.size(); ++i)
+            if (frames[i].sp) QVERIFY(frames[i].sp >= frames[i - 1].sp);
+        // The library is named as a file name, not a path.
+        const FrameInfo& leaf =
+            reg_.frame(symbols.lookup(**unwinder, frames[size_t(inner)].lookupPc()).frame);
+        QVERIFY(reg_.string(leaf.filename).find('/') == std::string::npos);
+    }
+
+    // Stack memory that lies (every word a pointer into more lies) ends in a bounded
+    // number of frames, never a hang or a crash.
+    void unwindOfLyingMemoryIsBounded() {
+        auto unwinder = NativeUnwinder::open(::getpid());
+        QVERIFY2(unwinder, unwinder ? "" : unwinder.error().message.c_str());
+        LoopingMemory lies;
+        Registers regs;
+        for (uint64_t seed = 1; seed < 200; ++seed) {
+            for (unsigned i = 0; i < Registers::kCount; ++i)
+                regs.regs[i] = seed * 0x9e3779b97f4a7c15ull >> i;
+            regs.regs[Registers::kPc] =
+                reinterpret_cast<uint64_t>(&gilscope_test_middle) + seed % 16;
+            std::vector<NativeFrame> frames;
+            (*unwinder)->unwind(::getpid(), regs, lies, frames);
+            QVERIFY(frames.size() <= NativeUnwinder::kMaxFrames);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNativeUnits)
+#include "test_native_units.moc"
