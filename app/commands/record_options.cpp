@@ -155,7 +155,8 @@ const QList<QCommandLineOption>& recordOptions() {
             {"native-stacks",
              "Show the C/C++ frames between the Python frames, named from the libraries' "
              "symbols (--native-stacks=all also keeps CPython's eval loop and call plumbing). "
-             "Needs --blocking for now: every thread is stopped while it is read."},
+             "The kernel copies each thread's registers and stack top (perf events), so the "
+             "target never stops; with --blocking every thread is stopped instead."},
             {"blocking",
              "Stop every thread of the target (ptrace) while each sample is read, so stacks are "
              "consistent; costs the target a pause per sample."},
@@ -235,10 +236,6 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     o.blocking = parser.isSet("blocking");
     o.nativeStacksAll = parser.isSet("native-stacks-all");
     o.nativeStacks = parser.isSet("native-stacks") || o.nativeStacksAll;
-    if (o.nativeStacks && !o.blocking)
-        return makeError(ErrorKind::BadArguments,
-                         "--native-stacks needs --blocking: reading C frames without stopping "
-                         "the target (perf events) is not built yet");
     o.gcFrames = !parser.isSet("no-gc");
     o.realtimeStats = parser.isSet("realtime-stats");
     const std::string mode = parser.value("mode").toStdString();

@@ -104,24 +104,24 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
 
     // --blocking: one freeze up front says at once when the target cannot be stopped.
     std::optional<remote::BlockingStackSource> blocking;
-    std::unique_ptr<native::BlockingNativeStackSource> nativeStacks;
+    std::unique_ptr<StackSource> nativeStacks;
     if (options.blocking) {
         if (auto probe = remote::FrozenThreads::freeze(source.pid()); !probe) {
             if (hooks.afterStart) hooks.afterStart();
             result.exitCode = fail(probe.error());
             return result;
         }
-        if (options.nativeStacks) {
-            auto made = native::BlockingNativeStackSource::create(source, options.nativeStacksAll);
-            if (!made) {
-                if (hooks.afterStart) hooks.afterStart();
-                result.exitCode = fail(made.error());
-                return result;
-            }
-            nativeStacks = std::move(*made);
-        } else {
-            blocking.emplace(source);
+        if (!options.nativeStacks) blocking.emplace(source);
+    }
+    if (options.nativeStacks) {
+        auto made = native::openNativeStackSource(source, options.nativeStacksAll, options.blocking,
+                                                  options.intervalUs);
+        if (!made) {
+            if (hooks.afterStart) hooks.afterStart();
+            result.exitCode = fail(made.error());
+            return result;
         }
+        nativeStacks = std::move(*made);
     }
     StackSource& reader = nativeStacks ? static_cast<StackSource&>(*nativeStacks)
                           : blocking   ? static_cast<StackSource&>(*blocking)

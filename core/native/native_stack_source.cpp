@@ -1,5 +1,6 @@
 #include "core/native/native_stack_source.h"
 
+#include "core/remote/proc_files.h"
 #include "core/remote/thread_freezer.h"
 
 #include <cerrno>
@@ -23,35 +24,61 @@ bool threadRegisters(int tid, Registers& out, std::string& why) {
     return true;
 }
 
-} // namespace
+// A perf sample's stack copy, and the live stack beyond it (the root side, which does
+// not change while the thread is deeper).
+class SampledStack final : public remote::ProcessMemory {
+public:
+    SampledStack(const PerfSample& s, remote::ProcessMemory& live) : s_(s), live_(live) {}
+    size_t readPartial(uint64_t addr, void* dst, size_t len) override {
+        const uint64_t begin = s_.stackAddr, end = begin + s_.stack.size();
+        if (addr >= begin && addr + len <= end && addr + len >= addr) {
+            std::memcpy(dst, s_.stack.data() + (addr - begin), len);
+            return len;
+        }
+        const size_t n = live_.readPartial(addr, dst, len);
+        lastErrno_ = live_.lastErrno();
+        return n;
+    }
+    size_t readMany(std::span<const iovec> local, std::span<const iovec> remote) override {
+        size_t done = 0;
+        for (; done < remote.size(); ++done) {
+            const auto addr = reinterpret_cast<uint64_t>(remote[done].iov_base);
+            if (readPartial(addr, local[done].iov_base, remote[done].iov_len) !=
+                remote[done].iov_len)
+                break;
+        }
+        return done;
+    }
 
-Result<std::unique_ptr<BlockingNativeStackSource>>
-BlockingNativeStackSource::create(StackSource& inner, bool all) {
-    auto unwinder = NativeUnwinder::open(inner.pid());
+private:
+    const PerfSample& s_;
+    remote::ProcessMemory& live_;
+};
+
+Result<std::unique_ptr<NativeUnwinder>> openUnwinder(int pid) {
+    auto unwinder = NativeUnwinder::open(pid);
     if (!unwinder)
         return makeError(ErrorKind::Internal,
                          "--native-stacks: " + unwinder.error().message +
                              " (elfutils reads the target's libraries from /proc/PID/maps)");
-    return std::unique_ptr<BlockingNativeStackSource>(
-        new BlockingNativeStackSource(inner, std::move(*unwinder), all));
+    return unwinder;
 }
 
-BlockingNativeStackSource::BlockingNativeStackSource(StackSource& inner,
-                                                     std::unique_ptr<NativeUnwinder> unwinder,
-                                                     bool all)
-    : inner_(inner), unwinder_(std::move(unwinder)), memory_(inner.pid()),
-      symbols_(inner.registry()) {
-    merge_.all = all;
-    merge_.runs = inner.pythonVersion().minor >= 11 ? PythonRuns::Entries : PythonRuns::OnePerFrame;
-    synthetic_ = inner.registry().internString("~"); // <GC> and other frames of no file
+} // namespace
+
+NativeStackMerger::NativeStackMerger(FrameRegistry& registry,
+                                     std::unique_ptr<NativeUnwinder> unwinder, int pythonMinor,
+                                     bool all)
+    : registry_(registry), unwinder_(std::move(unwinder)), symbols_(registry) {
+    options_.all = all;
+    options_.runs = pythonMinor >= 11 ? PythonRuns::Entries : PythonRuns::OnePerFrame;
+    synthetic_ = registry.internString("~"); // <GC> and other frames of no file
 }
 
-bool BlockingNativeStackSource::mergeThread(ThreadStack& t) {
-    Registers regs;
-    if (!threadRegisters(static_cast<int>(t.threadId), regs, lastError_)) return false;
-    if (!unwinder_->unwind(static_cast<int>(t.threadId), regs, memory_, frames_)) {
-        lastError_ =
-            "cannot unwind thread " + std::to_string(t.threadId) + ": " + unwinder_->error();
+bool NativeStackMerger::merge(ThreadStack& t, const Registers& regs, remote::ProcessMemory& stack,
+                              std::string& why) {
+    if (!unwinder_->unwind(static_cast<int>(t.threadId), regs, stack, frames_)) {
+        why = "cannot unwind thread " + std::to_string(t.threadId) + ": " + unwinder_->error();
         return false;
     }
     named_.clear();
@@ -61,17 +88,53 @@ bool BlockingNativeStackSource::mergeThread(ThreadStack& t) {
     in.python = t.frames;
     in.entries = t.evalEntries;
     in.native = named_;
-    const FrameRegistry& reg = inner_.registry();
     while (in.syntheticLeaf < t.frames.size() &&
-           reg.frame(t.frames[in.syntheticLeaf]).filename == synthetic_)
+           registry_.frame(t.frames[in.syntheticLeaf]).filename == synthetic_)
         ++in.syntheticLeaf;
-    std::string why;
-    if (!mergeStacks(in, merge_, reg, merged_, why)) {
-        lastError_ = "thread " + std::to_string(t.threadId) + ": " + why;
+    std::string mismatch;
+    if (!mergeStacks(in, options_, registry_, merged_, mismatch)) {
+        why = "thread " + std::to_string(t.threadId) + ": " + mismatch;
         return false;
     }
     t.frames.swap(merged_);
     return true;
+}
+
+NativeStackSourceBase::NativeStackSourceBase(StackSource& inner,
+                                             std::unique_ptr<NativeUnwinder> unwinder, bool all)
+    : inner_(inner),
+      merger_(inner.registry(), std::move(unwinder), inner.pythonVersion().minor, all),
+      memory_(inner.pid()) {
+}
+
+std::string NativeStackSourceBase::lastError() const {
+    return lastError_.empty() ? inner_.lastError() : lastError_;
+}
+
+template <typename NativeOf>
+ReadOutcome NativeStackSourceBase::mergeAll(std::vector<ThreadStack>& out, size_t& count,
+                                            NativeOf&& nativeOf) {
+    size_t kept = 0;
+    const uint64_t before = mismatches_;
+    for (size_t i = 0; i < count; ++i) {
+        ThreadStack& t = out[i];
+        if (!t.skipped && !nativeOf(t)) {
+            ++mismatches_;
+            continue; // this thread's stack is not shown this sample
+        }
+        if (kept != i) std::swap(out[kept], t);
+        ++kept;
+    }
+    count = kept;
+    return kept > 0 || mismatches_ == before ? ReadOutcome::Ok : ReadOutcome::Error;
+}
+
+Result<std::unique_ptr<BlockingNativeStackSource>>
+BlockingNativeStackSource::create(StackSource& inner, bool all) {
+    auto unwinder = openUnwinder(inner.pid());
+    if (!unwinder) return unwinder.error();
+    return std::unique_ptr<BlockingNativeStackSource>(
+        new BlockingNativeStackSource(inner, std::move(*unwinder), all));
 }
 
 ReadOutcome BlockingNativeStackSource::read(std::vector<ThreadStack>& out, size_t& count) {
@@ -83,22 +146,65 @@ ReadOutcome BlockingNativeStackSource::read(std::vector<ThreadStack>& out, size_
     }
     const ReadOutcome outcome = inner_.read(out, count);
     if (outcome != ReadOutcome::Ok) return outcome;
-    size_t kept = 0;
-    for (size_t i = 0; i < count; ++i) {
-        ThreadStack& t = out[i];
-        if (!t.skipped && !mergeThread(t)) {
-            ++mismatches_;
-            continue; // this thread's stack is not shown this sample
-        }
-        if (kept != i) std::swap(out[kept], t);
-        ++kept;
-    }
-    count = kept;
-    return kept > 0 || mismatches_ == 0 ? ReadOutcome::Ok : ReadOutcome::Error;
+    return mergeAll(out, count, [&](ThreadStack& t) {
+        Registers regs;
+        return threadRegisters(static_cast<int>(t.threadId), regs, lastError_) &&
+               merger_.merge(t, regs, memory_, lastError_);
+    });
 }
 
-std::string BlockingNativeStackSource::lastError() const {
-    return lastError_.empty() ? inner_.lastError() : lastError_;
+Result<std::unique_ptr<PerfNativeStackSource>>
+PerfNativeStackSource::create(StackSource& inner, bool all, uint64_t intervalUs) {
+    auto events = PerfThreadEvents::open(inner.pid(), intervalUs * 1000);
+    if (!events) return events.error();
+    auto unwinder = openUnwinder(inner.pid());
+    if (!unwinder) return unwinder.error();
+    std::unique_ptr<PerfNativeStackSource> s(
+        new PerfNativeStackSource(inner, std::move(*unwinder), all, std::move(*events)));
+    for (int tid : remote::listTasks(inner.pid()))
+        s->events_->track(tid);
+    return s;
+}
+
+PerfNativeStackSource::PerfNativeStackSource(StackSource& inner,
+                                             std::unique_ptr<NativeUnwinder> unwinder, bool all,
+                                             std::unique_ptr<PerfThreadEvents> events)
+    : NativeStackSourceBase(inner, std::move(unwinder), all), events_(std::move(events)) {
+}
+
+ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& count) {
+    const ReadOutcome outcome = inner_.read(out, count);
+    if (outcome != ReadOutcome::Ok) return outcome;
+    if (++reads_ % 1024 == 0) { // close the events of threads that are gone
+        events_->retain(remote::listTasks(inner_.pid()));
+    }
+    return mergeAll(out, count, [&](ThreadStack& t) {
+        const int tid = static_cast<int>(t.threadId);
+        if (!events_->track(tid)) {
+            lastError_ = events_->error();
+            return false;
+        }
+        const PerfSample* s = events_->newest(tid);
+        if (!s) {
+            lastError_ = "thread " + std::to_string(tid) +
+                         " has not run since its perf events opened: no native stack yet";
+            return false;
+        }
+        SampledStack stack(*s, memory_);
+        return merger_.merge(t, s->regs, stack, lastError_);
+    });
+}
+
+Result<std::unique_ptr<StackSource>> openNativeStackSource(StackSource& inner, bool all,
+                                                           bool blocking, uint64_t intervalUs) {
+    if (blocking) {
+        auto s = BlockingNativeStackSource::create(inner, all);
+        if (!s) return s.error();
+        return std::unique_ptr<StackSource>(std::move(*s));
+    }
+    auto s = PerfNativeStackSource::create(inner, all, intervalUs);
+    if (!s) return s.error();
+    return std::unique_ptr<StackSource>(std::move(*s));
 }
 
 } // namespace gilscope::native

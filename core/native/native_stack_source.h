@@ -2,6 +2,7 @@
 
 #include "core/native/native_symbols.h"
 #include "core/native/native_unwinder.h"
+#include "core/native/perf_thread_events.h"
 #include "core/native/stack_merge.h"
 #include "core/remote/remote_memory.h"
 #include "core/sample/stack_source.h"
@@ -12,17 +13,33 @@
 
 namespace gilscope::native {
 
-// --native-stacks --blocking: reads each sample with every thread of the target stopped
-// (as --blocking does), unwinds each thread's native stack from its registers, and
-// merges it with the Python stack `inner` reads meanwhile. The inner source must mark
-// eval-loop entries (ReadOptions::native) on 3.11+. A thread whose two stacks do not
-// pair up is left out of that sample and counted (mismatches()).
-class BlockingNativeStackSource final : public StackSource {
+// Turns a thread's Python stack (with its eval-loop entries) and its registers and stack
+// memory into one merged stack: unwinds, names, merges. Shared by both ways of getting
+// the registers.
+class NativeStackMerger {
 public:
-    // all: --native-stacks=all (keep the eval loop and CPython's call plumbing).
-    static Result<std::unique_ptr<BlockingNativeStackSource>> create(StackSource& inner, bool all);
+    NativeStackMerger(FrameRegistry& registry, std::unique_ptr<NativeUnwinder> unwinder,
+                      int pythonMinor, bool all);
+    // Replaces t.frames with the merged stack; false (t unchanged) with why.
+    bool merge(ThreadStack& t, const Registers& regs, remote::ProcessMemory& stack,
+               std::string& why);
+    NativeUnwinder& unwinder() { return *unwinder_; }
 
-    ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override;
+private:
+    FrameRegistry& registry_;
+    std::unique_ptr<NativeUnwinder> unwinder_;
+    NativeSymbols symbols_;
+    MergeOptions options_;
+    StringId synthetic_ = 0;
+    std::vector<NativeFrame> frames_;
+    std::vector<NativeStackFrame> named_;
+    std::vector<FrameId> merged_;
+};
+
+// What both native sources share: the inner Python source and the StackSource plumbing.
+// A thread whose two stacks do not pair up is left out of that sample and counted.
+class NativeStackSourceBase : public StackSource {
+public:
     FrameRegistry& registry() override { return inner_.registry(); }
     int pid() const override { return inner_.pid(); }
     PythonVersion pythonVersion() const override { return inner_.pythonVersion(); }
@@ -31,25 +48,51 @@ public:
         return inner_.takeThreadNames(changed);
     }
     std::vector<ThreadName> threadNamesNow() override { return inner_.threadNamesNow(); }
-
     uint64_t mismatches() const { return mismatches_; }
 
-private:
-    BlockingNativeStackSource(StackSource& inner, std::unique_ptr<NativeUnwinder> unwinder,
-                              bool all);
-    bool mergeThread(ThreadStack& t);
+protected:
+    NativeStackSourceBase(StackSource& inner, std::unique_ptr<NativeUnwinder> unwinder, bool all);
+    // Merges every read thread with `nativeOf`, dropping those it fails for.
+    template <typename NativeOf>
+    ReadOutcome mergeAll(std::vector<ThreadStack>& out, size_t& count, NativeOf&& nativeOf);
 
     StackSource& inner_;
-    std::unique_ptr<NativeUnwinder> unwinder_;
+    NativeStackMerger merger_;
     remote::RemoteMemory memory_;
-    NativeSymbols symbols_;
-    MergeOptions merge_;
-    std::vector<NativeFrame> frames_;
-    std::vector<NativeStackFrame> named_;
-    StringId synthetic_ = 0;
-    std::vector<FrameId> merged_;
     uint64_t mismatches_ = 0;
     std::string lastError_;
 };
+
+// --native-stacks --blocking: every thread stopped (ptrace) for each sample, registers
+// from PTRACE_GETREGS, the stack read live. py-spy's way; the reference for the other.
+class BlockingNativeStackSource final : public NativeStackSourceBase {
+public:
+    static Result<std::unique_ptr<BlockingNativeStackSource>> create(StackSource& inner, bool all);
+    ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override;
+
+private:
+    using NativeStackSourceBase::NativeStackSourceBase;
+};
+
+// --native-stacks: nothing stopped. Each thread's registers and stack top come from its
+// newest perf sample (PerfThreadEvents); the Python stack is read as usual, right after.
+// On 3.12+ every Python run must still sit in the sampled C stack (its entry frame's
+// address), so a thread that moved on between the two reads is an error, not a mix.
+class PerfNativeStackSource final : public NativeStackSourceBase {
+public:
+    static Result<std::unique_ptr<PerfNativeStackSource>> create(StackSource& inner, bool all,
+                                                                 uint64_t intervalUs);
+    ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override;
+
+private:
+    PerfNativeStackSource(StackSource& inner, std::unique_ptr<NativeUnwinder> unwinder, bool all,
+                          std::unique_ptr<PerfThreadEvents> events);
+    std::unique_ptr<PerfThreadEvents> events_;
+    uint64_t reads_ = 0;
+};
+
+// --native-stacks: the blocking source or the perf one, over `inner`.
+Result<std::unique_ptr<StackSource>> openNativeStackSource(StackSource& inner, bool all,
+                                                           bool blocking, uint64_t intervalUs);
 
 } // namespace gilscope::native

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
 #include <unistd.h>
 
 namespace gilscope::native {
@@ -14,15 +15,32 @@ namespace {
 // The target whose files find_elf opens, for the calls into libdwfl on this thread.
 thread_local int tTargetPid = 0;
 
-// A library as the target sees it: through /proc/PID/root, so that a target in a
-// container or chroot gets its own libc's CFI and symbols, not the host's.
+// The mapped file itself, through /proc/PID/map_files (root only): what a path cannot
+// reach, as a library in a mount namespace of the target's own.
+int openMappedFile(int pid, const char* name) {
+    std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+        const size_t slash = line.find('/');
+        if (slash == std::string::npos || line.compare(slash, std::string::npos, name) != 0)
+            continue;
+        const std::string range = line.substr(0, line.find(' '));
+        return ::open(("/proc/" + std::to_string(pid) + "/map_files/" + range).c_str(),
+                      O_RDONLY | O_CLOEXEC);
+    }
+    return -1;
+}
+
+// A library as the target sees it, so that a target in a container or chroot gets its own
+// libc's CFI and symbols, not the host's: through /proc/PID/root, else the mapping itself.
 int findTargetElf(Dwfl_Module* mod, void** userdata, const char* name, Dwarf_Addr base,
                   char** fileName, Elf** elf) {
     if (tTargetPid > 0 && name && name[0] == '/') {
         std::string path = "/proc/" + std::to_string(tTargetPid) + "/root" + name;
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0 && ::access(name, R_OK) != 0) fd = openMappedFile(tTargetPid, name);
         if (fd >= 0) {
-            *fileName = ::strdup(path.c_str());
+            *fileName = ::strdup(name);
             return fd;
         }
     }

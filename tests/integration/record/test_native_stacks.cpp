@@ -1,8 +1,10 @@
-// `--native-stacks --blocking` against real Python processes: libc's qsort calling back
-// into Python through ctypes, on every interpreter present (3.8-3.15, pyenv's, Debian's
-// static build and the sid chroot's), and a C++ library the test compiles with and
-// without frame pointers. A stack is checked frame by frame: the Python caller, the C
-// frames in call order, the Python callback; and nothing is left stopped.
+// `--native-stacks` against real Python processes, on every interpreter present (3.8-3.15,
+// pyenv's, Debian's static build and the sid chroot's): with --blocking, libc's qsort
+// calling back into Python through ctypes and a C++ library the test compiles with and
+// without frame pointers; without pausing (perf events), C++ work that lasts
+// milliseconds, and the qsort callbacks, whose fast changes must never show as a mixed
+// stack. A stack is checked frame by frame: the Python caller, the C frames in call
+// order, the Python callback; and nothing is left stopped.
 #include "record_test_helpers.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
@@ -38,6 +40,32 @@ bool nothingStopped(qint64 pid) {
         if (!status.readAll().contains("TracerPid:\t0\n")) return false;
     }
     return true;
+}
+
+// Whether `expected` appear in `names` in that order (others may lie between).
+bool inOrder(const QStringList& names, const QStringList& expected) {
+    qsizetype at = -1;
+    for (const QString& e : expected) {
+        const qsizetype i = names.indexOf(e, at + 1);
+        if (i < 0) return false;
+        at = i;
+    }
+    return true;
+}
+
+// Builds tests/targets/demo_callback.cpp into DIR/libdemo.so; empty on failure.
+QString buildDemoLibrary(const QTemporaryDir& dir, const QString& flags) {
+    const QString cxx = QStandardPaths::findExecutable("c++");
+    if (cxx.isEmpty()) return {};
+    const QString lib = dir.filePath("libdemo.so");
+    QProcess build;
+    build.start(cxx, {"-O2", "-g0", "-shared", "-fPIC", flags, "-o", lib,
+                      targetsDir() + "/demo_callback.cpp"});
+    if (!build.waitForFinished(120000) || build.exitCode() != 0) {
+        qWarning("%s", build.readAllStandardError().constData());
+        return {};
+    }
+    return lib;
 }
 
 double errorRatePct(const QString& out) {
@@ -112,19 +140,13 @@ private slots:
     }
     void cppFramesDemangledInOrder() {
         QFETCH(QString, flags);
-        const QString cxx = QStandardPaths::findExecutable("c++");
-        if (cxx.isEmpty()) QSKIP("no C++ compiler (c++) to build the test library");
         Interpreter host;
         for (const Interpreter& i : all_)
-            if (!i.inChroot) host = i; // the newest on the host: the library is built here
+            if (!i.inChroot) host = i; // the newest on the host
         QVERIFY(host.minor > 0);
         QTemporaryDir dir;
-        const QString lib = dir.filePath("libdemo.so");
-        QProcess build;
-        build.start(cxx, {"-O2", "-g0", "-shared", "-fPIC", flags, "-o", lib,
-                          targetsDir() + "/demo_callback.cpp"});
-        QVERIFY(build.waitForFinished(120000));
-        QVERIFY2(build.exitCode() == 0, build.readAllStandardError().constData());
+        const QString lib = buildDemoLibrary(dir, flags);
+        QVERIFY2(!lib.isEmpty(), "cannot build the test library with c++");
         TargetOptions options;
         options.args = {lib};
         TargetProcess target(host, "cpp_callback.py", options);
@@ -146,14 +168,7 @@ private slots:
                 names << funcOf(f);
             if (names.last() != "py_visit") continue;
             inCallback += it.value();
-            qsizetype at = -1;
-            bool inOrder = true;
-            for (const QString& e : expected) {
-                const qsizetype i = names.indexOf(e, at + 1);
-                inOrder = inOrder && i > at;
-                at = i;
-            }
-            if (inOrder) ordered += it.value();
+            if (inOrder(names, expected)) ordered += it.value();
         }
         QVERIFY2(inCallback >= 50, qPrintable(QStringList(stacks.keys()).join('\n')));
         QVERIFY2(ordered * 100 >= inCallback * 95,
@@ -161,14 +176,79 @@ private slots:
                             QStringList(stacks.keys()).join('\n')));
     }
 
-    // Without --blocking it says what is missing, and records nothing.
-    void refusedWithoutBlocking() {
+    // Without pausing (perf events): C work that lasts milliseconds pairs with the Python
+    // stack read just after the kernel's sample, on every interpreter.
+    void withoutPausingLongCWork_data() { addInterpreterRows(all_); }
+    void withoutPausingLongCWork() {
+        QFETCH(Interpreter, interpreter);
         QTemporaryDir dir;
-        const RunResult r =
-            runGilscope({"attach", "1", "--native-stacks", "-o", dir.filePath("x.txt")});
-        QVERIFY(r.exitCode != 0);
-        QVERIFY2(r.err.contains("--native-stacks needs --blocking"), qPrintable(describe(r)));
-        QVERIFY(!QFile::exists(dir.filePath("x.txt")));
+        const QString lib = buildDemoLibrary(dir, "-fno-omit-frame-pointer");
+        QVERIFY(!lib.isEmpty());
+        TargetOptions options;
+        options.args = {lib};
+        options.bindDirs = {dir.path()};
+        TargetProcess target(interpreter, "cpp_spin.py", options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString out = dir.filePath("native.txt");
+        const RunResult r = runGilscope(
+            {"attach", QString::number(target.pid()), "-d", "1", "--native-stacks", "-o", out});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        bool ok = false;
+        const auto stacks = readCollapsed(out, &ok);
+        QVERIFY(ok);
+        const QStringList expected = {"spin_forever", "demo_spin", "demo::spinFor(unsigned long)"};
+        qint64 spinning = 0, ordered = 0;
+        for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
+            QStringList names;
+            for (const QString& f : it.key().split(';'))
+                names << funcOf(f);
+            QVERIFY2(names.first() == "<module>", qPrintable(it.key()));
+            if (!names.contains("demo::spinFor(unsigned long)")) continue;
+            spinning += it.value();
+            if (inOrder(names, expected)) ordered += it.value();
+        }
+        QVERIFY2(spinning >= 50, qPrintable(QStringList(stacks.keys()).join('\n')));
+        QCOMPARE(ordered, spinning); // a merged stack is never out of order
+        QVERIFY2(errorRatePct(r.out + r.err) <= 5.0, qPrintable(describe(r)));
+        QVERIFY2(nothingStopped(target.pid()), "the target was traced");
+        qInfo(
+            "%s: %lld samples in demo::spinFor; %s", qPrintable(interpreter.label), spinning,
+            qPrintable(QRegularExpression("Error rate: [0-9.]+%").match(r.out + r.err).captured()));
+    }
+
+    // Without pausing, callbacks every ~10 µs change the stack between the kernel's sample
+    // and the Python read: those samples are errors (counted), and every stack that is
+    // shown is in call order, never a mix.
+    void withoutPausingNeverMixes() {
+        QVERIFY(!all_.isEmpty());
+        Interpreter host;
+        for (const Interpreter& i : all_)
+            if (!i.inChroot && i.minor >= 12) host = i; // 3.12+: paired by entry address
+        if (host.minor == 0) QSKIP("no host interpreter 3.12+");
+        TargetProcess target(host, "qsort_callback.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        const QString out = dir.filePath("native.txt");
+        const RunResult r = runGilscope(
+            {"attach", QString::number(target.pid()), "-d", "1", "--native-stacks", "-o", out});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        bool ok = false;
+        const auto stacks = readCollapsed(out, &ok);
+        QVERIFY(ok);
+        qint64 inCallback = 0;
+        for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
+            QStringList names;
+            for (const QString& f : it.key().split(';'))
+                names << funcOf(f);
+            if (names.last() != "py_cmp") continue;
+            inCallback += it.value();
+            QVERIFY2(inOrder(names, {"sort_forever", "qsort_r", "py_cmp"}) ||
+                         inOrder(names, {"sort_forever", "qsort", "py_cmp"}),
+                     qPrintable(it.key()));
+        }
+        qInfo(
+            "%s without pausing: %lld samples in py_cmp; %s", qPrintable(host.label), inCallback,
+            qPrintable(QRegularExpression("Error rate: [0-9.]+%").match(r.out + r.err).captured()));
     }
 };
 

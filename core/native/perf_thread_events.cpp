@@ -1,0 +1,207 @@
+#include "core/native/perf_thread_events.h"
+
+#include <algorithm>
+#include <asm/perf_regs.h>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace gilscope::native {
+
+namespace {
+
+// The registers asked for, in the kernel's (ascending bit) order; DS-GS are not valid on
+// x86-64.
+constexpr uint64_t kRegMask = (1ull << PERF_REG_X86_AX) | (1ull << PERF_REG_X86_BX) |
+                              (1ull << PERF_REG_X86_CX) | (1ull << PERF_REG_X86_DX) |
+                              (1ull << PERF_REG_X86_SI) | (1ull << PERF_REG_X86_DI) |
+                              (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) |
+                              (1ull << PERF_REG_X86_IP) | (0xffull << PERF_REG_X86_R8);
+constexpr size_t kRegCount = 17;
+constexpr size_t kDataPages = 16; // 64 KiB: a few samples of 16 KiB; drained every tick
+
+// Perf's order (ax bx cx dx si di bp sp ip r8-r15) into DWARF's.
+Registers toDwarf(const uint64_t* r) {
+    Registers out;
+    out.regs = {r[0],  r[3],  r[2],  r[1],  r[4],  r[5],  r[6],  r[7], r[9],
+                r[10], r[11], r[12], r[13], r[14], r[15], r[16], r[8]};
+    return out;
+}
+
+int paranoidLevel() {
+    std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+    int level = 2;
+    in >> level;
+    return level;
+}
+
+perf_event_attr attrFor(uint32_t type, uint64_t config, uint64_t period) {
+    perf_event_attr a{};
+    a.size = sizeof a;
+    a.type = type;
+    a.config = config;
+    a.sample_period = period;
+    a.sample_type =
+        PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    a.sample_regs_user = kRegMask;
+    a.sample_stack_user = PerfThreadEvents::kStackBytes;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
+    return a;
+}
+
+int perfOpen(perf_event_attr& a, int tid) {
+    return static_cast<int>(::syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+} // namespace
+
+struct PerfThreadEvents::Thread {
+    int clockFd = -1, switchFd = -1;
+    void* ring = MAP_FAILED;
+    size_t ringBytes = 0;
+    PerfSample latest;
+    bool ever = false;
+    ~Thread() {
+        if (ring != MAP_FAILED) ::munmap(ring, ringBytes);
+        if (switchFd >= 0) ::close(switchFd);
+        if (clockFd >= 0) ::close(clockFd);
+    }
+    // Copies `len` bytes at ring offset `pos` (wrapping) into dst.
+    void copyOut(uint64_t pos, void* dst, size_t len) const {
+        const auto* meta = static_cast<const perf_event_mmap_page*>(ring);
+        const auto* data = static_cast<const uint8_t*>(ring) + meta->data_offset;
+        const uint64_t size = meta->data_size;
+        const size_t at = size_t(pos % size), first = std::min<size_t>(len, size - at);
+        std::memcpy(dst, data + at, first);
+        if (first < len) std::memcpy(static_cast<uint8_t*>(dst) + first, data, len - first);
+    }
+    // Reads every record the kernel wrote since the last call, keeping the newest sample.
+    void drain() {
+        auto* meta = static_cast<perf_event_mmap_page*>(ring);
+        const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+        uint64_t tail = meta->data_tail;
+        uint64_t newestAt = UINT64_MAX;
+        while (tail + sizeof(perf_event_header) <= head) {
+            perf_event_header h;
+            copyOut(tail, &h, sizeof h);
+            if (h.size < sizeof h || tail + h.size > head) break; // torn: the kernel's bug
+            if (h.type == PERF_RECORD_SAMPLE) newestAt = tail;
+            tail += h.size;
+        }
+        if (newestAt != UINT64_MAX) parse(newestAt);
+        __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+    }
+    // PERF_RECORD_SAMPLE: header, pid tid, time, abi, regs[17], size, stack[size], dyn_size.
+    void parse(uint64_t at) {
+        perf_event_header h;
+        copyOut(at, &h, sizeof h);
+        const size_t fixed = sizeof h + 8 + 8 + 8 + kRegCount * 8 + 8;
+        if (h.size < fixed) return;
+        std::vector<uint8_t> rec(h.size);
+        copyOut(at, rec.data(), rec.size());
+        const uint8_t* p = rec.data() + sizeof h + 8;
+        uint64_t time = 0, abi = 0, size = 0;
+        std::memcpy(&time, p, 8);
+        std::memcpy(&abi, p + 8, 8);
+        if (abi != PERF_SAMPLE_REGS_ABI_64) return; // no user registers (a kernel thread)
+        uint64_t regs[kRegCount];
+        std::memcpy(regs, p + 16, sizeof regs);
+        p += 16 + sizeof regs;
+        std::memcpy(&size, p, 8);
+        p += 8;
+        if (fixed + size + 8 > h.size) return;
+        uint64_t dyn = 0;
+        std::memcpy(&dyn, p + size, 8);
+        dyn = std::min(dyn, size);
+        latest.timeNs = time;
+        latest.regs = toDwarf(regs);
+        latest.stackAddr = regs[7];
+        latest.stack.assign(p, p + dyn);
+        ever = true;
+    }
+};
+
+Result<std::unique_ptr<PerfThreadEvents>> PerfThreadEvents::open(int pid, uint64_t periodNs) {
+    std::unique_ptr<PerfThreadEvents> e(
+        new PerfThreadEvents(pid, std::max<uint64_t>(periodNs, 10000)));
+    perf_event_attr probe = attrFor(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1000000);
+    const int fd = perfOpen(probe, pid);
+    if (fd < 0) {
+        const int err = errno;
+        std::string why = "--native-stacks: the kernel refuses perf events on process " +
+                          std::to_string(pid) + " (" + std::strerror(err) + ")";
+        if (err == EACCES || err == EPERM)
+            why += ". kernel.perf_event_paranoid is " + std::to_string(paranoidLevel()) +
+                   ": run gilscope as root or with CAP_PERFMON (and CAP_SYS_PTRACE), or set "
+                   "it to 2 or less for your own processes (sysctl "
+                   "kernel.perf_event_paranoid=2); or read native stacks with --blocking, "
+                   "which stops the target for each sample";
+        else if (err == ENOSYS || err == ENOENT)
+            why += ": this kernel (or container) has no perf events; use --blocking";
+        return makeError(
+            err == EACCES || err == EPERM ? ErrorKind::PermissionDenied : ErrorKind::Internal, why);
+    }
+    ::close(fd);
+    return e;
+}
+
+PerfThreadEvents::PerfThreadEvents(int pid, uint64_t periodNs) : pid_(pid), periodNs_(periodNs) {
+}
+PerfThreadEvents::~PerfThreadEvents() = default;
+
+bool PerfThreadEvents::openThread(int tid, Thread& t) {
+    perf_event_attr clock = attrFor(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, periodNs_);
+    perf_event_attr sw = attrFor(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 1);
+    t.clockFd = perfOpen(clock, tid);
+    if (t.clockFd < 0) {
+        error_ = "perf event on thread " + std::to_string(tid) + ": " + std::strerror(errno);
+        return false;
+    }
+    t.ringBytes = size_t(1 + kDataPages) * size_t(::sysconf(_SC_PAGESIZE));
+    t.ring = ::mmap(nullptr, t.ringBytes, PROT_READ | PROT_WRITE, MAP_SHARED, t.clockFd, 0);
+    if (t.ring == MAP_FAILED) {
+        error_ = "perf ring buffer of thread " + std::to_string(tid) + ": " + std::strerror(errno) +
+                 " (perf_event_mlock_kb bounds it without root)";
+        return false;
+    }
+    t.switchFd = perfOpen(sw, tid);
+    if (t.switchFd < 0 || ::ioctl(t.switchFd, PERF_EVENT_IOC_SET_OUTPUT, t.clockFd) != 0) {
+        error_ = "perf switch event on thread " + std::to_string(tid) + ": " + std::strerror(errno);
+        return false;
+    }
+    return true;
+}
+
+bool PerfThreadEvents::track(int tid) {
+    if (threads_.count(tid)) return true;
+    auto t = std::make_unique<Thread>();
+    if (!openThread(tid, *t)) return false;
+    threads_.emplace(tid, std::move(t));
+    return true;
+}
+
+const PerfSample* PerfThreadEvents::newest(int tid) {
+    auto it = threads_.find(tid);
+    if (it == threads_.end()) return nullptr;
+    Thread& t = *it->second;
+    t.drain();
+    return t.ever ? &t.latest : nullptr;
+}
+
+void PerfThreadEvents::retain(const std::vector<int>& alive) {
+    for (auto it = threads_.begin(); it != threads_.end();)
+        if (std::find(alive.begin(), alive.end(), it->first) == alive.end())
+            it = threads_.erase(it);
+        else
+            ++it;
+}
+
+} // namespace gilscope::native

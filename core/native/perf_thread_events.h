@@ -1,0 +1,64 @@
+#pragma once
+
+#include "core/common/error.h"
+#include "core/native/native_unwinder.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gilscope::native {
+
+// A thread's state as the kernel copied it at one instant, without stopping the thread:
+// its user registers and the top of its user stack.
+struct PerfSample {
+    uint64_t timeNs = 0; // CLOCK_MONOTONIC
+    Registers regs;
+    uint64_t stackAddr = 0;     // the sampled SP: where `stack` starts
+    std::vector<uint8_t> stack; // up to PerfThreadEvents::kStackBytes
+};
+
+// --native-stacks without pausing: two perf events per target thread, sharing one ring
+// buffer, each recording PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER:
+// - task-clock, every `periodNs` of the thread's CPU time: a running thread's state at
+//   most one period of its own CPU time ago;
+// - every context switch away from the thread: a blocked or preempted thread's state
+//   as it stopped running, which stays true while it does not run.
+// So the newest sample of a thread is its state as of its last run, never older than one
+// period of CPU. The kernel takes them; gilscope only reads the buffers. A thread that
+// has not run or switched since its events opened has no sample yet.
+class PerfThreadEvents {
+public:
+    static constexpr uint32_t kStackBytes = 16384;
+
+    // Checks that the kernel lets this process sample `pid` (perf_event_paranoid,
+    // CAP_PERFMON), with the reason and what helps when it does not.
+    static Result<std::unique_ptr<PerfThreadEvents>> open(int pid, uint64_t periodNs);
+    ~PerfThreadEvents();
+    PerfThreadEvents(const PerfThreadEvents&) = delete;
+    PerfThreadEvents& operator=(const PerfThreadEvents&) = delete;
+
+    // Opens the events of a thread not tracked yet (false: it could not be, see error()).
+    bool track(int tid);
+    // The thread's newest sample since it was tracked (nullptr: none yet). Valid until the
+    // next call for this thread.
+    const PerfSample* newest(int tid);
+    // Forgets threads not in `alive` (closes their events).
+    void retain(const std::vector<int>& alive);
+    const std::string& error() const { return error_; }
+    size_t tracked() const { return threads_.size(); }
+
+private:
+    struct Thread;
+    PerfThreadEvents(int pid, uint64_t periodNs);
+    bool openThread(int tid, Thread& t);
+
+    int pid_;
+    uint64_t periodNs_;
+    std::unordered_map<int, std::unique_ptr<Thread>> threads_;
+    std::string error_;
+};
+
+} // namespace gilscope::native
