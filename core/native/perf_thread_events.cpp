@@ -130,8 +130,7 @@ struct PerfThreadEvents::Thread {
 };
 
 Result<std::unique_ptr<PerfThreadEvents>> PerfThreadEvents::open(int pid, uint64_t periodNs) {
-    std::unique_ptr<PerfThreadEvents> e(
-        new PerfThreadEvents(pid, std::max<uint64_t>(periodNs, 10000)));
+    std::unique_ptr<PerfThreadEvents> e(new PerfThreadEvents(std::max<uint64_t>(periodNs, 10000)));
     perf_event_attr probe = attrFor(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1000000);
     const int fd = perfOpen(probe, pid);
     if (fd < 0) {
@@ -153,7 +152,7 @@ Result<std::unique_ptr<PerfThreadEvents>> PerfThreadEvents::open(int pid, uint64
     return e;
 }
 
-PerfThreadEvents::PerfThreadEvents(int pid, uint64_t periodNs) : pid_(pid), periodNs_(periodNs) {
+PerfThreadEvents::PerfThreadEvents(uint64_t periodNs) : periodNs_(periodNs) {
 }
 PerfThreadEvents::~PerfThreadEvents() = default;
 

@@ -52,10 +52,9 @@ public:
 
 private:
     struct Thread;
-    PerfThreadEvents(int pid, uint64_t periodNs);
+    explicit PerfThreadEvents(uint64_t periodNs);
     bool openThread(int tid, Thread& t);
 
-    int pid_;
     uint64_t periodNs_;
     std::unordered_map<int, std::unique_ptr<Thread>> threads_;
     std::string error_;
