@@ -28,6 +28,8 @@ echo "== issue 22: pprof output (10M thread-samples) and its size against collap
 "$BUILD/tests/bench/pprof/bench_pprof"
 echo "== issue 22: the host agent recording 50 Python processes at 100 Hz (CPU %, RSS)"
 "$BUILD/tests/bench/agent/bench_agent" 50 25
+echo "== issue 21: --native-stacks, the target's slowdown and gilscope's CPU per sample"
+tests/bench/native/bench_native_stacks.py --gilscope "$BUILD/app/gilscope"
 echo "== GUI live model"
 "$BUILD/tests/bench/live/bench_live_timeline"
 echo "== issue 18 (11): missed samples at 10 kHz x 8 threads, the views' readers against none"

@@ -48,3 +48,20 @@ extern "C" unsigned long demo_spin(int (*cb)(int), unsigned long rounds) {
     asm volatile("" ::: "memory");
     return x + static_cast<unsigned long>(cb(1));
 }
+
+// A native recursion `depth` deep that then calls back into Python: the benchmark's
+// 30 Python frames over 20 native ones.
+namespace demo {
+__attribute__((noinline)) int nest(int depth, int (*cb)(int)) {
+    if (depth <= 0) return cb(depth);
+    int r = nest(depth - 1, cb);
+    asm volatile("" ::: "memory");
+    return r + 1;
+}
+} // namespace demo
+
+extern "C" int demo_nest(int depth, int (*cb)(int)) {
+    int r = demo::nest(depth, cb);
+    asm volatile("" ::: "memory");
+    return r;
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""--native-stacks: the target's slowdown (its own loop rate) at 1 kHz and 10 kHz with
+--native-stacks, with --native-stacks --blocking and with plain Python stacks, against
+no profiler, side by side in one run; and gilscope's CPU per sample for a stack of 30
+Python frames over 20 native frames. Medians of --runs windows, interleaved so that
+load changes reach every configuration alike. Not a CTest test:
+
+    tests/bench/native/bench_native_stacks.py [--gilscope build/release/app/gilscope]
+        [--python python3] [--seconds 3] [--runs 3]
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+
+
+def build_library(tmp):
+    lib = os.path.join(tmp, "libdemo.so")
+    subprocess.run(["c++", "-O2", "-shared", "-fPIC", "-o", lib,
+                    os.path.join(ROOT, "tests", "targets", "demo_callback.cpp")], check=True)
+    return lib
+
+
+def read_count(path):
+    with open(path, "rb") as f:
+        return int.from_bytes(f.read(8), "little")
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def loop_rate(args, counter):
+    c0, t0 = read_count(counter), time.monotonic()
+    time.sleep(args.seconds)
+    c1, t1 = read_count(counter), time.monotonic()
+    return (c1 - c0) / (t1 - t0)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--gilscope", default=os.path.join(ROOT, "build", "release", "app", "gilscope"))
+    p.add_argument("--python", default="python3")
+    p.add_argument("--seconds", type=float, default=3)
+    p.add_argument("--runs", type=int, default=3)
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        lib = build_library(tmp)
+        counter = os.path.join(tmp, "count")
+        with open(counter, "wb") as f:
+            f.write(b"\0" * 8)
+        target = subprocess.Popen([args.python, os.path.join(HERE, "native_deep.py"), lib, counter],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            target.stdout.readline()
+            configs = [("no profiler", None, None)]
+            for rate in ("1khz", "10khz"):
+                configs += [("%s plain" % rate, rate, []),
+                            ("%s --native-stacks" % rate, rate, ["--native-stacks"]),
+                            ("%s --native-stacks --blocking" % rate, rate,
+                             ["--native-stacks", "--blocking"])]
+            results = {name: [] for name, _, _ in configs}
+            for _ in range(args.runs):
+                for name, rate, extra in configs:
+                    results[name].append(run_one(args, target.pid, counter, rate, extra))
+            base = statistics.median(r[0] for r in results["no profiler"])
+            print("target: %s, 30 Python frames over 20 native frames; %d windows of %.0f s each"
+                  % (args.python, args.runs, args.seconds))
+            print("%-36s %12s %10s %16s %8s" % ("configuration", "loops/s", "slowdown",
+                                                "µs CPU/sample", "errors"))
+            for name, _, _ in configs:
+                rs = results[name]
+                rate = statistics.median(r[0] for r in rs)
+                cpu = [r[1] for r in rs if r[1] is not None]
+                err = [r[2] for r in rs if r[2] is not None]
+                print("%-36s %12.1f %9.1f%% %16s %8s" % (
+                    name, rate, 100.0 * (1 - rate / base) if name != "no profiler" else 0.0,
+                    "%.1f" % statistics.median(cpu) if cpu else "-",
+                    "%.2f%%" % statistics.median(err) if err else "-"))
+        finally:
+            target.kill()
+            target.wait()
+
+
+def run_one(args, pid, counter, rate, extra):
+    """Loop rate of the target over args.seconds, with gilscope recording at `rate` with
+    `extra` (None: no profiler). Returns (loops/s, gilscope CPU µs per sample, error %)."""
+    if extra is None:
+        return loop_rate(args, counter), None, None
+    proc = subprocess.Popen([args.gilscope, "attach", str(pid), "-d", str(args.seconds + 1),
+                             "-o", os.devnull, "--collapsed", "-r", rate] + extra,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    time.sleep(0.5)  # attached and sampling
+    rate_seen = loop_rate(args, counter)
+    out = proc.stdout.read()
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    m = re.search(r"Captured (\d+) samples", out)
+    e = re.search(r"Error rate: ([0-9.]+)%", out)
+    samples = int(m.group(1)) if m else 0
+    cpu = usage.ru_utime + usage.ru_stime
+    return rate_seen, cpu * 1e6 / samples if samples else None, float(e.group(1)) if e else None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
