@@ -84,9 +84,14 @@ void LaunchJob::onAttached(Result<std::shared_ptr<Outcome>> result) {
         return;
     }
     const int pid = outcome->source->pid();
-    emit launched(std::shared_ptr<RecordingSession>(
-                      RecordingSession::fromSource(std::move(outcome->source), options_)),
-                  pid);
+    auto session = RecordingSession::fromSource(std::move(outcome->source), options_);
+    if (!session) {
+        readOutput();
+        if (child_) child_->terminate(500);
+        emit failed(QString::fromStdString(session.error().message), exitText());
+        return;
+    }
+    emit launched(std::shared_ptr<RecordingSession>(std::move(*session)), pid);
 }
 
 void LaunchJob::readOutput() {

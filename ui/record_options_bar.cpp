@@ -37,6 +37,7 @@ RecordOptionsBar::RecordOptionsBar(QWidget* parent)
       mode_(new QComboBox(parent)), opcodes_(new QCheckBox(tr("&Opcodes"), parent)),
       gc_(new QCheckBox(tr("&GC frames"), parent)), duration_(new QSpinBox(parent)),
       native_(new QCheckBox(tr("&Native frames"), parent)),
+      nativeStacks_(new QCheckBox(tr("&C stacks"), parent)),
       async_(new QCheckBox(tr("As&ync-aware"), parent)), asyncMode_(new QComboBox(parent)),
       problemLabel_(new QLabel(parent)) {
     rate_->setObjectName(QStringLiteral("rateBox"));
@@ -82,6 +83,10 @@ RecordOptionsBar::RecordOptionsBar(QWidget* parent)
     native_->setObjectName(QStringLiteral("nativeBox"));
     native_->setToolTip(tr("Show a <native> frame where C code called back into Python "
                            "(--native; Python 3.11 or newer)"));
+    nativeStacks_->setObjectName(QStringLiteral("nativeStacksBox"));
+    nativeStacks_->setToolTip(tr("Show the C/C++ functions between the Python frames, without "
+                                 "stopping the target (--native-stacks; perf events: needs "
+                                 "kernel.perf_event_paranoid <= 2 or CAP_PERFMON)"));
     async_->setObjectName(QStringLiteral("asyncBox"));
     async_->setToolTip(tr("Rebuild stacks from asyncio tasks: each coroutine under its task's "
                           "name and the tasks awaiting it (--async-aware; Python 3.14 or newer). "
@@ -102,12 +107,13 @@ RecordOptionsBar::RecordOptionsBar(QWidget* parent)
                group(parent, {}, opcodes_),
                group(parent, {}, gc_),
                group(parent, {}, native_),
+               group(parent, {}, nativeStacks_),
                group(parent, {}, async_),
                group(parent, {}, asyncMode_),
                group(parent, tr("&Duration"), duration_)};
     for (QComboBox* box : {rate_, threads_, mode_, asyncMode_})
         connect(box, &QComboBox::currentTextChanged, this, &RecordOptionsBar::refresh);
-    for (QCheckBox* box : {opcodes_, gc_, native_, async_})
+    for (QCheckBox* box : {opcodes_, gc_, native_, nativeStacks_, async_})
         connect(box, &QCheckBox::toggled, this, &RecordOptionsBar::refresh);
     connect(duration_, &QSpinBox::valueChanged, this, &RecordOptionsBar::refresh);
     // Ticking Async-aware takes the settings CPython requires with it (wall mode, the main
@@ -144,6 +150,7 @@ Result<RecordingOptions> RecordOptionsBar::options() const {
     o.mode = static_cast<ProfilingMode>(mode_->currentData().toInt());
     o.durationSec = duration_->value();
     o.read.native = native_->isChecked();
+    o.read.nativeStacks = nativeStacks_->isChecked();
     if (async_->isChecked())
         o.read.asyncMode = static_cast<AsyncMode>(asyncMode_->currentData().toInt());
     if (QString why = conflictProblem(); !why.isEmpty())
@@ -179,10 +186,11 @@ QString RecordOptionsBar::conflictProblem() const {
             break;
         }
     }
+    if (async_->isChecked() && nativeStacks_->isChecked()) names << tr("C stacks");
     if (names.isEmpty()) return {};
     return tr("Async-aware cannot be combined with %1: CPython refuses them with "
               "--async-aware, whose stacks are rebuilt from asyncio tasks. Choose mode wall, "
-              "Main thread only, GC frames on and Native frames off.")
+              "Main thread only, GC frames on, Native frames and C stacks off.")
         .arg(names.join(QStringLiteral(", ")));
 }
 
@@ -223,6 +231,7 @@ QString RecordOptionsBar::summary() const {
     if (opcodes_->isChecked()) s += tr(" · opcodes");
     if (!gc_->isChecked()) s += tr(" · no GC frames");
     if (native_->isChecked()) s += tr(" · native frames");
+    if (nativeStacks_->isChecked()) s += tr(" · C stacks");
     if (async_->isChecked()) s += tr(" · async-aware (%1)").arg(asyncMode_->currentText());
     if (duration_->value() > 0) s += tr(" · %1 s").arg(duration_->value());
     return s;
@@ -239,6 +248,7 @@ void RecordOptionsBar::load(const QSettings& s) {
     gc_->setChecked(s.value(QStringLiteral("record/gc"), true).toBool());
     duration_->setValue(s.value(QStringLiteral("record/durationSec"), 0).toInt());
     native_->setChecked(s.value(QStringLiteral("record/native"), false).toBool());
+    nativeStacks_->setChecked(s.value(QStringLiteral("record/nativeStacks"), false).toBool());
     async_->setChecked(s.value(QStringLiteral("record/asyncAware"), false).toBool());
     asyncMode_->setCurrentIndex(
         s.value(QStringLiteral("record/asyncMode")).toString() == QLatin1String("all") ? 1 : 0);
@@ -252,6 +262,7 @@ void RecordOptionsBar::save(QSettings& s) const {
     s.setValue(QStringLiteral("record/gc"), gc_->isChecked());
     s.setValue(QStringLiteral("record/durationSec"), duration_->value());
     s.setValue(QStringLiteral("record/native"), native_->isChecked());
+    s.setValue(QStringLiteral("record/nativeStacks"), nativeStacks_->isChecked());
     s.setValue(QStringLiteral("record/asyncAware"), async_->isChecked());
     s.setValue(QStringLiteral("record/asyncMode"),
                asyncMode_->currentData().toInt() == int(AsyncMode::All)

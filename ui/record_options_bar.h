@@ -53,6 +53,7 @@ public:
     QCheckBox* gcBox() const { return gc_; }
     QSpinBox* durationBox() const { return duration_; }
     QCheckBox* nativeBox() const { return native_; }
+    QCheckBox* nativeStacksBox() const { return nativeStacks_; }
     QCheckBox* asyncBox() const { return async_; }
     QComboBox* asyncModeBox() const { return asyncMode_; }
     QLabel* problemLabel() const { return problemLabel_; }
@@ -72,6 +73,7 @@ private:
     QCheckBox* gc_;
     QSpinBox* duration_;
     QCheckBox* native_;
+    QCheckBox* nativeStacks_;
     QCheckBox* async_;
     QComboBox* asyncMode_;
     QLabel* problemLabel_;

@@ -236,6 +236,10 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     o.blocking = parser.isSet("blocking");
     o.nativeStacksAll = parser.isSet("native-stacks-all");
     o.nativeStacks = parser.isSet("native-stacks") || o.nativeStacksAll;
+    if (o.nativeStacks && parser.isSet("async-aware"))
+        return makeError(ErrorKind::BadArguments,
+                         "--native-stacks does not combine with --async-aware: a task's "
+                         "coroutines have no C stack of their own");
     o.gcFrames = !parser.isSet("no-gc");
     o.realtimeStats = parser.isSet("realtime-stats");
     const std::string mode = parser.value("mode").toStdString();

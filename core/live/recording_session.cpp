@@ -2,6 +2,7 @@
 
 #include "core/live/recording_file.h"
 #include "core/live/save_bin_copy.h"
+#include "core/native/native_stack_source.h"
 #include "core/remote/live_stack_source.h"
 
 namespace gilscope {
@@ -28,9 +29,17 @@ Result<std::unique_ptr<RecordingSession>> RecordingSession::open(int pid,
     return fromSource(std::move(source).value(), options);
 }
 
-std::unique_ptr<RecordingSession> RecordingSession::fromSource(std::unique_ptr<StackSource> source,
-                                                               const RecordingOptions& options) {
-    return std::unique_ptr<RecordingSession>(new RecordingSession(std::move(source), options));
+Result<std::unique_ptr<RecordingSession>>
+RecordingSession::fromSource(std::unique_ptr<StackSource> source, const RecordingOptions& options) {
+    std::unique_ptr<StackSource> python;
+    if (options.read.nativeStacks) { // C frames too: read through perf events, never paused
+        auto native = native::openNativeStackSource(*source, false, false, options.intervalUs);
+        if (!native) return native.error();
+        python = std::move(source);
+        source = std::move(*native);
+    }
+    return std::unique_ptr<RecordingSession>(
+        new RecordingSession(std::move(python), std::move(source), options));
 }
 
 ReadOptions RecordingSession::readOptionsFor(const RecordingOptions& options) {
@@ -45,10 +54,12 @@ void RecordingSession::startSampling() {
     if (!recording_->finished()) recording_->start();
 }
 
-RecordingSession::RecordingSession(std::unique_ptr<StackSource> source,
+RecordingSession::RecordingSession(std::unique_ptr<StackSource> python,
+                                   std::unique_ptr<StackSource> source,
                                    const RecordingOptions& options)
-    : source_(std::move(source)), collector_(geckoOptions(options.intervalUs)),
-      timeline_(withThreadNames(options.timeline)), pid_(source_->pid()), mode_(options.mode) {
+    : python_(std::move(python)), source_(std::move(source)),
+      collector_(geckoOptions(options.intervalUs)), timeline_(withThreadNames(options.timeline)),
+      pid_(source_->pid()), mode_(options.mode) {
     tee_.add(&collector_);
     tee_.add(profile_.get());
     tee_.add(&copy_);

@@ -41,9 +41,10 @@ public:
     // thread; a session that is then dropped never sampled the target.
     static Result<std::unique_ptr<RecordingSession>> open(int pid, const RecordingOptions& options);
     // The same over a source already open (a launched program, core/launch), which
-    // was opened with options' read options (and cpuState off in wall mode).
-    static std::unique_ptr<RecordingSession> fromSource(std::unique_ptr<StackSource> source,
-                                                        const RecordingOptions& options);
+    // was opened with options' read options (and cpuState off in wall mode). Fails only
+    // when native stacks are asked for and perf events are refused.
+    static Result<std::unique_ptr<RecordingSession>> fromSource(std::unique_ptr<StackSource> source,
+                                                                const RecordingOptions& options);
     // What the source must be opened with for these options.
     static ReadOptions readOptionsFor(const RecordingOptions& options);
     ~RecordingSession();
@@ -91,8 +92,12 @@ public:
                          const CancelToken* cancel = nullptr) const;
 
 private:
-    RecordingSession(std::unique_ptr<StackSource> source, const RecordingOptions& options);
+    RecordingSession(std::unique_ptr<StackSource> python, std::unique_ptr<StackSource> source,
+                     const RecordingOptions& options);
 
+    // With native stacks, `source_` reads `python_` (its Python stacks); else python_ is
+    // null. Declared first: it goes last.
+    std::unique_ptr<StackSource> python_;
     std::unique_ptr<StackSource> source_;
     GeckoCollector collector_;
     RecordingCopy copy_;

@@ -232,6 +232,22 @@ private slots:
         recordUntilListed(h, {QStringLiteral("<native>"), QStringLiteral("key")});
     }
 
+    // C stacks (--native-stacks, perf events): libc's qsort among the Python frames in the
+    // views and the export, without stopping the target.
+    void cStacks() {
+        Interpreter host;
+        for (const Interpreter& i : all_)
+            if (!i.inChroot) host = i;
+        QVERIFY(host.minor > 0);
+        TargetProcess target(host, "qsort_callback.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        QTRY_VERIFY_WITH_TIMEOUT(h.select(target.pid()), 60000);
+        h.bar()->nativeStacksBox()->setChecked(true);
+        QVERIFY(h.bar()->summary().contains(QStringLiteral("C stacks")));
+        recordUntilListed(h, {QStringLiteral("qsort_r"), QStringLiteral("sort_forever")});
+    }
+
     // Async-aware, running and all: the three tasks' names in the analysis views on 3.14+;
     // refused with the version on older ones.
     void asyncAware_data() {
