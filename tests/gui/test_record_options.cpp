@@ -4,6 +4,7 @@
 // together, disable Record with the reason; everything is remembered in QSettings.
 
 #include "tests/gui/gui_test_helpers.h"
+#include "tests/support/perf_events.h"
 #include "tests/support/python_interpreters.h"
 #include "ui/analysis/analysis_panel.h"
 #include "ui/analysis/top_functions_model.h"
@@ -235,6 +236,8 @@ private slots:
     // C stacks (--native-stacks, perf events): libc's qsort among the Python frames in the
     // views and the export, without stopping the target.
     void cStacks() {
+        if (const QString why = gilscope::test::perfEventsRefused(); !why.isEmpty())
+            QSKIP(qPrintable(why));
         Interpreter host;
         for (const Interpreter& i : all_)
             if (!i.inChroot) host = i;

@@ -27,7 +27,7 @@ QSize StatusLine::sizeHint() const {
 }
 
 QSize StatusLine::minimumSizeHint() const {
-    return {fontMetrics().averageCharWidth() * 8, fontMetrics().height()};
+    return {0, fontMetrics().height()}; // elided to whatever room is left, down to nothing
 }
 
 void StatusLine::paintEvent(QPaintEvent*) {

@@ -6,6 +6,7 @@
 // stack. A stack is checked frame by frame: the Python caller, the C frames in call
 // order, the Python callback; and nothing is left stopped.
 #include "record_test_helpers.h"
+#include "tests/support/perf_events.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
 
@@ -181,6 +182,7 @@ private slots:
     void withoutPausingLongCWork_data() { addInterpreterRows(all_); }
     void withoutPausingLongCWork() {
         QFETCH(Interpreter, interpreter);
+        if (const QString why = perfEventsRefused(); !why.isEmpty()) QSKIP(qPrintable(why));
         QTemporaryDir dir;
         const QString lib = buildDemoLibrary(dir, "-fno-omit-frame-pointer");
         QVERIFY(!lib.isEmpty());
@@ -221,6 +223,7 @@ private slots:
     // shown is in call order, never a mix.
     void withoutPausingNeverMixes() {
         QVERIFY(!all_.isEmpty());
+        if (const QString why = perfEventsRefused(); !why.isEmpty()) QSKIP(qPrintable(why));
         Interpreter host;
         for (const Interpreter& i : all_)
             if (!i.inChroot && i.minor >= 12) host = i; // 3.12+: paired by entry address
