@@ -102,13 +102,9 @@ bool NativeStackMerger::merge(ThreadStack& t, const Registers& regs, remote::Pro
 
 NativeStackSourceBase::NativeStackSourceBase(StackSource& inner,
                                              std::unique_ptr<NativeUnwinder> unwinder, bool all)
-    : inner_(inner),
+    : StackSourceWrapper(inner),
       merger_(inner.registry(), std::move(unwinder), inner.pythonVersion().minor, all),
       memory_(inner.pid()) {
-}
-
-std::string NativeStackSourceBase::lastError() const {
-    return lastError_.empty() ? inner_.lastError() : lastError_;
 }
 
 template <typename NativeOf>

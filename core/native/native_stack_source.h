@@ -38,16 +38,8 @@ private:
 
 // What both native sources share: the inner Python source and the StackSource plumbing.
 // A thread whose two stacks do not pair up is left out of that sample and counted.
-class NativeStackSourceBase : public StackSource {
+class NativeStackSourceBase : public StackSourceWrapper {
 public:
-    FrameRegistry& registry() override { return inner_.registry(); }
-    int pid() const override { return inner_.pid(); }
-    PythonVersion pythonVersion() const override { return inner_.pythonVersion(); }
-    std::string lastError() const override;
-    bool takeThreadNames(std::vector<ThreadName>& changed) override {
-        return inner_.takeThreadNames(changed);
-    }
-    std::vector<ThreadName> threadNamesNow() override { return inner_.threadNamesNow(); }
     uint64_t mismatches() const { return mismatches_; }
 
 protected:
@@ -56,11 +48,9 @@ protected:
     template <typename NativeOf>
     ReadOutcome mergeAll(std::vector<ThreadStack>& out, size_t& count, NativeOf&& nativeOf);
 
-    StackSource& inner_;
     NativeStackMerger merger_;
     remote::RemoteMemory memory_;
     uint64_t mismatches_ = 0;
-    std::string lastError_;
 };
 
 // --native-stacks --blocking: every thread stopped (ptrace) for each sample, registers

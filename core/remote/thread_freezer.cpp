@@ -106,8 +106,4 @@ ReadOutcome BlockingStackSource::read(std::vector<ThreadStack>& out, size_t& cou
     return inner_.read(out, count); // the threads resume when `frozen` goes
 }
 
-std::string BlockingStackSource::lastError() const {
-    return lastError_.empty() ? inner_.lastError() : lastError_;
-}
-
 } // namespace gilscope::remote

@@ -37,22 +37,10 @@ private:
 };
 
 // A StackSource that reads `inner` with every thread of the target stopped.
-class BlockingStackSource final : public StackSource {
+class BlockingStackSource final : public StackSourceWrapper {
 public:
-    explicit BlockingStackSource(StackSource& inner) : inner_(inner) {}
+    using StackSourceWrapper::StackSourceWrapper;
     ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override;
-    FrameRegistry& registry() override { return inner_.registry(); }
-    int pid() const override { return inner_.pid(); }
-    PythonVersion pythonVersion() const override { return inner_.pythonVersion(); }
-    std::string lastError() const override;
-    bool takeThreadNames(std::vector<ThreadName>& changed) override {
-        return inner_.takeThreadNames(changed);
-    }
-    std::vector<ThreadName> threadNamesNow() override { return inner_.threadNamesNow(); }
-
-private:
-    StackSource& inner_;
-    std::string lastError_;
 };
 
 } // namespace gilscope::remote

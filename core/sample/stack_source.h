@@ -115,4 +115,25 @@ public:
     virtual std::vector<ThreadName> threadNamesNow() { return {}; }
 };
 
+// A source that reads through another (--blocking, --native-stacks): all but read() is the
+// inner source's, and lastError() too unless the wrapper failed on its own.
+class StackSourceWrapper : public StackSource {
+public:
+    explicit StackSourceWrapper(StackSource& inner) : inner_(inner) {}
+    FrameRegistry& registry() override { return inner_.registry(); }
+    int pid() const override { return inner_.pid(); }
+    PythonVersion pythonVersion() const override { return inner_.pythonVersion(); }
+    std::string lastError() const override {
+        return lastError_.empty() ? inner_.lastError() : lastError_;
+    }
+    bool takeThreadNames(std::vector<ThreadName>& changed) override {
+        return inner_.takeThreadNames(changed);
+    }
+    std::vector<ThreadName> threadNamesNow() override { return inner_.threadNamesNow(); }
+
+protected:
+    StackSource& inner_;
+    std::string lastError_; // the wrapper's own failure of the last read, if any
+};
+
 } // namespace gilscope

@@ -1,5 +1,6 @@
 #include "record_test_helpers.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTextStream>
 
@@ -50,6 +51,22 @@ qint64 totalSamples(const QMap<QString, qint64>& stacks) {
     for (qint64 c : stacks)
         n += c;
     return n;
+}
+
+bool nothingStopped(qint64 pid) {
+    const QString base = QString("/proc/%1/task").arg(pid);
+    const QStringList tasks = QDir(base).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    if (tasks.isEmpty()) return false;
+    for (const QString& t : tasks) {
+        QFile stat(base + "/" + t + "/stat"), status(base + "/" + t + "/status");
+        if (!stat.open(QIODevice::ReadOnly) || !status.open(QIODevice::ReadOnly)) continue;
+        const QByteArray s = stat.readAll();
+        const qsizetype close = s.lastIndexOf(')');
+        const QByteArray state = close > 0 ? s.mid(close + 2, 1) : QByteArray();
+        if (state == "t" || state == "T") return false; // ptrace stop or group stop
+        if (!status.readAll().contains("TracerPid:\t0\n")) return false;
+    }
+    return true;
 }
 
 } // namespace gilscope::test

@@ -17,5 +17,7 @@ QMap<QString, qint64> parseCollapsed(const QByteArray& data, bool* ok);
 // Samples whose stack contains a frame `func (`.
 qint64 samplesIn(const QMap<QString, qint64>& stacks, const QString& func);
 qint64 totalSamples(const QMap<QString, qint64>& stacks);
+// No thread of `pid` is in a ptrace stop or traced by anyone.
+bool nothingStopped(qint64 pid);
 
 } // namespace gilscope::test

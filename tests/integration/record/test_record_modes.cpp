@@ -21,23 +21,6 @@
 using namespace gilscope;
 using namespace gilscope::test;
 
-// No thread of `pid` is in a ptrace stop or traced by anyone.
-bool nothingStopped(qint64 pid) {
-    const QString base = QString("/proc/%1/task").arg(pid);
-    const QStringList tasks = QDir(base).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-    if (tasks.isEmpty()) return false;
-    for (const QString& t : tasks) {
-        QFile stat(base + "/" + t + "/stat"), status(base + "/" + t + "/status");
-        if (!stat.open(QIODevice::ReadOnly) || !status.open(QIODevice::ReadOnly)) continue;
-        const QByteArray s = stat.readAll();
-        const qsizetype close = s.lastIndexOf(')');
-        const QByteArray state = close > 0 ? s.mid(close + 2, 1) : QByteArray();
-        if (state == "t" || state == "T") return false; // ptrace stop or group stop
-        if (!status.readAll().contains("TracerPid:\t0\n")) return false;
-    }
-    return true;
-}
-
 class TestRecordModes : public QObject {
     Q_OBJECT
     QList<Interpreter> all_;
