@@ -4,13 +4,17 @@
 // functions), analysis-range.png (a range dragged on the timeline, call tree) and
 // analysis-stack-chart.png (the stack chart of that range).
 //   xvfb-run -s "-screen 0 1600x1000x24" analysis_screenshot_driver PID SECONDS OUTDIR
+// With GILSCOPE_C_STACKS=1 it records C stacks too (the window's "C stacks" option).
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/analysis_panel.h"
 #include "ui/analysis/flame_graph_widget.h"
 #include "ui/analysis/stack_chart_view.h"
 #include "ui/main_window.h"
+#include "ui/record_options_bar.h"
+
 #include "ui/process_picker.h"
 #include "ui/timeline_widget.h"
+#include <QCheckBox>
 
 #include <QAction>
 #include <QApplication>
@@ -56,6 +60,9 @@ int main(int argc, char** argv) {
         window.picker()->refreshNow();
         QTest::qWait(200);
     }
+    // GILSCOPE_C_STACKS=1: record with C stacks (--native-stacks), as the option's box does.
+    if (qEnvironmentVariableIntValue("GILSCOPE_C_STACKS"))
+        window.recordOptions()->nativeStacksBox()->setChecked(true);
     window.recordAction()->trigger();
     if (!QTest::qWaitFor([&] { return !window.attaching(); }, 20000) || !window.recording()) {
         std::fprintf(stderr, "could not start recording pid %d: %s\n", pid,

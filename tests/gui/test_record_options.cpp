@@ -7,6 +7,8 @@
 #include "tests/support/perf_events.h"
 #include "tests/support/python_interpreters.h"
 #include "ui/analysis/analysis_panel.h"
+#include "ui/analysis/flame_graph_widget.h"
+#include "ui/analysis/source_view.h"
 #include "ui/analysis/top_functions_model.h"
 #include "ui/live_figures.h"
 #include "ui/main_window.h"
@@ -21,6 +23,7 @@
 #include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -249,6 +252,16 @@ private slots:
         h.bar()->nativeStacksBox()->setChecked(true);
         QVERIFY(h.bar()->summary().contains(QStringLiteral("C stacks")));
         recordUntilListed(h, {QStringLiteral("qsort_r"), QStringLiteral("sort_forever")});
+        // A C function clicked in the flame graph: the source view names its library.
+        auto* panel = h.window.analysis();
+        panel->tabs()->setCurrentIndex(1);
+        auto* flame = panel->flameGraph();
+        QTRY_VERIFY(flame->isVisible() && !flame->frameRect(QStringLiteral("qsort_r")).isEmpty());
+        QTest::mouseClick(flame, Qt::LeftButton, {},
+                          flame->frameRect(QStringLiteral("qsort_r")).center());
+        QTRY_VERIFY2(
+            panel->sourceView()->status().contains(QStringLiteral("native code in libc.so")),
+            qPrintable(panel->sourceView()->status()));
     }
 
     // Async-aware, running and all: the three tasks' names in the analysis views on 3.14+;
