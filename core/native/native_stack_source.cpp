@@ -19,8 +19,7 @@ bool threadRegisters(int tid, Registers& out, std::string& why) {
               std::strerror(errno);
         return false;
     }
-    out.regs = {r.rax, r.rdx, r.rcx, r.rbx, r.rsi, r.rdi, r.rbp, r.rsp, r.r8,
-                r.r9,  r.r10, r.r11, r.r12, r.r13, r.r14, r.r15, r.rip};
+    out = Registers::fromPtrace(r);
     return true;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <sys/user.h>
 #include <vector>
 
 struct Dwfl;
@@ -18,6 +19,14 @@ namespace gilscope::native {
 struct Registers {
     static constexpr unsigned kSp = 7, kPc = 16, kCount = 17;
     std::array<uint64_t, kCount> regs{};
+
+    // From ptrace's PTRACE_GETREGS layout.
+    static Registers fromPtrace(const user_regs_struct& r) {
+        Registers out;
+        out.regs = {r.rax, r.rdx, r.rcx, r.rbx, r.rsi, r.rdi, r.rbp, r.rsp, r.r8,
+                    r.r9,  r.r10, r.r11, r.r12, r.r13, r.r14, r.r15, r.rip};
+        return out;
+    }
 };
 
 // One native frame, leaf first. `pc` is where the frame is now (the leaf) or the return

@@ -105,26 +105,23 @@ struct PerfThreadEvents::Thread {
         copyOut(at, &h, sizeof h);
         const size_t fixed = sizeof h + 8 + 8 + 8 + kRegCount * 8 + 8;
         if (h.size < fixed) return;
-        std::vector<uint8_t> rec(h.size);
-        copyOut(at, rec.data(), rec.size());
-        const uint8_t* p = rec.data() + sizeof h + 8;
-        uint64_t time = 0, abi = 0, size = 0;
-        std::memcpy(&time, p, 8);
-        std::memcpy(&abi, p + 8, 8);
-        if (abi != PERF_SAMPLE_REGS_ABI_64) return; // no user registers (a kernel thread)
-        uint64_t regs[kRegCount];
-        std::memcpy(regs, p + 16, sizeof regs);
-        p += 16 + sizeof regs;
-        std::memcpy(&size, p, 8);
-        p += 8;
-        if (fixed + size + 8 > h.size) return;
+        // The fields are read straight from the ring, the stack into the sample's own
+        // buffer: one copy of it, no record-sized temporary.
+        struct {
+            uint64_t pidTid, time, abi, regs[kRegCount], size;
+        } head;
+        static_assert(sizeof head == fixed - sizeof h);
+        copyOut(at + sizeof h, &head, sizeof head);
+        if (head.abi != PERF_SAMPLE_REGS_ABI_64) return; // no user registers (a kernel thread)
+        if (fixed + head.size + 8 > h.size) return;
         uint64_t dyn = 0;
-        std::memcpy(&dyn, p + size, 8);
-        dyn = std::min(dyn, size);
-        latest.timeNs = time;
-        latest.regs = toDwarf(regs);
-        latest.stackAddr = regs[7];
-        latest.stack.assign(p, p + dyn);
+        copyOut(at + fixed + head.size, &dyn, 8);
+        dyn = std::min(dyn, head.size);
+        latest.timeNs = head.time;
+        latest.regs = toDwarf(head.regs);
+        latest.stackAddr = head.regs[7];
+        latest.stack.resize(dyn);
+        copyOut(at + fixed, latest.stack.data(), dyn);
         ever = true;
     }
 };

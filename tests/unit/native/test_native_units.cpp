@@ -226,9 +226,7 @@ private slots:
         QVERIFY(::waitpid(child.pid, &status, __WALL) == child.pid);
         user_regs_struct r{};
         QVERIFY(::ptrace(PTRACE_GETREGS, child.pid, nullptr, &r) == 0);
-        Registers regs;
-        regs.regs = {r.rax, r.rdx, r.rcx, r.rbx, r.rsi, r.rdi, r.rbp, r.rsp, r.r8,
-                     r.r9,  r.r10, r.r11, r.r12, r.r13, r.r14, r.r15, r.rip};
+        const Registers regs = Registers::fromPtrace(r);
         auto unwinder = NativeUnwinder::open(child.pid);
         QVERIFY2(unwinder, unwinder ? "" : unwinder.error().message.c_str());
         remote::RemoteMemory memory(child.pid);
