@@ -64,11 +64,14 @@ QList<CollapsedStack> recordCollapsed(qint64 pid, const QStringList& options, QS
 }
 
 // The share of ticks a walk may drop as torn. 3.11+ copy a thread's frames in one read:
-// seen up to 8%. 3.8-3.10 walk PyFrameObjects one read per frame, so a fast-changing deep
-// recursion tears far more often: seen 31-36% for 3.8/3.9 at load 2 and 57% at load 8 (3.10:
-// 7%). A walker that dropped most walks as torn (and kept only the easy ones) still fails.
+// seen up to 8% before, and 23-26% for random_recursion on 3.12/3.13 on this machine at
+// load 1 (the same with the binary of 0a13520, so the machine, not a change), which failed
+// the old bound of 25% at random. 3.8-3.10 walk PyFrameObjects one read per frame, so a
+// fast-changing deep recursion tears far more often: seen 31-36% for 3.8/3.9 at load 2 and
+// 57-67% at load 8. A walker that dropped most walks as torn (and kept only the easy
+// ones) still fails.
 double maxTornPct(const Interpreter& interpreter) {
-    return interpreter.minor <= 10 ? 80 : 25;
+    return interpreter.minor <= 10 ? 80 : 40;
 }
 
 qint64 totalSamples(const QList<CollapsedStack>& stacks) {
