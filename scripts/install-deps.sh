@@ -48,6 +48,8 @@ test_packages=(
     tmux
     # ASan/UBSan and libFuzzer builds; the style test (the tree follows .clang-format)
     clang libclang-rt-14-dev clang-format
+    # numpy for --native-stacks' numpy/BLAS test (with Debian's own python3.11)
+    python3-numpy
     # compiler cache: a warm scripts/test.sh (CI's next run, a second checkout) rebuilds little
     ccache
 )

@@ -93,6 +93,15 @@ Rgb colorOfModule(std::string_view module) {
     return rgbFromHsv(static_cast<int>(fnv1a(module) % 360u), 110, 235);
 }
 
+Rgb colorOfLibrary(std::string_view library) {
+    return rgbFromHsv(195 + static_cast<int>(fnv1a(library) % 30u), 45, 200);
+}
+
+Rgb frameColor(std::string_view file, bool native) {
+    if (!native) return moduleColor(file);
+    return colorOfLibrary(file.substr(file.rfind('/') + 1));
+}
+
 Rgb changeColor(double points, double fullChange) {
     const double strength = std::min(std::abs(points) / fullChange, 1.0);
     return rgbFromHsv(points >= 0 ? 0 : 220, static_cast<int>(20 + 200 * strength),

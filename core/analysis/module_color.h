@@ -28,6 +28,13 @@ Rgb moduleColor(std::string_view file);
 // The same for a module's name (moduleOf's result).
 Rgb colorOfModule(std::string_view module);
 
+// --native-stacks: a C function's fill, from its library's name. Native frames are a
+// family of muted blue-greys, never the pastel of a Python module, so C code stands out.
+Rgb colorOfLibrary(std::string_view library);
+// A frame's fill: colorOfLibrary for a native frame (`file` its library's path),
+// moduleColor for a Python one.
+Rgb frameColor(std::string_view file, bool native);
+
 // A comparison's colour for a change of `points` percentage points: from a neutral grey
 // to red (grew) or blue (shrank), full strength at `fullChange` points.
 Rgb changeColor(double points, double fullChange);

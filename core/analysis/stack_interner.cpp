@@ -39,7 +39,7 @@ const StackInterner::FrameMeta& StackInterner::meta(FrameId id) {
     auto [fit, newFunc] = functionIds_.try_emplace(fkey, static_cast<uint32_t>(functions_.size()));
     if (newFunc)
         functions_.push_back(
-            {registry_->string(f.funcname), registry_->string(f.filename), f.line});
+            {registry_->string(f.funcname), registry_->string(f.filename), f.line, f.native});
     FunctionInfo& fn = functions_[fit->second];
     if (f.line >= 0 && (fn.firstLine < 0 || f.line < fn.firstLine)) fn.firstLine = f.line;
     m.func = fit->second;

@@ -19,6 +19,7 @@ struct FunctionInfo {
     std::string name;
     std::string file;
     int32_t firstLine = kNoLocation;
+    bool native = false; // --native-stacks: a C function, `file` its library
 };
 
 // One source line of one function.

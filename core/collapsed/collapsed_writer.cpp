@@ -25,7 +25,9 @@ std::string frameText(const FrameRegistry& registry, FrameId id) {
     std::string out;
     appendSafe(out, registry.string(f.funcname));
     out += " (";
-    appendSafe(out, registry.string(f.filename));
+    const std::string& file = registry.string(f.filename);
+    // A C function names its library as flame graphs do: "qsort (libc.so.6)".
+    appendSafe(out, f.native ? file.substr(file.rfind('/') + 1) : file);
     if (f.line != kNoLocation) out += ":" + std::to_string(f.line);
     out += ')';
     return out;

@@ -65,6 +65,10 @@ struct GeckoCollector::Impl {
 
     GeckoStrings strings;
     RegistryFacts facts;
+    // --native-stacks: the libraries of native frames (canonical file ids), in first-seen
+    // order, written as the profile's top-level "libs".
+    std::vector<uint32_t> libs;
+    std::unordered_map<uint32_t, uint32_t> libIndex;
     std::vector<std::unique_ptr<GeckoThread>> threads; // first-seen order
     std::unordered_map<uint64_t, uint32_t> threadIndex;
     std::unordered_map<uint64_t, std::string> threadNames; // nameThread(): "name (tid)"

@@ -221,7 +221,16 @@ uint32_t GeckoCollector::Impl::funcFor(GeckoThread& th, const FrameFacts& f) {
     const std::string_view file = facts.text(f.file);
     auto [res, newResource] =
         th.resourceIndex.try_emplace(f.file, static_cast<uint32_t>(th.resourceName.size()));
-    if (newResource) th.resourceName.push_back(strings.intern(basename(file)));
+    if (newResource) {
+        th.resourceName.push_back(strings.intern(basename(file)));
+        int64_t lib = -1;
+        if (f.native) { // a C function's resource is its library, as Firefox's own are
+            auto [it, newLib] = libIndex.try_emplace(f.file, static_cast<uint32_t>(libs.size()));
+            if (newLib) libs.push_back(f.file);
+            lib = it->second;
+        }
+        th.resourceLib.push_back(lib);
+    }
     const auto idx = static_cast<uint32_t>(th.funcName.size());
     th.funcName.push_back(name);
     th.funcIsJs.push_back(f.isPython);

@@ -30,7 +30,9 @@ void RegistryFacts::compute(const FrameRegistry& reg, FrameId id, FrameFacts& f)
     const std::string& file = texts_[f.file];
     // CPython's filter_internal_frames drops the profiler's own bootstrap frames.
     f.filtered = endsWith(file, "_sync_coordinator.py");
-    f.isPython = file.empty() || file[0] != '<' || file == "<stdin>" || file == "<string>";
+    f.native = info.native;
+    f.isPython =
+        !f.native && (file.empty() || file[0] != '<' || file == "<stdin>" || file == "<string>");
     f.isGc = texts_[f.func] == "<GC>";
     f.opcode = info.opcode;
     // A missing line means CPython's location is None: no line and no column.

@@ -43,6 +43,7 @@ struct FrameFacts {
     bool filtered = false; // profiler-internal (_sync_coordinator.py)
     bool isPython = false; // CPython's _is_python(filename)
     bool isGc = false;     // funcname == "<GC>"
+    bool native = false;   // --native-stacks: a C function, its file a library
     uint8_t opcode = kNoOpcode;
     uint32_t file = 0; // canonical string ids
     uint32_t func = 0;

@@ -116,6 +116,7 @@ struct GeckoThread {
     std::unordered_map<uint64_t, uint32_t> funcIndex; // file << 32 | func (canonical)
     // resourceTable
     std::vector<uint32_t> resourceName;
+    std::vector<int64_t> resourceLib; // index into the profile's libs, -1 = null
     std::unordered_map<uint32_t, uint32_t> resourceIndex; // canonical file
 
     // Fast path: registry FrameId -> frameTable index + 1 (0 = not looked up yet).

@@ -135,7 +135,7 @@ Status ProfileStreamer::run() {
         JsonObject root(out_);
         root.key("meta");
         if (Status s = meta(); !s.ok()) return s;
-        root.key("libs").raw(std::string_view("[]"));
+        libs(root.key("libs"));
         {
             JsonArray threads(root.key("threads"));
             for (auto& th : impl_.threads) {
@@ -151,6 +151,23 @@ Status ProfileStreamer::run() {
     if (Status s = out_.flush(); !s.ok()) return s;
     if (progress_) progress_(total_, total_);
     return {};
+}
+
+void ProfileStreamer::libs(JsonWriter& out) {
+    // Native frames are named already (symbolicated: true), so no build id is needed.
+    JsonArray array(out);
+    for (uint32_t file : impl_.libs) {
+        const std::string& path = impl_.facts.text(file);
+        const std::string_view name = std::string_view(path).substr(path.rfind('/') + 1);
+        JsonObject lib(array.item());
+        lib.key("arch").string(abi_);
+        lib.key("name").string(name);
+        lib.key("path").string(path);
+        lib.key("debugName").string(name);
+        lib.key("debugPath").string(path);
+        lib.key("breakpadId").string("");
+        lib.key("codeId").null();
+    }
 }
 
 Status ProfileStreamer::meta() {
@@ -327,7 +344,7 @@ Status ProfileStreamer::tables(GeckoThread& th, JsonObject& thread) {
     {
         const uint64_t resources = th.resourceName.size();
         JsonObject t(thread.key("resourceTable"));
-        GILSCOPE_TRY(repeated(t, "lib", resources, "null"));
+        GILSCOPE_TRY(column(t, "lib", th.resourceLib, resources, nullable));
         GILSCOPE_TRY(column(t, "name", th.resourceName, resources, integer));
         GILSCOPE_TRY(repeated(t, "host", resources, "null"));
         GILSCOPE_TRY(repeated(t, "type", resources, "1"));

@@ -19,6 +19,7 @@ public:
 
 private:
     Status meta();
+    void libs(JsonWriter& out);
     Status thread(GeckoThread& th);
     Status samples(GeckoThread& th);
     Status tables(GeckoThread& th, JsonObject& thread);

@@ -218,11 +218,17 @@ std::string flameGraphJson(const FlameFacts& facts, const std::vector<FlameView>
     Strings strings;
     std::unordered_map<std::string, uint32_t> moduleIds;
     std::vector<std::string> modules;
+    std::vector<Rgb> moduleColors;
     std::vector<uint32_t> funcModule;
     for (const FunctionInfo& f : first.functions) {
-        std::string m = moduleOf(f.file);
-        const auto [it, added] = moduleIds.try_emplace(m, static_cast<uint32_t>(modules.size()));
-        if (added) modules.push_back(std::move(m));
+        // A C function's module is its library ("libc.so.6"), in the native colours.
+        std::string m = f.native ? f.file.substr(f.file.rfind('/') + 1) : moduleOf(f.file);
+        const std::string key = f.native ? m + '\0' : m;
+        const auto [it, added] = moduleIds.try_emplace(key, static_cast<uint32_t>(modules.size()));
+        if (added) {
+            moduleColors.push_back(f.native ? colorOfLibrary(m) : colorOfModule(m));
+            modules.push_back(std::move(m));
+        }
         funcModule.push_back(it->second);
     }
     j.key("funcs").raw("{").key("name", true);
@@ -238,7 +244,7 @@ std::string flameGraphJson(const FlameFacts& facts, const std::vector<FlameView>
     j.raw("}").key("modules").raw("{").key("name", true);
     writeArray(j, modules, [&](const std::string& m) { j.str(m); });
     j.key("color");
-    writeArray(j, modules, [&](const std::string& m) { j.str(cssHex(colorOfModule(m))); });
+    writeArray(j, moduleColors, [&](Rgb c) { j.str(cssHex(c)); });
     j.raw("}");
 
     ShareTable base;

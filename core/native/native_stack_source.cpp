@@ -172,6 +172,7 @@ ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& c
     if (outcome != ReadOutcome::Ok) return outcome;
     if (++reads_ % 1024 == 0) { // close the events of threads that are gone
         events_->retain(remote::listTasks(inner_.pid()));
+        blocked_.clear(); // and forget those that are gone
     }
     return mergeAll(out, count, [&](ThreadStack& t) {
         const int tid = static_cast<int>(t.threadId);
@@ -180,14 +181,41 @@ ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& c
             return false;
         }
         const PerfSample* s = events_->newest(tid);
-        if (!s) {
-            lastError_ = "thread " + std::to_string(tid) +
-                         " has not run since its perf events opened: no native stack yet";
-            return false;
-        }
+        if (!s) return mergeBlocked(t);
+        if (!blocked_.empty()) blocked_.erase(t.threadId); // it ran: its stack may differ
         SampledStack stack(*s, memory_);
         return merger_.merge(t, s->regs, stack, lastError_);
     });
+}
+
+bool PerfNativeStackSource::mergeBlocked(ThreadStack& t) {
+    // No perf sample: the thread has not run since its events opened. Blocked in the
+    // kernel, it stays put, so its stack pointer and pc from /proc and its live stack
+    // are its stack now (without pausing it). If it wakes meanwhile, the merge fails.
+    if (auto it = blocked_.find(t.threadId);
+        it != blocked_.end() && it->second.python == t.frames) {
+        if (!it->second.why.empty()) {
+            lastError_ = it->second.why;
+            return false;
+        }
+        t.frames = it->second.merged;
+        return true;
+    }
+    std::vector<FrameId> python = t.frames;
+    const std::string path = "/proc/" + std::to_string(inner_.pid()) + "/task/" +
+                             std::to_string(t.threadId) + "/syscall";
+    const auto text = remote::readProcFile(path, 512);
+    const auto regs = text ? Registers::fromSyscallFile(*text) : std::nullopt;
+    if (!regs) {
+        lastError_ = "thread " + std::to_string(t.threadId) +
+                     " has not run since its perf events opened, and " + path +
+                     (text ? " says it runs" : " cannot be read") + ": no native stack yet";
+        return false;
+    }
+    const bool merged = merger_.merge(t, *regs, memory_, lastError_);
+    blocked_[t.threadId] = {std::move(python), merged ? t.frames : std::vector<FrameId>{},
+                            merged ? std::string() : lastError_};
+    return merged;
 }
 
 Result<std::unique_ptr<StackSource>> openNativeStackSource(StackSource& inner, bool all,

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace gilscope::native {
@@ -77,7 +78,16 @@ public:
 private:
     PerfNativeStackSource(StackSource& inner, std::unique_ptr<NativeUnwinder> unwinder, bool all,
                           std::unique_ptr<PerfThreadEvents> events);
+    // A thread with no perf sample yet: blocked since before its events opened.
+    bool mergeBlocked(ThreadStack& t);
     std::unique_ptr<PerfThreadEvents> events_;
+    // Threads merged by mergeBlocked, until their first perf sample: one that has not run
+    // has the same stack, so it is unwound once, not every tick (nor failed every tick).
+    struct BlockedStack {
+        std::vector<FrameId> python, merged;
+        std::string why; // the merge failed: why
+    };
+    std::unordered_map<uint64_t, BlockedStack> blocked_;
     uint64_t reads_ = 0;
 };
 

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cxxabi.h>
 #include <memory>
 #include <string_view>
@@ -88,6 +89,14 @@ NativeKind NativeSymbols::classify(const std::string& name) {
     return NativeKind::Code;
 }
 
+std::string NativeSymbols::symbolName(const char* name) {
+    if (!name) return {};
+    // "clock_nanosleep@GLIBC_2.2.5": the symbol's version is not part of its name.
+    const std::string_view plain(name, std::strcspn(name, "@"));
+    if (plain.empty()) return name;
+    return demangle(std::string(plain).c_str());
+}
+
 std::string NativeSymbols::demangle(const char* name) {
     if (!name) return {};
     if (name[0] != '_' || name[1] != 'Z') return name;
@@ -105,19 +114,24 @@ NativeSymbol NativeSymbols::lookup(NativeUnwinder& unwinder, uint64_t pc) {
         cachedFor_ = dwfl;
     }
     if (auto it = cache_.find(pc); it != cache_.end()) return it->second;
-    std::string name, library = "?";
+    std::string name, path = "?", library = "?";
     bool named = false;
     if (Dwfl_Module* mod = dwfl ? dwfl_addrmodule(dwfl, pc) : nullptr) {
         Dwarf_Addr start = 0;
         const char* modName =
             dwfl_module_info(mod, nullptr, &start, nullptr, nullptr, nullptr, nullptr, nullptr);
-        if (modName) library = std::string(baseName(modName));
+        if (modName) {
+            path = modName; // the target's own path (its mount namespace's)
+            // "[vdso: 1234]": one name for the vdso of every process
+            if (path.starts_with("[vdso")) path = "[vdso]";
+            library = std::string(baseName(path));
+        }
         GElf_Off offset = 0;
         GElf_Sym sym;
         const char* symName =
             dwfl_module_addrinfo(mod, pc, &offset, &sym, nullptr, nullptr, nullptr);
         if (symName && *symName) {
-            name = demangle(symName);
+            name = symbolName(symName);
             named = true;
         } else {
             // No symbol (a stripped library): the function still has a start, its CFI
@@ -132,7 +146,8 @@ NativeSymbol NativeSymbols::lookup(NativeUnwinder& unwinder, uint64_t pc) {
         std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(pc));
         name = buf;
     }
-    FrameInfo fi{registry_.internString(library), registry_.internString(name)};
+    FrameInfo fi{registry_.internString(path), registry_.internString(name)};
+    fi.native = true;
     NativeSymbol s{registry_.internFrame(fi), named ? classify(name) : NativeKind::Code, named};
     if (cache_.size() >= kMaxCached) cache_.clear();
     cache_.emplace(pc, s);

@@ -42,6 +42,8 @@ public:
     // Exposed for tests: how a symbol name is classified.
     static NativeKind classify(const std::string& name);
     static std::string demangle(const char* name);
+    // A symbol table's name as shown: demangled, without its version ("@GLIBC_2.2.5").
+    static std::string symbolName(const char* name);
 
 private:
     FrameRegistry& registry_;

@@ -65,6 +65,37 @@ std::string dwflError() {
 
 } // namespace
 
+std::optional<Registers> Registers::fromSyscallFile(std::string_view text) {
+    std::vector<std::string_view> fields;
+    while (!text.empty() && fields.size() < 10) {
+        const size_t start = text.find_first_not_of(" \n");
+        if (start == std::string_view::npos) break;
+        text.remove_prefix(start);
+        const size_t end = std::min(text.find_first_of(" \n"), text.size());
+        fields.push_back(text.substr(0, end));
+        text.remove_prefix(end);
+    }
+    // "NR A1 ... A6 SP PC" in a system call, "-1 SP PC" blocked elsewhere in the kernel.
+    const bool inCall = fields.size() == 9, elsewhere = fields.size() == 3 && fields[0] == "-1";
+    if (!inCall && !elsewhere) return std::nullopt; // "running", or not a format we know
+    auto hex = [](std::string_view f, uint64_t& out) {
+        if (f.starts_with("0x")) f.remove_prefix(2);
+        if (f.empty() || f.size() > 16) return false;
+        out = 0;
+        for (char c : f) {
+            const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (d < 0) return false;
+            out = out << 4 | static_cast<uint64_t>(d);
+        }
+        return true;
+    };
+    Registers r;
+    if (!hex(fields[fields.size() - 2], r.regs[kSp]) || !hex(fields.back(), r.regs[kPc]))
+        return std::nullopt;
+    r.known = 1u << kSp | 1u << kPc;
+    return r;
+}
+
 NativeUnwinder::TargetScope::TargetScope(int pid) : previous_(tTargetPid) {
     tTargetPid = pid;
 }
@@ -86,10 +117,12 @@ struct DwflThreadHooks {
     }
     static bool setInitialRegisters(Dwfl_Thread* thread, void* threadArg) {
         auto* self = static_cast<NativeUnwinder*>(threadArg);
-        Dwarf_Word regs[Registers::kCount];
-        for (unsigned i = 0; i < Registers::kCount; ++i)
-            regs[i] = self->regs_->regs[i];
-        if (!dwfl_thread_state_registers(thread, 0, Registers::kCount, regs)) return false;
+        const Registers& r = *self->regs_;
+        for (unsigned i = 0; i < Registers::kCount; ++i) {
+            const Dwarf_Word value = r.regs[i];
+            if ((r.known >> i & 1) && !dwfl_thread_state_registers(thread, i, 1, &value))
+                return false;
+        }
         dwfl_thread_state_register_pc(thread, self->regs_->regs[Registers::kPc]);
         return true;
     }

@@ -6,7 +6,9 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <sys/user.h>
 #include <vector>
 
@@ -19,6 +21,9 @@ namespace gilscope::native {
 struct Registers {
     static constexpr unsigned kSp = 7, kPc = 16, kCount = 17;
     std::array<uint64_t, kCount> regs{};
+    // Which of regs are known (bit i: DWARF register i). An unknown one stops the unwind
+    // at the first frame whose CFI needs it, rather than guess.
+    uint32_t known = (1u << kCount) - 1;
 
     // From ptrace's PTRACE_GETREGS layout.
     static Registers fromPtrace(const user_regs_struct& r) {
@@ -27,6 +32,9 @@ struct Registers {
                     r.r9,  r.r10, r.r11, r.r12, r.r13, r.r14, r.r15, r.rip};
         return out;
     }
+    // A thread blocked in the kernel, from /proc/PID/task/TID/syscall ("NR ARGS... SP PC",
+    // or "-1 SP PC"): only its stack pointer and pc are known. Nothing for "running".
+    static std::optional<Registers> fromSyscallFile(std::string_view text);
 };
 
 // One native frame, leaf first. `pc` is where the frame is now (the leaf) or the return

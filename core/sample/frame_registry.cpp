@@ -22,6 +22,12 @@ FrameId FrameRegistry::internFrame(const FrameInfo& frame) {
     return id;
 }
 
+bool looksLikeNativeFrame(std::string_view file, std::string_view func, int32_t line) {
+    if (line != kNoLocation || file.empty() || func.empty() || func.front() == '<') return false;
+    if (file.front() == '<' || file == "~") return false;
+    return !file.ends_with(".py") && !file.ends_with(".pyw");
+}
+
 size_t FrameRegistry::FrameHash::operator()(const FrameInfo& f) const noexcept {
     uint64_t h = 1469598103934665603ull;
     auto mix = [&h](uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
@@ -33,6 +39,7 @@ size_t FrameRegistry::FrameHash::operator()(const FrameInfo& f) const noexcept {
     mix(static_cast<uint32_t>(f.endColumn));
     mix(f.opcode);
     mix(static_cast<uint32_t>(f.firstLine));
+    mix(f.native);
     return static_cast<size_t>(h);
 }
 

@@ -28,9 +28,17 @@ struct FrameInfo {
     // The code object's co_firstlineno (pprof's start_line); -1 where the producer does
     // not know it (a .bin replay, synthetic frames).
     int32_t firstLine = kNoLocation;
+    // --native-stacks: a C/C++ function. Its filename is its library's path as the
+    // target maps it, its funcname the (demangled) symbol, and it has no line.
+    bool native = false;
 
     bool operator==(const FrameInfo&) const = default;
 };
+
+// A .bin has no native flag, so its replay marks a frame native when it looks as
+// --native-stacks writes one: no line, a funcname that is not synthetic ("<GC>"), and a
+// file that is neither Python source (.py, .pyw), nor a synthetic name ("<string>", "~").
+bool looksLikeNativeFrame(std::string_view file, std::string_view func, int32_t line);
 
 // Append-only interning of strings and frames. The producer of samples (sampler or
 // .bin replay) owns one; consumers map its small integer ids to their own tables.

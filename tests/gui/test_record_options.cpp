@@ -3,6 +3,7 @@
 // views; options the selected process's version cannot give, or that CPython refuses
 // together, disable Record with the reason; everything is remembered in QSettings.
 
+#include "core/analysis/module_color.h"
 #include "tests/gui/gui_test_helpers.h"
 #include "tests/support/perf_events.h"
 #include "tests/support/python_interpreters.h"
@@ -257,6 +258,16 @@ private slots:
         panel->tabs()->setCurrentIndex(1);
         auto* flame = panel->flameGraph();
         QTRY_VERIFY(flame->isVisible() && !flame->frameRect(QStringLiteral("qsort_r")).isEmpty());
+        // C in the native blue-greys by library, Python in its module's colour.
+        const QImage shot = flame->grab().toImage();
+        auto fillAt = [&](const char* function) {
+            const QRect r = flame->frameRect(QLatin1String(function));
+            return shot.pixelColor(r.topLeft() + QPoint(1, 1));
+        };
+        const gilscope::Rgb libc = gilscope::colorOfLibrary("libc.so.6");
+        QCOMPARE(fillAt("qsort_r"), QColor(libc.r, libc.g, libc.b));
+        const gilscope::Rgb script = gilscope::moduleColor("/x/qsort_callback.py");
+        QCOMPARE(fillAt("sort_forever"), QColor(script.r, script.g, script.b));
         QTest::mouseClick(flame, Qt::LeftButton, {},
                           flame->frameRect(QStringLiteral("qsort_r")).center());
         QTRY_VERIFY2(

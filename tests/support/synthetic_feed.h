@@ -27,6 +27,14 @@ public:
         f.firstLine = firstLine;
         return registry_.internFrame(f);
     }
+    // --native-stacks' frame of a C function: its library's path, no line.
+    FrameId nativeFrame(const std::string& library, const std::string& func) {
+        FrameInfo f;
+        f.filename = registry_.internString(library);
+        f.funcname = registry_.internString(func);
+        f.native = true;
+        return registry_.internFrame(f);
+    }
     void add(uint64_t tid, uint32_t status, std::vector<FrameId> frames,
              std::vector<uint64_t> timestampsUs) {
         SampleBatch b;

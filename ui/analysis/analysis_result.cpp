@@ -15,6 +15,11 @@ QColor moduleColor(const std::string& file) {
     return QColor(c.r, c.g, c.b);
 }
 
+QColor functionColor(const FunctionInfo& f) {
+    const Rgb c = frameColor(f.file, f.native);
+    return QColor(c.r, c.g, c.b);
+}
+
 QColor searchedFill(const QColor& fill, bool searching, bool matched) {
     if (!searching) return fill;
     if (matched) return QColor(230, 40, 160);
@@ -32,6 +37,7 @@ QString functionLocation(const ProfileSnapshot& s, uint32_t func) {
     if (func >= s.functions.size()) return {};
     const FunctionInfo& f = s.functions[func];
     const QString file = QString::fromStdString(f.file);
+    if (f.native) return QObject::tr("native code in %1").arg(file);
     return f.firstLine >= 0 ? file + QLatin1Char(':') + QString::number(f.firstLine) : file;
 }
 

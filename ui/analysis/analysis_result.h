@@ -35,6 +35,8 @@ QString moduleOf(const std::string& file);
 // app), as the flame graph and the stack chart draw it; and that fill while a search
 // highlights matches (magenta) and fades the rest.
 QColor moduleColor(const std::string& file);
+// A function's fill in the flame graph and stack chart: core's frameColor.
+QColor functionColor(const FunctionInfo& f);
 QColor searchedFill(const QColor& fill, bool searching, bool matched);
 // "name" and "file:line" of a function, for display.
 QString functionName(const ProfileSnapshot& s, uint32_t func);

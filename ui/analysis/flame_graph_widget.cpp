@@ -183,7 +183,7 @@ const FlameGraphWidget::Look& FlameGraphWidget::lookOf(uint32_t func) {
     Look& look = looks_[func];
     if (look.known) return look;
     const ProfileSnapshot& s = *result_->snapshot;
-    look.fill = moduleColor(s.functions[func].file);
+    look.fill = functionColor(s.functions[func]);
     look.name = functionName(s, func);
     look.nameWidth = fontMetrics().horizontalAdvance(look.name);
     look.key = functionKey(s.functions[func]);

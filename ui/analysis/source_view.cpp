@@ -84,11 +84,7 @@ void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, in
     const ProfileSnapshot& s = *result->snapshot;
     const std::string& file = s.functions[func].file;
     const QString name = functionName(s, func);
-    // --native-stacks: a C function's "file" is its library's name (no path, no line).
-    const bool native = s.functions[func].firstLine == kNoLocation && !file.empty() &&
-                        file.find('/') == std::string::npos && file.front() != '<' &&
-                        !file.ends_with(".py");
-    if (native) {
+    if (s.functions[func].native) { // --native-stacks: its "file" is its library
         status_->setText(tr("%1 is native code in %2: no source to show.")
                              .arg(name, QString::fromStdString(file)));
         return;

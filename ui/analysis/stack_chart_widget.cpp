@@ -110,7 +110,7 @@ const StackChartWidget::Look& StackChartWidget::lookOf(uint32_t func) {
     const QString file = QString::fromStdString(f.file);
     look.matched = !search_.isEmpty() && (look.name.contains(search_, Qt::CaseInsensitive) ||
                                           file.contains(search_, Qt::CaseInsensitive));
-    look.fill = searchedFill(moduleColor(f.file), !search_.isEmpty(), look.matched).rgb();
+    look.fill = searchedFill(functionColor(f), !search_.isEmpty(), look.matched).rgb();
     look.nameWidth = fontMetrics().horizontalAdvance(look.name);
     look.known = true;
     return look;

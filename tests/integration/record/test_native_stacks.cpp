@@ -18,6 +18,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <cmath>
+
 using namespace gilscope;
 using namespace gilscope::test;
 
@@ -79,6 +82,55 @@ class TestNativeStacks : public QObject {
         auto stacks = readCollapsed(out, &ok);
         if (r->exitCode != 0 || !ok) stacks.clear();
         return stacks;
+    }
+
+    // --native-stacks without pausing where perf events are allowed, else --blocking.
+    static QStringList nativeMode() {
+        return perfEventsRefused().isEmpty() ? QStringList{} : QStringList{"--blocking"};
+    }
+
+    // Debian's own python3.11, which python3-numpy serves; skips (fails in CI) without.
+    Interpreter debianInterpreterWithNumpy() const {
+        for (const Interpreter& i : all_) {
+            if (!i.label.contains("Debian")) continue;
+            QProcess probe;
+            probe.start(i.executable, {"-c", "import numpy"});
+            if (probe.waitForFinished(60000) && probe.exitCode() == 0) return i;
+        }
+        return {};
+    }
+
+    // Records numpy_matmul.py for a second; its stacks (empty on failure, with *r).
+    static QMap<QString, qint64> recordNumpy(const Interpreter& debian, const QStringList& mode,
+                                             RunResult* r) {
+        if (debian.minor == 0) return {};
+        TargetProcess target(debian, "numpy_matmul.py");
+        if (!target.start()) {
+            r->err = target.error();
+            return {};
+        }
+        QTemporaryDir dir;
+        return record(target.pid(), mode, dir, r);
+    }
+
+    // Each leaf function's share of the samples, in percent.
+    static QMap<QString, double> leafShares(const QMap<QString, qint64>& stacks) {
+        QMap<QString, double> shares;
+        qint64 all = 0;
+        for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
+            shares[it.key().split(';').last()] += double(it.value());
+            all += it.value();
+        }
+        for (double& v : shares)
+            v = 100.0 * v / double(std::max<qint64>(all, 1));
+        return shares;
+    }
+
+    static QStringList topKeys(const QMap<QString, double>& shares, int n) {
+        QStringList keys = shares.keys();
+        std::sort(keys.begin(), keys.end(),
+                  [&](const QString& x, const QString& y) { return shares[x] > shares[y]; });
+        return keys.mid(0, n);
     }
 
 private slots:
@@ -204,6 +256,107 @@ private slots:
         QVERIFY2(nothingStopped(target.pid()), "the target was traced");
         qInfo(
             "%s: %lld samples in demo::spinFor; %s", qPrintable(interpreter.label), spinning,
+            qPrintable(QRegularExpression("Error rate: [0-9.]+%").match(r.out + r.err).captured()));
+    }
+
+    // numpy in Debian's python3.11 (python3-numpy): a matmul shows numpy's C frames and the
+    // BLAS library's under the Python caller, in that order.
+    void numpyAndBlasFramesUnderTheCaller() {
+        const Interpreter debian = debianInterpreterWithNumpy();
+        GILSCOPE_REQUIRE(debian.minor > 0,
+                         "Debian's python3.11 with numpy (scripts/install-deps.sh --test)");
+        RunResult r;
+        const auto stacks = recordNumpy(debian, nativeMode(), &r);
+        QVERIFY2(!stacks.isEmpty(), qPrintable(describe(r)));
+        qint64 all = 0, inBlas = 0, ordered = 0;
+        for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
+            all += it.value();
+            QStringList names, where;
+            for (const QString& f : it.key().split(';')) {
+                QString w;
+                names << funcOf(f, &w);
+                where << w;
+            }
+            qsizetype numpyAt = -1, blasAt = -1;
+            for (qsizetype i = 0; i < names.size(); ++i) {
+                if (numpyAt < 0 && where[i].contains("_multiarray_umath")) numpyAt = i;
+                if (blasAt < 0 && where[i].contains("blas")) blasAt = i;
+            }
+            if (blasAt < 0) continue;
+            inBlas += it.value();
+            if (names.indexOf("matmul_forever") >= 0 && names.indexOf("matmul_forever") < numpyAt &&
+                numpyAt < blasAt)
+                ordered += it.value();
+        }
+        const QString dump = QStringList(stacks.keys()).mid(0, 40).join('\n');
+        QVERIFY2(inBlas * 2 >= all,
+                 qPrintable(QString("%1 of %2 in BLAS\n").arg(inBlas).arg(all) + dump));
+        QVERIFY2(ordered * 100 >= inBlas * 95,
+                 qPrintable(QString("%1 of %2 in order\n").arg(ordered).arg(inBlas) + dump));
+        qInfo("%s (%s): %lld of %lld samples in BLAS, %lld under matmul_forever -> numpy",
+              qPrintable(debian.label), qPrintable(nativeMode().join(' ')), inBlas, all, ordered);
+    }
+
+    // Without pausing and with --blocking, the same target gives the same top native leaf
+    // functions, within a few points.
+    void withoutPausingMatchesBlocking() {
+        if (const QString why = perfEventsRefused(); !why.isEmpty()) QSKIP(qPrintable(why));
+        const Interpreter debian = debianInterpreterWithNumpy();
+        GILSCOPE_REQUIRE(debian.minor > 0,
+                         "Debian's python3.11 with numpy (scripts/install-deps.sh --test)");
+        RunResult perf, blocking;
+        const auto a = leafShares(recordNumpy(debian, {}, &perf));
+        QVERIFY2(!a.isEmpty(), qPrintable(describe(perf)));
+        const auto b = leafShares(recordNumpy(debian, {"--blocking"}, &blocking));
+        QVERIFY2(!b.isEmpty(), qPrintable(describe(blocking)));
+        QStringList report;
+        for (const QString& leaf : topKeys(b, 3)) {
+            const double pa = a.value(leaf), pb = b.value(leaf);
+            report << QString("%1: %2% without pausing, %3% blocking")
+                          .arg(leaf)
+                          .arg(pa, 0, 'f', 1)
+                          .arg(pb, 0, 'f', 1);
+            QVERIFY2(std::abs(pa - pb) <= 10.0, qPrintable(report.join('\n')));
+        }
+        qInfo("%s", qPrintable(report.join("; ")));
+    }
+
+    // Without pausing, threads blocked since before the recording began (no perf sample
+    // ever) still get their C stacks, from /proc's stack pointer and pc: 16 threads wait 30
+    // Python frames deep in Event.wait, on every interpreter.
+    void withoutPausingThreadsBlockedSinceAttach_data() { addInterpreterRows(all_); }
+    void withoutPausingThreadsBlockedSinceAttach() {
+        QFETCH(Interpreter, interpreter);
+        if (const QString why = perfEventsRefused(); !why.isEmpty()) QSKIP(qPrintable(why));
+        TargetProcess target(interpreter, "mostly_idle.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        RunResult r;
+        const auto stacks = record(target.pid(), {"-a"}, dir, &r);
+        QVERIFY2(!stacks.isEmpty(), qPrintable(describe(r)));
+        qint64 all = 0, waiting = 0;
+        for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
+            all += it.value();
+            QStringList names, where;
+            for (const QString& f : it.key().split(';')) {
+                QString w;
+                names << funcOf(f, &w);
+                where << w;
+            }
+            if (names.count("deep") != 29) continue;
+            // Python's root, the 29 deep() calls, Event.wait's Python frames, then C.
+            QVERIFY2(names.first() == "<module>" || names.first().endsWith("_bootstrap"),
+                     qPrintable(it.key()));
+            QVERIFY2(!where.last().endsWith(".py"), qPrintable(it.key())); // a C leaf
+            waiting += it.value();
+        }
+        QVERIFY2(waiting * 100 >= all * 70, // 16 of the 18 threads wait; a few samples fail
+                 qPrintable(QString("%1 of %2 samples waiting\n").arg(waiting).arg(all) +
+                            QStringList(stacks.keys()).mid(0, 20).join('\n')));
+        QVERIFY2(errorRatePct(r.out + r.err) <= 10.0, qPrintable(describe(r)));
+        qInfo(
+            "%s: %lld of %lld samples in the blocked threads' C stacks; %s",
+            qPrintable(interpreter.label), waiting, all,
             qPrintable(QRegularExpression("Error rate: [0-9.]+%").match(r.out + r.err).captured()));
     }
 

@@ -230,6 +230,54 @@ private slots:
         }
     }
 
+    // --native-stacks: a C function is a Native frame whose resource is its library, listed
+    // in the profile's libs; the Python frames around it stay Python.
+    void nativeFramesAreNativeWithTheirLibrary() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        const std::string libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+        feed.add(1, TS::OnCpu,
+                 {feed.frame("app.py", 4, "py_cmp"), feed.nativeFrame(libc, "msort_with_tmp"),
+                  feed.nativeFrame(libc, "qsort_r"), feed.nativeFrame("/opt/libdemo.so", "demo"),
+                  feed.frame("app.py", 9, "sort_forever")},
+                 {1000, 2000});
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        const json& libs = e.profile["libs"];
+        QCOMPARE(libs.size(), size_t(2)); // first seen from the root: libdemo, then libc
+        QCOMPARE(libs[0]["debugName"].get<std::string>(), std::string("libdemo.so"));
+        QCOMPARE(libs[1]["path"].get<std::string>(), libc);
+        QCOMPARE(libs[1]["name"].get<std::string>(), std::string("libc.so.6"));
+        const json& th = e.profile["threads"][0];
+        const auto& strings = e.profile["shared"]["stringArray"];
+        const json& funcs = th["funcTable"];
+        const json& resources = th["resourceTable"];
+        int natives = 0;
+        for (size_t f = 0; f < funcs["length"].get<size_t>(); ++f) {
+            const std::string name = strings[funcs["name"][f].get<size_t>()];
+            const bool native = name != "py_cmp" && name != "sort_forever";
+            QCOMPARE(funcs["isJS"][f].get<bool>(), !native);
+            const size_t res = funcs["resource"][f].get<size_t>();
+            if (!native) {
+                QVERIFY(resources["lib"][res].is_null());
+                continue;
+            }
+            ++natives;
+            QVERIFY(funcs["fileName"][f].is_null());
+            const std::string lib = name == "demo" ? "libdemo.so" : "libc.so.6";
+            QCOMPARE(libs[resources["lib"][res].get<size_t>()]["name"].get<std::string>(), lib);
+            QCOMPARE(strings[resources["name"][res].get<size_t>()].get<std::string>(), lib);
+        }
+        QCOMPARE(natives, 3);
+        const json& frames = th["frameTable"];
+        for (size_t f = 0; f < frames["length"].get<size_t>(); ++f) {
+            const bool js = funcs["isJS"][frames["func"][f].get<size_t>()].get<bool>();
+            QCOMPARE(frames["category"][f].get<int>(), js ? 1 : 2); // 2: "Native"
+        }
+        QCOMPARE(e.profile["meta"]["categories"][2]["name"].get<std::string>(),
+                 std::string("Native"));
+    }
+
     void markerStateMachine() {
         GeckoCollector collector;
         SyntheticFeed feed(collector);

@@ -4,6 +4,7 @@
 #include "core/analysis/module_color.h"
 
 #include <QTest>
+#include <algorithm>
 
 using namespace gilscope;
 
@@ -45,6 +46,26 @@ private slots:
         QVERIFY(changeColor(5, 10).r > changeColor(5, 10).b);
         QVERIFY(changeColor(-5, 10).b > changeColor(-5, 10).r);
         QCOMPARE(changeColor(50, 10), changeColor(10, 10));
+    }
+
+    // --native-stacks: C functions are muted blue-greys by library, never a Python module's
+    // pastel, so a flame graph tells C from Python at a glance.
+    void nativeFramesHaveTheirOwnColours() {
+        const std::string libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+        QCOMPARE(frameColor(libc, true), colorOfLibrary("libc.so.6"));
+        QCOMPARE(frameColor("/app/x.py", false), moduleColor("/app/x.py"));
+        QVERIFY(frameColor(libc, true) != moduleColor(libc));
+        auto saturation = [](Rgb c) {
+            const int hi = std::max({c.r, c.g, c.b}), lo = std::min({c.r, c.g, c.b});
+            return hi == 0 ? 0 : 255 * (hi - lo) / hi;
+        };
+        for (const char* lib : {"libc.so.6", "libblas.so.3", "libdemo.so", "python3.11"}) {
+            const Rgb n = colorOfLibrary(lib);
+            QVERIFY2(saturation(n) < 60, lib);      // muted ...
+            QVERIFY2(n.b > n.r && n.b >= n.g, lib); // ... and blue
+        }
+        for (const char* module : {"json", "app", "threading", "requests", "numpy"})
+            QVERIFY2(saturation(colorOfModule(module)) > 100, module);
     }
 };
 

@@ -86,6 +86,20 @@ class TestNativeUnits : public QObject {
         return out;
     }
 
+    // Leaf-first function names of pid's stack unwound from regs (live memory).
+    QStringList unwoundNames(int pid, const Registers& regs) {
+        auto unwinder = NativeUnwinder::open(pid);
+        if (!unwinder) return {};
+        remote::RemoteMemory memory(pid);
+        std::vector<NativeFrame> frames;
+        (*unwinder)->unwind(pid, regs, memory, frames);
+        NativeSymbols symbols(reg_);
+        QStringList out;
+        for (const NativeFrame& f : frames)
+            out << names({symbols.lookup(**unwinder, f.lookupPc()).frame});
+        return out;
+    }
+
 private slots:
     // 3.11: runs end at entries without addresses; eval loops are paired by name.
     void mergeInterleavesRunsAtNamedEvalLoops() {
@@ -198,6 +212,12 @@ private slots:
                  std::string("demo::Sorter<int>::visit()"));
         QCOMPARE(NativeSymbols::demangle("qsort"), std::string("qsort"));
         QCOMPARE(NativeSymbols::demangle("_Z"), std::string("_Z")); // not a valid name
+        QCOMPARE(NativeSymbols::symbolName("clock_nanosleep@GLIBC_2.2.5"),
+                 std::string("clock_nanosleep"));
+        QCOMPARE(NativeSymbols::symbolName("clock_gettime@@GLIBC_2.17"),
+                 std::string("clock_gettime"));
+        QCOMPARE(NativeSymbols::symbolName("_ZN4demo3runEv@@DEMO_1"), std::string("demo::run()"));
+        QCOMPARE(NativeSymbols::symbolName("@odd"), std::string("@odd"));
     }
 
     // The unwinder and the symbols on a real process: a child stopped in pause() under
@@ -221,6 +241,16 @@ private slots:
                 inPause = wchan.readAll().startsWith(QByteArray::number(SYS_pause) + " ");
         }
         QVERIFY(inPause);
+        // Blocked in pause(), without stopping it: /proc's stack pointer and pc alone
+        // unwind the same chain (what a thread blocked since the recording began gets).
+        QStringList fromProc;
+        {
+            QFile file(QString("/proc/%1/syscall").arg(child.pid));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const auto regs = Registers::fromSyscallFile(file.readAll().toStdString());
+            QVERIFY(regs.has_value());
+            fromProc = unwoundNames(child.pid, *regs);
+        }
         QVERIFY(::ptrace(PTRACE_INTERRUPT, child.pid, nullptr, nullptr) == 0);
         int status = 0;
         QVERIFY(::waitpid(child.pid, &status, __WALL) == child.pid);
@@ -244,10 +274,31 @@ private slots:
         // Frames are leaf first with growing stack pointers.
         for (size_t i = 1; i < frames.size(); ++i)
             if (frames[i].sp) QVERIFY(frames[i].sp >= frames[i - 1].sp);
-        // The library is named as a file name, not a path.
+        // A native frame, whose file is its library's path as the target sees it.
         const FrameInfo& leaf =
             reg_.frame(symbols.lookup(**unwinder, frames[size_t(inner)].lookupPc()).frame);
-        QVERIFY(reg_.string(leaf.filename).find('/') == std::string::npos);
+        QVERIFY(leaf.native);
+        QVERIFY(reg_.string(leaf.filename).starts_with('/'));
+        const qsizetype procInner = fromProc.indexOf("gilscope_test_inner");
+        QVERIFY2(procInner >= 0, qPrintable(fromProc.join(" <- ")));
+        QCOMPARE(fromProc.mid(procInner, 3), got.mid(inner, 3));
+    }
+
+    void registersFromTheSyscallFile() {
+        QVERIFY(!Registers::fromSyscallFile("running\n"));
+        QVERIFY(!Registers::fromSyscallFile(""));
+        QVERIFY(!Registers::fromSyscallFile("-1 0x7ffd zz\n"));
+        QVERIFY(!Registers::fromSyscallFile("34 0x0 0x0\n")); // neither shape
+        const auto blocked = Registers::fromSyscallFile("-1 0x7ffd1000 0x7f0012345678\n");
+        QVERIFY(blocked);
+        QCOMPARE(blocked->regs[Registers::kSp], uint64_t{0x7ffd1000});
+        QCOMPARE(blocked->regs[Registers::kPc], uint64_t{0x7f0012345678});
+        QCOMPARE(blocked->known, (1u << Registers::kSp) | (1u << Registers::kPc));
+        const auto inCall = Registers::fromSyscallFile(
+            "202 0x7f00aa 0x80 0x0 0x0 0x0 0x0 0x7ffe2000 0x7f0099887766\n");
+        QVERIFY(inCall);
+        QCOMPARE(inCall->regs[Registers::kSp], uint64_t{0x7ffe2000});
+        QCOMPARE(inCall->regs[Registers::kPc], uint64_t{0x7f0099887766});
     }
 
     // Stack memory that lies (every word a pointer into more lies) ends in a bounded

@@ -390,6 +390,63 @@ private slots:
         QVERIFY(!fs::exists(dir->path() / "x.bin"));
     }
 
+    // A .bin has no native flag: --native-stacks' C frames come back native from how they
+    // look (a library, no line), and Python or synthetic frames without a line do not.
+    void nativeFramesComeBackNative() {
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        const fs::path out = dir->path() / "native.bin";
+        FrameRegistry registry;
+        auto frame = [&](const char* file, const char* func, int line, bool native) {
+            FrameInfo f;
+            f.filename = registry.internString(file);
+            f.funcname = registry.internString(func);
+            f.line = f.endLine = line;
+            f.native = native;
+            return registry.internFrame(f);
+        };
+        const std::vector<std::pair<FrameId, bool>> stack = {
+            {frame("/app/cb.py", "py_cmp", 3, false), false},
+            {frame("/usr/lib/x86_64-linux-gnu/libc.so.6", "msort_with_tmp", -1, true), true},
+            {frame("/opt/libdemo.so", "demo::Visitor<int>::visit(int (*)(int), int)", -1, true),
+             true},
+            {frame("python3.11", "python3.11+0x1f2e0", -1, true), true},
+            {frame("/app/no_line.py", "sort_forever", -1, false), false},
+            {frame("/usr/bin/tool", "<module>", -1, false), false},
+            {frame("~", "<GC>", -1, false), false},
+            {frame("<frozen runpy>", "_run_code", -1, false), false}};
+        std::vector<FrameId> ids;
+        for (const auto& [id, native] : stack)
+            ids.push_back(id);
+        auto writer = TachWriter::create(out);
+        QVERIFY(writer.ok());
+        (*writer)->begin(registry, RecordingInfo{});
+        const uint64_t ts = 1000;
+        SampleBatch b;
+        b.threadId = 7;
+        b.frames = ids;
+        b.timestampsUs = std::span<const uint64_t>(&ts, 1);
+        (*writer)->addBatch(b);
+        (*writer)->finish(RecordingSummary{});
+        QVERIFY((*writer)->finalize().ok());
+
+        struct NativeFlags : SampleSink {
+            const FrameRegistry* registry = nullptr;
+            std::vector<bool> native;
+            void begin(const FrameRegistry& r, const RecordingInfo&) override { registry = &r; }
+            void addBatch(const SampleBatch& batch) override {
+                for (FrameId f : batch.frames)
+                    native.push_back(registry->frame(f).native);
+            }
+        } back;
+        auto reader = TachReader::open(out);
+        QVERIFY(reader.ok());
+        QVERIFY(reader->replay(back).ok());
+        QCOMPARE(back.native.size(), stack.size());
+        for (size_t i = 0; i < stack.size(); ++i)
+            QVERIFY2(back.native[i] == stack[i].second, std::to_string(i).c_str());
+    }
+
     void emptyRecordingIsValid() {
         auto dir = TempDir::create("gilscope-tach-test");
         QVERIFY(dir.ok());
