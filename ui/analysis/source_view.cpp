@@ -85,8 +85,9 @@ void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, in
     const std::string& file = s.functions[func].file;
     const QString name = functionName(s, func);
     if (s.functions[func].native) { // --native-stacks: its "file" is its library
-        status_->setText(tr("%1 is native code in %2: no source to show.")
-                             .arg(name, QString::fromStdString(file)));
+        const QString path = QString::fromStdString(file);
+        status_->setText(tr("%1 is native code in %2 (%3): no source to show.")
+                             .arg(name, path.mid(path.lastIndexOf(QLatin1Char('/')) + 1), path));
         return;
     }
     QByteArray contents;
