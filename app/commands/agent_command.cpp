@@ -32,10 +32,11 @@ Result<AgentOptions> readAgentOptions(const QCommandLineParser& parser) {
     if (!interval) return interval.error();
     o.intervalUs = *interval;
     o.read.allThreads = true; // a service's work is rarely on its main thread only
-    // Not idleProcessShortcut: the kernel adds a running thread's time to its process's
-    // clock only at a scheduler tick or a switch, so a burst shorter than a tick (4 ms at
-    // HZ=250) is not seen, and a quiet service's profile thinned 2-3x (bench_agent).
-    // Names go out with each push; a new thread is still named at once.
+    // No skipping of processes whose CPU clock did not move (tried in session 8): the
+    // kernel adds a running thread's time to its process's clock only at a scheduler tick
+    // or a switch, so a burst shorter than a tick (4 ms at HZ=250) was not seen, and a
+    // quiet service's profile thinned 2-3x (bench_agent). Names go out with each push; a new thread
+    // is still named at once.
     o.read.threadNameRefreshMs = 10'000;
     const std::string mode = parser.value("mode").toStdString();
     if (mode == "wall")

@@ -1,5 +1,7 @@
 #include "core/native/native_unwinder.h"
 
+#include "core/remote/thread_state_probe.h"
+
 #include <elfutils/libdwfl.h>
 
 #include <chrono>
@@ -66,31 +68,8 @@ std::string dwflError() {
 } // namespace
 
 std::optional<Registers> Registers::fromSyscallFile(std::string_view text) {
-    std::vector<std::string_view> fields;
-    while (!text.empty() && fields.size() < 10) {
-        const size_t start = text.find_first_not_of(" \n");
-        if (start == std::string_view::npos) break;
-        text.remove_prefix(start);
-        const size_t end = std::min(text.find_first_of(" \n"), text.size());
-        fields.push_back(text.substr(0, end));
-        text.remove_prefix(end);
-    }
-    // "NR A1 ... A6 SP PC" in a system call, "-1 SP PC" blocked elsewhere in the kernel.
-    const bool inCall = fields.size() == 9, elsewhere = fields.size() == 3 && fields[0] == "-1";
-    if (!inCall && !elsewhere) return std::nullopt; // "running", or not a format we know
-    auto hex = [](std::string_view f, uint64_t& out) {
-        if (f.starts_with("0x")) f.remove_prefix(2);
-        if (f.empty() || f.size() > 16) return false;
-        out = 0;
-        for (char c : f) {
-            const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-            if (d < 0) return false;
-            out = out << 4 | static_cast<uint64_t>(d);
-        }
-        return true;
-    };
     Registers r;
-    if (!hex(fields[fields.size() - 2], r.regs[kSp]) || !hex(fields.back(), r.regs[kPc]))
+    if (!remote::ThreadStateProbe::parseStackAndPc(text, r.regs[kSp], r.regs[kPc]))
         return std::nullopt;
     r.known = 1u << kSp | 1u << kPc;
     return r;

@@ -37,10 +37,10 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
                                      PythonLayout layout)
     : pid_(pid), options_(options), loc_(std::move(location)), layout_(layout), mem_(pid),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
-      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid), activity_(pid),
-      exec_(pid), readAhead_(walker_, options.allThreads, layout_.tsSize,
-                             options.asyncMode != AsyncMode::Off ? layout_.tsSize
-                                                                 : layout_.threadStateReadSize()) {
+      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid), exec_(pid),
+      readAhead_(walker_, options.allThreads, layout_.tsSize,
+                 options.asyncMode != AsyncMode::Off ? layout_.tsSize
+                                                     : layout_.threadStateReadSize()) {
     if (options_.allThreads) runtimeWin_.include(layout_.rtInterpretersHead, 8);
     runtimeWin_.include(layout_.rtGilHolder, 8);
     runtimeWin_.include(layout_.rtGilLocked, 4);
@@ -198,21 +198,6 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     lastError_.clear();
     walker_.budget().begin();
     if (options_.asyncMode != AsyncMode::Off) return readAsync(out, count);
-    processIdle_ = false;
-    probed_.clear();
-    if (options_.idleProcessShortcut) {
-        const ProcessActivity::Since since = activity_.look();
-        processIdle_ = since == ProcessActivity::Since::Idle;
-        if (processIdle_ && reuseLastSample(out, count)) return ReadOutcome::Ok;
-        if (since == ProcessActivity::Since::Ran && nothingOnCpu()) {
-            count = 0;
-            lastOut_ = nullptr; // the threads' states are not known: the next idle tick reads
-            return ReadOutcome::Ok;
-        }
-        knownTids_.clear(); // refilled by this read
-        nothingRun_ = 0;
-        tasksAtRead_ = activity_.taskCount();
-    }
     // One syscall for the main interpreter's hot fields, the runtime's GIL/GC fields, the
     // thread state we expect to need first (the one we needed last time) and, when only
     // that thread is sampled, the frame data its last walk needed.
@@ -266,60 +251,7 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     readAhead_.endSample();
     unchanged_.endSample();
     if (names_ && outcome == ReadOutcome::Ok) names_->noteThreads(out, count);
-    lastOut_ = outcome == ReadOutcome::Ok ? out.data() : nullptr;
-    if (outcome != ReadOutcome::Ok) knownTids_.clear(); // a torn read: read in full next time
-    lastCount_ = count;
     return outcome;
-}
-
-bool LiveProcessReader::nothingOnCpu() {
-    // --mode cpu samples only threads on a CPU. The process ran, but if none of the threads
-    // the last read found is on a CPU now, and it has as many threads as then (so none
-    // came), there is nothing to read. Every kMaxIdleRun-th time it is read anyway: an OS
-    // thread may have become a Python thread without a new thread appearing.
-    if (options_.mode != ProfilingMode::Cpu || options_.reportSkipped || knownTids_.empty())
-        return false;
-    if (++nothingRun_ > ProcessActivity::kMaxIdleRun) {
-        nothingRun_ = 0;
-        return false;
-    }
-    if (tasksAtRead_ < 0 || activity_.taskCount() != tasksAtRead_) return false;
-    for (uint64_t tid : knownTids_) {
-        const ThreadStateProbe::State state = threadState_.read(tid);
-        probed_.push_back({tid, state}); // the full read, if any, asks no second time
-        if (state.cpu != ThreadStateProbe::Cpu::Idle) return false;
-    }
-    threadState_.endSample();
-    ++ticksNothingOnCpu_;
-    return true;
-}
-
-bool LiveProcessReader::reuseLastSample(std::vector<ThreadStack>& out, size_t& count) {
-    // --mode cpu keeps only threads on a CPU, and none ran: nothing, whatever came before.
-    if (options_.mode == ProfilingMode::Cpu && !options_.reportSkipped) {
-        count = 0;
-        ++samplesReused_;
-        return true;
-    }
-    // Only the caller's own vector still holds what the last read put in it.
-    if (!lastOut_ || out.data() != lastOut_ || lastCount_ > out.size()) return false;
-    // No thread ran since: no frame was pushed or popped, no lock or exception changed
-    // hands, no thread came or went. The last sample stands, but for the CPU.
-    count = 0;
-    for (size_t i = 0; i < lastCount_; ++i) {
-        ThreadStack& st = out[i];
-        st.status &= ~ThreadStatus::OnCpu;
-        if (!st.skipped && !threadMatchesMode(options_.mode, st.status)) {
-            if (!options_.reportSkipped) continue;
-            st.skipped = true;
-            st.frames.clear();
-        }
-        if (count != i) std::swap(out[count], out[i]);
-        ++count;
-    }
-    lastCount_ = count;
-    ++samplesReused_;
-    return true;
 }
 
 void LiveProcessReader::readSkippedFrames() {

@@ -4,7 +4,6 @@
 #include "core/remote/code_cache.h"
 #include "core/remote/exec_watch.h"
 #include "core/remote/frame_walker.h"
-#include "core/remote/process_activity.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/read_ahead.h"
 #include "core/remote/remote_memory.h"
@@ -51,10 +50,6 @@ public:
     uint64_t syscalls() const { return mem_.syscalls(); }
     // Thread stacks served without a walk, because their thread ran no Python since.
     uint64_t stacksUnchanged() const { return unchanged_.served(); }
-    // Samples of an idle process that repeated the last one (idleProcessShortcut).
-    uint64_t samplesReused() const { return samplesReused_; }
-    // --mode cpu samples of a process that ran but had no thread on a CPU, not read.
-    uint64_t samplesNothingOnCpu() const { return ticksNothingOnCpu_; }
 
 private:
     static constexpr size_t kMaxThreads = 8192; // CPython's per-interpreter bound
@@ -99,14 +94,6 @@ private:
     void readSkippedFrames();
     // The thread state's current-frame word (tstate_): part of UnchangedStacks' key.
     uint64_t frameWord() const;
-    // idleProcessShortcut: the last sample again, without its threads' CPU; false when
-    // `out` is not the vector the last read filled.
-    bool reuseLastSample(std::vector<ThreadStack>& out, size_t& count);
-    // idleProcessShortcut, --mode cpu: the process ran, but none of its known threads is
-    // on a CPU now (and none came): true, and the sample is empty.
-    bool nothingOnCpu();
-    // This sample's probe of a thread, from nothingOnCpu's if it asked already.
-    ThreadStateProbe::State probe(uint64_t tid);
     // --async-aware: stacks of asyncio tasks instead of threads (live_async_read.cpp).
     ReadOutcome readAsync(std::vector<ThreadStack>& out, size_t& count);
     bool readRunningTask(uint64_t tstateAddr, uint64_t threadId);
@@ -122,18 +109,6 @@ private:
     CodeCache codes_;
     FrameWalker walker_;
     ThreadStateProbe threadState_;
-    ProcessActivity activity_;
-    bool processIdle_ = false; // this sample: the process used no CPU since the last
-    // The last successful read's output (the caller's vector) and its length, which an
-    // idle process's sample reuses (reuseLastSample).
-    const ThreadStack* lastOut_ = nullptr;
-    size_t lastCount_ = 0;
-    uint64_t samplesReused_ = 0;
-    std::vector<uint64_t> knownTids_; // the last full read's threads (idleProcessShortcut)
-    int64_t tasksAtRead_ = -1;        // the process's thread count at that read
-    int nothingRun_ = 0;              // nothingOnCpu answers since the last full read
-    uint64_t ticksNothingOnCpu_ = 0;
-    std::vector<std::pair<uint64_t, ThreadStateProbe::State>> probed_; // this sample's
     ExecWatch exec_;
     uint64_t failuresSinceExecCheck_ = 0;
     std::string lastError_;

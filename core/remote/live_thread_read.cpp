@@ -18,12 +18,6 @@ uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId) {
     return static_cast<uint64_t>(tid);
 }
 
-ThreadStateProbe::State LiveProcessReader::probe(uint64_t tid) {
-    for (const auto& [probedTid, state] : probed_)
-        if (probedTid == tid) return state;
-    return threadState_.read(tid);
-}
-
 uint64_t LiveProcessReader::frameWord() const {
     for (uint64_t off : {layout_.tsCurrentFrame, layout_.tsCframe, layout_.tsFrame})
         if (off != kAbsent) return StructView(tstate_).field<uint64_t>(off);
@@ -56,7 +50,6 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     stack.threadId = layout_.tsNativeThreadId != kAbsent
                          ? StructView(tstate_).field<uint64_t>(layout_.tsNativeThreadId)
                          : nativeTid(stack.pythonThreadId);
-    if (options_.idleProcessShortcut && stack.threadId) knownTids_.push_back(stack.threadId);
     uint32_t status = 0;
     if (layout_.tsHoldsGil != kAbsent) {
         if (StructView(tstate_).field<int32_t>(layout_.tsHoldsGil) != 0)
@@ -79,9 +72,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     if (!options_.cpuState && options_.mode != ProfilingMode::Cpu) {
         status |= ThreadStatus::Unknown;
     } else {
-        const ThreadStateProbe::State kernel =
-            processIdle_ ? ThreadStateProbe::State{ThreadStateProbe::Cpu::Idle, 0}
-                         : probe(stack.threadId);
+        const ThreadStateProbe::State kernel = threadState_.read(stack.threadId);
         switch (kernel.cpu) {
         case ThreadStateProbe::Cpu::OnCpu:
             status |= ThreadStatus::OnCpu;

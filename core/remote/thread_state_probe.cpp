@@ -1,7 +1,9 @@
 #include "core/remote/thread_state_probe.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 namespace gilscope::remote {
 
@@ -31,6 +33,32 @@ ThreadStateProbe::State ThreadStateProbe::parse(const char* text) {
     s.cpu = Cpu::Idle;
     if (nr == kFutexSyscall) s.futexAddr = std::strtoull(end, nullptr, 16);
     return s;
+}
+
+bool ThreadStateProbe::parseStackAndPc(std::string_view text, uint64_t& sp, uint64_t& pc) {
+    std::string_view fields[10];
+    size_t n = 0;
+    while (n < std::size(fields)) {
+        const size_t start = text.find_first_not_of(" \n");
+        if (start == std::string_view::npos) break;
+        text.remove_prefix(start);
+        const size_t end = std::min(text.find_first_of(" \n"), text.size());
+        fields[n++] = text.substr(0, end);
+        text.remove_prefix(end);
+    }
+    if (n != 9 && !(n == 3 && fields[0] == "-1")) return false;
+    auto hex = [](std::string_view f, uint64_t& out) {
+        if (f.starts_with("0x")) f.remove_prefix(2);
+        if (f.empty() || f.size() > 16) return false;
+        out = 0;
+        for (char c : f) {
+            const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (d < 0) return false;
+            out = out << 4 | static_cast<uint64_t>(d);
+        }
+        return true;
+    };
+    return hex(fields[n - 2], sp) && hex(fields[n - 1], pc);
 }
 
 ThreadStateProbe::State ThreadStateProbe::read(uint64_t tid) {

@@ -3,6 +3,7 @@
 #include "core/remote/task_file_cache.h"
 
 #include <cstdint>
+#include <string_view>
 
 namespace gilscope::remote {
 
@@ -26,6 +27,10 @@ public:
 
     // Parses the file's text; exposed for tests.
     static State parse(const char* text);
+    // The whole file's stack pointer and pc, for a thread blocked in the kernel ("NR A1
+    // ... A6 SP PC" in a system call, "-1 SP PC" elsewhere); false for "running" or a
+    // format we do not know.
+    static bool parseStackAndPc(std::string_view text, uint64_t& sp, uint64_t& pc);
 
 private:
     TaskFileCache files_;

@@ -68,13 +68,6 @@ struct ReadOptions {
     // a new thread appears (StackSource::takeThreadNames); never on the sampling path.
     bool threadNames = true;
     int64_t threadNameRefreshMs = 1000; // when no new thread appeared
-    // A shortcut for quiet processes (ProcessActivity): a process whose CPU clock did not
-    // move since the last sample is not read again; its last sample stands, with no thread
-    // on a CPU (the caller passes the same vector each time; otherwise it is read). Not
-    // exact, so off by default and unused: the kernel adds a thread's running time to the
-    // process clock only at a scheduler tick or a switch, so a thread running for less
-    // than a tick (4 ms at HZ=250) is not seen, nor a thread waiting on a run queue.
-    bool idleProcessShortcut = false;
 };
 
 // The mode a recording made with these options is, as CPython stamps it in the .bin

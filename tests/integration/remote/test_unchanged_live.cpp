@@ -1,8 +1,6 @@
 // UnchangedStacks on real interpreters: a thread whose stack changes at a known rhythm
 // while it mostly sleeps (tests/targets/switching_waiter.py) is never served a stack it
-// has left, and threads at rest are served without a walk. The same with the host
-// agent's idleProcessShortcut, where a process that used no CPU is not read again (its
-// last sample stands). On every interpreter present.
+// has left, and threads at rest are served without a walk. On every interpreter present.
 #include "core/remote/live_process_reader.h"
 #include "core/remote/live_stack_source.h"
 #include "tests/integration/remote/remote_test_helpers.h"
@@ -59,23 +57,15 @@ private slots:
     void initTestCase() { GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS(); }
 
     void aStackThatChangedIsNeverServed_data() {
-        QTest::addColumn<Interpreter>("interpreter");
-        QTest::addColumn<bool>("idleShortcut");
-        for (const Interpreter& in : test::findInterpreters()) {
-            QTest::newRow(qPrintable(in.label)) << in << false;
-            QTest::newRow(qPrintable(in.label + QStringLiteral(", idle-process shortcut")))
-                << in << true;
-        }
+        test::addInterpreterRows(test::findInterpreters());
     }
     void aStackThatChangedIsNeverServed() {
         QFETCH(Interpreter, interpreter);
-        QFETCH(bool, idleShortcut);
         TargetProcess target(interpreter, "switching_waiter.py");
         QVERIFY2(target.start(), qPrintable(target.error()));
         const auto waiter = uint64_t(target.readyInfo().value("waiter").toInteger());
         ReadOptions options;
         options.allThreads = true;
-        options.idleProcessShortcut = idleShortcut;
         auto opened = openLiveProcess(int(target.pid()), options);
         QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
         StackSource& src = **opened;
@@ -101,7 +91,6 @@ private slots:
             QThread::usleep(1000);
         }
         const uint64_t served = live->stacksUnchanged();
-        const uint64_t reused = live->samplesReused();
 
         // When each phase began, from the target's own clock (the same CLOCK_MONOTONIC).
         std::vector<PhaseStart> starts;
@@ -126,109 +115,15 @@ private slots:
             if (s.phase == previousOf(current->phase)) ++stale;
         }
         qInfo("%s: %zu waiter samples (a %d, b %d, c %d), %d checked against %zu phase starts, "
-              "%d stale; %llu stacks served unchanged, %llu samples of the idle process reused",
+              "%d stale; %llu stacks served unchanged",
               qPrintable(interpreter.label), samples.size(), counts[0], counts[1], counts[2],
-              checked, starts.size(), stale, static_cast<unsigned long long>(served),
-              static_cast<unsigned long long>(reused));
+              checked, starts.size(), stale, static_cast<unsigned long long>(served));
         QVERIFY(checked > 500);
         QCOMPARE(stale, 0);
         // Every phase was seen, and the shortcut was taken (threads at rest; the waiter
         // between its wake-ups).
         QVERIFY(counts[0] > 0 && counts[1] > 0 && counts[2] > 0);
         QVERIFY(served > 0);
-        // How often the process was idle between reads depends on the machine's load (its
-        // main thread keeps the GIL busy): idleProcessIsReused counts reuses on a target
-        // that is idle whatever the load. Without the shortcut none is reused.
-        if (!idleShortcut) QCOMPARE(reused, uint64_t{0});
-    }
-
-    // Wall mode with the shortcut on a process idle but for one worker's 5 ms in 100 ms
-    // (mostly_idle.py): most reads reuse the last sample, and a reused sample is the last
-    // one to the frame, every thread off the CPU.
-    void idleProcessIsReused_data() { test::addInterpreterRows(test::findInterpreters()); }
-    void idleProcessIsReused() {
-        QFETCH(Interpreter, interpreter);
-        TargetProcess target(interpreter, "mostly_idle.py");
-        QVERIFY2(target.start(), qPrintable(target.error()));
-        ReadOptions options;
-        options.allThreads = true;
-        options.idleProcessShortcut = true;
-        auto opened = openLiveProcess(int(target.pid()), options);
-        QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
-        StackSource& src = **opened;
-        auto* live = dynamic_cast<remote::LiveProcessReader*>(&src);
-        QVERIFY(live);
-        test::Snapshot snap;
-        std::vector<std::vector<FrameId>> last;
-        int reads = 0, reusedReads = 0;
-        for (; reads < 300; ++reads) {
-            const uint64_t before = live->samplesReused();
-            QString error;
-            QVERIFY2(test::readOnce(src, snap, &error), qPrintable(error));
-            std::vector<std::vector<FrameId>> now;
-            for (size_t i = 0; i < snap.count; ++i)
-                now.push_back(snap.threads[i].frames);
-            if (live->samplesReused() != before) {
-                ++reusedReads;
-                QCOMPARE(now, last);
-                for (size_t i = 0; i < snap.count; ++i)
-                    QVERIFY(!(snap.threads[i].status & ThreadStatus::OnCpu));
-            }
-            QVERIFY(snap.count >= 17); // the idle threads and the worker, at least
-            last = std::move(now);
-            QThread::usleep(1000);
-        }
-        qInfo("%s: %d of %d reads reused the last sample", qPrintable(interpreter.label),
-              reusedReads, reads);
-        // The worker uses at most ~5% of the time (more wall time under load, not more
-        // CPU): far more than a quarter of 1 ms gaps see no CPU used.
-        QVERIFY(reusedReads > reads / 4);
-    }
-
-    // --mode cpu with the shortcut: ticks where the process ran but no thread is on a CPU
-    // are not read, yet a thread that starts then (late_worker.py's spinner, a second after
-    // READY, while the ticker sleeps) is found, and only threads on a CPU are sampled.
-    void cpuModeShortcutFindsANewThread_data() {
-        test::addInterpreterRows(test::findInterpreters());
-    }
-    void cpuModeShortcutFindsANewThread() {
-        QFETCH(Interpreter, interpreter);
-        TargetProcess target(interpreter, "late_worker.py");
-        QVERIFY2(target.start(), qPrintable(target.error()));
-        ReadOptions options;
-        options.allThreads = true;
-        options.mode = ProfilingMode::Cpu;
-        options.idleProcessShortcut = true;
-        auto opened = openLiveProcess(int(target.pid()), options);
-        QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
-        StackSource& src = **opened;
-        auto* live = dynamic_cast<remote::LiveProcessReader*>(&src);
-        QVERIFY(live);
-        QElapsedTimer clock;
-        clock.start();
-        test::Snapshot snap;
-        int spinning = 0, bursts = 0;
-        while (spinning < 50) {
-            QVERIFY2(clock.elapsed() < 60000, "the late spinner was not sampled in 60 s");
-            QString error;
-            QVERIFY2(test::readOnce(src, snap, &error), qPrintable(error));
-            for (size_t i = 0; i < snap.count; ++i) {
-                QVERIFY(snap.threads[i].status & ThreadStatus::OnCpu);
-                const QStringList names = test::functionNames(src, snap.threads[i]);
-                if (names.join(QLatin1Char(' ')).contains(QLatin1String("late_spin"))) ++spinning;
-                if (names.join(QLatin1Char(' ')).contains(QLatin1String("burst"))) ++bursts;
-            }
-            QThread::usleep(1000);
-        }
-        qInfo("%s: late spinner in %d samples, ticker bursts in %d; %llu reads skipped with "
-              "nothing on a CPU, %llu idle",
-              qPrintable(interpreter.label), spinning, bursts,
-              static_cast<unsigned long long>(live->samplesNothingOnCpu()),
-              static_cast<unsigned long long>(live->samplesReused()));
-        // The second before the spinner: the ticker's sleeps (idle process) and the ticks
-        // after a burst (it ran, now sleeps) both came up.
-        QVERIFY(live->samplesNothingOnCpu() > 0);
-        QVERIFY(live->samplesReused() > 0);
     }
 };
 

@@ -3,7 +3,6 @@
 // _Py_DebugOffsets parser against the tables inside the real 3.13/3.14/3.15 binaries.
 #include "core/remote/elf_image.h"
 #include "core/remote/line_table.h"
-#include "core/remote/process_activity.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/remote_objects.h"
 #include "core/remote/thread_state_probe.h"
@@ -304,64 +303,6 @@ private slots:
         QCOMPARE(P::parse("-1 0x7ffd5a0c1e50 0x401000\n").cpu, P::Cpu::Idle);
         QCOMPARE(P::parse("").cpu, P::Cpu::Unknown);
         QCOMPARE(P::parse("garbage").cpu, P::Cpu::Unknown);
-    }
-
-    // The agent's idle-process test, on real processes: a sleeping one is idle from the
-    // second look on, a spinning one ran, a reaped one is unknown, and a long idle run is
-    // broken by an Unknown (a full read) every kMaxIdleRun looks.
-    void processCpuClockTellsIdleFromRunning() {
-        using Since = remote::ProcessActivity::Since;
-        // Children die with the test, whatever fails first.
-        struct Child {
-            pid_t pid = -1;
-            ~Child() { reap(); }
-            void reap() {
-                if (pid <= 0) return;
-                kill(pid, SIGKILL);
-                waitpid(pid, nullptr, 0);
-                pid = -1;
-            }
-        };
-        auto spawn = [](bool spin) {
-            const pid_t pid = fork();
-            if (pid == 0) {
-                prctl(PR_SET_PDEATHSIG, SIGKILL);
-                for (;;)
-                    if (spin)
-                        asm volatile("" ::: "memory"); // spins, not optimised away
-                    else
-                        pause();
-            }
-            return pid;
-        };
-        Child sleeper{spawn(false)}, spinner{spawn(true)};
-        QVERIFY(sleeper.pid > 0 && spinner.pid > 0);
-        remote::ProcessActivity idle(sleeper.pid), busy(spinner.pid);
-        QCOMPARE(idle.look(), Since::Unknown); // nothing to compare with yet
-        QCOMPARE(busy.look(), Since::Unknown);
-        // A process that forked just now may still be finishing its start: wait for its
-        // first idle look, then it stays idle.
-        // (QTRY_* would look once more after success.)
-        QDeadlineTimer deadline(30000);
-        while (idle.look() != Since::Idle) {
-            QVERIFY2(!deadline.hasExpired(), "a sleeping process never looked idle");
-            QThread::msleep(20);
-        }
-        for (int i = 0; i < remote::ProcessActivity::kMaxIdleRun - 1; ++i)
-            QCOMPARE(idle.look(), Since::Idle);
-        QCOMPARE(idle.look(), Since::Unknown);
-        QCOMPARE(idle.look(), Since::Idle);
-        // The spinner accumulates CPU whenever it gets a core: within a few seconds even
-        // on a loaded machine, each look after a wait sees it ran.
-        for (int ran = 0; ran < 2;) {
-            QVERIFY2(!deadline.hasExpired(), "a spinning process never looked busy");
-            QThread::msleep(50);
-            if (busy.look() == Since::Ran) ++ran;
-        }
-        spinner.reap();
-        sleeper.reap();
-        QCOMPARE(idle.look(), Since::Unknown); // gone
-        QCOMPARE(busy.look(), Since::Unknown);
     }
 
     void elfRejectsNonElf() {
