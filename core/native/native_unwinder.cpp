@@ -1,5 +1,6 @@
 #include "core/native/native_unwinder.h"
 
+#include "core/native/unwind_memo.h"
 #include "core/remote/thread_state_probe.h"
 
 #include <elfutils/libdwfl.h>
@@ -92,14 +93,18 @@ struct DwflThreadHooks {
     }
     static bool memoryRead(Dwfl*, Dwarf_Addr addr, Dwarf_Word* result, void* dwflArg) {
         auto* self = static_cast<NativeUnwinder*>(dwflArg);
-        return self->memory_ && self->memory_->readValue(addr, *result);
+        if (!self->memory_) return false;
+        const bool ok = self->memory_->readValue(addr, *result);
+        self->memo_->read(addr, ok, *result);
+        return ok;
     }
     static bool setInitialRegisters(Dwfl_Thread* thread, void* threadArg) {
         auto* self = static_cast<NativeUnwinder*>(threadArg);
         const Registers& r = *self->regs_;
         for (unsigned i = 0; i < Registers::kCount; ++i) {
             const Dwarf_Word value = r.regs[i];
-            if ((r.known >> i & 1) && !dwfl_thread_state_registers(thread, i, 1, &value))
+            if (((r.known & Registers::kUnwindFrom) >> i & 1) &&
+                !dwfl_thread_state_registers(thread, i, 1, &value))
                 return false;
         }
         dwfl_thread_state_register_pc(thread, self->regs_->regs[Registers::kPc]);
@@ -107,15 +112,23 @@ struct DwflThreadHooks {
     }
     static int onFrame(Dwfl_Frame* state, void* arg) {
         auto* self = static_cast<NativeUnwinder*>(arg);
-        NativeFrame f;
+        UnwindMemo::Frame f;
         Dwarf_Addr pc = 0;
         bool activation = false;
         if (!dwfl_frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
-        f.pc = pc;
-        f.activation = activation;
+        f.frame.pc = pc;
+        f.frame.activation = activation;
         Dwarf_Word sp = 0;
-        if (dwfl_frame_reg(state, Registers::kSp, &sp) == 0) f.sp = sp;
-        self->frames_->push_back(f);
+        if (dwfl_frame_reg(state, Registers::kSp, &sp) == 0) f.frame.sp = sp;
+        // The registers, only where the last unwind passed by: nowhere else can it resume.
+        f.withRegs = self->memo_->mayResumeAt(f.frame);
+        for (unsigned i = 0; f.withRegs && i < Registers::kCount; ++i) {
+            Dwarf_Word value = 0;
+            if (dwfl_frame_reg(state, i, &value) != 0) continue; // undefined here
+            f.regs[i] = value;
+            f.known |= 1u << i;
+        }
+        if (self->memo_->reached(f, *self->memory_, *self->frames_)) return DWARF_CB_ABORT;
         return self->frames_->size() >= NativeUnwinder::kMaxFrames ? DWARF_CB_ABORT : DWARF_CB_OK;
     }
 };
@@ -137,12 +150,22 @@ Result<std::unique_ptr<NativeUnwinder>> NativeUnwinder::open(int pid) {
     return u;
 }
 
+NativeUnwinder::NativeUnwinder(int pid) : pid_(pid), memo_(std::make_unique<UnwindMemo>()) {
+}
+
+uint64_t NativeUnwinder::framesReused() const {
+    return memo_->framesReused();
+}
+
 NativeUnwinder::~NativeUnwinder() {
+    if (getenv("GS_MEMO_DEBUG"))
+        fprintf(stderr, "memo: %llu frames reused\n", (unsigned long long)memo_->framesReused());
     if (dwfl_) dwfl_end(dwfl_);
 }
 
 bool NativeUnwinder::attach() {
     TargetScope target(pid_);
+    memo_->clear(); // a new module list: a pc may mean other code now
     if (dwfl_) dwfl_end(dwfl_);
     dwfl_ = dwfl_begin(&kProcCallbacks);
     if (!dwfl_) {
@@ -178,8 +201,11 @@ bool NativeUnwinder::unwind(int tid, const Registers& regs, remote::ProcessMemor
     regs_ = &regs;
     memory_ = &memory;
     frames_ = &out;
+    memo_->begin(tid);
     const int rc = dwfl_getthread_frames(dwfl_, tid, DwflThreadHooks::onFrame, this);
-    if (rc != 0 && out.size() < kMaxFrames) error_ = dwflError(); // where unwinding stopped
+    // Where unwinding stopped; a resumed unwind stopped where the last one did.
+    if (!memo_->resumed() && rc != 0 && out.size() < kMaxFrames) error_ = dwflError();
+    error_ = memo_->end(error_);
     regs_ = nullptr;
     memory_ = nullptr;
     frames_ = nullptr;

@@ -24,6 +24,12 @@ struct Registers {
     // Which of regs are known (bit i: DWARF register i). An unknown one stops the unwind
     // at the first frame whose CFI needs it, rather than guess.
     uint32_t known = (1u << kCount) - 1;
+    // The registers an unwind starts from: the stack pointer, the pc and the callee-saved
+    // ones (rbx, rbp, r12-r15). Caller-saved registers mean nothing past the leaf, and
+    // libdwfl's x86_64 rules would carry rax from frame to frame as if saved, so two
+    // unwinds of the same frames would differ by it (UnwindMemo compares registers). A
+    // leaf whose CFI needs one of them ends the unwind instead.
+    static constexpr uint32_t kUnwindFrom = 1u << 3 | 1u << 6 | 1u << kSp | 0xfu << 12 | 1u << kPc;
 
     // From ptrace's PTRACE_GETREGS layout.
     static Registers fromPtrace(const user_regs_struct& r) {
@@ -44,6 +50,7 @@ struct NativeFrame {
     uint64_t sp = 0;
     bool activation = false; // pc is exact (leaf or signal frame), not a return address
     uint64_t lookupPc() const { return activation ? pc : pc - 1; } // inside the call
+    bool operator==(const NativeFrame&) const = default;
 };
 
 // Unwinds a thread's native stack with elfutils (libdwfl): the DWARF CFI of every mapped
@@ -52,6 +59,8 @@ struct NativeFrame {
 // ptrace (--blocking) or a perf sample, and the stack words from `memory`, which may be
 // a copy taken at the sample. The module list is read from /proc/PID/maps, and again
 // when a pc falls outside every known module (a library loaded since).
+class UnwindMemo;
+
 class NativeUnwinder {
 public:
     static constexpr size_t kMaxFrames = 512;
@@ -67,6 +76,9 @@ public:
     bool unwind(int tid, const Registers& regs, remote::ProcessMemory& memory,
                 std::vector<NativeFrame>& out);
     const std::string& error() const { return error_; }
+
+    // Frames taken from the thread's last unwind instead of unwound again (UnwindMemo).
+    uint64_t framesReused() const;
 
     // The session's module list, for symbol lookups (NativeSymbols).
     Dwfl* dwfl() const { return dwfl_; }
@@ -88,7 +100,7 @@ public:
     };
 
 private:
-    explicit NativeUnwinder(int pid) : pid_(pid) {}
+    explicit NativeUnwinder(int pid);
     bool attach();
 
     friend struct DwflThreadHooks;
@@ -99,6 +111,7 @@ private:
     const Registers* regs_ = nullptr;
     remote::ProcessMemory* memory_ = nullptr;
     std::vector<NativeFrame>* frames_ = nullptr;
+    std::unique_ptr<UnwindMemo> memo_;
     std::string error_;
 };
 

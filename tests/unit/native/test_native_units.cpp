@@ -279,6 +279,15 @@ private slots:
             reg_.frame(symbols.lookup(**unwinder, frames[size_t(inner)].lookupPc()).frame);
         QVERIFY(leaf.native);
         QVERIFY(reg_.string(leaf.filename).starts_with('/'));
+        // Again, from the same registers: the second unwind notes the registers of frames
+        // the first passed by, the third resumes from the second at once (the stopped
+        // child's stack did not change), frame for frame the same.
+        for (int i = 0; i < 2; ++i) {
+            std::vector<NativeFrame> again;
+            QVERIFY((*unwinder)->unwind(child.pid, regs, memory, again));
+            QCOMPARE(again, frames);
+        }
+        QCOMPARE((*unwinder)->framesReused(), uint64_t(frames.size()));
         const qsizetype procInner = fromProc.indexOf("gilscope_test_inner");
         QVERIFY2(procInner >= 0, qPrintable(fromProc.join(" <- ")));
         QCOMPARE(fromProc.mid(procInner, 3), got.mid(inner, 3));
