@@ -112,6 +112,7 @@ struct DwflThreadHooks {
     }
     static int onFrame(Dwfl_Frame* state, void* arg) {
         auto* self = static_cast<NativeUnwinder*>(arg);
+        self->memo_->frameStarts(); // before dwfl_frame_pc, which may read the next frame
         UnwindMemo::Frame f;
         Dwarf_Addr pc = 0;
         bool activation = false;
@@ -155,6 +156,10 @@ NativeUnwinder::NativeUnwinder(int pid) : pid_(pid), memo_(std::make_unique<Unwi
 
 uint64_t NativeUnwinder::framesReused() const {
     return memo_->framesReused();
+}
+
+void NativeUnwinder::forgetUnwinds() {
+    memo_->clear();
 }
 
 NativeUnwinder::~NativeUnwinder() {

@@ -79,6 +79,8 @@ public:
 
     // Frames taken from the thread's last unwind instead of unwound again (UnwindMemo).
     uint64_t framesReused() const;
+    // Forgets the last unwinds: the next one of every thread unwinds in full (tests).
+    void forgetUnwinds();
 
     // The session's module list, for symbol lookups (NativeSymbols).
     Dwfl* dwfl() const { return dwfl_; }

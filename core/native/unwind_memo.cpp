@@ -10,6 +10,7 @@ void UnwindMemo::begin(int tid) {
     current_.steps.clear();
     current_.reads.clear();
     current_.stop.clear();
+    frameFirstRead_ = 0;
 }
 
 bool UnwindMemo::mayResumeAt(const NativeFrame& f) const {
@@ -39,7 +40,7 @@ bool UnwindMemo::stillReads(const Trace& last, uint32_t from, remote::ProcessMem
 
 bool UnwindMemo::reached(const Frame& f, remote::ProcessMemory& memory,
                          std::vector<NativeFrame>& out) {
-    const uint32_t firstRead = static_cast<uint32_t>(current_.reads.size());
+    const uint32_t firstRead = frameFirstRead_;
     auto found = f.withRegs ? traces_.find(tid_) : traces_.end();
     if (found != traces_.end()) {
         const Trace& last = found->second;
@@ -49,8 +50,10 @@ bool UnwindMemo::reached(const Frame& f, remote::ProcessMemory& memory,
                              [](const Step& s, uint64_t sp) { return s.frame.frame.sp < sp; });
         for (; it != last.steps.end() && it->frame.frame.sp == f.frame.sp; ++it) {
             if (!(it->frame == f) || !stillReads(last, it->firstRead, memory)) continue;
-            // Resume: the last unwind's frames and reads from here on become this one's.
-            const uint32_t shift = firstRead - it->firstRead;
+            // Resume: the last unwind's frames and reads from here on become this one's
+            // (in place of the reads this frame made so far: the same ones, first among them).
+            current_.reads.resize(firstRead);
+            const uint32_t shift = firstRead - it->firstRead; // modulo 2^32, added back below
             for (auto s = it; s != last.steps.end() && out.size() < NativeUnwinder::kMaxFrames;
                  ++s) {
                 out.push_back(s->frame.frame);

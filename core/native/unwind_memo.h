@@ -37,6 +37,10 @@ public:
     // Whether the thread's last unwind reached a frame at f's pc and stack pointer: only
     // there may this one resume, so only there are its registers worth reading.
     bool mayResumeAt(const NativeFrame& f) const;
+    // The unwinder is about to look at its next frame: the words it reads from now on are
+    // that frame's (libdwfl reads the next frame's words while it answers whether this
+    // one is an activation, before the frame is reached).
+    void frameStarts() { frameFirstRead_ = static_cast<uint32_t>(current_.reads.size()); }
     // The unwinder read the word at addr (ok: it could).
     void read(uint64_t addr, bool ok, uint64_t value);
     // The unwinder reached frame f. True when the thread's last unwind resumes here: its
@@ -75,6 +79,7 @@ private:
     std::unordered_map<int, Trace> traces_;
     Trace current_;
     int tid_ = 0;
+    uint32_t frameFirstRead_ = 0;
     bool resumed_ = false;
     uint64_t framesReused_ = 0;
 };

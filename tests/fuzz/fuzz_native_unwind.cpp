@@ -1,7 +1,8 @@
 // libFuzzer target: --native-stacks unwinds a stack that the target wrote, and a perf
 // sample copies it as it is: any registers and stack bytes must unwind to a bounded list
-// of frames, or stop with an error; never a crash or a hang. The unwinder runs over this
-// process's own modules (real CFI from real libraries), with the fuzz input as the only
+// of frames, or stop with an error; never a crash or a hang. An unwind that resumes from
+// the last one (UnwindMemo) must give what a full unwind gives, frame for frame. The unwinder runs
+// over this process's own modules (real CFI from real libraries), with the fuzz input as the only
 // stack there is.
 #include "core/native/native_symbols.h"
 #include "core/native/native_unwinder.h"
@@ -49,9 +50,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint64_t base = 0x7ff000000000ull;
     regs.regs[Registers::kSp] = base + (regs.regs[Registers::kSp] % 64);
     FuzzStack stack(base, data + regBytes, size - regBytes);
-    std::vector<NativeFrame> frames;
+    // The first unwind may resume from the last input's; then one from scratch, one that
+    // notes every frame's registers, and one that resumes from it: all alike.
+    std::vector<NativeFrame> frames, full, resumed;
     (*unwinder)->unwind(::getpid(), regs, stack, frames);
     if (frames.size() > NativeUnwinder::kMaxFrames) __builtin_trap();
+    (*unwinder)->forgetUnwinds();
+    (*unwinder)->unwind(::getpid(), regs, stack, full);
+    (*unwinder)->unwind(::getpid(), regs, stack, full);
+    (*unwinder)->unwind(::getpid(), regs, stack, resumed);
+    if (frames != full || resumed != full) __builtin_trap();
     for (const NativeFrame& f : frames)
         symbols.lookup(**unwinder, f.lookupPc());
     return 0;

@@ -107,7 +107,8 @@ QWidget* AnalysisPanel::buildFlamePage() {
     auto updateStatus = [this, back] {
         back->setEnabled(flame_->canGoBack());
         QString text = flame_->searchSummary();
-        if (text.isEmpty()) text = tr("Click a frame to zoom in; colours are per module.");
+        if (text.isEmpty())
+            text = tr("Click a frame to zoom in; colours are per module, C code in blue-grey.");
         flameStatus_->setText(text);
     };
     connect(flame_, &FlameGraphWidget::zoomChanged, this, updateStatus);

@@ -6,7 +6,10 @@ Python frames over 20 native frames. Medians of --runs windows, interleaved so t
 load changes reach every configuration alike. Not a CTest test:
 
     tests/bench/native/bench_native_stacks.py [--gilscope build/release/app/gilscope]
-        [--python python3] [--seconds 3] [--runs 3]
+        [--baseline OTHER_GILSCOPE] [--python python3] [--seconds 3] [--runs 3]
+
+--baseline runs every gilscope configuration with a second binary too (rows marked
+"baseline:"), interleaved with the first, so that two builds compare in one run.
 """
 import argparse
 import os
@@ -49,6 +52,7 @@ def loop_rate(args, counter):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--gilscope", default=os.path.join(ROOT, "build", "release", "app", "gilscope"))
+    p.add_argument("--baseline", help="a second gilscope binary, run side by side")
     p.add_argument("--python", default="python3")
     p.add_argument("--seconds", type=float, default=3)
     p.add_argument("--runs", type=int, default=3)
@@ -62,27 +66,32 @@ def main():
                                   stdout=subprocess.PIPE, text=True)
         try:
             target.stdout.readline()
-            configs = [("no profiler", None, None)]
+            configs = [("no profiler", None, None, None)]
+            binaries = [("", args.gilscope)]
+            if args.baseline:
+                binaries.append(("baseline: ", args.baseline))
             for rate in ("1khz", "10khz"):
-                configs += [("%s plain" % rate, rate, []),
-                            ("%s --native-stacks" % rate, rate, ["--native-stacks"]),
-                            ("%s --native-stacks --blocking" % rate, rate,
-                             ["--native-stacks", "--blocking"])]
-            results = {name: [] for name, _, _ in configs}
+                for label, binary in binaries:
+                    configs += [("%s%s plain" % (label, rate), rate, [], binary),
+                                ("%s%s --native-stacks" % (label, rate), rate,
+                                 ["--native-stacks"], binary),
+                                ("%s%s --native-stacks --blocking" % (label, rate), rate,
+                                 ["--native-stacks", "--blocking"], binary)]
+            results = {name: [] for name, _, _, _ in configs}
             for _ in range(args.runs):
-                for name, rate, extra in configs:
-                    results[name].append(run_one(args, target.pid, counter, rate, extra))
+                for name, rate, extra, binary in configs:
+                    results[name].append(run_one(args, binary, target.pid, counter, rate, extra))
             base = statistics.median(r[0] for r in results["no profiler"])
             print("target: %s, 30 Python frames over 20 native frames; %d windows of %.0f s each"
                   % (args.python, args.runs, args.seconds))
-            print("%-36s %12s %10s %16s %8s" % ("configuration", "loops/s", "slowdown",
+            print("%-46s %12s %10s %16s %8s" % ("configuration", "loops/s", "slowdown",
                                                 "µs CPU/sample", "errors"))
-            for name, _, _ in configs:
+            for name, _, _, _ in configs:
                 rs = results[name]
                 rate = statistics.median(r[0] for r in rs)
                 cpu = [r[1] for r in rs if r[1] is not None]
                 err = [r[2] for r in rs if r[2] is not None]
-                print("%-36s %12.1f %9.1f%% %16s %8s" % (
+                print("%-46s %12.1f %9.1f%% %16s %8s" % (
                     name, rate, 100.0 * (1 - rate / base) if name != "no profiler" else 0.0,
                     "%.1f" % statistics.median(cpu) if cpu else "-",
                     "%.2f%%" % statistics.median(err) if err else "-"))
@@ -91,12 +100,12 @@ def main():
             target.wait()
 
 
-def run_one(args, pid, counter, rate, extra):
-    """Loop rate of the target over args.seconds, with gilscope recording at `rate` with
+def run_one(args, binary, pid, counter, rate, extra):
+    """Loop rate of the target over args.seconds, with `binary` recording at `rate` with
     `extra` (None: no profiler). Returns (loops/s, gilscope CPU µs per sample, error %)."""
     if extra is None:
         return loop_rate(args, counter), None, None
-    proc = subprocess.Popen([args.gilscope, "attach", str(pid), "-d", str(args.seconds + 1),
+    proc = subprocess.Popen([binary, "attach", str(pid), "-d", str(args.seconds + 1),
                              "-o", os.devnull, "--collapsed", "-r", rate] + extra,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     time.sleep(0.5)  # attached and sampling

@@ -33,6 +33,20 @@ QString funcOf(const QString& frame, QString* where = nullptr) {
     return open < 0 ? frame : frame.left(open);
 }
 
+// A collapsed stack's functions, root first, and where each is (file or library).
+struct StackNames {
+    QStringList names, where;
+};
+StackNames namesOf(const QString& stack) {
+    StackNames out;
+    for (const QString& f : stack.split(';')) {
+        QString w;
+        out.names << funcOf(f, &w);
+        out.where << w;
+    }
+    return out;
+}
+
 // Whether `expected` appear in `names` in that order (others may lie between).
 bool inOrder(const QStringList& names, const QStringList& expected) {
     qsizetype at = -1;
@@ -152,12 +166,7 @@ private slots:
         QVERIFY2(!stacks.isEmpty(), qPrintable(describe(r)));
         qint64 inCallback = 0, ordered = 0;
         for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
-            QStringList names, where;
-            for (const QString& f : it.key().split(';')) {
-                QString w;
-                names << funcOf(f, &w);
-                where << w;
-            }
+            const auto [names, where] = namesOf(it.key());
             // Start-up frames (_start, main, Py_RunMain...) are folded: Python's root stays.
             QVERIFY2(names.first() == "<module>", qPrintable(it.key()));
             QVERIFY2(!names.contains("_PyEval_EvalFrameDefault"), qPrintable(it.key()));
@@ -209,9 +218,7 @@ private slots:
                                       "demo::Visitor<int>::visit(int (*)(int), int)", "py_visit"};
         qint64 inCallback = 0, ordered = 0;
         for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
-            QStringList names;
-            for (const QString& f : it.key().split(';'))
-                names << funcOf(f);
+            const QStringList names = namesOf(it.key()).names;
             if (names.last() != "py_visit") continue;
             inCallback += it.value();
             if (inOrder(names, expected)) ordered += it.value();
@@ -242,9 +249,7 @@ private slots:
         const QStringList expected = {"spin_forever", "demo_spin", "demo::spinFor(unsigned long)"};
         qint64 spinning = 0, ordered = 0;
         for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
-            QStringList names;
-            for (const QString& f : it.key().split(';'))
-                names << funcOf(f);
+            const QStringList names = namesOf(it.key()).names;
             QVERIFY2(names.first() == "<module>", qPrintable(it.key()));
             if (!names.contains("demo::spinFor(unsigned long)")) continue;
             spinning += it.value();
@@ -271,12 +276,7 @@ private slots:
         qint64 all = 0, inBlas = 0, ordered = 0;
         for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
             all += it.value();
-            QStringList names, where;
-            for (const QString& f : it.key().split(';')) {
-                QString w;
-                names << funcOf(f, &w);
-                where << w;
-            }
+            const auto [names, where] = namesOf(it.key());
             qsizetype numpyAt = -1, blasAt = -1;
             for (qsizetype i = 0; i < names.size(); ++i) {
                 if (numpyAt < 0 && where[i].contains("_multiarray_umath")) numpyAt = i;
@@ -337,12 +337,7 @@ private slots:
         qint64 all = 0, waiting = 0;
         for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
             all += it.value();
-            QStringList names, where;
-            for (const QString& f : it.key().split(';')) {
-                QString w;
-                names << funcOf(f, &w);
-                where << w;
-            }
+            const auto [names, where] = namesOf(it.key());
             if (names.count("deep") != 29) continue;
             // Python's root, the 29 deep() calls, Event.wait's Python frames, then C.
             QVERIFY2(names.first() == "<module>" || names.first().endsWith("_bootstrap"),
@@ -378,9 +373,7 @@ private slots:
         QVERIFY2(!stacks.isEmpty(), qPrintable(describe(r)));
         qint64 inCallback = 0;
         for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
-            QStringList names;
-            for (const QString& f : it.key().split(';'))
-                names << funcOf(f);
+            const QStringList names = namesOf(it.key()).names;
             if (names.last() != "py_cmp") continue;
             inCallback += it.value();
             QVERIFY2(inOrder(names, {"sort_forever", "qsort_r", "py_cmp"}) ||

@@ -23,17 +23,25 @@ using namespace gilscope;
 using namespace gilscope::native;
 
 // A chain the child sits in: outer -> middle -> inner -> pause(). Not inlined, and
-// visible in the symbol table under these names.
+// visible in the symbol table under these names. Built without frame pointers even in
+// the -O0 sanitizer builds, as distributions build libraries: an unwind from /proc's SP
+// and PC alone (a thread blocked since attach) then reaches outer, where a frame-pointer
+// frame would need rbp, which /proc does not give.
+#if defined(__GNUC__) && !defined(__clang__)
+#define GILSCOPE_NO_FRAME_POINTER __attribute__((noinline, optimize("omit-frame-pointer")))
+#else
+#define GILSCOPE_NO_FRAME_POINTER __attribute__((noinline))
+#endif
 extern "C" {
-__attribute__((noinline)) void gilscope_test_inner() {
+GILSCOPE_NO_FRAME_POINTER void gilscope_test_inner() {
     for (;;)
         pause();
 }
-__attribute__((noinline)) void gilscope_test_middle() {
+GILSCOPE_NO_FRAME_POINTER void gilscope_test_middle() {
     gilscope_test_inner();
     asm volatile("" ::: "memory"); // not a tail call
 }
-__attribute__((noinline)) void gilscope_test_outer() {
+GILSCOPE_NO_FRAME_POINTER void gilscope_test_outer() {
     gilscope_test_middle();
     asm volatile("" ::: "memory");
 }

@@ -34,6 +34,7 @@ std::vector<NativeFrame> unwind(UnwindMemo& memo, FakeMemory& mem, int tid,
     std::vector<NativeFrame> out;
     memo.begin(tid);
     for (const auto& f : frames) {
+        memo.frameStarts();
         if (memo.reached(f, mem, out)) break;
         uint64_t v = 0;
         const bool ok = mem.readValue(f.frame.sp + 8, v);
@@ -41,6 +42,24 @@ std::vector<NativeFrame> unwind(UnwindMemo& memo, FakeMemory& mem, int tid,
     }
     const std::string& s = memo.end(why);
     if (stop) *stop = s;
+    return out;
+}
+
+// The same as libdwfl orders it: a frame's read (for the next frame) comes after
+// frameStarts but before the frame is reached, since dwfl_frame_pc unwinds one further to
+// tell an activation.
+std::vector<NativeFrame> unwindReadingFirst(UnwindMemo& memo, FakeMemory& mem, int tid,
+                                            const std::vector<UnwindMemo::Frame>& frames) {
+    std::vector<NativeFrame> out;
+    memo.begin(tid);
+    for (const auto& f : frames) {
+        memo.frameStarts();
+        uint64_t v = 0;
+        const bool ok = mem.readValue(f.frame.sp + 8, v);
+        memo.read(f.frame.sp + 8, ok, v);
+        if (memo.reached(f, mem, out)) break;
+    }
+    memo.end("");
     return out;
 }
 
@@ -98,6 +117,21 @@ private slots:
         // Not from the first frame nor the second (their reads include the changed
         // word); from the third, whose own read did not change.
         QCOMPARE(memo.framesReused(), uint64_t{1});
+    }
+
+    // A frame's own read, made before the frame is reached (libdwfl's order), belongs to
+    // it: a change there stops a resume at that frame (the fuzzer found this).
+    void readsBeforeTheFrameIsReachedAreItsOwn() {
+        UnwindMemo memo;
+        unwindReadingFirst(memo, *mem, 1, stack_);
+        unwindReadingFirst(memo, *mem, 1, stack_);
+        QCOMPARE(memo.framesReused(), uint64_t{3});
+        unwindReadingFirst(memo, *mem, 1, stack_);
+        mem->put<uint64_t>(0x1118, 1); // the second frame's read
+        const uint64_t before = memo.framesReused();
+        QCOMPARE(pcs(unwindReadingFirst(memo, *mem, 1, stack_)),
+                 (std::vector<uint64_t>{0xa0, 0xb0, 0xc0}));
+        QCOMPARE(memo.framesReused() - before, uint64_t{1}); // from the third frame only
     }
 
     void otherRegistersDoNotResume() {
