@@ -129,5 +129,6 @@ step "install-deps.sh --test has nothing left to install" \
     in_root /bin/bash -c 'cd /src && out=$(scripts/install-deps.sh --test) && [ -z "$out" ] || { echo "error: a second run still installs: $out"; exit 1; }'
 step "the test tools start" \
     in_root /bin/bash -c 'chromium --version && go version && clang-format --version &&
-        clang --version && python3 --version && ccache --version'
+        clang --version && python3 --version && ccache --version &&
+        /usr/bin/python3 -c "import numpy; print(\"numpy\", numpy.__version__)"'
 say "passed: a bare Debian 12 (bookworm minbase) installs, builds and runs gilscope, and installs the test tools"
