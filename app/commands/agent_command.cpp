@@ -32,7 +32,7 @@ Result<AgentOptions> readAgentOptions(const QCommandLineParser& parser) {
     if (!interval) return interval.error();
     o.intervalUs = *interval;
     o.read.allThreads = true; // a service's work is rarely on its main thread only
-    // No skipping of processes whose CPU clock did not move (tried in session 8): the
+    // Processes whose CPU clock did not move are still read (skipping them was tried): the
     // kernel adds a running thread's time to its process's clock only at a scheduler tick
     // or a switch, so a burst shorter than a tick (4 ms at HZ=250) was not seen, and a
     // quiet service's profile thinned 2-3x (bench_agent). Names go out with each push; a new thread

@@ -1,5 +1,7 @@
 #include "core/analysis/module_color.h"
 
+#include "core/util/file_name.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -99,7 +101,7 @@ Rgb colorOfLibrary(std::string_view library) {
 
 Rgb frameColor(std::string_view file, bool native) {
     if (!native) return moduleColor(file);
-    return colorOfLibrary(file.substr(file.rfind('/') + 1));
+    return colorOfLibrary(fileName(file));
 }
 
 Rgb changeColor(double points, double fullChange) {

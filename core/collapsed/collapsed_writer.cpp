@@ -1,6 +1,7 @@
 #include "core/collapsed/collapsed_writer.h"
 
 #include "core/util/atomic_file.h"
+#include "core/util/file_name.h"
 
 #include <algorithm>
 #include <utility>
@@ -27,7 +28,7 @@ std::string frameText(const FrameRegistry& registry, FrameId id) {
     out += " (";
     const std::string& file = registry.string(f.filename);
     // A C function names its library as flame graphs do: "qsort (libc.so.6)".
-    appendSafe(out, f.native ? file.substr(file.rfind('/') + 1) : file);
+    appendSafe(out, f.native ? std::string(fileName(file)) : file);
     if (f.line != kNoLocation) out += ":" + std::to_string(f.line);
     out += ')';
     return out;

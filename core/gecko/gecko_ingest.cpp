@@ -4,6 +4,7 @@
 #include "core/gecko/gecko_collector_impl.h"
 #include "core/gecko/opcode_names.h"
 #include "core/sample/thread_status.h"
+#include "core/util/file_name.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,11 +12,6 @@
 namespace gilscope {
 
 namespace {
-
-std::string_view basename(std::string_view path) {
-    const size_t slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 // How many frames, counted from the root (the end of both leaf-first lists), two
 // stacks share. Compared four ids at a time: stacks are deep and mostly differ near
@@ -222,7 +218,7 @@ uint32_t GeckoCollector::Impl::funcFor(GeckoThread& th, const FrameFacts& f) {
     auto [res, newResource] =
         th.resourceIndex.try_emplace(f.file, static_cast<uint32_t>(th.resourceName.size()));
     if (newResource) {
-        th.resourceName.push_back(strings.intern(basename(file)));
+        th.resourceName.push_back(strings.intern(fileName(file)));
         int64_t lib = -1;
         if (f.native) { // a C function's resource is its library, as Firefox's own are
             auto [it, newLib] = libIndex.try_emplace(f.file, static_cast<uint32_t>(libs.size()));
@@ -235,7 +231,7 @@ uint32_t GeckoCollector::Impl::funcFor(GeckoThread& th, const FrameFacts& f) {
     th.funcName.push_back(name);
     th.funcIsJs.push_back(f.isPython);
     th.funcResource.push_back(res->second);
-    th.funcFileName.push_back(f.isPython ? static_cast<int64_t>(strings.intern(basename(file)))
+    th.funcFileName.push_back(f.isPython ? static_cast<int64_t>(strings.intern(fileName(file)))
                                          : -1);
     th.funcLine.push_back(f.isPython ? f.line : kNullLine);
     th.funcIndex.emplace(key, idx);

@@ -1,6 +1,7 @@
 #include "core/gecko/profile_streamer.h"
 
 #include "core/gecko/opcode_names.h"
+#include "core/util/file_name.h"
 
 #include <algorithm>
 #include <cstring>
@@ -158,7 +159,7 @@ void ProfileStreamer::libs(JsonWriter& out) {
     JsonArray array(out);
     for (uint32_t file : impl_.libs) {
         const std::string& path = impl_.facts.text(file);
-        const std::string_view name = std::string_view(path).substr(path.rfind('/') + 1);
+        const std::string_view name = fileName(path);
         JsonObject lib(array.item());
         lib.key("arch").string(abi_);
         lib.key("name").string(name);

@@ -4,6 +4,7 @@
 #include "core/analysis/profile_diff.h"
 #include "core/analysis/profile_views.h"
 #include "core/html/json_text.h"
+#include "core/util/file_name.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -222,7 +223,7 @@ std::string flameGraphJson(const FlameFacts& facts, const std::vector<FlameView>
     std::vector<uint32_t> funcModule;
     for (const FunctionInfo& f : first.functions) {
         // A C function's module is its library ("libc.so.6"), in the native colours.
-        std::string m = f.native ? f.file.substr(f.file.rfind('/') + 1) : moduleOf(f.file);
+        std::string m = f.native ? std::string(fileName(f.file)) : moduleOf(f.file);
         const std::string key = f.native ? m + '\0' : m;
         const auto [it, added] = moduleIds.try_emplace(key, static_cast<uint32_t>(modules.size()));
         if (added) {

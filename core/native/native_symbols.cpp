@@ -1,6 +1,7 @@
 #include "core/native/native_symbols.h"
 
 #include "core/native/native_unwinder.h"
+#include "core/util/file_name.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -15,11 +16,6 @@
 namespace gilscope::native {
 
 namespace {
-
-std::string_view baseName(std::string_view path) {
-    const size_t slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 // CPython's call machinery between an eval loop and the C code it calls or that calls
 // it: a profile reads the same without it (py-spy and Austin fold these too). Prefixes,
@@ -124,7 +120,7 @@ NativeSymbol NativeSymbols::lookup(NativeUnwinder& unwinder, uint64_t pc) {
             path = modName; // the target's own path (its mount namespace's)
             // "[vdso: 1234]": one name for the vdso of every process
             if (path.starts_with("[vdso")) path = "[vdso]";
-            library = std::string(baseName(path));
+            library = std::string(fileName(path));
         }
         GElf_Off offset = 0;
         GElf_Sym sym;

@@ -163,8 +163,6 @@ void NativeUnwinder::forgetUnwinds() {
 }
 
 NativeUnwinder::~NativeUnwinder() {
-    if (getenv("GS_MEMO_DEBUG"))
-        fprintf(stderr, "memo: %llu frames reused\n", (unsigned long long)memo_->framesReused());
     if (dwfl_) dwfl_end(dwfl_);
 }
 

@@ -11,12 +11,13 @@ void UnwindMemo::begin(int tid) {
     current_.reads.clear();
     current_.stop.clear();
     frameFirstRead_ = 0;
+    auto found = traces_.find(tid);
+    last_ = found != traces_.end() ? &found->second : nullptr;
 }
 
 bool UnwindMemo::mayResumeAt(const NativeFrame& f) const {
-    auto found = traces_.find(tid_);
-    if (found == traces_.end()) return false;
-    const auto& steps = found->second.steps;
+    if (!last_) return false;
+    const auto& steps = last_->steps;
     auto it = std::lower_bound(steps.begin(), steps.end(), f.sp,
                                [](const Step& s, uint64_t sp) { return s.frame.frame.sp < sp; });
     for (; it != steps.end() && it->frame.frame.sp == f.sp; ++it)
@@ -41,9 +42,8 @@ bool UnwindMemo::stillReads(const Trace& last, uint32_t from, remote::ProcessMem
 bool UnwindMemo::reached(const Frame& f, remote::ProcessMemory& memory,
                          std::vector<NativeFrame>& out) {
     const uint32_t firstRead = frameFirstRead_;
-    auto found = f.withRegs ? traces_.find(tid_) : traces_.end();
-    if (found != traces_.end()) {
-        const Trace& last = found->second;
+    if (f.withRegs && last_) {
+        const Trace& last = *last_;
         // Stack pointers grow from the leaf; the frame, if there, is among those at f's.
         auto it =
             std::lower_bound(last.steps.begin(), last.steps.end(), f.frame.sp,
@@ -75,12 +75,14 @@ bool UnwindMemo::reached(const Frame& f, remote::ProcessMemory& memory,
 const std::string& UnwindMemo::end(const std::string& stop) {
     if (!resumed_) current_.stop = stop;
     if (traces_.size() >= kMaxThreads && !traces_.count(tid_)) traces_.clear();
+    last_ = nullptr; // traces_ changes below
     Trace& kept = traces_[tid_];
     std::swap(kept, current_); // current_ keeps the old trace's buffers for the next unwind
     return kept.stop;
 }
 
 void UnwindMemo::clear() {
+    last_ = nullptr;
     traces_.clear();
 }
 

@@ -79,6 +79,7 @@ private:
     std::unordered_map<int, Trace> traces_;
     Trace current_;
     int tid_ = 0;
+    const Trace* last_ = nullptr; // the thread's last unwind, looked up once in begin()
     uint32_t frameFirstRead_ = 0;
     bool resumed_ = false;
     uint64_t framesReused_ = 0;

@@ -89,8 +89,7 @@ Status RecordReplayer::resolveStack(const ThreadState& ts) {
             info.column = f.column;
             info.endColumn = f.endColumn;
             info.opcode = f.opcode;
-            info.native = f.line == kNoLocation &&
-                          looksLikeNativeFrame(registry_.string(info.filename),
+            info.native = looksLikeNativeFrame(registry_.string(info.filename),
                                                registry_.string(info.funcname), f.line);
             id = registry_.internFrame(info);
         }

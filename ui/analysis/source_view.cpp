@@ -1,6 +1,7 @@
 #include "ui/analysis/source_view.h"
 
 #include "core/heatmap/source_text.h"
+#include "core/util/file_name.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -85,9 +86,9 @@ void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, in
     const std::string& file = s.functions[func].file;
     const QString name = functionName(s, func);
     if (s.functions[func].native) { // --native-stacks: its "file" is its library
-        const QString path = QString::fromStdString(file);
         status_->setText(tr("%1 is native code in %2 (%3): no source to show.")
-                             .arg(name, path.mid(path.lastIndexOf(QLatin1Char('/')) + 1), path));
+                             .arg(name, QString::fromStdString(std::string(fileName(file))),
+                                  QString::fromStdString(file)));
         return;
     }
     QByteArray contents;

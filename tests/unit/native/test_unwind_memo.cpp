@@ -25,42 +25,38 @@ UnwindMemo::Frame frameAt(uint64_t pc, uint64_t sp, uint64_t rbx = 7) {
     return f;
 }
 
-// One unwind of `tid`: frames leaf first, each followed by the read of the word at its
-// sp + 8 (its return address, as a CFI unwinder reads it). Stops at a resume. Returns
+// When an unwinder reads a frame's word (its return address at sp + 8, as a CFI unwinder
+// reads it): after the frame is reached, or before, as libdwfl does for every frame past
+// the first (dwfl_frame_pc unwinds one further to tell an activation).
+enum class ReadOrder { AfterReached, BeforeReached };
+
+// One unwind of `tid`: frames leaf first, each with its read. Stops at a resume. Returns
 // the frames and, through *stop, why it stopped.
 std::vector<NativeFrame> unwind(UnwindMemo& memo, FakeMemory& mem, int tid,
                                 const std::vector<UnwindMemo::Frame>& frames,
-                                std::string* stop = nullptr, const std::string& why = "") {
+                                std::string* stop = nullptr, const std::string& why = "",
+                                ReadOrder order = ReadOrder::AfterReached) {
     std::vector<NativeFrame> out;
-    memo.begin(tid);
-    for (const auto& f : frames) {
-        memo.frameStarts();
-        if (memo.reached(f, mem, out)) break;
+    auto readWord = [&](const UnwindMemo::Frame& f) {
         uint64_t v = 0;
         const bool ok = mem.readValue(f.frame.sp + 8, v);
         memo.read(f.frame.sp + 8, ok, v);
+    };
+    memo.begin(tid);
+    for (const auto& f : frames) {
+        memo.frameStarts();
+        if (order == ReadOrder::BeforeReached) readWord(f);
+        if (memo.reached(f, mem, out)) break;
+        if (order == ReadOrder::AfterReached) readWord(f);
     }
     const std::string& s = memo.end(why);
     if (stop) *stop = s;
     return out;
 }
 
-// The same as libdwfl orders it: a frame's read (for the next frame) comes after
-// frameStarts but before the frame is reached, since dwfl_frame_pc unwinds one further to
-// tell an activation.
 std::vector<NativeFrame> unwindReadingFirst(UnwindMemo& memo, FakeMemory& mem, int tid,
                                             const std::vector<UnwindMemo::Frame>& frames) {
-    std::vector<NativeFrame> out;
-    memo.begin(tid);
-    for (const auto& f : frames) {
-        memo.frameStarts();
-        uint64_t v = 0;
-        const bool ok = mem.readValue(f.frame.sp + 8, v);
-        memo.read(f.frame.sp + 8, ok, v);
-        if (memo.reached(f, mem, out)) break;
-    }
-    memo.end("");
-    return out;
+    return unwind(memo, mem, tid, frames, nullptr, "", ReadOrder::BeforeReached);
 }
 
 std::vector<uint64_t> pcs(const std::vector<NativeFrame>& frames) {
