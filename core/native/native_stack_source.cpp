@@ -4,6 +4,7 @@
 #include "core/remote/thread_freezer.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -11,6 +12,11 @@
 namespace gilscope::native {
 
 namespace {
+
+uint64_t monotonicNs() {
+    using namespace std::chrono;
+    return uint64_t(duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count());
+}
 
 bool threadRegisters(int tid, Registers& out, std::string& why) {
     user_regs_struct r{};
@@ -74,15 +80,19 @@ NativeStackMerger::NativeStackMerger(FrameRegistry& registry,
     synthetic_ = registry.internString("~"); // <GC> and other frames of no file
 }
 
-bool NativeStackMerger::merge(ThreadStack& t, const Registers& regs, remote::ProcessMemory& stack,
-                              std::string& why) {
-    if (!unwinder_->unwind(static_cast<int>(t.threadId), regs, stack, frames_)) {
-        why = "cannot unwind thread " + std::to_string(t.threadId) + ": " + unwinder_->error();
+bool NativeStackMerger::unwind(uint64_t tid, const Registers& regs, remote::ProcessMemory& stack,
+                               std::string& why) {
+    named_.clear();
+    if (!unwinder_->unwind(static_cast<int>(tid), regs, stack, frames_)) {
+        why = "cannot unwind thread " + std::to_string(tid) + ": " + unwinder_->error();
         return false;
     }
-    named_.clear();
     for (const NativeFrame& f : frames_)
         named_.push_back({symbols_.lookup(*unwinder_, f.lookupPc()), f.sp});
+    return true;
+}
+
+bool NativeStackMerger::pair(ThreadStack& t, std::string& why) {
     MergeInput in;
     in.python = t.frames;
     in.entries = t.evalEntries;
@@ -143,8 +153,9 @@ ReadOutcome BlockingNativeStackSource::read(std::vector<ThreadStack>& out, size_
     if (outcome != ReadOutcome::Ok) return outcome;
     return mergeAll(out, count, [&](ThreadStack& t) {
         Registers regs;
+        stackPages_.clear();
         return threadRegisters(static_cast<int>(t.threadId), regs, lastError_) &&
-               merger_.merge(t, regs, memory_, lastError_);
+               merger_.merge(t, regs, stackPages_, lastError_);
     });
 }
 
@@ -154,8 +165,8 @@ PerfNativeStackSource::create(StackSource& inner, bool all, uint64_t intervalUs)
     if (!events) return events.error();
     auto unwinder = openUnwinder(inner.pid());
     if (!unwinder) return unwinder.error();
-    std::unique_ptr<PerfNativeStackSource> s(
-        new PerfNativeStackSource(inner, std::move(*unwinder), all, std::move(*events)));
+    std::unique_ptr<PerfNativeStackSource> s(new PerfNativeStackSource(
+        inner, std::move(*unwinder), all, std::move(*events), intervalUs));
     for (int tid : remote::listTasks(inner.pid()))
         s->events_->track(tid);
     return s;
@@ -163,11 +174,15 @@ PerfNativeStackSource::create(StackSource& inner, bool all, uint64_t intervalUs)
 
 PerfNativeStackSource::PerfNativeStackSource(StackSource& inner,
                                              std::unique_ptr<NativeUnwinder> unwinder, bool all,
-                                             std::unique_ptr<PerfThreadEvents> events)
-    : NativeStackSourceBase(inner, std::move(unwinder), all), events_(std::move(events)) {
+                                             std::unique_ptr<PerfThreadEvents> events,
+                                             uint64_t intervalUs)
+    : NativeStackSourceBase(inner, std::move(unwinder), all), events_(std::move(events)),
+      rereadBudgetNs_(intervalUs * 1000 / kRereadShare) {
 }
 
 ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& count) {
+    rereadsDone_ = 0;
+    rereadSpentNs_ = 0;
     const ReadOutcome outcome = inner_.read(out, count);
     if (outcome != ReadOutcome::Ok) return outcome;
     if (++reads_ % 1024 == 0) { // close the events of threads that are gone
@@ -183,9 +198,40 @@ ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& c
         const PerfSample* s = events_->newest(tid);
         if (!s) return mergeBlocked(t);
         if (!blocked_.empty()) blocked_.erase(t.threadId); // it ran: its stack may differ
-        SampledStack stack(*s, memory_);
-        return merger_.merge(t, s->regs, stack, lastError_);
+        stackPages_.clear();
+        SampledStack stack(*s, stackPages_);
+        if (!merger_.unwind(t.threadId, s->regs, stack, lastError_)) return false;
+        return merger_.pair(t, lastError_) || pairWithReread(t);
     });
+}
+
+bool PerfNativeStackSource::pairWithReread(ThreadStack& t) {
+    // The thread moved on between its sample and the read: a later read may find it back
+    // where the sample has it (the stack pairs by address on 3.12+, by count before), and
+    // holds the Python frames that run there. Each read is one instant of the Python stacks.
+    std::string why;
+    for (size_t round = 0; round < kRereads; ++round) {
+        if (round == rereadsDone_) {
+            if (rereadSpentNs_ >= rereadBudgetNs_) break;
+            if (rereads_.size() <= round) rereads_.resize(round + 1);
+            Reread& r = rereads_[round];
+            const uint64_t start = monotonicNs();
+            r.ok = inner_.read(r.stacks, r.count) == ReadOutcome::Ok;
+            rereadSpentNs_ += monotonicNs() - start;
+            ++rereadsDone_;
+        }
+        const Reread& r = rereads_[round];
+        if (!r.ok) break;
+        for (size_t i = 0; i < r.count; ++i) {
+            const ThreadStack& again = r.stacks[i];
+            if (again.threadId != t.threadId || again.skipped) continue;
+            ThreadStack candidate = again;
+            if (!merger_.pair(candidate, why)) break;
+            t = std::move(candidate);
+            return true;
+        }
+    }
+    return false; // lastError_ keeps why the first read did not pair
 }
 
 bool PerfNativeStackSource::mergeBlocked(ThreadStack& t) {
@@ -212,7 +258,8 @@ bool PerfNativeStackSource::mergeBlocked(ThreadStack& t) {
                      (text ? " says it runs" : " cannot be read") + ": no native stack yet";
         return false;
     }
-    const bool merged = merger_.merge(t, *regs, memory_, lastError_);
+    stackPages_.clear();
+    const bool merged = merger_.merge(t, *regs, stackPages_, lastError_);
     blocked_[t.threadId] = {std::move(python), merged ? t.frames : std::vector<FrameId>{},
                             merged ? std::string() : lastError_};
     return merged;

@@ -4,6 +4,7 @@
 #include "core/native/native_unwinder.h"
 #include "core/native/perf_thread_events.h"
 #include "core/native/stack_merge.h"
+#include "core/remote/page_cache.h"
 #include "core/remote/remote_memory.h"
 #include "core/sample/stack_source.h"
 
@@ -23,7 +24,14 @@ public:
                       int pythonMinor, bool all);
     // Replaces t.frames with the merged stack; false (t unchanged) with why.
     bool merge(ThreadStack& t, const Registers& regs, remote::ProcessMemory& stack,
-               std::string& why);
+               std::string& why) {
+        return unwind(t.threadId, regs, stack, why) && pair(t, why);
+    }
+    // The two halves of merge: unwind and name thread `tid`'s native stack, then pair it
+    // with a Python stack of that thread (again with another read, if need be).
+    bool unwind(uint64_t tid, const Registers& regs, remote::ProcessMemory& stack,
+                std::string& why);
+    bool pair(ThreadStack& t, std::string& why);
     NativeUnwinder& unwinder() { return *unwinder_; }
 
 private:
@@ -51,6 +59,8 @@ protected:
 
     NativeStackMerger merger_;
     remote::RemoteMemory memory_;
+    // The live stack, a page per syscall: cleared before each thread's unwind.
+    remote::PageCache stackPages_{memory_};
     uint64_t mismatches_ = 0;
 };
 
@@ -68,7 +78,9 @@ private:
 // --native-stacks: nothing stopped. Each thread's registers and stack top come from its
 // newest perf sample (PerfThreadEvents); the Python stack is read as usual, right after.
 // On 3.12+ every Python run must still sit in the sampled C stack (its entry frame's
-// address), so a thread that moved on between the two reads is an error, not a mix.
+// address), so a thread that moved on between the two reads is not a mix: the Python
+// stacks are read again, up to kRereads times, and the first whose runs pair with the
+// sample is taken; a thread that none pairs with is an error.
 class PerfNativeStackSource final : public NativeStackSourceBase {
 public:
     static Result<std::unique_ptr<PerfNativeStackSource>> create(StackSource& inner, bool all,
@@ -77,10 +89,27 @@ public:
 
 private:
     PerfNativeStackSource(StackSource& inner, std::unique_ptr<NativeUnwinder> unwinder, bool all,
-                          std::unique_ptr<PerfThreadEvents> events);
+                          std::unique_ptr<PerfThreadEvents> events, uint64_t intervalUs);
+    // More reads of the Python stacks in a tick, while a thread's stack does not pair with
+    // its sample (a callback that comes and goes every few microseconds): at most this many,
+    // and only while they took less than a twentieth of the sampling interval.
+    static constexpr size_t kRereads = 16;
+    static constexpr uint64_t kRereadShare = 10;
+
     // A thread with no perf sample yet: blocked since before its events opened.
     bool mergeBlocked(ThreadStack& t);
+    // Pairs thread t's unwound sample with the Python stack of a later read (round 1..).
+    bool pairWithReread(ThreadStack& t);
+    struct Reread {
+        std::vector<ThreadStack> stacks;
+        size_t count = 0;
+        bool ok = false;
+    };
     std::unique_ptr<PerfThreadEvents> events_;
+    std::vector<Reread> rereads_; // this tick's, read when first needed
+    size_t rereadsDone_ = 0;
+    uint64_t rereadBudgetNs_ = 0; // per tick
+    uint64_t rereadSpentNs_ = 0;  // this tick
     // Threads merged by mergeBlocked, until their first perf sample: one that has not run
     // has the same stack, so it is unwound once, not every tick (nor failed every tick).
     struct BlockedStack {

@@ -1,6 +1,7 @@
 #include "core/native/native_unwinder.h"
 
 #include "core/native/unwind_memo.h"
+#include "core/remote/proc_files.h"
 #include "core/remote/thread_state_probe.h"
 
 #include <elfutils/libdwfl.h>
@@ -59,6 +60,19 @@ const Dwfl_Callbacks kProcCallbacks = {
 int64_t nowMs() {
     using namespace std::chrono;
     return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+// The file mappings of `pid` (range, offset, inode, path): a change means a library was
+// loaded or unloaded since.
+std::string mappedFiles(int pid) {
+    std::string out;
+    if (auto maps = remote::readMaps(pid))
+        for (const remote::MapEntry& m : *maps)
+            if (m.inode != 0)
+                out += std::to_string(m.start) + '-' + std::to_string(m.end) + ' ' +
+                       std::to_string(m.offset) + ' ' + std::to_string(m.inode) + ' ' + m.path +
+                       '\n';
+    return out;
 }
 
 std::string dwflError() {
@@ -187,20 +201,38 @@ bool NativeUnwinder::attach() {
         return false;
     }
     lastRefreshMs_ = nowMs();
+    mappedFiles_ = mappedFiles(pid_);
     return true;
 }
 
 bool NativeUnwinder::refreshModules() {
-    if (nowMs() - lastRefreshMs_ < 1000) return false;
+    if (nowMs() - lastRefreshMs_ < kRefreshCheckMs) return false;
+    lastRefreshMs_ = nowMs();
+    if (mappedFiles(pid_) == mappedFiles_) return false; // the same libraries where they were
     return attach();
 }
 
 bool NativeUnwinder::unwind(int tid, const Registers& regs, remote::ProcessMemory& memory,
                             std::vector<NativeFrame>& out) {
-    out.clear();
-    error_.clear();
     TargetScope target(pid_);
     if (!dwfl_addrmodule(dwfl_, regs.regs[Registers::kPc])) refreshModules();
+    unwindOnce(tid, regs, memory, out);
+    // An unwind that stopped early may have run into a library loaded since the module list
+    // was read (`run` attaches before the script imports anything; its pc may even fall in
+    // a stale module's range): when the mapped files changed, read the list and unwind
+    // again, once.
+    if (!error_.empty() && !out.empty() && refreshModules()) unwindOnce(tid, regs, memory, out);
+    if (out.empty()) {
+        if (error_.empty()) error_ = "no frame";
+        return false;
+    }
+    return true;
+}
+
+void NativeUnwinder::unwindOnce(int tid, const Registers& regs, remote::ProcessMemory& memory,
+                                std::vector<NativeFrame>& out) {
+    out.clear();
+    error_.clear();
     regs_ = &regs;
     memory_ = &memory;
     frames_ = &out;
@@ -212,11 +244,6 @@ bool NativeUnwinder::unwind(int tid, const Registers& regs, remote::ProcessMemor
     regs_ = nullptr;
     memory_ = nullptr;
     frames_ = nullptr;
-    if (out.empty()) {
-        if (error_.empty()) error_ = "no frame";
-        return false;
-    }
-    return true;
 }
 
 } // namespace gilscope::native

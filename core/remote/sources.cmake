@@ -14,6 +14,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/live_async_read.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_stack_source.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_thread_read.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/page_cache.cpp
     ${CMAKE_CURRENT_LIST_DIR}/proc_files.cpp
     ${CMAKE_CURRENT_LIST_DIR}/read_ahead.cpp
     ${CMAKE_CURRENT_LIST_DIR}/process_scanner.cpp

@@ -7,6 +7,11 @@ load changes reach every configuration alike. Not a CTest test:
 
     tests/bench/native/bench_native_stacks.py [--gilscope build/release/app/gilscope]
         [--baseline OTHER_GILSCOPE] [--python python3] [--seconds 3] [--runs 3]
+        [--qsort-python PYTHON]...
+
+Then, for each --qsort-python (default: --python), the error rate and CPU per sample on
+tests/targets/qsort_callback.py at 1 kHz (libc's qsort calling a Python comparison, the
+worst case for pairing a perf sample with a later Python read), with and without pausing.
 
 --baseline runs every gilscope configuration with a second binary too (rows marked
 "baseline:"), interleaved with the first, so that two builds compare in one run.
@@ -56,6 +61,7 @@ def main():
     p.add_argument("--python", default="python3")
     p.add_argument("--seconds", type=float, default=3)
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--qsort-python", action="append", default=[])
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         lib = build_library(tmp)
@@ -98,6 +104,38 @@ def main():
         finally:
             target.kill()
             target.wait()
+    binaries = [("", args.gilscope)] + ([("baseline: ", args.baseline)] if args.baseline else [])
+    qsort_errors(args, binaries)
+
+
+def qsort_errors(args, binaries):
+    print("\nqsort_callback.py at 1 kHz: median of %d windows of %.0f s" % (args.runs, args.seconds))
+    print("%-28s %-40s %16s %8s" % ("interpreter", "configuration", "µs CPU/sample", "errors"))
+    for python in args.qsort_python or [args.python]:
+        target = subprocess.Popen([python, os.path.join(ROOT, "tests", "targets",
+                                                        "qsort_callback.py")],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            target.stdout.readline()
+            configs = [(label + mode, binary, extra)
+                       for label, binary in binaries
+                       for mode, extra in (("--native-stacks", ["--native-stacks"]),
+                                           ("--native-stacks --blocking",
+                                            ["--native-stacks", "--blocking"]))]
+            results = {name: [] for name, _, _ in configs}
+            for _ in range(args.runs):
+                for name, binary, extra in configs:
+                    results[name].append(run_one(args, binary, target.pid, None, "1khz", extra))
+            for name, _, _ in configs:
+                cpu = [r[1] for r in results[name] if r[1] is not None]
+                err = [r[2] for r in results[name] if r[2] is not None]
+                print("%-28s %-40s %16s %8s" % (
+                    os.path.basename(python), name,
+                    "%.1f" % statistics.median(cpu) if cpu else "-",
+                    "%.2f%%" % statistics.median(err) if err else "-"))
+        finally:
+            target.kill()
+            target.wait()
 
 
 def run_one(args, binary, pid, counter, rate, extra):
@@ -109,7 +147,7 @@ def run_one(args, binary, pid, counter, rate, extra):
                              "-o", os.devnull, "--collapsed", "-r", rate] + extra,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     time.sleep(0.5)  # attached and sampling
-    rate_seen = loop_rate(args, counter)
+    rate_seen = loop_rate(args, counter) if counter else None  # qsort: gilscope's figures only
     out = proc.stdout.read()
     _, _, usage = os.wait4(proc.pid, 0)
     proc.returncode = 0
