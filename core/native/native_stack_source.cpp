@@ -3,6 +3,7 @@
 #include "core/remote/proc_files.h"
 #include "core/remote/thread_freezer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -89,7 +90,44 @@ bool NativeStackMerger::unwind(uint64_t tid, const Registers& regs, remote::Proc
     }
     for (const NativeFrame& f : frames_)
         named_.push_back({symbols_.lookup(*unwinder_, f.lookupPc()), f.sp});
+    readSampledEntries(stack);
     return true;
+}
+
+void NativeStackMerger::readSampledEntries(remote::ProcessMemory& stack) {
+    sampled_.clear();
+    if (previousOffset_ == 0) return;
+    for (size_t i = 0; i + 1 < named_.size(); ++i) {
+        if (named_[i].symbol.kind != NativeKind::Eval) continue;
+        const uint64_t cfa = named_[i + 1].sp;
+        for (const EntryPlace& p : entryPlaces_) {
+            uint64_t previous = 0;
+            if (p.seen >= 2 && p.offset <= cfa &&
+                stack.readValue(cfa - p.offset + previousOffset_, previous))
+                sampled_.push_back({i, previous});
+        }
+    }
+}
+
+void NativeStackMerger::learnEntryPlaces(const ThreadStack& t) {
+    if (learnedPairs_ >= kLearnPairs) return;
+    ++learnedPairs_;
+    for (const EvalEntry& e : t.evalEntries) {
+        if (e.address == 0) continue;
+        previousOffset_ = e.previousOffset;
+        for (size_t i = 0; i + 1 < named_.size(); ++i) {
+            if (!(named_[i].sp <= e.address && e.address < named_[i + 1].sp)) continue;
+            if (named_[i].symbol.kind != NativeKind::Eval) break;
+            const uint64_t offset = named_[i + 1].sp - e.address;
+            auto p = std::find_if(entryPlaces_.begin(), entryPlaces_.end(),
+                                  [&](const EntryPlace& x) { return x.offset == offset; });
+            if (p != entryPlaces_.end())
+                ++p->seen;
+            else if (entryPlaces_.size() < kMaxEntryPlaces)
+                entryPlaces_.push_back({offset, 1});
+            break;
+        }
+    }
 }
 
 bool NativeStackMerger::pair(ThreadStack& t, std::string& why) {
@@ -100,11 +138,14 @@ bool NativeStackMerger::pair(ThreadStack& t, std::string& why) {
     while (in.syntheticLeaf < t.frames.size() &&
            registry_.frame(t.frames[in.syntheticLeaf]).filename == synthetic_)
         ++in.syntheticLeaf;
+    in.sampled = sampled_;
     std::string mismatch;
-    if (!mergeStacks(in, options_, registry_, merged_, mismatch)) {
+    bool byCaller = false;
+    if (!mergeStacks(in, options_, registry_, merged_, mismatch, &byCaller)) {
         why = "thread " + std::to_string(t.threadId) + ": " + mismatch;
         return false;
     }
+    if (!byCaller) learnEntryPlaces(t); // only stacks that paired by address teach
     t.frames.swap(merged_);
     return true;
 }

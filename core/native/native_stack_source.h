@@ -35,6 +35,19 @@ public:
     NativeUnwinder& unwinder() { return *unwinder_; }
 
 private:
+    // Where an eval loop keeps its entry frame: `offset` bytes below the loop's CFA. Fixed
+    // by the loop's frame layout (a few values if it realigns its stack), so it is learned
+    // from stacks that paired by address, and trusted once seen twice.
+    struct EntryPlace {
+        uint64_t offset = 0;
+        uint32_t seen = 0;
+    };
+    static constexpr size_t kMaxEntryPlaces = 4;
+    static constexpr uint32_t kLearnPairs = 256; // then the places are known
+    void learnEntryPlaces(const ThreadStack& t);
+    // The entry frames the unwound stack's own memory holds, at the learned places.
+    void readSampledEntries(remote::ProcessMemory& stack);
+
     FrameRegistry& registry_;
     std::unique_ptr<NativeUnwinder> unwinder_;
     NativeSymbols symbols_;
@@ -43,6 +56,10 @@ private:
     std::vector<NativeFrame> frames_;
     std::vector<NativeStackFrame> named_;
     std::vector<FrameId> merged_;
+    std::vector<SampledEntry> sampled_;
+    std::vector<EntryPlace> entryPlaces_;
+    uint32_t learnedPairs_ = 0;
+    uint32_t previousOffset_ = 0; // EvalEntry::previousOffset, once a read gave one
 };
 
 // What both native sources share: the inner Python source and the StackSource plumbing.

@@ -1,5 +1,6 @@
 #include "core/native/stack_merge.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace gilscope::native {
@@ -62,6 +63,39 @@ bool pairByAddress(const MergeInput& in, const std::vector<Run>& runs, std::vect
     return true;
 }
 
+// pairByAddress's exception (see mergeStacks): runs 1.. by address, run 0 by its caller.
+bool pairInnermostByCaller(const MergeInput& in, const std::vector<Run>& runs,
+                           std::vector<int>& evalOf) {
+    std::fill(evalOf.begin(), evalOf.end(), -1);
+    size_t from = 0, outerFrame = in.native.size();
+    for (size_t k = 1; k < runs.size(); ++k) {
+        const uint64_t a = in.entries[k].address;
+        size_t i = from;
+        while (i + 1 < in.native.size() && !(in.native[i].sp <= a && a < in.native[i + 1].sp))
+            ++i;
+        if (i + 1 >= in.native.size()) return false;
+        if (k == 1) outerFrame = i;
+        evalOf[i] = int(k);
+        from = i + 1;
+    }
+    int innermost = -1; // the one eval loop leafward of the outer runs
+    for (size_t i = 0; i < outerFrame; ++i)
+        if (in.native[i].symbol.kind == NativeKind::Eval) {
+            if (innermost >= 0) return false;
+            innermost = int(i);
+        }
+    const uint64_t caller = in.entries[0].previous;
+    if (innermost < 0 || caller == 0) return false;
+    for (const SampledEntry& s : in.sampled)
+        if (s.frame == size_t(innermost) && s.previous == caller) {
+            evalOf[size_t(innermost)] = 0;
+            for (size_t i = 0; i < in.native.size(); ++i)
+                if (evalOf[i] < 0 && in.native[i].symbol.kind == NativeKind::Eval) return false;
+            return true;
+        }
+    return false;
+}
+
 bool pairByName(const MergeInput& in, const std::vector<Run>& runs, std::vector<int>& evalOf,
                 std::string& why) {
     size_t k = 0;
@@ -81,7 +115,8 @@ bool pairByName(const MergeInput& in, const std::vector<Run>& runs, std::vector<
 } // namespace
 
 bool mergeStacks(const MergeInput& in, const MergeOptions& options, const FrameRegistry& registry,
-                 std::vector<FrameId>& out, std::string& why) {
+                 std::vector<FrameId>& out, std::string& why, bool* byCaller) {
+    if (byCaller) *byCaller = false;
     out.clear();
     std::vector<Run> runs;
     if (!pythonRuns(in, options, runs, why)) return false;
@@ -89,8 +124,12 @@ bool mergeStacks(const MergeInput& in, const MergeOptions& options, const FrameR
     bool byAddress = options.runs == PythonRuns::Entries && !runs.empty();
     for (const EvalEntry& e : in.entries)
         byAddress = byAddress && e.address != 0;
-    if (!(byAddress ? pairByAddress(in, runs, evalOf, why) : pairByName(in, runs, evalOf, why)))
+    if (byAddress && !pairByAddress(in, runs, evalOf, why)) {
+        if (in.sampled.empty() || !pairInnermostByCaller(in, runs, evalOf)) return false;
+        if (byCaller) *byCaller = true;
+    } else if (!byAddress && !pairByName(in, runs, evalOf, why)) {
         return false;
+    }
     // The interpreter's module: where its eval loop is. Its unnamed code is plumbing.
     StringId interpreter = UINT32_MAX;
     for (size_t i = 0; i < in.native.size() && interpreter == UINT32_MAX; ++i)

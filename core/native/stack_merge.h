@@ -28,11 +28,19 @@ struct NativeStackFrame {
     uint64_t sp = 0;
 };
 
+// An eval loop's entry frame as the native stack's own memory holds it (a perf sample's
+// stack copy): native frame `frame` runs an eval loop entered from Python frame `previous`.
+struct SampledEntry {
+    size_t frame = 0;
+    uint64_t previous = 0;
+};
+
 struct MergeInput {
     std::span<const FrameId> python;          // leaf first
     std::span<const EvalEntry> entries;       // PythonRuns::Entries
     size_t syntheticLeaf = 0;                 // OnePerFrame: leading frames (<GC>) of run 0
     std::span<const NativeStackFrame> native; // leaf first
+    std::span<const SampledEntry> sampled;    // 3.12+, where known
 };
 
 // One stack of Python frames and native frames in call order, leaf first. Each run of
@@ -45,7 +53,14 @@ struct MergeInput {
 // loop (_start, main, Py_RunMain...) are folded away, so that trees keep their Python
 // roots. Returns false, with why, when the stacks do not pair up: such a sample is an
 // error, never a guessed stack.
+//
+// One exception on 3.12+, for a stack read after its native sample: when the innermost
+// run's entry frame lies in no eval loop (a callback that came back at another C depth)
+// but every other run pairs by address, the innermost run pairs with the one eval loop
+// leafward of them if that loop's own entry frame, as `sampled` holds it, was entered from
+// the same Python frame as the run's (*byCaller is then set). The calling frame is checked
+// at both instants; the callback's frames are the read's.
 bool mergeStacks(const MergeInput& in, const MergeOptions& options, const FrameRegistry& registry,
-                 std::vector<FrameId>& out, std::string& why);
+                 std::vector<FrameId>& out, std::string& why, bool* byCaller = nullptr);
 
 } // namespace gilscope::native

@@ -279,7 +279,9 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
             // 3.15's base frame ends every chain below the first entry frame, which says it.
             const bool base = layout_.base == PythonLayout::Base::BaseFrame && frame == baseFrame;
             if (!base) pushNative(out, first);
-            if (!base && entries_) entries_->push_back({uint32_t(out.size()), frame});
+            if (!base && entries_)
+                entries_->push_back(
+                    {uint32_t(out.size()), frame, previous, uint32_t(layout_.frPrevious)});
             frame = previous;
             continue;
         }

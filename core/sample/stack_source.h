@@ -12,10 +12,14 @@ namespace gilscope {
 
 // --native-stacks: where a run of Python frames that one eval-loop call runs ends, leaf
 // first: `end` indexes ThreadStack::frames just past the run; `address` is the run's
-// entry frame, which 3.12+ keep on the C stack inside that eval call's frame (0 on 3.11).
+// entry frame, which 3.12+ keep on the C stack inside that eval call's frame (0 on 3.11);
+// `previous` is that entry frame's previous frame (the Python frame whose C call entered
+// this eval loop), stored `previousOffset` bytes into the entry frame.
 struct EvalEntry {
     uint32_t end = 0;
     uint64_t address = 0;
+    uint64_t previous = 0;
+    uint32_t previousOffset = 0;
 };
 
 // One thread's stack as read at one instant.

@@ -416,17 +416,21 @@ private slots:
             qPrintable(QRegularExpression("Error rate: [0-9.]+%").match(r.out + r.err).captured()));
     }
 
-    // Without pausing, callbacks every ~10 µs change the stack between the kernel's sample
-    // and the Python read: those samples are errors (counted), and every stack that is
-    // shown is in call order, never a mix.
-    void withoutPausingNeverMixes() {
-        QVERIFY(!all_.isEmpty());
-        if (const QString why = perfEventsRefused(); !why.isEmpty()) QSKIP(qPrintable(why));
-        Interpreter host;
+    // Without pausing on 3.12+, the qsort callbacks come and go between the kernel's sample
+    // and the Python read, and come back at another C depth: the innermost run pairs by its
+    // calling frame (the sampled entry frame's), the others by address; what pairs neither
+    // way is an error (counted). Every stack shown is in call order, never a mix. Before
+    // the pairing by caller: 48-55% errors.
+    void withoutPausingNeverMixes_data() {
+        QList<Interpreter> byAddress;
         for (const Interpreter& i : all_)
-            if (!i.inChroot && i.minor >= 12) host = i; // 3.12+: paired by entry address
-        if (host.minor == 0) QSKIP("no host interpreter 3.12+");
-        TargetProcess target(host, "qsort_callback.py");
+            if (i.minor >= 12) byAddress << i;
+        addInterpreterRows(byAddress);
+    }
+    void withoutPausingNeverMixes() {
+        QFETCH(Interpreter, interpreter);
+        if (const QString why = perfEventsRefused(); !why.isEmpty()) QSKIP(qPrintable(why));
+        TargetProcess target(interpreter, "qsort_callback.py");
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;
         RunResult r;
@@ -441,8 +445,11 @@ private slots:
                          inOrder(names, {"sort_forever", "qsort", "py_cmp"}),
                      qPrintable(it.key()));
         }
+        QVERIFY2(inCallback >= 50, qPrintable(describe(r)));
+        QVERIFY2(errorRatePct(r.out + r.err) <= 40.0, qPrintable(describe(r)));
         qInfo(
-            "%s without pausing: %lld samples in py_cmp; %s", qPrintable(host.label), inCallback,
+            "%s without pausing: %lld samples in py_cmp; %s", qPrintable(interpreter.label),
+            inCallback,
             qPrintable(QRegularExpression("Error rate: [0-9.]+%").match(r.out + r.err).captured()));
     }
 };

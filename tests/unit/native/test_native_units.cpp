@@ -125,7 +125,7 @@ private slots:
                                                       nat("Py_BytesMain"),
                                                       nat("main"),
                                                       nat("_start")};
-        MergeInput in{python, entries, 0, native};
+        MergeInput in{python, entries, 0, native, {}};
         std::vector<FrameId> out;
         std::string why;
         QVERIFY2(mergeStacks(in, MergeOptions{}, reg_, out, why), why.c_str());
@@ -157,20 +157,70 @@ private slots:
         const std::vector<EvalEntry> entries = {{1, 0x1080}, {3, 0x1340}};
         std::vector<FrameId> out;
         std::string why;
-        QVERIFY2(mergeStacks({python, entries, 0, native}, MergeOptions{}, reg_, out, why),
+        QVERIFY2(mergeStacks({python, entries, 0, native, {}}, MergeOptions{}, reg_, out, why),
                  why.c_str());
         QCOMPARE(names(out),
                  QStringList({"py_cmp", "closure_fcn", "qsort_r", "sort_forever", "<module>"}));
         // An entry frame outside every native frame: an error, not a guess.
         const std::vector<EvalEntry> lost = {{1, 0x1080}, {3, 0x9000}};
-        QVERIFY(!mergeStacks({python, lost, 0, native}, MergeOptions{}, reg_, out, why));
+        QVERIFY(!mergeStacks({python, lost, 0, native, {}}, MergeOptions{}, reg_, out, why));
         QVERIFY2(why.find("lies in no native frame") != std::string::npos, why.c_str());
         // Entries that point past the frames (torn): refused.
         const std::vector<EvalEntry> torn = {{5, 0x1080}};
-        QVERIFY(!mergeStacks({python, torn, 0, native}, MergeOptions{}, reg_, out, why));
+        QVERIFY(!mergeStacks({python, torn, 0, native, {}}, MergeOptions{}, reg_, out, why));
         // Frames left below the last entry: refused.
         const std::vector<EvalEntry> short_ = {{1, 0x1080}};
-        QVERIFY(!mergeStacks({python, short_, 0, native}, MergeOptions{}, reg_, out, why));
+        QVERIFY(!mergeStacks({python, short_, 0, native, {}}, MergeOptions{}, reg_, out, why));
+    }
+
+    // 3.12+ without pausing: the callback came back at another C depth between the sample
+    // and the read, so the innermost run's entry frame lies in no sampled eval loop. It
+    // pairs with the one eval loop leafward of the other runs when that loop's own entry
+    // frame, from the sample's memory, was entered from the same Python frame.
+    void mergePairsTheInnermostRunByItsCaller() {
+        const std::vector<FrameId> python = {frame("py_cmp"), frame("sort_forever"),
+                                             frame("<module>")};
+        const std::vector<NativeStackFrame> native = {nat("_PyEval_EvalFrameDefault", 0x1000),
+                                                      nat("closure_fcn", 0x1100),
+                                                      nat("msort_with_tmp", 0x1200),
+                                                      nat("qsort_r", 0x1300),
+                                                      nat("_PyEval_EvalFrameDefault", 0x1400),
+                                                      nat("Py_RunMain", 0x1500),
+                                                      nat("_start", 0x1600)};
+        constexpr uint64_t kSortForever = 0x7f0000a0; // the Python frame that called qsort
+        // Read deeper than the sample (a deeper msort call), entered from sort_forever.
+        const std::vector<EvalEntry> entries = {{1, 0x0f80, kSortForever, 8}, {3, 0x1480, 0, 8}};
+        const std::vector<SampledEntry> sameCaller = {{0, kSortForever}, {4, 0}};
+        std::vector<FrameId> out;
+        std::string why;
+        bool byCaller = false;
+        QVERIFY2(mergeStacks({python, entries, 0, native, sameCaller}, MergeOptions{}, reg_, out,
+                             why, &byCaller),
+                 why.c_str());
+        QVERIFY(byCaller);
+        QCOMPARE(names(out), QStringList({"py_cmp", "closure_fcn", "msort_with_tmp", "qsort_r",
+                                          "sort_forever", "<module>"}));
+        // Without the sample's entry frames, or entered from another frame: an error.
+        QVERIFY(!mergeStacks({python, entries, 0, native, {}}, MergeOptions{}, reg_, out, why,
+                             &byCaller));
+        const std::vector<SampledEntry> otherCaller = {{0, kSortForever + 0x40}};
+        QVERIFY(!mergeStacks({python, entries, 0, native, otherCaller}, MergeOptions{}, reg_, out,
+                             why, &byCaller));
+        // A sample with two eval loops leafward of the outer run (a callback within a
+        // callback) has a run the read does not: an error.
+        std::vector<NativeStackFrame> twoInner = native;
+        twoInner[2] = nat("_PyEval_EvalFrameDefault", 0x1200);
+        QVERIFY(!mergeStacks({python, entries, 0, twoInner, sameCaller}, MergeOptions{}, reg_, out,
+                             why, &byCaller));
+        // An outer run that does not pair by address: an error, whatever the caller.
+        const std::vector<EvalEntry> outerLost = {{1, 0x0f80, kSortForever, 8}, {3, 0x9000, 0, 8}};
+        QVERIFY(!mergeStacks({python, outerLost, 0, native, sameCaller}, MergeOptions{}, reg_, out,
+                             why, &byCaller));
+        // A stack that pairs by address does so without the exception.
+        const std::vector<EvalEntry> exact = {{1, 0x1080, kSortForever, 8}, {3, 0x1480, 0, 8}};
+        QVERIFY(mergeStacks({python, exact, 0, native, sameCaller}, MergeOptions{}, reg_, out, why,
+                            &byCaller));
+        QVERIFY(!byCaller);
     }
 
     void mergeOnePythonFramePerEvalLoop() { // 3.8-3.10, with a <GC> frame at the leaf
@@ -183,7 +233,7 @@ private slots:
         o.runs = PythonRuns::OnePerFrame;
         std::vector<FrameId> out;
         std::string why;
-        QVERIFY2(mergeStacks({python, {}, 1, native}, o, reg_, out, why), why.c_str());
+        QVERIFY2(mergeStacks({python, {}, 1, native, {}}, o, reg_, out, why), why.c_str());
         QCOMPARE(names(out), QStringList({"<GC>", "c", "b", "helper_in_c", "a"}));
     }
 
@@ -194,10 +244,10 @@ private slots:
                                                        nat("main")};
         std::vector<FrameId> out;
         std::string why;
-        QVERIFY(!mergeStacks({python, entries, 0, oneLoop}, MergeOptions{}, reg_, out, why));
+        QVERIFY(!mergeStacks({python, entries, 0, oneLoop, {}}, MergeOptions{}, reg_, out, why));
         QVERIFY2(why.find("1 eval loops for 2 runs") != std::string::npos, why.c_str());
         // No eval loop but Python frames: never a guess either.
-        QVERIFY(!mergeStacks({python, entries, 0, {}}, MergeOptions{}, reg_, out, why));
+        QVERIFY(!mergeStacks({python, entries, 0, {}, {}}, MergeOptions{}, reg_, out, why));
     }
 
     void mergeKeepsAThreadWithoutPython() {
@@ -205,7 +255,7 @@ private slots:
                                                       nat("start_thread"), nat("clone3")};
         std::vector<FrameId> out;
         std::string why;
-        QVERIFY(mergeStacks({{}, {}, 0, native}, MergeOptions{}, reg_, out, why));
+        QVERIFY(mergeStacks({{}, {}, 0, native, {}}, MergeOptions{}, reg_, out, why));
         QCOMPARE(names(out), QStringList({"epoll_wait", "event_loop", "start_thread", "clone3"}));
     }
 
