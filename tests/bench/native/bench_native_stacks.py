@@ -112,6 +112,8 @@ def qsort_errors(args, binaries):
     print("\nqsort_callback.py at 1 kHz: median of %d windows of %.0f s" % (args.runs, args.seconds))
     print("%-28s %-40s %16s %8s" % ("interpreter", "configuration", "µs CPU/sample", "errors"))
     for python in args.qsort_python or [args.python]:
+        version = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"],
+                                 capture_output=True, text=True).stdout.strip() or python
         target = subprocess.Popen([python, os.path.join(ROOT, "tests", "targets",
                                                         "qsort_callback.py")],
                                   stdout=subprocess.PIPE, text=True)
@@ -130,7 +132,7 @@ def qsort_errors(args, binaries):
                 cpu = [r[1] for r in results[name] if r[1] is not None]
                 err = [r[2] for r in results[name] if r[2] is not None]
                 print("%-28s %-40s %16s %8s" % (
-                    os.path.basename(python), name,
+                    version, name,
                     "%.1f" % statistics.median(cpu) if cpu else "-",
                     "%.2f%%" % statistics.median(err) if err else "-"))
         finally:
