@@ -23,7 +23,7 @@ constexpr uint64_t kRegMask = (1ull << PERF_REG_X86_AX) | (1ull << PERF_REG_X86_
                               (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) |
                               (1ull << PERF_REG_X86_IP) | (0xffull << PERF_REG_X86_R8);
 constexpr size_t kRegCount = 17;
-constexpr size_t kDataPages = 16; // 64 KiB: a few samples of 16 KiB; drained every tick
+constexpr size_t kDataPages = 16; // 64 KiB: a few samples of 8 KiB; drained every tick
 
 // Perf's order (ax bx cx dx si di bp sp ip r8-r15) into DWARF's.
 Registers toDwarf(const uint64_t* r) {
