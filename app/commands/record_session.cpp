@@ -104,7 +104,7 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
 
     // --blocking: one freeze up front says at once when the target cannot be stopped.
     std::optional<remote::BlockingStackSource> blocking;
-    std::unique_ptr<StackSource> nativeStacks;
+    std::unique_ptr<native::NativeStackSourceBase> nativeStacks;
     if (options.blocking) {
         if (auto probe = remote::FrozenThreads::freeze(source.pid()); !probe) {
             if (hooks.afterStart) hooks.afterStart();
@@ -194,6 +194,8 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
 
     const RecordingSummary summary = recording.summary();
     printSummary(summary, recording.stats().missed);
+    if (nativeStacks)
+        std::fprintf(messages(), "%s\n", native::describePairing(nativeStacks->pairing()).c_str());
     // A second Ctrl-C cuts the last pushes short (what is left stays queued on disk).
     if (pushing) pushing->finish([&] { return interrupts.count() > 1; });
     if (!output) {

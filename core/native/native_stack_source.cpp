@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -13,11 +12,6 @@
 namespace gilscope::native {
 
 namespace {
-
-uint64_t monotonicNs() {
-    using namespace std::chrono;
-    return uint64_t(duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count());
-}
 
 bool threadRegisters(int tid, Registers& out, std::string& why) {
     user_regs_struct r{};
@@ -74,8 +68,9 @@ Result<std::unique_ptr<NativeUnwinder>> openUnwinder(int pid) {
 
 NativeStackMerger::NativeStackMerger(FrameRegistry& registry,
                                      std::unique_ptr<NativeUnwinder> unwinder, int pythonMinor,
-                                     bool all)
-    : registry_(registry), unwinder_(std::move(unwinder)), symbols_(registry) {
+                                     bool all, uint64_t runtimeAddress)
+    : registry_(registry), unwinder_(std::move(unwinder)), symbols_(registry),
+      runtimeAddress_(runtimeAddress) {
     options_.all = all;
     options_.runs = pythonMinor >= 11 ? PythonRuns::Entries : PythonRuns::OnePerFrame;
     synthetic_ = registry.internString("~"); // <GC> and other frames of no file
@@ -90,6 +85,8 @@ bool NativeStackMerger::unwind(uint64_t tid, const Registers& regs, remote::Proc
     }
     for (const NativeFrame& f : frames_)
         named_.push_back({symbols_.lookup(*unwinder_, f.lookupPc()), f.sp});
+    if (options_.interpreter == UINT32_MAX && runtimeAddress_ != 0) // once the module is mapped
+        options_.interpreter = symbols_.moduleOf(*unwinder_, runtimeAddress_);
     readSampledEntries(stack);
     return true;
 }
@@ -145,15 +142,18 @@ bool NativeStackMerger::pair(ThreadStack& t, std::string& why) {
         why = "thread " + std::to_string(t.threadId) + ": " + mismatch;
         return false;
     }
-    if (!byCaller) learnEntryPlaces(t); // only stacks that paired by address teach
+    if (byCaller)
+        ++pairedByCaller_;
+    else
+        learnEntryPlaces(t); // only stacks that paired by address teach
     t.frames.swap(merged_);
     return true;
 }
 
 NativeStackSourceBase::NativeStackSourceBase(StackSource& inner,
                                              std::unique_ptr<NativeUnwinder> unwinder, bool all)
-    : StackSourceWrapper(inner),
-      merger_(inner.registry(), std::move(unwinder), inner.pythonVersion().minor, all),
+    : StackSourceWrapper(inner), merger_(inner.registry(), std::move(unwinder),
+                                         inner.pythonVersion().minor, all, inner.runtimeAddress()),
       memory_(inner.pid()) {
 }
 
@@ -161,18 +161,19 @@ template <typename NativeOf>
 ReadOutcome NativeStackSourceBase::mergeAll(std::vector<ThreadStack>& out, size_t& count,
                                             NativeOf&& nativeOf) {
     size_t kept = 0;
-    const uint64_t before = mismatches_;
+    const uint64_t before = pairing_.failed;
     for (size_t i = 0; i < count; ++i) {
         ThreadStack& t = out[i];
         if (!t.skipped && !nativeOf(t)) {
-            ++mismatches_;
+            ++pairing_.failed;
             continue; // this thread's stack is not shown this sample
         }
+        if (!t.skipped) ++paired_;
         if (kept != i) std::swap(out[kept], t);
         ++kept;
     }
     count = kept;
-    return kept > 0 || mismatches_ == before ? ReadOutcome::Ok : ReadOutcome::Error;
+    return kept > 0 || pairing_.failed == before ? ReadOutcome::Ok : ReadOutcome::Error;
 }
 
 Result<std::unique_ptr<BlockingNativeStackSource>>
@@ -218,13 +219,16 @@ PerfNativeStackSource::PerfNativeStackSource(StackSource& inner,
                                              std::unique_ptr<PerfThreadEvents> events,
                                              uint64_t intervalUs)
     : NativeStackSourceBase(inner, std::move(unwinder), all), events_(std::move(events)),
-      rereadBudgetNs_(intervalUs * 1000 / kRereadShare) {
+      rereads_(inner, intervalUs * 1000 / 10) {
 }
 
 ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& count) {
-    rereadsDone_ = 0;
-    rereadSpentNs_ = 0;
-    const ReadOutcome outcome = inner_.read(out, count);
+    rereads_.startTick();
+    ReadOutcome outcome = inner_.read(out, count);
+    // A torn read (the stacks changed under the walk): this mode pairs each thread with
+    // whichever read matches its sample anyway, so the next one serves as well.
+    for (int i = 0; i < kTornRetries && outcome == ReadOutcome::Error; ++i)
+        outcome = inner_.read(out, count);
     if (outcome != ReadOutcome::Ok) return outcome;
     if (++reads_ % 1024 == 0) { // close the events of threads that are gone
         events_->retain(remote::listTasks(inner_.pid()));
@@ -242,37 +246,15 @@ ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& c
         stackPages_.clear();
         SampledStack stack(*s, stackPages_);
         if (!merger_.unwind(t.threadId, s->regs, stack, lastError_)) return false;
-        return merger_.pair(t, lastError_) || pairWithReread(t);
+        // The thread may have moved on since its sample: a later read may find it back where
+        // the sample has it (lastError_ keeps why the first read did not pair).
+        std::string why;
+        if (merger_.pair(t, lastError_)) return true;
+        const bool later =
+            rereads_.pair(t, [&](ThreadStack& again) { return merger_.pair(again, why); });
+        pairing_.laterRead += later;
+        return later;
     });
-}
-
-bool PerfNativeStackSource::pairWithReread(ThreadStack& t) {
-    // The thread moved on between its sample and the read: a later read may find it back
-    // where the sample has it (the stack pairs by address on 3.12+, by count before), and
-    // holds the Python frames that run there. Each read is one instant of the Python stacks.
-    std::string why;
-    for (size_t round = 0; round < kRereads; ++round) {
-        if (round == rereadsDone_) {
-            if (rereadSpentNs_ >= rereadBudgetNs_) break;
-            if (rereads_.size() <= round) rereads_.resize(round + 1);
-            Reread& r = rereads_[round];
-            const uint64_t start = monotonicNs();
-            r.ok = inner_.read(r.stacks, r.count) == ReadOutcome::Ok;
-            rereadSpentNs_ += monotonicNs() - start;
-            ++rereadsDone_;
-        }
-        const Reread& r = rereads_[round];
-        if (!r.ok) break;
-        for (size_t i = 0; i < r.count; ++i) {
-            const ThreadStack& again = r.stacks[i];
-            if (again.threadId != t.threadId || again.skipped) continue;
-            ThreadStack candidate = again;
-            if (!merger_.pair(candidate, why)) break;
-            t = std::move(candidate);
-            return true;
-        }
-    }
-    return false; // lastError_ keeps why the first read did not pair
 }
 
 bool PerfNativeStackSource::mergeBlocked(ThreadStack& t) {
@@ -306,16 +288,25 @@ bool PerfNativeStackSource::mergeBlocked(ThreadStack& t) {
     return merged;
 }
 
-Result<std::unique_ptr<StackSource>> openNativeStackSource(StackSource& inner, bool all,
-                                                           bool blocking, uint64_t intervalUs) {
+Result<std::unique_ptr<NativeStackSourceBase>>
+openNativeStackSource(StackSource& inner, bool all, bool blocking, uint64_t intervalUs) {
     if (blocking) {
         auto s = BlockingNativeStackSource::create(inner, all);
         if (!s) return s.error();
-        return std::unique_ptr<StackSource>(std::move(*s));
+        return std::unique_ptr<NativeStackSourceBase>(std::move(*s));
     }
     auto s = PerfNativeStackSource::create(inner, all, intervalUs);
     if (!s) return s.error();
-    return std::unique_ptr<StackSource>(std::move(*s));
+    return std::unique_ptr<NativeStackSourceBase>(std::move(*s));
+}
+
+std::string describePairing(const NativePairing& p) {
+    std::string s = "Native stacks: " + std::to_string(p.firstRead) +
+                    " paired with the Python stack read after them";
+    if (p.laterRead > 0) s += ", " + std::to_string(p.laterRead) + " with a later read";
+    if (p.byCaller > 0)
+        s += " (" + std::to_string(p.byCaller) + " of them by the callback's calling frame)";
+    return s + "; " + std::to_string(p.failed) + " did not pair (errors)";
 }
 
 } // namespace gilscope::native

@@ -3,6 +3,7 @@
 #include "core/native/native_symbols.h"
 #include "core/native/native_unwinder.h"
 #include "core/native/perf_thread_events.h"
+#include "core/native/python_rereads.h"
 #include "core/native/stack_merge.h"
 #include "core/remote/page_cache.h"
 #include "core/remote/remote_memory.h"
@@ -20,8 +21,9 @@ namespace gilscope::native {
 // the registers.
 class NativeStackMerger {
 public:
+    // runtimeAddress: _PyRuntime's, which names the interpreter's module (0: not known).
     NativeStackMerger(FrameRegistry& registry, std::unique_ptr<NativeUnwinder> unwinder,
-                      int pythonMinor, bool all);
+                      int pythonMinor, bool all, uint64_t runtimeAddress = 0);
     // Replaces t.frames with the merged stack; false (t unchanged) with why.
     bool merge(ThreadStack& t, const Registers& regs, remote::ProcessMemory& stack,
                std::string& why) {
@@ -33,6 +35,8 @@ public:
                 std::string& why);
     bool pair(ThreadStack& t, std::string& why);
     NativeUnwinder& unwinder() { return *unwinder_; }
+    // Stacks whose innermost run paired by its calling frame (mergeStacks' exception).
+    uint64_t pairedByCaller() const { return pairedByCaller_; }
 
 private:
     // Where an eval loop keeps its entry frame: `offset` bytes below the loop's CFA. Fixed
@@ -60,13 +64,32 @@ private:
     std::vector<EntryPlace> entryPlaces_;
     uint32_t learnedPairs_ = 0;
     uint32_t previousOffset_ = 0; // EvalEntry::previousOffset, once a read gave one
+    uint64_t runtimeAddress_ = 0;
+    uint64_t pairedByCaller_ = 0;
 };
+
+// How a recording's thread stacks paired their Python and native halves (the recording's
+// summary prints it), counted per thread and tick.
+struct NativePairing {
+    uint64_t firstRead = 0; // with the Python stack read right after the native one
+    uint64_t laterRead = 0; // with a later read (PythonRereads)
+    uint64_t byCaller = 0;  // of those two, the innermost run by its calling frame
+    uint64_t failed = 0;    // none: left out of the sample, counted as an error
+};
+// "Native stacks: ..." for the summary.
+std::string describePairing(const NativePairing& p);
 
 // What both native sources share: the inner Python source and the StackSource plumbing.
 // A thread whose two stacks do not pair up is left out of that sample and counted.
 class NativeStackSourceBase : public StackSourceWrapper {
 public:
-    uint64_t mismatches() const { return mismatches_; }
+    // Read by the recording's thread once the sampler has stopped.
+    NativePairing pairing() const {
+        NativePairing p = pairing_;
+        p.firstRead = paired_ - p.laterRead;
+        p.byCaller = merger_.pairedByCaller();
+        return p;
+    }
 
 protected:
     NativeStackSourceBase(StackSource& inner, std::unique_ptr<NativeUnwinder> unwinder, bool all);
@@ -78,7 +101,8 @@ protected:
     remote::RemoteMemory memory_;
     // The live stack, a page per syscall: cleared before each thread's unwind.
     remote::PageCache stackPages_{memory_};
-    uint64_t mismatches_ = 0;
+    NativePairing pairing_; // but firstRead: paired_ less the later reads
+    uint64_t paired_ = 0;
 };
 
 // --native-stacks --blocking: every thread stopped (ptrace) for each sample, registers
@@ -96,8 +120,8 @@ private:
 // newest perf sample (PerfThreadEvents); the Python stack is read as usual, right after.
 // On 3.12+ every Python run must still sit in the sampled C stack (its entry frame's
 // address), so a thread that moved on between the two reads is not a mix: the Python
-// stacks are read again, up to kRereads times, and the first whose runs pair with the
-// sample is taken; a thread that none pairs with is an error.
+// stacks are read again (PythonRereads), and the first whose runs pair with the sample is
+// taken; a thread that none pairs with is an error.
 class PerfNativeStackSource final : public NativeStackSourceBase {
 public:
     static Result<std::unique_ptr<PerfNativeStackSource>> create(StackSource& inner, bool all,
@@ -107,26 +131,12 @@ public:
 private:
     PerfNativeStackSource(StackSource& inner, std::unique_ptr<NativeUnwinder> unwinder, bool all,
                           std::unique_ptr<PerfThreadEvents> events, uint64_t intervalUs);
-    // More reads of the Python stacks in a tick, while a thread's stack does not pair with
-    // its sample (a callback that comes and goes every few microseconds): at most this many,
-    // and only while they took less than a twentieth of the sampling interval.
-    static constexpr size_t kRereads = 16;
-    static constexpr uint64_t kRereadShare = 10;
-
+    static constexpr int kTornRetries = 2; // more reads when the first one is torn
     // A thread with no perf sample yet: blocked since before its events opened.
     bool mergeBlocked(ThreadStack& t);
-    // Pairs thread t's unwound sample with the Python stack of a later read (round 1..).
-    bool pairWithReread(ThreadStack& t);
-    struct Reread {
-        std::vector<ThreadStack> stacks;
-        size_t count = 0;
-        bool ok = false;
-    };
     std::unique_ptr<PerfThreadEvents> events_;
-    std::vector<Reread> rereads_; // this tick's, read when first needed
-    size_t rereadsDone_ = 0;
-    uint64_t rereadBudgetNs_ = 0; // per tick
-    uint64_t rereadSpentNs_ = 0;  // this tick
+    // A tenth of the interval for the later reads of threads that did not pair.
+    PythonRereads rereads_;
     // Threads merged by mergeBlocked, until their first perf sample: one that has not run
     // has the same stack, so it is unwound once, not every tick (nor failed every tick).
     struct BlockedStack {
@@ -138,7 +148,7 @@ private:
 };
 
 // --native-stacks: the blocking source or the perf one, over `inner`.
-Result<std::unique_ptr<StackSource>> openNativeStackSource(StackSource& inner, bool all,
-                                                           bool blocking, uint64_t intervalUs);
+Result<std::unique_ptr<NativeStackSourceBase>>
+openNativeStackSource(StackSource& inner, bool all, bool blocking, uint64_t intervalUs);
 
 } // namespace gilscope::native

@@ -60,6 +60,14 @@ constexpr std::string_view kPlumbing[] = {
     "t_bootstrap",
 };
 
+// A module's path as the target maps it (its mount namespace's), and where it starts; one
+// name for the vdso of every process ("[vdso: 1234]" is "[vdso]").
+const char* moduleName(Dwfl_Module* mod, Dwarf_Addr& start) {
+    const char* name =
+        dwfl_module_info(mod, nullptr, &start, nullptr, nullptr, nullptr, nullptr, nullptr);
+    return name && std::string_view(name).starts_with("[vdso") ? "[vdso]" : name;
+}
+
 // Where the function holding pc starts, from its CFI (FDE) entry; pc itself when none.
 uint64_t functionStart(Dwfl_Module* mod, uint64_t pc) {
     for (int pass = 0; pass < 2; ++pass) {
@@ -102,6 +110,14 @@ std::string NativeSymbols::demangle(const char* name) {
     return status == 0 && out ? std::string(out.get()) : std::string(name);
 }
 
+StringId NativeSymbols::moduleOf(NativeUnwinder& unwinder, uint64_t addr) {
+    NativeUnwinder::TargetScope target(unwinder.pid());
+    Dwfl_Module* mod = unwinder.dwfl() ? dwfl_addrmodule(unwinder.dwfl(), addr) : nullptr;
+    Dwarf_Addr start = 0;
+    const char* name = mod ? moduleName(mod, start) : nullptr;
+    return name ? registry_.internString(name) : UINT32_MAX;
+}
+
 NativeSymbol NativeSymbols::lookup(NativeUnwinder& unwinder, uint64_t pc) {
     Dwfl* dwfl = unwinder.dwfl();
     NativeUnwinder::TargetScope target(unwinder.pid());
@@ -114,12 +130,8 @@ NativeSymbol NativeSymbols::lookup(NativeUnwinder& unwinder, uint64_t pc) {
     bool named = false;
     if (Dwfl_Module* mod = dwfl ? dwfl_addrmodule(dwfl, pc) : nullptr) {
         Dwarf_Addr start = 0;
-        const char* modName =
-            dwfl_module_info(mod, nullptr, &start, nullptr, nullptr, nullptr, nullptr, nullptr);
-        if (modName) {
-            path = modName; // the target's own path (its mount namespace's)
-            // "[vdso: 1234]": one name for the vdso of every process
-            if (path.starts_with("[vdso")) path = "[vdso]";
+        if (const char* modName = moduleName(mod, start)) {
+            path = modName;
             library = std::string(fileName(path));
         }
         GElf_Off offset = 0;

@@ -38,6 +38,8 @@ public:
     explicit NativeSymbols(FrameRegistry& registry) : registry_(registry) {}
     // Names pc in the unwinder's module list (which it may rebuild).
     NativeSymbol lookup(NativeUnwinder& unwinder, uint64_t pc);
+    // The filename lookup() gives frames of the module holding `addr` (none: UINT32_MAX).
+    StringId moduleOf(NativeUnwinder& unwinder, uint64_t addr);
 
     // Exposed for tests: how a symbol name is classified.
     static NativeKind classify(const std::string& name);

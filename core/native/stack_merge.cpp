@@ -35,19 +35,35 @@ bool pythonRuns(const MergeInput& in, const MergeOptions& o, std::vector<Run>& r
     return true;
 }
 
+constexpr size_t kNowhere = SIZE_MAX;
+
+// The native frame at or after `from` whose stack range [its SP, its caller's SP) holds
+// address a, if that frame can be an eval loop: named so, or unnamed code of the
+// interpreter's module (a stripped interpreter). Any other frame there means the stacks
+// do not pair (the Python stack was read where the sample had other C frames).
+size_t evalFrameHolding(const MergeInput& in, uint64_t a, size_t from, StringId interpreter,
+                        const FrameRegistry& registry) {
+    for (size_t i = from; i + 1 < in.native.size(); ++i) {
+        if (!(in.native[i].sp <= a && a < in.native[i + 1].sp)) continue;
+        const NativeSymbol& s = in.native[i].symbol;
+        const bool canEval = s.kind == NativeKind::Eval ||
+                             (!s.named && registry.frame(s.frame).filename == interpreter);
+        return canEval ? i : kNowhere;
+    }
+    return kNowhere;
+}
+
 // evalOf[i]: the run native frame i runs, or -1.
-bool pairByAddress(const MergeInput& in, const std::vector<Run>& runs, std::vector<int>& evalOf,
-                   std::string& why) {
+bool pairByAddress(const MergeInput& in, const std::vector<Run>& runs, StringId interpreter,
+                   const FrameRegistry& registry, std::vector<int>& evalOf, std::string& why) {
     size_t from = 0;
     for (size_t k = 0; k < runs.size(); ++k) {
         const uint64_t a = in.entries[k].address;
-        size_t i = from;
-        while (i + 1 < in.native.size() && !(in.native[i].sp <= a && a < in.native[i + 1].sp))
-            ++i;
-        if (i + 1 >= in.native.size()) {
+        const size_t i = evalFrameHolding(in, a, from, interpreter, registry);
+        if (i == kNowhere) {
             char buf[160];
             std::snprintf(buf, sizeof buf,
-                          "the entry frame 0x%llx of Python run %zu lies in no native frame",
+                          "the entry frame 0x%llx of Python run %zu lies in no eval loop",
                           static_cast<unsigned long long>(a), k);
             why = buf;
             return false;
@@ -64,21 +80,18 @@ bool pairByAddress(const MergeInput& in, const std::vector<Run>& runs, std::vect
 }
 
 // pairByAddress's exception (see mergeStacks): runs 1.. by address, run 0 by its caller.
-bool pairInnermostByCaller(const MergeInput& in, const std::vector<Run>& runs,
-                           std::vector<int>& evalOf) {
+bool pairInnermostByCaller(const MergeInput& in, const std::vector<Run>& runs, StringId interpreter,
+                           const FrameRegistry& registry, std::vector<int>& evalOf) {
     std::fill(evalOf.begin(), evalOf.end(), -1);
     size_t from = 0, outerFrame = in.native.size();
     for (size_t k = 1; k < runs.size(); ++k) {
-        const uint64_t a = in.entries[k].address;
-        size_t i = from;
-        while (i + 1 < in.native.size() && !(in.native[i].sp <= a && a < in.native[i + 1].sp))
-            ++i;
-        if (i + 1 >= in.native.size()) return false;
+        const size_t i = evalFrameHolding(in, in.entries[k].address, from, interpreter, registry);
+        if (i == kNowhere) return false;
         if (k == 1) outerFrame = i;
         evalOf[i] = int(k);
         from = i + 1;
     }
-    int innermost = -1; // the one eval loop leafward of the outer runs
+    int innermost = -1; // the one eval loop leafward of the outer runs (by name only)
     for (size_t i = 0; i < outerFrame; ++i)
         if (in.native[i].symbol.kind == NativeKind::Eval) {
             if (innermost >= 0) return false;
@@ -121,19 +134,22 @@ bool mergeStacks(const MergeInput& in, const MergeOptions& options, const FrameR
     std::vector<Run> runs;
     if (!pythonRuns(in, options, runs, why)) return false;
     std::vector<int> evalOf(in.native.size(), -1);
+    // The interpreter's module: where its eval loop and call machinery are (by name). Its
+    // unnamed code may be a stripped eval loop, and is plumbing.
+    StringId interpreter = options.interpreter;
+    for (size_t i = 0; i < in.native.size() && interpreter == UINT32_MAX; ++i)
+        if (in.native[i].symbol.kind != NativeKind::Code)
+            interpreter = registry.frame(in.native[i].symbol.frame).filename;
     bool byAddress = options.runs == PythonRuns::Entries && !runs.empty();
     for (const EvalEntry& e : in.entries)
         byAddress = byAddress && e.address != 0;
-    if (byAddress && !pairByAddress(in, runs, evalOf, why)) {
-        if (in.sampled.empty() || !pairInnermostByCaller(in, runs, evalOf)) return false;
+    if (byAddress && !pairByAddress(in, runs, interpreter, registry, evalOf, why)) {
+        if (in.sampled.empty() || !pairInnermostByCaller(in, runs, interpreter, registry, evalOf))
+            return false;
         if (byCaller) *byCaller = true;
     } else if (!byAddress && !pairByName(in, runs, evalOf, why)) {
         return false;
     }
-    // The interpreter's module: where its eval loop is. Its unnamed code is plumbing.
-    StringId interpreter = UINT32_MAX;
-    for (size_t i = 0; i < in.native.size() && interpreter == UINT32_MAX; ++i)
-        if (evalOf[i] >= 0) interpreter = registry.frame(in.native[i].symbol.frame).filename;
     size_t done = 0; // runs placed so far
     for (size_t i = 0; i < in.native.size(); ++i) {
         const NativeSymbol& s = in.native[i].symbol;

@@ -46,6 +46,7 @@ public:
     std::string lastError() const override { return lastError_; }
     bool takeThreadNames(std::vector<ThreadName>& changed) override;
     std::vector<ThreadName> threadNamesNow() override;
+    uint64_t runtimeAddress() const override { return loc_.runtimeAddr; }
 
     uint64_t syscalls() const { return mem_.syscalls(); }
     // Thread stacks served without a walk, because their thread ran no Python since.

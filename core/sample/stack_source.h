@@ -110,6 +110,9 @@ public:
     }
     // Every thread's name, read now on the caller's thread (`dump`).
     virtual std::vector<ThreadName> threadNamesNow() { return {}; }
+    // Where _PyRuntime lies in the target (0: not known): --native-stacks finds the
+    // interpreter's own module by it, when its eval loop has no symbol.
+    virtual uint64_t runtimeAddress() const { return 0; }
 };
 
 // A source that reads through another (--blocking, --native-stacks): all but read() is the
@@ -127,6 +130,7 @@ public:
         return inner_.takeThreadNames(changed);
     }
     std::vector<ThreadName> threadNamesNow() override { return inner_.threadNamesNow(); }
+    uint64_t runtimeAddress() const override { return inner_.runtimeAddress(); }
 
 protected:
     StackSource& inner_;

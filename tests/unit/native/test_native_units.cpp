@@ -81,8 +81,13 @@ class TestNativeUnits : public QObject {
         return reg_.internFrame(FrameInfo{reg_.internString("x.py"), reg_.internString(name)});
     }
     // A native frame of "lib.so" (python3.15 for unnamed ones, as NativeSymbols names them).
-    NativeStackFrame nat(const char* name, uint64_t sp = 0, bool named = true) {
-        FrameInfo fi{reg_.internString(named ? "lib.so" : "python3.15"), reg_.internString(name)};
+    // A named frame is in lib.so unless `file` says; an unnamed one in python3.15.
+    NativeStackFrame nat(const char* name, uint64_t sp = 0, bool named = true,
+                         const char* file = nullptr) {
+        FrameInfo fi{reg_.internString(file    ? file
+                                       : named ? "lib.so"
+                                               : "python3.15"),
+                     reg_.internString(name)};
         return {
             {reg_.internFrame(fi), named ? NativeSymbols::classify(name) : NativeKind::Code, named},
             sp};
@@ -152,7 +157,7 @@ private slots:
                                                       nat("closure_fcn", 0x1100),
                                                       nat("qsort_r", 0x1200),
                                                       nat("python3.15+0x4c083", 0x1300, false),
-                                                      nat("Py_RunMain", 0x1400),
+                                                      nat("Py_RunMain", 0x1400, true, "python3.15"),
                                                       nat("_start", 0x1500)};
         const std::vector<EvalEntry> entries = {{1, 0x1080}, {3, 0x1340}};
         std::vector<FrameId> out;
@@ -164,7 +169,12 @@ private slots:
         // An entry frame outside every native frame: an error, not a guess.
         const std::vector<EvalEntry> lost = {{1, 0x1080}, {3, 0x9000}};
         QVERIFY(!mergeStacks({python, lost, 0, native, {}}, MergeOptions{}, reg_, out, why));
-        QVERIFY2(why.find("lies in no native frame") != std::string::npos, why.c_str());
+        QVERIFY2(why.find("lies in no eval loop") != std::string::npos, why.c_str());
+        // An entry frame in a frame that is no eval loop (the Python stack was read where
+        // the sample had C frames of another library): an error, not a mix.
+        const std::vector<EvalEntry> inQsort = {{1, 0x1280}, {3, 0x1340}};
+        QVERIFY(!mergeStacks({python, inQsort, 0, native, {}}, MergeOptions{}, reg_, out, why));
+        QVERIFY2(why.find("lies in no eval loop") != std::string::npos, why.c_str());
         // Entries that point past the frames (torn): refused.
         const std::vector<EvalEntry> torn = {{5, 0x1080}};
         QVERIFY(!mergeStacks({python, torn, 0, native, {}}, MergeOptions{}, reg_, out, why));
