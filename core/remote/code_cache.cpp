@@ -64,7 +64,8 @@ bool CodeCache::fillFrom(uint64_t codeAddr, const std::vector<uint8_t>& code, Co
     out.filename = *filename;
     out.funcname = *name;
     const std::string& file = registry_.string(*filename);
-    out.interpreterShim = file == "<shim>" || file == "__init__";
+    out.trampoline = file == "<shim>";
+    out.interpreterShim = out.trampoline || file == "__init__";
     // CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
     if (layout_.coFlags != kAbsent)
         out.resumable =

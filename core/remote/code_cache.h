@@ -33,6 +33,9 @@ struct CodeInfo {
     // One of CPython's own shim code objects (3.12's "<shim>" trampoline, 3.13+'s
     // "__init__" cleanup frame of CALL_ALLOC_AND_ENTER_INIT): not a Python frame.
     bool interpreterShim = false;
+    // 3.12's "<shim>" trampoline, which only an eval loop's entry frame (owned by the C
+    // stack) runs.
+    bool trampoline = false;
     // A generator's, coroutine's or async generator's code (known on <= 3.10 only).
     bool resumable = false;
 };

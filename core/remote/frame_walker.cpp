@@ -287,7 +287,8 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         }
         FrameId id = 0;
         bool python = false;
-        if (!describe(f, id, python)) return fail("cannot read a code object");
+        if (!describe(f, id, python))
+            return fail(stopReason_.empty() ? "cannot read a code object" : stopReason_);
         if (!python) { // a frame being set up or torn down, or an interpreter shim
             frame = previous;
             continue;
@@ -318,6 +319,14 @@ bool FrameWalker::describe(StructView f, FrameId& id, bool& python) {
     const uint64_t globals = f.field<uint64_t>(layout_.frGlobals); // absent: 0
     const CodeInfo* info = codes_.lookup(code, instr, globals);
     if (!info) return false;
+    if (info->trampoline && layout_.minor == 12 &&
+        f.field<uint8_t>(layout_.frOwner) != layout_.firstSkippedOwner) {
+        // An entry frame caught half set up (its C stack slot still holds an older frame's
+        // owner): the chain around it is not one instant's, and skipping it would join
+        // two eval loops' runs into one.
+        stopReason_ = "an eval loop's entry frame is half set up (torn read)";
+        return false;
+    }
     if (info->interpreterShim) return true;
     FrameInfo fi{info->filename, info->funcname};
     fi.firstLine = info->firstLine;

@@ -125,6 +125,23 @@ private slots:
         QCOMPARE(c.mem.calls() - before, size_t{2});
     }
 
+    // 3.12: C code that called back into Python puts an eval loop's entry frame (the
+    // "<shim>" trampoline, owned by the C stack) between the caller's frames and the
+    // callback's. One caught half set up, its C stack slot still holding an older frame's
+    // owner, is a torn read: skipped, it would join two eval loops' runs into one.
+    void entryFrameHalfSetUpIsTorn() {
+        ModernChain c(kPy312);
+        const uint64_t entry = c.py.alloc(c.layout.frSize);
+        c.py.modernFrame(entry, c.py.code("<shim>", 0, "<shim>"), c.main, 3);
+        c.mem.put<uint64_t>(c.mid + c.layout.frPrevious, entry);
+        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QCOMPARE(c.names(), kModernStack);               // the shim is no Python frame
+        c.mem.put<uint8_t>(entry + c.layout.frOwner, 0); // FRAME_OWNED_BY_THREAD
+        QVERIFY(!c.walk());
+        QVERIFY2(c.walker.error().find("half set up") != std::string::npos,
+                 c.walker.error().c_str());
+    }
+
     // A start-up interpreter frees a short-lived code object (a .pth line's exec) and puts
     // one of the program's functions at its address at once, with the instruction pointer
     // inside the old bytecode's range. A frame of another module's globals running "the
