@@ -32,8 +32,9 @@ struct PerfSample {
 class PerfThreadEvents {
 public:
     // perf's own default for --call-graph dwarf. Beyond it the unwinder reads the live
-    // stack (the root side, which a thread deeper than the copy has not changed). 16 KiB
-    // slowed the benchmark's target by 18.5% at 10 kHz, 8 KiB by 13.6% (cache and copy).
+    // stack (the root side, which a thread deeper than the copy has not changed). Half
+    // of 16 KiB to copy; the target's slowdown at 10 kHz moved from 18.5% to 13.6% in one
+    // side-by-side run, but varies by ±4 points between runs on this VM.
     static constexpr uint32_t kStackBytes = 8192;
 
     // Checks that the kernel lets this process sample `pid` (perf_event_paranoid,
