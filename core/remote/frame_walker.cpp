@@ -293,6 +293,12 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
             frame = previous;
             continue;
         }
+        // --native-stacks on 3.11: a leaf that has not started may be a callback's frame
+        // whose eval loop has not marked it as its entry yet (is_entry), nor linked it for
+        // good, so its run would join its caller's: torn, read again. (Without native
+        // stacks CPython's rule stands: such a frame shows at its first line.)
+        if (entries_ && layout_.frIsEntry != kAbsent && out.size() == first && lastNotStarted_)
+            return fail("the leaf frame is entering its eval loop (torn read)");
         out.push_back(id);
         // 3.11 marks the first frame of each eval-loop call instead of a shim below it.
         if (layout_.frIsEntry != kAbsent && f.field<uint8_t>(layout_.frIsEntry) != 0) {
@@ -313,6 +319,7 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
 
 bool FrameWalker::describe(StructView f, FrameId& id, bool& python) {
     python = false;
+    lastNotStarted_ = false;
     const uint64_t code = f.field<uint64_t>(layout_.frCode) & layout_.frameTagMask;
     const uint64_t instr = f.field<uint64_t>(layout_.frInstr);
     if (code == 0) return true; // frame being set up or torn down
@@ -332,6 +339,7 @@ bool FrameWalker::describe(StructView f, FrameId& id, bool& python) {
     fi.firstLine = info->firstLine;
     const int64_t offset = static_cast<int64_t>(instr - info->bytecodeAddr);
     if (offset < 0) { // not started yet: CPython reports the first line
+        lastNotStarted_ = true;
         fi.line = fi.endLine = info->firstLine;
     } else {
         const SourceLocation loc = codes_.location(*info, offset);

@@ -142,6 +142,25 @@ private slots:
                  c.walker.error().c_str());
     }
 
+    // 3.11 with --native-stacks: a leaf that has not started may be a callback's frame
+    // that its eval loop has not marked as its entry yet, so its run would join its
+    // caller's; the read is torn. Without native stacks CPython's rule stands: the frame
+    // shows at its first line.
+    void notStartedLeafIsTornForNativeStacks() {
+        ModernChain c(kPy311);
+        c.mem.put<uint64_t>(c.leaf + c.layout.frInstr, c.py.instr(c.leafCode) - 4);
+        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QCOMPARE(c.names().first(), QStringLiteral("leaf:40"));
+        std::vector<EvalEntry> entries;
+        c.walker.setEvalEntries(&entries);
+        QVERIFY(!c.walk());
+        QVERIFY2(c.walker.error().find("entering its eval loop") != std::string::npos,
+                 c.walker.error().c_str());
+        c.mem.put<uint64_t>(c.leaf + c.layout.frInstr, c.py.instr(c.leafCode)); // started
+        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QCOMPARE(c.names(), kModernStack);
+    }
+
     // A start-up interpreter frees a short-lived code object (a .pth line's exec) and puts
     // one of the program's functions at its address at once, with the instruction pointer
     // inside the old bytecode's range. A frame of another module's globals running "the
