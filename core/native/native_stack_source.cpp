@@ -195,9 +195,8 @@ ReadOutcome BlockingNativeStackSource::read(std::vector<ThreadStack>& out, size_
     if (outcome != ReadOutcome::Ok) return outcome;
     return mergeAll(out, count, [&](ThreadStack& t) {
         Registers regs;
-        stackPages_.clear();
         return threadRegisters(static_cast<int>(t.threadId), regs, lastError_) &&
-               merger_.merge(t, regs, stackPages_, lastError_);
+               merger_.merge(t, regs, liveStack(), lastError_);
     });
 }
 
@@ -243,13 +242,12 @@ ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& c
         const PerfSample* s = events_->newest(tid);
         if (!s) return mergeBlocked(t);
         if (!blocked_.empty()) blocked_.erase(t.threadId); // it ran: its stack may differ
-        stackPages_.clear();
-        SampledStack stack(*s, stackPages_);
+        SampledStack stack(*s, liveStack());
         if (!merger_.unwind(t.threadId, s->regs, stack, lastError_)) return false;
         // The thread may have moved on since its sample: a later read may find it back where
         // the sample has it (lastError_ keeps why the first read did not pair).
-        std::string why;
         if (merger_.pair(t, lastError_)) return true;
+        std::string why;
         const bool later =
             rereads_.pair(t, [&](ThreadStack& again) { return merger_.pair(again, why); });
         pairing_.laterRead += later;
@@ -281,8 +279,7 @@ bool PerfNativeStackSource::mergeBlocked(ThreadStack& t) {
                      (text ? " says it runs" : " cannot be read") + ": no native stack yet";
         return false;
     }
-    stackPages_.clear();
-    const bool merged = merger_.merge(t, *regs, stackPages_, lastError_);
+    const bool merged = merger_.merge(t, *regs, liveStack(), lastError_);
     blocked_[t.threadId] = {std::move(python), merged ? t.frames : std::vector<FrameId>{},
                             merged ? std::string() : lastError_};
     return merged;

@@ -99,7 +99,11 @@ protected:
 
     NativeStackMerger merger_;
     remote::RemoteMemory memory_;
-    // The live stack, a page per syscall: cleared before each thread's unwind.
+    // The live stack, a page per syscall, for one thread's unwind.
+    remote::ProcessMemory& liveStack() {
+        stackPages_.clear(); // the last thread's pages, or this one's from another tick
+        return stackPages_;
+    }
     remote::PageCache stackPages_{memory_};
     NativePairing pairing_; // but firstRead: paired_ less the later reads
     uint64_t paired_ = 0;

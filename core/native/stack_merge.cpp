@@ -53,29 +53,43 @@ size_t evalFrameHolding(const MergeInput& in, uint64_t a, size_t from, StringId 
     return kNowhere;
 }
 
-// evalOf[i]: the run native frame i runs, or -1.
-bool pairByAddress(const MergeInput& in, const std::vector<Run>& runs, StringId interpreter,
-                   const FrameRegistry& registry, std::vector<int>& evalOf, std::string& why) {
+// Pairs runs [first, runs) with the eval loops holding their entry frames, in order
+// (evalOf[i]: the run native frame i runs, or -1). Returns the first run that lies in no
+// eval loop, or kNowhere.
+size_t pairRunsByAddress(const MergeInput& in, size_t first, size_t runs, StringId interpreter,
+                         const FrameRegistry& registry, std::vector<int>& evalOf) {
     size_t from = 0;
-    for (size_t k = 0; k < runs.size(); ++k) {
-        const uint64_t a = in.entries[k].address;
-        const size_t i = evalFrameHolding(in, a, from, interpreter, registry);
-        if (i == kNowhere) {
-            char buf[160];
-            std::snprintf(buf, sizeof buf,
-                          "the entry frame 0x%llx of Python run %zu lies in no eval loop",
-                          static_cast<unsigned long long>(a), k);
-            why = buf;
-            return false;
-        }
+    for (size_t k = first; k < runs; ++k) {
+        const size_t i = evalFrameHolding(in, in.entries[k].address, from, interpreter, registry);
+        if (i == kNowhere) return k;
         evalOf[i] = int(k);
         from = i + 1;
     }
+    return kNowhere;
+}
+
+// Every eval loop (by name) on the native stack runs a run of Python frames.
+bool everyEvalLoopRuns(const MergeInput& in, const std::vector<int>& evalOf) {
     for (size_t i = 0; i < in.native.size(); ++i)
-        if (evalOf[i] < 0 && in.native[i].symbol.kind == NativeKind::Eval) {
-            why = "an eval loop on the native stack runs no Python frames";
-            return false;
-        }
+        if (evalOf[i] < 0 && in.native[i].symbol.kind == NativeKind::Eval) return false;
+    return true;
+}
+
+bool pairByAddress(const MergeInput& in, const std::vector<Run>& runs, StringId interpreter,
+                   const FrameRegistry& registry, std::vector<int>& evalOf, std::string& why) {
+    if (const size_t k = pairRunsByAddress(in, 0, runs.size(), interpreter, registry, evalOf);
+        k != kNowhere) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf,
+                      "the entry frame 0x%llx of Python run %zu lies in no eval loop",
+                      static_cast<unsigned long long>(in.entries[k].address), k);
+        why = buf;
+        return false;
+    }
+    if (!everyEvalLoopRuns(in, evalOf)) {
+        why = "an eval loop on the native stack runs no Python frames";
+        return false;
+    }
     return true;
 }
 
@@ -83,14 +97,9 @@ bool pairByAddress(const MergeInput& in, const std::vector<Run>& runs, StringId 
 bool pairInnermostByCaller(const MergeInput& in, const std::vector<Run>& runs, StringId interpreter,
                            const FrameRegistry& registry, std::vector<int>& evalOf) {
     std::fill(evalOf.begin(), evalOf.end(), -1);
-    size_t from = 0, outerFrame = in.native.size();
-    for (size_t k = 1; k < runs.size(); ++k) {
-        const size_t i = evalFrameHolding(in, in.entries[k].address, from, interpreter, registry);
-        if (i == kNowhere) return false;
-        if (k == 1) outerFrame = i;
-        evalOf[i] = int(k);
-        from = i + 1;
-    }
+    if (pairRunsByAddress(in, 1, runs.size(), interpreter, registry, evalOf) != kNowhere)
+        return false;
+    const size_t outerFrame = size_t(std::find(evalOf.begin(), evalOf.end(), 1) - evalOf.begin());
     int innermost = -1; // the one eval loop leafward of the outer runs (by name only)
     for (size_t i = 0; i < outerFrame; ++i)
         if (in.native[i].symbol.kind == NativeKind::Eval) {
@@ -102,9 +111,7 @@ bool pairInnermostByCaller(const MergeInput& in, const std::vector<Run>& runs, S
     for (const SampledEntry& s : in.sampled)
         if (s.frame == size_t(innermost) && s.previous == caller) {
             evalOf[size_t(innermost)] = 0;
-            for (size_t i = 0; i < in.native.size(); ++i)
-                if (evalOf[i] < 0 && in.native[i].symbol.kind == NativeKind::Eval) return false;
-            return true;
+            return everyEvalLoopRuns(in, evalOf);
         }
     return false;
 }

@@ -70,8 +70,6 @@ public:
     // 3.11+: the frame whose local copy is f. False when its code object cannot be
     // read; `python` false for frames that show nothing (shims, frames being set up).
     bool describe(StructView f, FrameId& id, bool& python);
-    // Whether the frame describe() last named had not started yet (3.11-3.12 tell it).
-    bool lastNotStarted() const { return lastNotStarted_; }
     // The reads of one sample, shared with the asyncio task reader: whoever starts a
     // sample calls budget().begin().
     SampleBudget& budget() { return budget_; }
@@ -141,7 +139,7 @@ private:
     bool opcodes_;
     bool native_ = false;
     std::vector<EvalEntry>* entries_ = nullptr;
-    bool lastNotStarted_ = false;
+    bool lastNotStarted_ = false; // the frame describe() last named had not started
     FrameId nativeFrame_ = 0;
     uint64_t noneAddr_ = 0;
     uint64_t stopFrame_ = 0;
