@@ -398,7 +398,7 @@ private slots:
     // What pairs no way is an error (counted): every stack shown is in call order, never a
     // mix, and nothing is stopped. The error rate depends on the machine's load (quiet:
     // 1-5% on 3.8-3.11, 0-25% on 3.12+; before: 31-39% and 48-76%), so it is bounded
-    // loosely; the counts say that each way of pairing worked.
+    // loosely; the summary's counts say that pairing by caller worked.
     void withoutPausingQsortCallbacks_data() { addInterpreterRows(all_); }
     void withoutPausingQsortCallbacks() {
         QFETCH(Interpreter, interpreter);
@@ -420,14 +420,15 @@ private slots:
         }
         QVERIFY2(inCallback >= 20, qPrintable(describe(r)));
         const auto pairing =
-            QRegularExpression("Native stacks: \\d+ paired with the Python stack read after them, "
-                               "(\\d+) with a later read(?: \\((\\d+) of them by the "
-                               "callback's calling frame\\))?")
+            QRegularExpression("Native stacks: \\d+ paired with the Python stack read after them"
+                               "(?:, (\\d+) with a later read)?(?: \\((\\d+) of them by the "
+                               "callback's calling frame\\))?; \\d+ did not pair")
                 .match(r.out + r.err);
         QVERIFY2(pairing.hasMatch(), qPrintable(describe(r)));
-        QVERIFY2(pairing.captured(1).toLongLong() > 0, qPrintable(describe(r)));
-        // By caller on 3.12+ where the eval loop has a name (not in Debian's 3.14/3.15, whose
-        // interpreter has no symbols for it: there a loop is only found by its address).
+        // Pairing by caller on the host's 3.12+ (the sid chroot's 3.14/3.15 have no symbol for
+        // their eval loop). Later reads are not asked for: they have a time budget, which a
+        // loaded machine spends on one preempted read (tests/unit/native/test_python_rereads
+        // checks them exactly).
         if (interpreter.minor >= 12 && !interpreter.inChroot)
             QVERIFY2(pairing.captured(2).toLongLong() > 0, qPrintable(describe(r)));
         QVERIFY2(errorRatePct(r.out + r.err) <= 60.0, qPrintable(describe(r)));
