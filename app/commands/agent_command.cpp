@@ -32,11 +32,11 @@ Result<AgentOptions> readAgentOptions(const QCommandLineParser& parser) {
     if (!interval) return interval.error();
     o.intervalUs = *interval;
     o.read.allThreads = true; // a service's work is rarely on its main thread only
-    // Processes whose CPU clock did not move are still read (skipping them was tried): the
-    // kernel adds a running thread's time to its process's clock only at a scheduler tick
-    // or a switch, so a burst shorter than a tick (4 ms at HZ=250) was not seen, and a
-    // quiet service's profile thinned 2-3x (bench_agent). Names go out with each push; a new thread
-    // is still named at once.
+    // Quiet services sleep almost always: a process none of whose threads has been on a
+    // CPU since its last read is not read again (exact, from each thread's schedstat; the
+    // process's CPU clock was tried first and missed bursts shorter than a scheduler tick).
+    // Names go out with each push; a new thread is still named at once.
+    o.read.stillProcesses = true;
     o.read.threadNameRefreshMs = 10'000;
     const std::string mode = parser.value("mode").toStdString();
     if (mode == "wall")

@@ -66,6 +66,11 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
     walker_.setNative(options_.native);
     gcFile_ = registry_.internString("~");
     gcName_ = registry_.internString("<GC>");
+    if (options_.stillProcesses && !options_.nativeStacks && options_.asyncMode == AsyncMode::Off) {
+        taskRuns_ = std::make_unique<KernelTaskRuns>(pid);
+        still_ = std::make_unique<StillProcess>(
+            *taskRuns_, [this](uint64_t tid) { return threadState_.read(tid); });
+    }
 }
 
 Status LiveProcessReader::init() {
@@ -198,6 +203,9 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     lastError_.clear();
     walker_.budget().begin();
     if (options_.asyncMode != AsyncMode::Off) return readAsync(out, count);
+    if (still_ && still_->stillSinceLastRead() && reuseLastSample(out, count))
+        return ReadOutcome::Ok;
+    lastOut_ = nullptr;
     // One syscall for the main interpreter's hot fields, the runtime's GIL/GC fields, the
     // thread state we expect to need first (the one we needed last time) and, when only
     // that thread is sampled, the frame data its last walk needed.
@@ -247,11 +255,44 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
             interp = s.next;
         }
     }
+    if (still_) {
+        still_->afterRead(outcome == ReadOutcome::Ok);
+        if (outcome == ReadOutcome::Ok) {
+            lastOut_ = out.data();
+            lastCount_ = count;
+        }
+    }
     threadState_.endSample();
     readAhead_.endSample();
     unchanged_.endSample();
     if (names_ && outcome == ReadOutcome::Ok) names_->noteThreads(out, count);
     return outcome;
+}
+
+bool LiveProcessReader::reuseLastSample(std::vector<ThreadStack>& out, size_t& count) {
+    // --mode cpu keeps only threads on a CPU, and none has been on one: nothing.
+    if (options_.mode == ProfilingMode::Cpu && !options_.reportSkipped) {
+        count = 0;
+        return true;
+    }
+    // Only the caller's own vector still holds what the last read put in it.
+    if (!lastOut_ || out.data() != lastOut_ || lastCount_ > out.size()) return false;
+    // No thread ran since: no frame was pushed or popped, no lock or exception changed
+    // hands, no thread came or went. Every thread was asleep at that read already.
+    count = 0;
+    for (size_t i = 0; i < lastCount_; ++i) {
+        ThreadStack& st = out[i];
+        st.status &= ~ThreadStatus::OnCpu;
+        if (!st.skipped && !threadMatchesMode(options_.mode, st.status)) {
+            if (!options_.reportSkipped) continue;
+            st.skipped = true;
+            st.frames.clear();
+        }
+        if (count != i) std::swap(out[count], out[i]);
+        ++count;
+    }
+    lastCount_ = count;
+    return true;
 }
 
 void LiveProcessReader::readSkippedFrames() {

@@ -8,7 +8,9 @@
 #include "core/remote/read_ahead.h"
 #include "core/remote/remote_memory.h"
 #include "core/remote/runtime_locator.h"
+#include "core/remote/still_process.h"
 #include "core/remote/task_graph.h"
+#include "core/remote/task_runs.h"
 #include "core/remote/thread_name_watcher.h"
 #include "core/remote/thread_state_probe.h"
 #include "core/remote/unchanged_stacks.h"
@@ -51,6 +53,10 @@ public:
     uint64_t syscalls() const { return mem_.syscalls(); }
     // Thread stacks served without a walk, because their thread ran no Python since.
     uint64_t stacksUnchanged() const { return unchanged_.served(); }
+    // Samples that repeated the last one, no thread having run since (stillProcesses).
+    uint64_t samplesStill() const { return still_ ? still_->samplesStill() : 0; }
+    // Threads whose arrivals StillProcess reads from a perf event's page.
+    size_t threadsWatchedByPerf() const { return taskRuns_ ? taskRuns_->perfThreads() : 0; }
 
 private:
     static constexpr size_t kMaxThreads = 8192; // CPython's per-interpreter bound
@@ -100,6 +106,9 @@ private:
     bool readRunningTask(uint64_t tstateAddr, uint64_t threadId);
     Status loadAsyncio(); // ok without tasks_ while the AsyncioDebug section is not mapped
     uint64_t findMainTstate(const InterpState& interp);
+    // stillProcesses: the last sample again, without its threads' CPU; false when `out`
+    // is not the vector the last read filled.
+    bool reuseLastSample(std::vector<ThreadStack>& out, size_t& count);
 
     int pid_;
     ReadOptions options_;
@@ -110,6 +119,10 @@ private:
     CodeCache codes_;
     FrameWalker walker_;
     ThreadStateProbe threadState_;
+    std::unique_ptr<KernelTaskRuns> taskRuns_; // stillProcesses
+    std::unique_ptr<StillProcess> still_;
+    const ThreadStack* lastOut_ = nullptr; // the last good read's output (the caller's
+    size_t lastCount_ = 0;                 // vector) and length, which reuseLastSample uses
     ExecWatch exec_;
     uint64_t failuresSinceExecCheck_ = 0;
     std::string lastError_;

@@ -72,7 +72,10 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     if (!options_.cpuState && options_.mode != ProfilingMode::Cpu) {
         status |= ThreadStatus::Unknown;
     } else {
-        const ThreadStateProbe::State kernel = threadState_.read(stack.threadId);
+        // stillProcesses probed every thread before the read; that probe stands for it.
+        const ThreadStateProbe::State* before =
+            still_ ? still_->probedBefore(stack.threadId) : nullptr;
+        const ThreadStateProbe::State kernel = before ? *before : threadState_.read(stack.threadId);
         switch (kernel.cpu) {
         case ThreadStateProbe::Cpu::OnCpu:
             status |= ThreadStatus::OnCpu;

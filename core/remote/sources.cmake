@@ -17,6 +17,8 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/page_cache.cpp
     ${CMAKE_CURRENT_LIST_DIR}/proc_files.cpp
     ${CMAKE_CURRENT_LIST_DIR}/read_ahead.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/still_process.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/task_runs.cpp
     ${CMAKE_CURRENT_LIST_DIR}/process_scanner.cpp
     ${CMAKE_CURRENT_LIST_DIR}/process_tree.cpp
     ${CMAKE_CURRENT_LIST_DIR}/python_process_watch.cpp

@@ -72,6 +72,12 @@ struct ReadOptions {
     // a new thread appears (StackSource::takeThreadNames); never on the sampling path.
     bool threadNames = true;
     int64_t threadNameRefreshMs = 1000; // when no new thread appeared
+    // A process none of whose threads has been on a CPU since the last read is not read
+    // again: that sample stands, with no thread on a CPU (remote::StillProcess, exact).
+    // Each sample then looks at every thread (a perf event's page, else a /proc read), and a
+    // read probes every thread, so it pays where processes sleep most of the time (the host
+    // agent). Not with nativeStacks or asyncMode.
+    bool stillProcesses = false;
 };
 
 // The mode a recording made with these options is, as CPython stamps it in the .bin

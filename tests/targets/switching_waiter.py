@@ -1,5 +1,5 @@
 """A thread whose stack changes at a known rhythm while it mostly sleeps, beside a main
-thread that keeps the GIL busy and four threads at rest.
+thread that keeps the GIL busy (or, with --quiet-main, sleeps) and four threads at rest.
 
 The waiter runs phase_a(), phase_b(), phase_c(), phase_a(), ... PHASE seconds each.
 Each calls the same pause(), so pause's frame sits at the same address with the same
@@ -65,4 +65,7 @@ while not box:
     time.sleep(0.001)
 ready(waiter=box[0], phase_s=PHASE)
 go.set()
+if "--quiet-main" in sys.argv:
+    while True:
+        time.sleep(1)
 while True: pass  # noqa: E701

@@ -1,6 +1,7 @@
-// UnchangedStacks on real interpreters: a thread whose stack changes at a known rhythm
-// while it mostly sleeps (tests/targets/switching_waiter.py) is never served a stack it
-// has left, and threads at rest are served without a walk. On every interpreter present.
+// UnchangedStacks and StillProcess on real interpreters: a thread whose stack changes at a
+// known rhythm while it mostly sleeps (tests/targets/switching_waiter.py) is never served a
+// stack it has left, threads at rest are served without a walk, and a process whose every
+// thread sleeps is not read again. On every interpreter present.
 #include "core/remote/live_process_reader.h"
 #include "core/remote/live_stack_source.h"
 #include "tests/integration/remote/remote_test_helpers.h"
@@ -61,11 +62,82 @@ private slots:
     }
     void aStackThatChangedIsNeverServed() {
         QFETCH(Interpreter, interpreter);
-        TargetProcess target(interpreter, "switching_waiter.py");
+        checkNoStalePhase(interpreter, false);
+    }
+
+    // The same with every thread mostly asleep and ReadOptions::stillProcesses: the
+    // waiter's 2 ms naps leave the whole process still between reads about 1 ms apart.
+    void aStillProcessIsNeverServedStale_data() {
+        test::addInterpreterRows(test::findInterpreters());
+    }
+    void aStillProcessIsNeverServedStale() {
+        QFETCH(Interpreter, interpreter);
+        checkNoStalePhase(interpreter, true);
+    }
+
+    // --mode cpu with stillProcesses sees bursts shorter than a scheduler tick: read side
+    // by side with a reader without it, it finds the worker in burst() about as often.
+    void burstsShorterThanATickAreSeen_data() {
+        test::addInterpreterRows(test::findInterpreters());
+    }
+    void burstsShorterThanATickAreSeen() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "short_bursts.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const auto worker = uint64_t(target.readyInfo().value("worker").toInteger());
+        ReadOptions options;
+        options.allThreads = true;
+        options.mode = ProfilingMode::Cpu;
+        auto plain = openLiveProcess(int(target.pid()), options);
+        options.stillProcesses = true;
+        auto still = openLiveProcess(int(target.pid()), options);
+        QVERIFY2(plain && still, "cannot open the target");
+        auto* stillReader = dynamic_cast<remote::LiveProcessReader*>(&**still);
+        QVERIFY(stillReader);
+        // In burst(): the leaf frame is burst (a C call's frame is not a Python frame).
+        auto inBurst = [&](StackSource& src, const test::Snapshot& snap) {
+            for (size_t i = 0; i < snap.count; ++i)
+                if (snap.threads[i].threadId == worker && !snap.threads[i].skipped) {
+                    const QStringList names = test::functionNames(src, snap.threads[i]);
+                    return !names.isEmpty() && names[0].endsWith(QLatin1String("burst"));
+                }
+            return false;
+        };
+        int seenPlain = 0, seenStill = 0, reads = 0;
+        test::Snapshot a, b;
+        QElapsedTimer clock;
+        clock.start();
+        while (seenPlain < 200) {
+            QVERIFY2(clock.elapsed() < 120000, "the worker's bursts were not seen in 120 s");
+            QString error;
+            QVERIFY2(test::readOnce(**still, a, &error), qPrintable(error));
+            QVERIFY2(test::readOnce(**plain, b, &error), qPrintable(error));
+            seenStill += inBurst(**still, a);
+            seenPlain += inBurst(**plain, b);
+            ++reads;
+            QThread::usleep(300);
+        }
+        const uint64_t stillSamples = stillReader->samplesStill();
+        qInfo("%s: %d paired reads, in burst(): %d without stillProcesses, %d with; %llu "
+              "samples still",
+              qPrintable(interpreter.label), reads, seenPlain, seenStill,
+              static_cast<unsigned long long>(stillSamples));
+        // The two readers look ~20 us apart, so they should agree; a clock that moves only
+        // at a tick would see almost none of these 0.5 ms bursts.
+        QVERIFY(seenStill >= seenPlain * 7 / 10);
+        QVERIFY(stillSamples > 0);
+    }
+
+private:
+    void checkNoStalePhase(const Interpreter& interpreter, bool still) {
+        test::TargetOptions targetOptions;
+        if (still) targetOptions.args = {QStringLiteral("--quiet-main")};
+        TargetProcess target(interpreter, "switching_waiter.py", targetOptions);
         QVERIFY2(target.start(), qPrintable(target.error()));
         const auto waiter = uint64_t(target.readyInfo().value("waiter").toInteger());
         ReadOptions options;
         options.allThreads = true;
+        options.stillProcesses = still;
         auto opened = openLiveProcess(int(target.pid()), options);
         QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
         StackSource& src = **opened;
@@ -91,6 +163,7 @@ private slots:
             QThread::usleep(1000);
         }
         const uint64_t served = live->stacksUnchanged();
+        const uint64_t stillSamples = live->samplesStill();
 
         // When each phase began, from the target's own clock (the same CLOCK_MONOTONIC).
         std::vector<PhaseStart> starts;
@@ -114,16 +187,21 @@ private slots:
             ++checked;
             if (s.phase == previousOf(current->phase)) ++stale;
         }
-        qInfo("%s: %zu waiter samples (a %d, b %d, c %d), %d checked against %zu phase starts, "
-              "%d stale; %llu stacks served unchanged",
-              qPrintable(interpreter.label), samples.size(), counts[0], counts[1], counts[2],
-              checked, starts.size(), stale, static_cast<unsigned long long>(served));
+        qInfo("%s%s: %zu waiter samples (a %d, b %d, c %d), %d checked against %zu phase "
+              "starts, %d stale; %llu stacks served unchanged, %llu samples still",
+              qPrintable(interpreter.label), still ? " (still processes)" : "", samples.size(),
+              counts[0], counts[1], counts[2], checked, starts.size(), stale,
+              static_cast<unsigned long long>(served),
+              static_cast<unsigned long long>(stillSamples));
         QVERIFY(checked > 500);
         QCOMPARE(stale, 0);
         // Every phase was seen, and the shortcut was taken (threads at rest; the waiter
         // between its wake-ups).
         QVERIFY(counts[0] > 0 && counts[1] > 0 && counts[2] > 0);
-        QVERIFY(served > 0);
+        if (still)
+            QVERIFY(stillSamples > 0); // the naps were seen as still processes
+        else
+            QVERIFY(served > 0);
     }
 };
 

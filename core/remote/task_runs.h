@@ -1,0 +1,41 @@
+#pragma once
+
+#include "core/remote/still_process.h"
+#include "core/util/unique_fd.h"
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace gilscope::remote {
+
+// The kernel's TaskRuns of process `pid`. A thread's arrivals come, where the kernel lets
+// us, from a perf event that counts nothing (PERF_COUNT_SW_DUMMY) opened on the thread: the
+// kernel rewrites the event's mapped page each time the thread is put on a CPU (so that a
+// thread reading its own counters finds them current), and that page's sequence number is
+// read with no system call. Otherwise (perf_event_paranoid, seccomp, limits) from
+// /proc/PID/task/TID/schedstat: a read per thread, about 1-3 us. Files stay open.
+class KernelTaskRuns final : public TaskRuns {
+public:
+    explicit KernelTaskRuns(int pid, bool perf = true);
+    ~KernelTaskRuns() override;
+    bool list(std::vector<uint64_t>& tids) override;
+    int64_t count() override;
+    bool arrivals(uint64_t tid, uint64_t& out) override;
+
+    size_t perfThreads() const; // threads whose arrivals come from perf
+    // "runtime wait arrivals\n"; false without arrival counts (no CONFIG_SCHED_INFO: zeros).
+    static bool parseSchedstat(const char* text, uint64_t& arrivals);
+
+private:
+    struct Thread;
+    std::unique_ptr<Thread> open(uint64_t tid);
+
+    int pid_;
+    bool perf_; // false once the kernel refused a perf event: not asked again
+    UniqueFd taskDir_;
+    std::unordered_map<uint64_t, std::unique_ptr<Thread>> threads_;
+};
+
+} // namespace gilscope::remote
