@@ -67,7 +67,7 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
     gcFile_ = registry_.internString("~");
     gcName_ = registry_.internString("<GC>");
     if (options_.stillProcesses && !options_.nativeStacks && options_.asyncMode == AsyncMode::Off) {
-        taskRuns_ = std::make_unique<KernelTaskRuns>(pid);
+        taskRuns_ = std::make_unique<KernelTaskRuns>(pid, options_.stillByPerf);
         still_ = std::make_unique<StillProcess>(
             *taskRuns_, [this](uint64_t tid) { return threadState_.read(tid); });
     }
@@ -203,8 +203,15 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     lastError_.clear();
     walker_.budget().begin();
     if (options_.asyncMode != AsyncMode::Off) return readAsync(out, count);
-    if (still_ && still_->stillSinceLastRead() && reuseLastSample(out, count))
-        return ReadOutcome::Ok;
+    if (still_) {
+        if (still_->stillSinceLastRead() && reuseLastSample(out, count)) return ReadOutcome::Ok;
+        // --mode cpu: no thread on a CPU is an empty sample, whatever the memory holds.
+        if (options_.mode == ProfilingMode::Cpu && !options_.reportSkipped &&
+            still_->nothingOnCpu()) {
+            still_->afterRead(true);
+            return ReadOutcome::Ok;
+        }
+    }
     lastOut_ = nullptr;
     // One syscall for the main interpreter's hot fields, the runtime's GIL/GC fields, the
     // thread state we expect to need first (the one we needed last time) and, when only

@@ -60,6 +60,14 @@ const ThreadStateProbe::State* StillProcess::probedBefore(uint64_t tid) const {
     return it != list_.end() && it->tid == tid && it->probed ? &it->state : nullptr;
 }
 
+bool StillProcess::nothingOnCpu() {
+    if (list_.empty()) return false;
+    for (const Task& t : list_)
+        if (!t.probed || t.state.cpu != ThreadStateProbe::Cpu::Idle) return false;
+    const int64_t n = tasks_.count();
+    return n >= 0 && size_t(n) == list_.size();
+}
+
 void StillProcess::afterRead(bool ok) {
     armed_ = false;
     if (!ok || list_.empty()) return;

@@ -42,6 +42,9 @@ public:
     // A thread's probe from stillSinceLastRead, which the read uses instead of its own
     // (nullptr: a thread the listing did not have).
     const ThreadStateProbe::State* probedBefore(uint64_t tid) const;
+    // After stillSinceLastRead said false: every thread of the process was probed asleep
+    // (and none came since the listing). In --mode cpu that is the whole sample: empty.
+    bool nothingOnCpu();
     // After the read (ok: it gave a sample). Arms when every thread was asleep and none
     // was put on a CPU meanwhile.
     void afterRead(bool ok);

@@ -78,6 +78,9 @@ struct ReadOptions {
     // read probes every thread, so it pays where processes sleep most of the time (the host
     // agent). Not with nativeStacks or asyncMode.
     bool stillProcesses = false;
+    // Where stillProcesses learns that a thread was put on a CPU: a perf event's page where
+    // the kernel allows one, else /proc's schedstat (false: schedstat only; for tests).
+    bool stillByPerf = true;
 };
 
 // The mode a recording made with these options is, as CPython stamps it in the .bin

@@ -119,6 +119,24 @@ private slots:
         QCOMPARE(f.k.probes, 6);
     }
 
+    void nothingOnCpuNeedsEveryThreadAsleepAndNoneNew() {
+        Fixture f;
+        f.k.threads = {{10, {}}, {11, {1, false}}};
+        QVERIFY(!f.still.stillSinceLastRead());
+        QVERIFY(!f.still.nothingOnCpu()); // 11 is on a CPU
+        f.still.afterRead(true);
+        f.k.threads[11].asleep = true;
+        f.k.ran(11);
+        QVERIFY(!f.still.stillSinceLastRead());
+        f.k.countOverride = 3; // a thread the listing does not have
+        QVERIFY(!f.still.nothingOnCpu());
+        f.k.countOverride = -2;
+        QVERIFY(f.still.nothingOnCpu());
+        f.still.afterRead(true); // what --mode cpu does then, without reading memory
+        QVERIFY(f.still.armed());
+        QVERIFY(f.still.stillSinceLastRead());
+    }
+
     void aThreadPutOnACpuSinceIsRead() {
         Fixture f;
         f.k.threads = {{10, {}}, {11, {}}};
