@@ -4,6 +4,7 @@
 #include "core/remote/live_stack_source.h"
 #include "core/util/utf8.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -138,6 +139,13 @@ int HostAgent::run(const std::function<bool()>& stopRequested,
     say("pushing to " + options_.push.url + " every " + std::to_string(options_.push.intervalMs) +
         " ms, sampling at " +
         std::to_string(1'000'000 / std::max<uint64_t>(options_.intervalUs, 1)) + " Hz");
+    // Each recorded thread keeps a few files open (its /proc probe, its perf event): the
+    // soft limit on open files (often 1024) is raised to the hard one.
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        ::setrlimit(RLIMIT_NOFILE, &files);
+    }
     pusher_->start();
     while (!stopRequested()) {
         retireEnded();
