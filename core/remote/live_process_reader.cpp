@@ -282,23 +282,10 @@ bool LiveProcessReader::reuseLastSample(std::vector<ThreadStack>& out, size_t& c
         count = 0;
         return true;
     }
-    // Only the caller's own vector still holds what the last read put in it.
+    // Only the caller's own vector still holds what the last read put in it. It stands
+    // as it is: every thread was probed asleep for it (no OnCpu), and --mode filtered it.
     if (!lastOut_ || out.data() != lastOut_ || lastCount_ > out.size()) return false;
-    // No thread ran since: no frame was pushed or popped, no lock or exception changed
-    // hands, no thread came or went. Every thread was asleep at that read already.
-    count = 0;
-    for (size_t i = 0; i < lastCount_; ++i) {
-        ThreadStack& st = out[i];
-        st.status &= ~ThreadStatus::OnCpu;
-        if (!st.skipped && !threadMatchesMode(options_.mode, st.status)) {
-            if (!options_.reportSkipped) continue;
-            st.skipped = true;
-            st.frames.clear();
-        }
-        if (count != i) std::swap(out[count], out[i]);
-        ++count;
-    }
-    lastCount_ = count;
+    count = lastCount_;
     return true;
 }
 

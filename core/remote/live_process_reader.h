@@ -106,8 +106,8 @@ private:
     bool readRunningTask(uint64_t tstateAddr, uint64_t threadId);
     Status loadAsyncio(); // ok without tasks_ while the AsyncioDebug section is not mapped
     uint64_t findMainTstate(const InterpState& interp);
-    // stillProcesses: the last sample again, without its threads' CPU; false when `out`
-    // is not the vector the last read filled.
+    // stillProcesses: the last sample again; false when `out` is not the vector the last
+    // read filled.
     bool reuseLastSample(std::vector<ThreadStack>& out, size_t& count);
 
     int pid_;

@@ -17,7 +17,7 @@
 namespace gilscope::remote {
 
 struct KernelTaskRuns::Thread {
-    UniqueFd fd;                                // the perf event, or the schedstat file
+    UniqueFd fd;                                // the perf event
     const perf_event_mmap_page* page = nullptr; // the event's page; nullptr: schedstat
     Thread() = default;
     Thread(const Thread&) = delete;
@@ -29,8 +29,9 @@ struct KernelTaskRuns::Thread {
 };
 
 KernelTaskRuns::KernelTaskRuns(int pid, bool perf)
-    : pid_(pid), perf_(perf), taskDir_(::open(("/proc/" + std::to_string(pid) + "/task").c_str(),
-                                              O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    : perf_(perf), schedstat_(pid, "schedstat"),
+      taskDir_(::open(("/proc/" + std::to_string(pid) + "/task").c_str(),
+                      O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
 }
 
 KernelTaskRuns::~KernelTaskRuns() = default;
@@ -55,6 +56,7 @@ bool KernelTaskRuns::list(std::vector<uint64_t>& tids) {
     // The events and files of threads that are gone are closed.
     const std::unordered_set<uint64_t> now(tids.begin(), tids.end());
     std::erase_if(threads_, [&](const auto& kv) { return !now.contains(kv.first); });
+    schedstat_.endSample();
     return !tids.empty();
 }
 
@@ -101,11 +103,7 @@ std::unique_ptr<KernelTaskRuns::Thread> KernelTaskRuns::open(uint64_t tid) {
             perf_ = false; // refused (paranoid, seccomp, no perf): schedstat from now on
         }
     }
-    const std::string path =
-        "/proc/" + std::to_string(pid_) + "/task/" + std::to_string(tid) + "/schedstat";
-    t->fd = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!t->fd) return nullptr;
-    return t;
+    return t; // no page: its arrivals come from schedstat
 }
 
 bool KernelTaskRuns::arrivals(uint64_t tid, uint64_t& out) {
@@ -129,12 +127,10 @@ bool KernelTaskRuns::arrivals(uint64_t tid, uint64_t& out) {
         return false;
     }
     char buf[96];
-    const ssize_t n = ::pread(t.fd.get(), buf, sizeof buf - 1, 0);
-    if (n <= 0) {
-        threads_.erase(it);
+    if (schedstat_.readHead(tid, buf, sizeof buf) < 0) {
+        threads_.erase(it); // gone
         return false;
     }
-    buf[n] = '\0';
     return parseSchedstat(buf, out);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/remote/still_process.h"
+#include "core/remote/task_file_cache.h"
 #include "core/util/unique_fd.h"
 
 #include <cstdint>
@@ -32,8 +33,8 @@ private:
     struct Thread;
     std::unique_ptr<Thread> open(uint64_t tid);
 
-    int pid_;
-    bool perf_; // false once the kernel refused a perf event: not asked again
+    bool perf_;               // false once the kernel refused a perf event: not asked again
+    TaskFileCache schedstat_; // threads without a perf event
     UniqueFd taskDir_;
     std::unordered_map<uint64_t, std::unique_ptr<Thread>> threads_;
 };
