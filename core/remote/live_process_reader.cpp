@@ -67,9 +67,12 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
     gcFile_ = registry_.internString("~");
     gcName_ = registry_.internString("<GC>");
     if (options_.stillProcesses && !options_.nativeStacks && options_.asyncMode == AsyncMode::Off) {
-        taskRuns_ = std::make_unique<KernelTaskRuns>(pid, options_.stillByPerf);
+        // --mode cpu drops every thread off a CPU: what it waits for is never asked, so the
+        // kernel's switch records can say where a thread is, without a /proc read.
+        const bool cpuOnly = options_.mode == ProfilingMode::Cpu && !options_.reportSkipped;
+        taskRuns_ = std::make_unique<KernelTaskRuns>(pid, options_.stillByPerf, cpuOnly);
         still_ = std::make_unique<StillProcess>(
-            *taskRuns_, [this](uint64_t tid) { return threadState_.read(tid); });
+            *taskRuns_, [this](uint64_t tid) { return threadState_.read(tid); }, cpuOnly);
     }
 }
 
@@ -207,10 +210,8 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
         if (still_->stillSinceLastRead() && reuseLastSample(out, count)) return ReadOutcome::Ok;
         // --mode cpu: no thread on a CPU is an empty sample, whatever the memory holds.
         if (options_.mode == ProfilingMode::Cpu && !options_.reportSkipped &&
-            still_->nothingOnCpu()) {
-            still_->afterRead(true);
+            still_->nothingOnCpu())
             return ReadOutcome::Ok;
-        }
     }
     lastOut_ = nullptr;
     // One syscall for the main interpreter's hot fields, the runtime's GIL/GC fields, the

@@ -55,6 +55,8 @@ public:
     uint64_t stacksUnchanged() const { return unchanged_.served(); }
     // Samples that repeated the last one, no thread having run since (stillProcesses).
     uint64_t samplesStill() const { return still_ ? still_->samplesStill() : 0; }
+    // Thread states StillProcess took from switch records instead of a /proc probe.
+    uint64_t statesFromSwitches() const { return still_ ? still_->statesFromSwitches() : 0; }
     // Threads whose arrivals StillProcess reads from a perf event's page.
     size_t threadsWatchedByPerf() const { return taskRuns_ ? taskRuns_->perfThreads() : 0; }
 

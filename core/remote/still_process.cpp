@@ -44,7 +44,13 @@ bool StillProcess::stillSinceLastRead() {
     for (Task& t : list_) {
         const bool unchanged = t.hasProbe && t.arrivalsOk && t.probedAt == t.arrivals &&
                                t.state.cpu == ThreadStateProbe::Cpu::Idle;
-        if (!unchanged) {
+        bool onCpu = false;
+        if (!unchanged && cpuFromSwitches_ && t.arrivalsOk && tasks_.onCpuNow(t.tid, onCpu)) {
+            t.state = {onCpu ? ThreadStateProbe::Cpu::OnCpu : ThreadStateProbe::Cpu::Idle, 0};
+            t.probedAt = t.arrivals;
+            t.hasProbe = true;
+            ++fromSwitches_;
+        } else if (!unchanged) {
             t.state = probe_(t.tid);
             t.probedAt = t.arrivals;
             t.hasProbe = t.arrivalsOk;
@@ -65,15 +71,21 @@ bool StillProcess::nothingOnCpu() {
     for (const Task& t : list_)
         if (!t.probed || t.state.cpu != ThreadStateProbe::Cpu::Idle) return false;
     const int64_t n = tasks_.count();
-    return n >= 0 && size_t(n) == list_.size();
+    if (n < 0 || size_t(n) != list_.size()) return false;
+    armIfStill(n); // no memory was read: the count just taken is the one after "the read"
+    return true;
 }
 
 void StillProcess::afterRead(bool ok) {
     armed_ = false;
     if (!ok || list_.empty()) return;
+    armIfStill(tasks_.count());
+}
+
+void StillProcess::armIfStill(int64_t n) {
+    armed_ = false;
     // Threads came or went (a thread that is gone no longer answers, or its probe finds
     // no file): list them again, and the next sample's readings are their t0.
-    const int64_t n = tasks_.count();
     bool changed = n < 0 || size_t(n) != list_.size();
     for (const Task& t : list_)
         if (!t.arrivalsOk || (t.probed && t.state.cpu == ThreadStateProbe::Cpu::Unknown))

@@ -17,6 +17,9 @@ public:
     virtual int64_t count() = 0;                        // how many it has now, or -1
     // A number that moves whenever the thread is put on a CPU (false: gone or unreadable).
     virtual bool arrivals(uint64_t tid, uint64_t& out) = 0;
+    // Whether the thread is on a CPU now, from the kernel's record of its last switch (one
+    // preempted is runnable: on a CPU, as /proc says). False: not known; probe instead.
+    virtual bool onCpuNow(uint64_t /*tid*/, bool& /*onCpu*/) { return false; }
 };
 
 // Tells, exactly, that no thread of a process has been on a CPU since a read of it: then
@@ -34,7 +37,10 @@ public:
 class StillProcess {
 public:
     using Probe = std::function<ThreadStateProbe::State(uint64_t tid)>;
-    StillProcess(TaskRuns& tasks, Probe probe) : tasks_(tasks), probe_(std::move(probe)) {}
+    // cpuFromSwitches: a thread's state may come from TaskRuns::onCpuNow, without its futex
+    // (--mode cpu keeps only threads on a CPU, so what an idle one waits for is not used).
+    StillProcess(TaskRuns& tasks, Probe probe, bool cpuFromSwitches = false)
+        : tasks_(tasks), probe_(std::move(probe)), cpuFromSwitches_(cpuFromSwitches) {}
 
     // At the start of a sample. True: still since the last armed read (its sample stands).
     // False: the process is to be read; every thread was probed (probedBefore).
@@ -43,7 +49,8 @@ public:
     // (nullptr: a thread the listing did not have).
     const ThreadStateProbe::State* probedBefore(uint64_t tid) const;
     // After stillSinceLastRead said false: every thread of the process was probed asleep
-    // (and none came since the listing). In --mode cpu that is the whole sample: empty.
+    // (and none came since the listing). In --mode cpu that is the whole sample: empty,
+    // and it stands for a read (afterRead is not called).
     bool nothingOnCpu();
     // After the read (ok: it gave a sample). Arms when every thread was asleep and none
     // was put on a CPU meanwhile.
@@ -51,6 +58,7 @@ public:
 
     bool armed() const { return armed_; }
     uint64_t samplesStill() const { return still_; }
+    uint64_t statesFromSwitches() const { return fromSwitches_; }
 
 private:
     struct Task {
@@ -65,13 +73,16 @@ private:
         bool hasProbe = false;
     };
     void relist();
+    void armIfStill(int64_t count);
 
     TaskRuns& tasks_;
     Probe probe_;
+    bool cpuFromSwitches_ = false;
     std::vector<Task> list_; // by tid
     bool listed_ = false;
     bool armed_ = false;
     uint64_t still_ = 0;
+    uint64_t fromSwitches_ = 0;
 };
 
 } // namespace gilscope::remote

@@ -16,20 +16,29 @@
 
 namespace gilscope::remote {
 
+namespace {
+
+const size_t kPageSize = size_t(::sysconf(_SC_PAGESIZE));
+
+// A switch record without sample_id_all: its header alone.
+constexpr uint16_t kSwitchRecordSize = sizeof(perf_event_header);
+
+} // namespace
+
 struct KernelTaskRuns::Thread {
     UniqueFd fd;                                // the perf event
     const perf_event_mmap_page* page = nullptr; // the event's page; nullptr: schedstat
+    size_t mapped = 0;                          // the page, and the switch ring after it
     Thread() = default;
     Thread(const Thread&) = delete;
     Thread& operator=(const Thread&) = delete;
     ~Thread() {
-        if (page)
-            ::munmap(const_cast<perf_event_mmap_page*>(page), size_t(::sysconf(_SC_PAGESIZE)));
+        if (page) ::munmap(const_cast<perf_event_mmap_page*>(page), mapped);
     }
 };
 
-KernelTaskRuns::KernelTaskRuns(int pid, bool perf)
-    : perf_(perf), schedstat_(pid, "schedstat"),
+KernelTaskRuns::KernelTaskRuns(int pid, bool perf, bool switches)
+    : perf_(perf), switches_(perf && switches), schedstat_(pid, "schedstat"),
       taskDir_(::open(("/proc/" + std::to_string(pid) + "/task").c_str(),
                       O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
 }
@@ -82,38 +91,77 @@ bool KernelTaskRuns::parseSchedstat(const char* text, uint64_t& arrivals) {
 
 std::unique_ptr<KernelTaskRuns::Thread> KernelTaskRuns::open(uint64_t tid) {
     auto t = std::make_unique<Thread>();
-    if (perf_) {
+    while (perf_) {
         perf_event_attr attr{};
         attr.size = sizeof attr;
         attr.type = PERF_TYPE_SOFTWARE;
         attr.config = PERF_COUNT_SW_DUMMY;
         attr.exclude_kernel = 1;
         attr.exclude_hv = 1;
+        attr.context_switch = switches_;
         UniqueFd fd(
             int(::syscall(SYS_perf_event_open, &attr, pid_t(tid), -1, -1, PERF_FLAG_FD_CLOEXEC)));
-        if (fd) {
-            void* page = ::mmap(nullptr, size_t(::sysconf(_SC_PAGESIZE)), PROT_READ, MAP_SHARED,
-                                fd.get(), 0);
-            if (page != MAP_FAILED) {
-                t->fd = std::move(fd);
-                t->page = static_cast<const perf_event_mmap_page*>(page);
-                return t;
+        if (!fd) {
+            if (errno == ESRCH) break; // gone
+            if (switches_ && errno == EINVAL) {
+                switches_ = false; // a kernel before 4.3: the page alone
+                continue;
             }
-        } else if (errno != ESRCH) {
             perf_ = false; // refused (paranoid, seccomp, no perf): schedstat from now on
+            break;
         }
+        // Mapped read-only, the ring is one the kernel overwrites: it never waits for us.
+        // Past the user's locked-memory allowance for perf (perf_event_mlock_kb) the ring
+        // is refused: then the page alone, and this thread is probed.
+        size_t size = switches_ ? 2 * kPageSize : kPageSize;
+        void* page = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.get(), 0);
+        if (page == MAP_FAILED && size > kPageSize) {
+            size = kPageSize;
+            page = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.get(), 0);
+        }
+        if (page == MAP_FAILED) break;
+        t->fd = std::move(fd);
+        t->page = static_cast<const perf_event_mmap_page*>(page);
+        t->mapped = size;
+        break;
     }
     return t; // no page: its arrivals come from schedstat
 }
 
-bool KernelTaskRuns::arrivals(uint64_t tid, uint64_t& out) {
+KernelTaskRuns::Thread* KernelTaskRuns::find(uint64_t tid) {
     auto it = threads_.find(tid);
-    if (it == threads_.end()) {
-        auto t = open(tid);
-        if (!t) return false;
-        it = threads_.emplace(tid, std::move(t)).first;
+    if (it == threads_.end()) it = threads_.emplace(tid, open(tid)).first;
+    return it->second.get();
+}
+
+bool KernelTaskRuns::onCpuNow(uint64_t tid, bool& onCpu) {
+    const Thread* t = find(tid);
+    if (!t->page || t->mapped <= kPageSize) return false;
+    const perf_event_mmap_page& page = *t->page;
+    // Kernels before 4.1 leave data_offset/size 0: the ring then starts at the next page.
+    const uint64_t offset = page.data_offset ? page.data_offset : kPageSize;
+    const uint64_t size = page.data_size ? page.data_size : t->mapped - kPageSize;
+    if (offset + size > t->mapped || size < kSwitchRecordSize || (size & (size - 1)) != 0)
+        return false;
+    const auto* ring = reinterpret_cast<const char*>(t->page) + offset;
+    for (int i = 0; i < 100; ++i) {
+        const uint64_t head = __atomic_load_n(&page.data_head, __ATOMIC_ACQUIRE);
+        if (head < kSwitchRecordSize) return false; // no switch yet
+        perf_event_header last;
+        std::memcpy(&last, ring + ((head - kSwitchRecordSize) & (size - 1)), sizeof last);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        // A record written meanwhile may have overwritten the one read: read again.
+        if (__atomic_load_n(&page.data_head, __ATOMIC_RELAXED) != head) continue;
+        if (last.type != PERF_RECORD_SWITCH || last.size != kSwitchRecordSize) return false;
+        onCpu = !(last.misc & PERF_RECORD_MISC_SWITCH_OUT) ||
+                (last.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+        return true;
     }
-    Thread& t = *it->second;
+    return false;
+}
+
+bool KernelTaskRuns::arrivals(uint64_t tid, uint64_t& out) {
+    Thread& t = *find(tid);
     if (t.page) {
         // The page's seqlock: odd while the kernel rewrites it, and moved by two each time
         // the thread is put on a CPU.
@@ -128,7 +176,7 @@ bool KernelTaskRuns::arrivals(uint64_t tid, uint64_t& out) {
     }
     char buf[96];
     if (schedstat_.readHead(tid, buf, sizeof buf) < 0) {
-        threads_.erase(it); // gone
+        threads_.erase(tid); // gone
         return false;
     }
     return parseSchedstat(buf, out);

@@ -17,13 +17,18 @@ namespace gilscope::remote {
 // thread reading its own counters finds them current), and that page's sequence number is
 // read with no system call. Otherwise (perf_event_paranoid, seccomp, limits) from
 // /proc/PID/task/TID/schedstat: a read per thread, about 1-3 us. Files stay open.
+//
+// With `switches`, each event also has the kernel record the thread's context switches
+// (PERF_RECORD_SWITCH) in a one-page ring that it overwrites: the newest record says
+// whether the thread is on a CPU, again with no system call (onCpuNow).
 class KernelTaskRuns final : public TaskRuns {
 public:
-    explicit KernelTaskRuns(int pid, bool perf = true);
+    explicit KernelTaskRuns(int pid, bool perf = true, bool switches = false);
     ~KernelTaskRuns() override;
     bool list(std::vector<uint64_t>& tids) override;
     int64_t count() override;
     bool arrivals(uint64_t tid, uint64_t& out) override;
+    bool onCpuNow(uint64_t tid, bool& onCpu) override;
 
     size_t perfThreads() const; // threads whose arrivals come from perf
     // "runtime wait arrivals\n"; false without arrival counts (no CONFIG_SCHED_INFO: zeros).
@@ -32,8 +37,10 @@ public:
 private:
     struct Thread;
     std::unique_ptr<Thread> open(uint64_t tid);
+    Thread* find(uint64_t tid);
 
     bool perf_;               // false once the kernel refused a perf event: not asked again
+    bool switches_;           // false once the kernel refused switch records
     TaskFileCache schedstat_; // threads without a perf event
     UniqueFd taskDir_;
     std::unordered_map<uint64_t, std::unique_ptr<Thread>> threads_;

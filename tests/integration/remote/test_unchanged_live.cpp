@@ -121,14 +121,18 @@ private slots:
             QThread::usleep(300);
         }
         const uint64_t stillSamples = stillReader->samplesStill();
+        const uint64_t fromSwitches = stillReader->statesFromSwitches();
         qInfo("%s: %d paired reads, in burst(): %d without stillProcesses, %d with; %llu "
-              "samples still",
+              "samples still, %llu thread states from switch records",
               qPrintable(interpreter.label), reads, seenPlain, seenStill,
-              static_cast<unsigned long long>(stillSamples));
+              static_cast<unsigned long long>(stillSamples),
+              static_cast<unsigned long long>(fromSwitches));
         // The two readers look ~20 us apart, so they should agree; a clock that moves only
         // at a tick would see almost none of these 0.5 ms bursts.
         QVERIFY(seenStill >= seenPlain * 7 / 10);
         QVERIFY(stillSamples > 0);
+        // Where perf events are allowed, --mode cpu learns where threads are from them.
+        if (stillReader->threadsWatchedByPerf() > 0) QVERIFY(fromSwitches > 0);
     }
 
 private:

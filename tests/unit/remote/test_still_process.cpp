@@ -3,6 +3,7 @@
 #include "core/remote/still_process.h"
 #include "core/remote/task_runs.h"
 
+#include <QElapsedTimer>
 #include <QTest>
 
 #include <sys/syscall.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <set>
 #include <thread>
 
 using gilscope::remote::KernelTaskRuns;
@@ -28,8 +30,11 @@ public:
     };
     std::map<uint64_t, Thread> threads;
     int64_t countOverride = -2; // -2: the number of threads
-    int lists = 0, probes = 0;
+    int lists = 0, probes = 0, counts = 0;
     std::function<void()> onProbe; // what happens while the read probes
+    std::function<void()> onCount; // what happens while the threads are counted
+    bool switches = false;         // onCpuNow answers (but for unknownSwitches)
+    std::set<uint64_t> unknownSwitches;
 
     bool list(std::vector<uint64_t>& tids) override {
         ++lists;
@@ -40,7 +45,15 @@ public:
         return !tids.empty();
     }
     int64_t count() override {
+        ++counts;
+        if (onCount) onCount();
         return countOverride == -2 ? int64_t(threads.size()) : countOverride;
+    }
+    bool onCpuNow(uint64_t tid, bool& onCpu) override {
+        auto it = threads.find(tid);
+        if (!switches || it == threads.end() || unknownSwitches.contains(tid)) return false;
+        onCpu = !it->second.asleep;
+        return true;
     }
     bool arrivals(uint64_t tid, uint64_t& out) override {
         auto it = threads.find(tid);
@@ -131,10 +144,49 @@ private slots:
         f.k.countOverride = 3; // a thread the listing does not have
         QVERIFY(!f.still.nothingOnCpu());
         f.k.countOverride = -2;
-        QVERIFY(f.still.nothingOnCpu());
-        f.still.afterRead(true); // what --mode cpu does then, without reading memory
+        const int counts = f.k.counts;
+        QVERIFY(f.still.nothingOnCpu());  // it stands for the read: no afterRead
+        QCOMPARE(f.k.counts, counts + 1); // one count serves both checks
         QVERIFY(f.still.armed());
         QVERIFY(f.still.stillSinceLastRead());
+        // A thread woken since, asleep again at its probe: empty, but not armed.
+        f.k.ran(10);
+        QVERIFY(!f.still.stillSinceLastRead());
+        f.k.onCount = [&] { f.k.ran(11); };
+        QVERIFY(f.still.nothingOnCpu());
+        QVERIFY(!f.still.armed());
+    }
+
+    // --mode cpu: a thread's state comes from the kernel's switch records where they
+    // answer, and from a probe where they do not.
+    void switchRecordsStandForProbesInCpuMode() {
+        FakeProcess k;
+        k.switches = true;
+        StillProcess still{k, [&](uint64_t tid) { return k.probe(tid); }, true};
+        k.threads = {{10, {}}, {11, {1, false}}, {12, {}}};
+        k.unknownSwitches = {12}; // no switch recorded yet
+        QVERIFY(!still.stillSinceLastRead());
+        QCOMPARE(k.probes, 1); // 12 only
+        QCOMPARE(int(still.probedBefore(10)->cpu), int(ThreadStateProbe::Cpu::Idle));
+        QCOMPARE(int(still.probedBefore(11)->cpu), int(ThreadStateProbe::Cpu::OnCpu));
+        QCOMPARE(int(still.probedBefore(12)->cpu), int(ThreadStateProbe::Cpu::Idle));
+        QVERIFY(!still.nothingOnCpu());
+        still.afterRead(true);
+        QVERIFY(!still.armed());
+        k.threads[11].asleep = true;
+        k.ran(11);
+        QVERIFY(!still.stillSinceLastRead());
+        QCOMPARE(k.probes, 1);
+        QVERIFY(still.nothingOnCpu());
+        QVERIFY(still.armed());
+        // Without cpuFromSwitches (wall mode wants what an idle thread waits for) every
+        // thread is probed.
+        FakeProcess w;
+        w.switches = true;
+        StillProcess wall{w, [&](uint64_t tid) { return w.probe(tid); }};
+        w.threads = {{10, {}}, {11, {}}};
+        QVERIFY(!wall.stillSinceLastRead());
+        QCOMPARE(w.probes, 2);
     }
 
     void aThreadPutOnACpuSinceIsRead() {
@@ -275,6 +327,58 @@ private slots:
         go = 2;
         other.join();
         QVERIFY(!runs.arrivals(999999999, b));
+    }
+
+    // The newest switch record: a thread blocked in read() is off a CPU, one spinning is on
+    // one (or preempted, which counts as on one).
+    void switchRecordsSayWhetherAThreadIsOnACpu() {
+        int toThread[2], fromThread[2];
+        QVERIFY(::pipe(toThread) == 0 && ::pipe(fromThread) == 0);
+        std::atomic<uint64_t> tid{0};
+        std::atomic<bool> stop{false};
+        std::thread other([&] {
+            tid = uint64_t(::syscall(SYS_gettid));
+            char c = 0;
+            while (::read(toThread[0], &c, 1) == 1 && c == 'b') // block, then wake
+                if (::write(fromThread[1], &c, 1) != 1) return;
+            if (c == 's') // spin until told to stop
+                while (!stop.load(std::memory_order_relaxed)) {
+                }
+        });
+        while (!tid)
+            ::usleep(100);
+        KernelTaskRuns runs{int(::getpid()), true, true};
+        uint64_t a = 0;
+        QVERIFY(runs.arrivals(tid, a));
+        bool onCpu = true;
+        if (runs.perfThreads() == 0 || !runs.onCpuNow(tid, onCpu)) {
+            // No record until the thread switches: wake it once so that it does.
+            char c = 'b';
+            QVERIFY(::write(toThread[1], &c, 1) == 1 && ::read(fromThread[0], &c, 1) == 1);
+        }
+        if (runs.perfThreads() == 0) {
+            stop = true;
+            ::close(toThread[1]);
+            other.join();
+            QSKIP("the kernel refused a perf event here");
+        }
+        // It blocks again in read() right after answering: wait for the record of that.
+        QElapsedTimer clock;
+        clock.start();
+        while (!(runs.onCpuNow(tid, onCpu) && !onCpu) && clock.elapsed() < 30000)
+            ::usleep(1000);
+        QVERIFY2(!onCpu, "a thread blocked in read() was never seen off a CPU");
+        char c = 's';
+        QVERIFY(::write(toThread[1], &c, 1) == 1);
+        while (!(runs.onCpuNow(tid, onCpu) && onCpu) && clock.elapsed() < 60000)
+            ::usleep(1000);
+        const bool sawSpinning = onCpu;
+        stop = true;
+        other.join();
+        ::close(toThread[0]), ::close(toThread[1]), ::close(fromThread[0]), ::close(fromThread[1]);
+        QVERIFY2(sawSpinning, "a spinning thread was never seen on a CPU");
+        // A thread the ring never heard of: unknown, not "off".
+        QVERIFY(!runs.onCpuNow(999999999, onCpu));
     }
 };
 
