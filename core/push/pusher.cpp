@@ -123,30 +123,31 @@ void Pusher::run() {
                                [this] { return stopping_ || retirePending_; });
             if (stopping_) break;
         }
-        cut(true);
+        cut(true, UINT64_MAX);
         const uint64_t now = nowMs();
         if (now >= nextCutMs) {
-            cut(false);
+            cut(false, UINT64_MAX);
             nextCutMs += options_.intervalMs;
             if (nextCutMs <= now) nextCutMs = now + options_.intervalMs; // a long send
         }
         if (!queue_.empty() && nowMs() >= nextTryMs_) drain(UINT64_MAX);
     }
-    cut(false);
     uint64_t flushMs;
     {
         const std::lock_guard lock(mutex_);
         flushMs = flushMs_;
     }
+    const uint64_t deadlineMs = nowMs() + flushMs;
     failing_ = false; // one more try at the end, whatever the backoff said
-    if (flushMs > 0) drain(nowMs() + flushMs);
+    cut(false, deadlineMs);
+    if (flushMs > 0) drain(deadlineMs);
     queue_.removeIfEmpty();
     const std::lock_guard lock(mutex_);
     totals_.left = queue_.size();
     totals_.dropped += queue_.unreadable();
 }
 
-void Pusher::cut(bool retiringOnly) {
+void Pusher::cut(bool retiringOnly, uint64_t sendBeforeMs) {
     std::vector<Series> cutting;
     {
         const std::lock_guard lock(mutex_);
@@ -156,26 +157,42 @@ void Pusher::cut(bool retiringOnly) {
         std::erase_if(series_, [](const Series& s) { return s.retiring; });
         retirePending_ = false;
     }
+    // Every series is cut first, so that their intervals end together; then sent.
+    std::vector<std::string> bodies;
     for (const Series& s : cutting)
-        cutOne(s);
+        if (std::optional<std::string> body = cutOne(s)) bodies.push_back(std::move(*body));
+    for (std::string& body : bodies) {
+        // While the server answers and nothing waits on disk, a profile goes straight from
+        // memory: the disk is for what the server could not take (and keeps the order).
+        if (queue_.empty() && !failing_ && nowMs() < sendBeforeMs && !cancelled()) {
+            const PushVerdict verdict = send(body, 0);
+            if (verdict != PushVerdict::Retry) continue;
+        }
+        enqueue(body);
+    }
 }
 
-void Pusher::cutOne(const Series& series) {
+std::optional<std::string> Pusher::cutOne(const Series& series) {
     pprof::TakenProfile taken = series.sink->take(true);
-    if (taken.profile->empty()) return;
+    if (taken.profile->empty()) return std::nullopt;
     taken.header.maxSamples = kPyroscopeMaxSamples;
     auto gz = pprof::encodeGzipped(taken);
     Result<std::string> body = !gz ? Result<std::string>(gz.error())
                                : options_.format == PushFormat::Parca
                                    ? Result<std::string>(encodeParcaWriteRaw(series.labels, *gz))
                                    : encodePushRequest(series.labels, *gz, newPushId());
+    const std::lock_guard lock(mutex_);
     if (!body) {
         log_("push: cannot encode this interval's profile: " + body.error().message);
-        const std::lock_guard lock(mutex_);
         ++totals_.dropped;
-        return;
+        return std::nullopt;
     }
-    auto dropped = queue_.push(*body);
+    ++totals_.profiles;
+    return std::move(*body);
+}
+
+void Pusher::enqueue(const std::string& body) {
+    auto dropped = queue_.push(body);
     const std::lock_guard lock(mutex_);
     if (!dropped) {
         ++totals_.dropped;
@@ -183,7 +200,6 @@ void Pusher::cutOne(const Series& series) {
              "); it is lost");
         return;
     }
-    ++totals_.profiles;
     if (*dropped > 0) {
         totals_.dropped += *dropped;
         log_("push: the queue is full: dropped the " +
@@ -194,43 +210,46 @@ void Pusher::cutOne(const Series& series) {
              options_.target + " (in " + queue_.dir().string() + ")");
 }
 
+PushVerdict Pusher::send(const std::string& body, uint64_t sequence) {
+    const PostResult result = transport_->post(body);
+    const PushVerdict verdict = verdictOf(result);
+    const std::lock_guard lock(mutex_);
+    switch (verdict) {
+    case PushVerdict::Sent:
+        ++totals_.sent;
+        if (failing_)
+            log_("push: " + options_.target + " answers again; sending the " +
+                 plural(queue_.size(), "queued profile", "queued profiles") + " left");
+        failing_ = false;
+        backoffMs_ = options_.minBackoffMs;
+        break;
+    case PushVerdict::Refused: {
+        ++totals_.refused;
+        const std::string id = pushIdOf(body);
+        log_("push: the server refused profile " +
+             (id.empty() ? "#" + std::to_string(sequence) : id) + " (" + serverMessage(result) +
+             "); it is dropped, not sent again");
+        break;
+    }
+    case PushVerdict::Retry:
+        failing_ = true;
+        nextTryMs_ = nowMs() + backoffMs_;
+        // The profile being sent is queued after this line: count it in.
+        log_("push: " + options_.target + " failed (" + serverMessage(result) + "); " +
+             plural(queue_.size() + (sequence == 0), "profile", "profiles") +
+             " queued, next try in " + seconds(backoffMs_));
+        backoffMs_ = std::min(backoffMs_ * 2, options_.maxBackoffMs);
+        break;
+    }
+    return verdict;
+}
+
 void Pusher::drain(uint64_t deadlineMs) {
     while (auto item = queue_.front()) {
         if (nowMs() >= deadlineMs || cancelled()) return;
-        const PostResult result = transport_->post(item->body);
-        switch (verdictOf(result)) {
-        case PushVerdict::Sent: {
-            queue_.pop(item->sequence);
-            const std::lock_guard lock(mutex_);
-            ++totals_.sent;
-            if (failing_)
-                log_("push: " + options_.target + " answers again; sending the " +
-                     plural(queue_.size(), "queued profile", "queued profiles") + " left");
-            failing_ = false;
-            backoffMs_ = options_.minBackoffMs;
-            break;
-        }
-        case PushVerdict::Refused: {
-            queue_.pop(item->sequence);
-            const std::lock_guard lock(mutex_);
-            ++totals_.refused;
-            const std::string id = pushIdOf(item->body);
-            log_("push: the server refused profile " +
-                 (id.empty() ? "#" + std::to_string(item->sequence) : id) + " (" +
-                 serverMessage(result) + "); it is dropped, not sent again");
-            break;
-        }
-        case PushVerdict::Retry: {
-            const std::lock_guard lock(mutex_);
-            failing_ = true;
-            nextTryMs_ = nowMs() + backoffMs_;
-            log_("push: " + options_.target + " failed (" + serverMessage(result) + "); " +
-                 plural(queue_.size(), "profile", "profiles") + " queued, next try in " +
-                 seconds(backoffMs_));
-            backoffMs_ = std::min(backoffMs_ * 2, options_.maxBackoffMs);
-            return;
-        }
-        }
+        const PushVerdict verdict = send(item->body, item->sequence);
+        if (verdict == PushVerdict::Retry) return;
+        queue_.pop(item->sequence);
     }
 }
 

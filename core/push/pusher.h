@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,8 +52,9 @@ struct PusherOptions {
 };
 
 // Continuous push: a thread of its own that, every interval, takes the sink's samples
-// since the last time (a swap: the sampler never waits for it), queues them on disk as a
-// push request with a fresh ID, and sends the queue oldest first. A failed send waits
+// since the last time (a swap: the sampler never waits for it) as a push request with a
+// fresh ID and sends it. What the server cannot take waits in a queue on disk, sent oldest
+// first (a new profile joins the queue while it is not empty). A failed send waits
 // (exponential backoff) with everything queued; a refused profile is reported once and
 // dropped. What it does worth saying goes to `log`, one line each. It serves one sink
 // (a recording) or, for the host agent, many, each its own series, added and retired
@@ -82,7 +84,7 @@ public:
     void stop(uint64_t flushMs, std::function<bool()> cancelled = {});
 
     struct Totals {
-        uint64_t profiles = 0; // intervals with samples, queued
+        uint64_t profiles = 0; // intervals with samples, taken
         uint64_t sent = 0;
         uint64_t refused = 0;
         uint64_t dropped = 0; // the queue was full, or a queued file unreadable
@@ -97,10 +99,17 @@ private:
         bool retiring = false;
     };
     void run();
-    // Queues what the series recorded since the last cut: all of them, or only the
-    // retiring ones (which are then dropped).
-    void cut(bool retiringOnly);
-    void cutOne(const Series& series);
+    // Sends (or queues) what the series recorded since the last cut: all of them, or only
+    // the retiring ones (which are then dropped). Straight from memory only before
+    // `sendBeforeMs`: a stop without flush queues.
+    void cut(bool retiringOnly, uint64_t sendBeforeMs);
+    // The series' samples since the last cut as a request body; none when it had none.
+    std::optional<std::string> cutOne(const Series& series);
+    // Onto the disk queue, saying what had to be dropped to make room.
+    void enqueue(const std::string& body);
+    // One post, and what it means for the backoff and the totals (sequence: the queued
+    // item's, 0 for one sent from memory).
+    PushVerdict send(const std::string& body, uint64_t sequence);
     // Sends the queue oldest first until it is empty or a send fails; stops early at
     // `deadlineMs` (monotonic) or when the stop's cancel predicate fires.
     void drain(uint64_t deadlineMs);

@@ -5,6 +5,7 @@
 #include "core/push/push_queue.h"
 #include "core/push/push_request.h"
 #include "core/push/pusher.h"
+#include "tests/support/synthetic_feed.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -12,7 +13,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -131,6 +134,87 @@ private slots:
         QCOMPARE(verdictOf({503, "", ""}), PushVerdict::Retry);
         QCOMPARE(serverMessage({400, R"({"code":"invalid_argument","message":"bad labels"})", ""}),
                  std::string("HTTP 400: bad labels"));
+    }
+
+    // While the server answers, a profile goes from memory to the server, never through
+    // the disk; once a send fails it waits on disk, and later ones queue behind it, so
+    // they reach the server in order when it is back.
+    void theDiskIsOnlyForWhatTheServerCouldNotTake() {
+        QTemporaryDir dir;
+        const fs::path queueDir = dir.filePath("q").toStdString();
+        auto queue = PushQueue::open(queueDir, 1 << 20);
+        QVERIFY(queue);
+        struct Server {
+            std::mutex mutex;
+            int status = 200;
+            std::vector<std::string> posts; // every body offered, in order
+            std::vector<size_t> onDisk;     // queued files at each post
+        } server;
+        auto filesIn = [&] {
+            size_t n = 0;
+            for (const auto& e : fs::directory_iterator(queueDir))
+                n += e.path().extension() == ".push";
+            return n;
+        };
+        struct Transport final : PushTransport {
+            Server& s;
+            std::function<size_t()> files;
+            Transport(Server& server, std::function<size_t()> f) : s(server), files(std::move(f)) {}
+            PostResult post(const std::string& body) override {
+                const std::lock_guard lock(s.mutex);
+                s.posts.push_back(body);
+                s.onDisk.push_back(files());
+                return {s.status, "", s.status == 0 ? "Connection refused" : ""};
+            }
+        };
+        pprof::PprofSink sink;
+        test::SyntheticFeed feed(sink);
+        const FrameId f = feed.frame("a.py", 3, "work");
+        PusherOptions options;
+        options.labels = {{"service_name", "t"}};
+        options.intervalMs = 50;
+        options.minBackoffMs = 200;
+        Pusher pusher(
+            sink, std::move(*queue), [&] { return std::make_unique<Transport>(server, filesIn); },
+            options, [](const std::string&) {});
+        pusher.start();
+        auto posted = [&] {
+            const std::lock_guard lock(server.mutex);
+            return server.posts.size();
+        };
+        uint64_t t = 1;
+        feed.add(1, 0, {f}, {t++});
+        QTRY_VERIFY_WITH_TIMEOUT(posted() >= 1, 60000);
+        {
+            const std::lock_guard lock(server.mutex);
+            QCOMPARE(server.onDisk[0], size_t(0));
+            server.status = 0; // the server goes away
+        }
+        feed.add(1, 0, {f}, {t++});
+        QTRY_VERIFY_WITH_TIMEOUT(posted() >= 2, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(filesIn() == 1, 60000); // the failed one waits on disk
+        feed.add(1, 0, {f}, {t++});                      // queued behind it, not sent ahead of it
+        QTRY_VERIFY_WITH_TIMEOUT(filesIn() == 2, 60000);
+        {
+            const std::lock_guard lock(server.mutex);
+            server.status = 200;
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(filesIn() == 0, 60000);
+        pusher.stop(1000);
+        const std::lock_guard lock(server.mutex);
+        // Offered: the first, the second (failed), then the second again and the third.
+        std::vector<std::string> ids;
+        for (const std::string& body : server.posts)
+            ids.push_back(pushIdOf(body));
+        QVERIFY(ids.size() >= 4);
+        QCOMPARE(ids[0] != ids[1], true);
+        const std::string failed = ids[1];
+        // Every retry of the failed one comes before the third is offered.
+        const auto third = std::find_if(ids.begin() + 2, ids.end(),
+                                        [&](const std::string& id) { return id != failed; });
+        QVERIFY(third != ids.end());
+        QVERIFY(std::find(third, ids.end(), failed) == ids.end());
+        QCOMPARE(pusher.totals().sent, uint64_t(3));
     }
 
     // Parca's body: WriteRawRequest's JSON, read back with Qt's JSON and base64 (not
