@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <ctime>
+#include <unordered_set>
 
 namespace gilscope::cli {
 
@@ -69,7 +70,12 @@ remote::PythonProcessWatch::Look HostAgent::judge(int pid) {
 
 void HostAgent::scan() {
     judged_.clear();
-    for (int pid : watch_.poll(listProcessIds()))
+    // The processes being recorded (most of those the agent looks at) cost no /proc read.
+    std::unordered_set<int> recording;
+    for (const auto& target : targets_)
+        recording.insert(target->pid);
+    const auto isRecorded = [&](int pid) { return recording.contains(pid); };
+    for (int pid : watch_.poll(listProcessIds(), isRecorded))
         if (auto it = judged_.find(pid); it != judged_.end()) record(it->second);
     judged_.clear();
 }

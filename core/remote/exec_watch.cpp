@@ -2,6 +2,8 @@
 
 #include "core/remote/proc_files.h"
 
+#include <fcntl.h>
+
 #include <charconv>
 #include <unistd.h>
 
@@ -40,7 +42,17 @@ std::optional<int> parentPid(int pid) {
     return static_cast<int>(*ppid);
 }
 
-ExecWatch::ExecWatch(int pid) : pid_(pid), attached_(processImage(pid)) {
+ExecWatch::ExecWatch(int pid)
+    : pid_(pid), attached_(processImage(pid)),
+      mem_(::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC)) {
+}
+
+bool ExecWatch::imageGone(uint64_t mappedAddress) const {
+    if (!mem_) return false;
+    char byte = 0;
+    // 0 bytes: the image this file was opened on has no users left. An error (an address
+    // not mapped, say) tells nothing.
+    return ::pread(mem_.get(), &byte, 1, off_t(mappedAddress)) == 0;
 }
 
 std::optional<ProcessImage> processImage(int pid) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/util/unique_fd.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,10 +28,16 @@ public:
     // Whether the process now runs another image than at construction; `running` then
     // names its executable. False when it cannot tell (the process is gone, say).
     bool execed(std::string* running) const;
+    // Exact and cheap (one pread), for a regular look: the memory image it was made with
+    // is gone (an exec, or the end of the process). /proc/PID/mem, opened at construction,
+    // reads that image only: once the process replaced it such a read finds nothing, even
+    // where the new image maps the same addresses. False when it cannot tell.
+    bool imageGone(uint64_t mappedAddress) const;
 
 private:
     int pid_;
     std::optional<ProcessImage> attached_;
+    UniqueFd mem_;
 };
 
 } // namespace gilscope::remote

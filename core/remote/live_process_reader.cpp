@@ -121,6 +121,15 @@ Status LiveProcessReader::init() {
     return {};
 }
 
+namespace {
+
+std::string replacedMessage(int pid, const std::string& running) {
+    return "process " + std::to_string(pid) + " replaced its program (exec of " + running +
+           "): its Python interpreter is gone";
+}
+
+} // namespace
+
 ReadOutcome LiveProcessReader::fail(std::string why) {
     if (mem_.processGone() || !processExists(pid_)) {
         lastError_ = "process " + std::to_string(pid_) + " has exited";
@@ -132,13 +141,29 @@ ReadOutcome LiveProcessReader::fail(std::string why) {
     if (failuresSinceExecCheck_++ % 64 == 0) {
         std::string running;
         if (exec_.execed(&running)) {
-            lastError_ = "process " + std::to_string(pid_) + " replaced its program (exec of " +
-                         running + "): its Python interpreter is gone";
+            lastError_ = replacedMessage(pid_, running);
             return ReadOutcome::ProcessEnded;
         }
     }
     lastError_ = std::move(why);
     return ReadOutcome::Error;
+}
+
+bool LiveProcessReader::imageReplaced() {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    const int64_t ns = int64_t(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+    if (ns < nextImageCheckNs_) return false;
+    nextImageCheckNs_ = ns + 1'000'000'000;
+    if (!exec_.imageGone(loc_.runtimeAddr)) return false;
+    if (mem_.processGone() || !processExists(pid_)) {
+        lastError_ = "process " + std::to_string(pid_) + " has exited";
+        return true;
+    }
+    std::string running;
+    if (!exec_.execed(&running)) running = "a new image";
+    lastError_ = replacedMessage(pid_, running);
+    return true;
 }
 
 bool LiveProcessReader::readInterp(uint64_t addr, InterpState& s) {
@@ -213,6 +238,8 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
             still_->nothingOnCpu())
             return ReadOutcome::Ok;
     }
+    // (A still process cannot have exec'd: it ran nothing.)
+    if (imageReplaced()) return ReadOutcome::ProcessEnded;
     lastOut_ = nullptr;
     // One syscall for the main interpreter's hot fields, the runtime's GIL/GC fields, the
     // thread state we expect to need first (the one we needed last time) and, when only

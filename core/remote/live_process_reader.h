@@ -88,6 +88,10 @@ private:
     };
 
     ReadOutcome fail(std::string why);
+    // The exec of a program whose image maps the runtime where the old one had it (a
+    // non-PIE interpreter exec'ing itself): every read still succeeds, through caches of
+    // the old image. Looked for about once a second; true: the recording has to end.
+    bool imageReplaced();
     ReadOutcome readInterpreter(const InterpState& interp, bool isMain,
                                 std::vector<ThreadStack>& out, size_t& count);
     // Reads the interpreter at addr into interpWin_ and decodes it.
@@ -127,6 +131,7 @@ private:
     size_t lastCount_ = 0;                 // vector) and length, which reuseLastSample uses
     ExecWatch exec_;
     uint64_t failuresSinceExecCheck_ = 0;
+    int64_t nextImageCheckNs_ = 0; // ExecWatch::imageGone, about once a second
     std::string lastError_;
     bool skipped_ = false;
     bool starting_ = false; // init() found no interpreter in a live runtime

@@ -13,12 +13,14 @@ void PythonProcessWatch::markRecorded(int pid) {
         seen_[pid] = Seen{.image = *image, .done = true, .firstSeen = {}, .poll = polls_};
 }
 
-std::vector<int> PythonProcessWatch::poll(const std::vector<int>& pids) {
+std::vector<int> PythonProcessWatch::poll(const std::vector<int>& pids,
+                                          const std::function<bool(int)>& recording) {
     ++polls_;
     std::vector<int> found;
     for (int pid : pids) {
         auto [it, fresh] = seen_.try_emplace(pid);
         it->second.poll = polls_;
+        if (!fresh && it->second.done && recording && recording(pid)) continue;
         if (ready(pid, it->second, fresh)) found.push_back(pid);
     }
     // Gone since (a pid reused later is a new process). markRecorded's entry stays until

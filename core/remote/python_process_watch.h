@@ -32,8 +32,11 @@ public:
     // Already recorded (run's interpreter): never returned.
     void markRecorded(int pid);
     // Looks at `pids`, the processes to consider now; returns those to record from now
-    // on. Forgets the ones not among them (they exited).
-    std::vector<int> poll(const std::vector<int>& pids);
+    // on. Forgets the ones not among them (they exited). `recording`: those being recorded
+    // now are kept without a look (their recording notices an exit or an exec itself);
+    // once it ends they are looked at again, and an exec'd image is judged anew.
+    std::vector<int> poll(const std::vector<int>& pids,
+                          const std::function<bool(int)>& recording = {});
     // A returned process could not be attached to yet (its runtime was still starting):
     // return it again at a later poll, at most `maxRetries` times in one image. False
     // once those are used up.

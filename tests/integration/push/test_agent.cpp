@@ -187,6 +187,65 @@ private slots:
             qInfo("pid %lld (%s%s): %d pushes", pid, qPrintable(versionOf[pid].label),
                   ending.contains(pid) ? ", short-lived" : "", n.value(QString::number(pid)));
     }
+
+    // A recorded process that execs a new Python program keeps its pid: its recording
+    // ends (its interpreter is gone) and the agent records the new program, as a new
+    // series of the same pid. Where the interpreter is not position-independent (the sid
+    // chroot's), the new image has its runtime where the old one had it: reads go on
+    // succeeding, so only a look at the image itself tells.
+    void aProcessThatExecsPythonIsRecordedAgain_data() {
+        QList<Interpreter> ends{all_.first()};
+        if (all_.size() > 1) ends << all_.last();
+        addInterpreterRows(ends);
+    }
+    void aProcessThatExecsPythonIsRecordedAgain() {
+        QFETCH(Interpreter, interpreter);
+        PushReceiver receiver;
+        QVERIFY(receiver.start());
+        const QString token = QString("agent-exec-%1").arg(QCoreApplication::applicationPid());
+        TargetOptions options;
+        options.args = {token};
+        TargetProcess target(interpreter, targetScript("exec_python.py"), options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        auto agent = startGilscope({"agent", "--push", receiver.url(), "--push-interval", "1s",
+                                    "--match", token, "--push-queue", dir.filePath("queue")},
+                                   dir.path(), QProcess::MergedChannels);
+        QVERIFY(agent);
+        const QString recording = QString("recording process %1 ").arg(target.pid());
+        QString log;
+        QVERIFY2(waitForStdoutLine(
+                     *agent, [&](const QString& line) { return line.contains(recording); }, &log,
+                     kWaitMs),
+                 qPrintable(log));
+        ::kill(static_cast<pid_t>(target.pid()), SIGUSR1);
+        QVERIFY2(waitForStdoutLine(
+                     *agent, [&](const QString& line) { return line.contains(recording); }, &log,
+                     kWaitMs),
+                 qPrintable(log));
+        QVERIFY2(log.contains("replaced its program"), qPrintable(log));
+        // The new program's samples reach the server.
+        qsizetype looked = 0;
+        auto pushedAfterExec = [&] {
+            const QList<ReceivedPush> pushes = receiver.accepted();
+            for (; looked < pushes.size(); ++looked) {
+                const QString file = dir.filePath(pushes[looked].id + ".pb.gz");
+                QFile f(file);
+                if (!f.open(QIODevice::WriteOnly)) return false;
+                f.write(pushes[looked].rawProfile);
+                f.close();
+                bool ok = false;
+                QString error;
+                for (const QString& function : goPprofTop(file, {}, &ok, &error).keys())
+                    if (function.contains("after_exec")) return true;
+            }
+            return false;
+        };
+        QVERIFY(receiver.waitFor(pushedAfterExec, kWaitMs));
+        ::kill(static_cast<pid_t>(agent->processId()), SIGINT);
+        QVERIFY(agent->waitForFinished(kRunTimeoutMs));
+        QCOMPARE(agent->exitCode(), 0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestAgent)
