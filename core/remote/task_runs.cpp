@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -64,7 +65,8 @@ bool KernelTaskRuns::list(std::vector<uint64_t>& tids) {
     }
     // The events and files of threads that are gone are closed.
     const std::unordered_set<uint64_t> now(tids.begin(), tids.end());
-    std::erase_if(threads_, [&](const auto& kv) { return !now.contains(kv.first); });
+    std::erase_if(threads_, [&](const auto& entry) { return !now.contains(entry.first); });
+    next_ = 0;
     schedstat_.endSample();
     return !tids.empty();
 }
@@ -129,9 +131,20 @@ std::unique_ptr<KernelTaskRuns::Thread> KernelTaskRuns::open(uint64_t tid) {
 }
 
 KernelTaskRuns::Thread* KernelTaskRuns::find(uint64_t tid) {
-    auto it = threads_.find(tid);
-    if (it == threads_.end()) it = threads_.emplace(tid, open(tid)).first;
+    // StillProcess asks for the threads in the order of their ids, tick after tick: the
+    // one after the last asked is usually the one.
+    if (next_ < threads_.size() && threads_[next_].first == tid)
+        return threads_[next_++].second.get();
+    auto it = std::lower_bound(threads_.begin(), threads_.end(), tid,
+                               [](const auto& entry, uint64_t v) { return entry.first < v; });
+    if (it == threads_.end() || it->first != tid) it = threads_.emplace(it, tid, open(tid));
+    next_ = size_t(it - threads_.begin()) + 1;
     return it->second.get();
+}
+
+void KernelTaskRuns::forget(uint64_t tid) {
+    std::erase_if(threads_, [&](const auto& entry) { return entry.first == tid; });
+    next_ = 0;
 }
 
 bool KernelTaskRuns::onCpuNow(uint64_t tid, bool& onCpu) {
@@ -176,7 +189,7 @@ bool KernelTaskRuns::arrivals(uint64_t tid, uint64_t& out) {
     }
     char buf[96];
     if (schedstat_.readHead(tid, buf, sizeof buf) < 0) {
-        threads_.erase(tid); // gone
+        forget(tid); // gone
         return false;
     }
     return parseSchedstat(buf, out);

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace gilscope::remote {
@@ -43,7 +43,10 @@ private:
     bool switches_;           // false once the kernel refused switch records
     TaskFileCache schedstat_; // threads without a perf event
     UniqueFd taskDir_;
-    std::unordered_map<uint64_t, std::unique_ptr<Thread>> threads_;
+    void forget(uint64_t tid);
+    // By thread id; a vector, walked in order each tick, rather than a hash map.
+    std::vector<std::pair<uint64_t, std::unique_ptr<Thread>>> threads_;
+    size_t next_ = 0; // where the next find() looks first
 };
 
 } // namespace gilscope::remote
