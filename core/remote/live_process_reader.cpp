@@ -229,8 +229,10 @@ LiveProcessReader::InterpState LiveProcessReader::decodeInterp(uint64_t addr) {
 ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count) {
     count = 0;
     lastError_.clear();
-    walker_.budget().begin();
-    if (options_.asyncMode != AsyncMode::Off) return readAsync(out, count);
+    if (options_.asyncMode != AsyncMode::Off) {
+        walker_.budget().begin();
+        return readAsync(out, count);
+    }
     if (still_) {
         if (still_->stillSinceLastRead() && reuseLastSample(out, count)) return ReadOutcome::Ok;
         // --mode cpu: no thread on a CPU is an empty sample, whatever the memory holds.
@@ -240,6 +242,7 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     }
     // (A still process cannot have exec'd: it ran nothing.)
     if (imageReplaced()) return ReadOutcome::ProcessEnded;
+    walker_.budget().begin();
     lastOut_ = nullptr;
     // One syscall for the main interpreter's hot fields, the runtime's GIL/GC fields, the
     // thread state we expect to need first (the one we needed last time) and, when only

@@ -19,7 +19,7 @@ public:
 
     void begin() {
         left_ = kMaxBytes;
-        seen_.clear();
+        if (!seen_.empty()) seen_.clear(); // clear() wipes every bucket, even when empty
     }
     // False (and nothing spent) once the sample would read more than kMaxBytes.
     bool spend(size_t bytes) {

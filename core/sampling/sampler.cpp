@@ -77,6 +77,7 @@ struct Sampler::Impl {
     RateWindow window;
     std::vector<ThreadStack> stacks;
     std::vector<ThreadName> names; // the source's renames, handed to the sink
+    uint64_t namesAskedAt = 0;     // okTicks at the last look for them
     uint64_t endUs = 0, next = 0, prevTick = 0, nextCpuRefresh = 0;
     std::mutex endMutex; // a group's sampler: wait() sleeps until the group ended it
     std::condition_variable endCv;
@@ -89,6 +90,7 @@ struct Sampler::Impl {
     bool step();
     void stopNow(); // a stop request seen: ends now
     void end();
+    void handOnNames(); // the source's thread names that changed, to the sink
     void recordInterval(RawSamplerStats& s, uint64_t prevTick, uint64_t t);
     size_t emit(uint64_t t, const std::vector<ThreadStack>& stacks, size_t count);
 };
@@ -199,10 +201,10 @@ bool Sampler::Impl::step() {
         if (outcome == ReadOutcome::Ok) {
             ++s.okTicks;
             s.threadSamples += emit(t, stacks, count);
-            // Names are read off this thread; handing on a change is rare.
-            if (source.takeThreadNames(names))
-                for (const ThreadName& n : names)
-                    sink.nameThread(n.threadId, n.name);
+            // Names are read off this thread, and change rarely: looked for at the first
+            // tick (which starts that thread), every 8th after (a look touches that
+            // thread's memory, a cost per process for the host agent), and at the end.
+            if (s.okTicks == 1 || s.okTicks - namesAskedAt >= 8) handOnNames();
             // A sink that can no longer store samples (disk full, a failed write)
             // ends the recording now: what it holds so far can still be written.
             if (sink.failed()) {
@@ -236,7 +238,19 @@ bool Sampler::Impl::step() {
     }
 }
 
+void Sampler::Impl::handOnNames() {
+    namesAskedAt = s.okTicks;
+    if (source.takeThreadNames(names))
+        for (const ThreadName& n : names)
+            sink.nameThread(n.threadId, n.name);
+}
+
 void Sampler::Impl::end() {
+    try {
+        if (s.okTicks > 0 && !sink.failed()) handOnNames();
+    } catch (const std::exception&) {
+        // the names are a courtesy: the recording's end matters more
+    }
     s.cpuUs = threadCpuUs(); // a group's: the group thread's, shared by its samplers
     s.running = 0;
     finalStats = s;
