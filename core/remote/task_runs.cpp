@@ -23,6 +23,7 @@ const size_t kPageSize = size_t(::sysconf(_SC_PAGESIZE));
 
 // A switch record without sample_id_all: its header alone.
 constexpr uint16_t kSwitchRecordSize = sizeof(perf_event_header);
+static_assert(kSwitchRecordSize == sizeof(uint64_t));
 
 } // namespace
 
@@ -160,9 +161,13 @@ bool KernelTaskRuns::onCpuNow(uint64_t tid, bool& onCpu) {
     for (int i = 0; i < 100; ++i) {
         const uint64_t head = __atomic_load_n(&page.data_head, __ATOMIC_ACQUIRE);
         if (head < kSwitchRecordSize) return false; // no switch yet
+        // Records are 8-byte aligned: the header is loaded whole, with acquire, so that
+        // the second look at data_head below comes after it.
+        const auto* at =
+            reinterpret_cast<const uint64_t*>(ring + ((head - kSwitchRecordSize) & (size - 1)));
+        const uint64_t word = __atomic_load_n(at, __ATOMIC_ACQUIRE);
         perf_event_header last;
-        std::memcpy(&last, ring + ((head - kSwitchRecordSize) & (size - 1)), sizeof last);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        std::memcpy(&last, &word, sizeof last);
         // A record written meanwhile may have overwritten the one read: read again.
         if (__atomic_load_n(&page.data_head, __ATOMIC_RELAXED) != head) continue;
         if (last.type != PERF_RECORD_SWITCH || last.size != kSwitchRecordSize) return false;
