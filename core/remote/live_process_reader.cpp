@@ -121,30 +121,26 @@ Status LiveProcessReader::init() {
     return {};
 }
 
-namespace {
-
-std::string replacedMessage(int pid, const std::string& running) {
-    return "process " + std::to_string(pid) + " replaced its program (exec of " + running +
-           "): its Python interpreter is gone";
+bool LiveProcessReader::exited() {
+    if (!mem_.processGone() && processExists(pid_)) return false;
+    lastError_ = "process " + std::to_string(pid_) + " has exited";
+    return true;
 }
 
-} // namespace
+bool LiveProcessReader::execed() {
+    std::string running;
+    if (!exec_.execed(&running)) return false;
+    lastError_ = "process " + std::to_string(pid_) + " replaced its program (exec of " + running +
+                 "): its Python interpreter is gone";
+    return true;
+}
 
 ReadOutcome LiveProcessReader::fail(std::string why) {
-    if (mem_.processGone() || !processExists(pid_)) {
-        lastError_ = "process " + std::to_string(pid_) + " has exited";
-        return ReadOutcome::ProcessEnded;
-    }
+    if (exited()) return ReadOutcome::ProcessEnded;
     // A target that exec'd another program keeps its pid, but its Python is gone: every
     // read fails from then on. Looked for on the first failure and every 64th after
     // (failures come at the sample rate; a look reads two /proc files).
-    if (failuresSinceExecCheck_++ % 64 == 0) {
-        std::string running;
-        if (exec_.execed(&running)) {
-            lastError_ = replacedMessage(pid_, running);
-            return ReadOutcome::ProcessEnded;
-        }
-    }
+    if (failuresSinceExecCheck_++ % 64 == 0 && execed()) return ReadOutcome::ProcessEnded;
     lastError_ = std::move(why);
     return ReadOutcome::Error;
 }
@@ -156,13 +152,9 @@ bool LiveProcessReader::imageReplaced() {
     if (ns < nextImageCheckNs_) return false;
     nextImageCheckNs_ = ns + 1'000'000'000;
     if (!exec_.imageGone(loc_.runtimeAddr)) return false;
-    if (mem_.processGone() || !processExists(pid_)) {
-        lastError_ = "process " + std::to_string(pid_) + " has exited";
-        return true;
-    }
-    std::string running;
-    if (!exec_.execed(&running)) running = "a new image";
-    lastError_ = replacedMessage(pid_, running);
+    if (!exited() && !execed())
+        lastError_ = "process " + std::to_string(pid_) +
+                     " replaced its program (exec of a new image): its Python interpreter is gone";
     return true;
 }
 

@@ -88,6 +88,9 @@ private:
     };
 
     ReadOutcome fail(std::string why);
+    // Whether the process is gone / exec'd another program; true sets lastError_.
+    bool exited();
+    bool execed();
     // The exec of a program whose image maps the runtime where the old one had it (a
     // non-PIE interpreter exec'ing itself): every read still succeeds, through caches of
     // the old image. Looked for about once a second; true: the recording has to end.

@@ -37,13 +37,13 @@ public:
 private:
     struct Thread;
     std::unique_ptr<Thread> open(uint64_t tid);
-    Thread* find(uint64_t tid);
+    Thread* find(uint64_t tid); // opened on first sight
+    void forget(uint64_t tid);
 
     bool perf_;               // false once the kernel refused a perf event: not asked again
     bool switches_;           // false once the kernel refused switch records
     TaskFileCache schedstat_; // threads without a perf event
     UniqueFd taskDir_;
-    void forget(uint64_t tid);
     // By thread id; a vector, walked in order each tick, rather than a hash map.
     std::vector<std::pair<uint64_t, std::unique_ptr<Thread>>> threads_;
     size_t next_ = 0; // where the next find() looks first
