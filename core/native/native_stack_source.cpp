@@ -136,16 +136,19 @@ bool NativeStackMerger::pair(ThreadStack& t, std::string& why) {
            registry_.frame(t.frames[in.syntheticLeaf]).filename == synthetic_)
         ++in.syntheticLeaf;
     in.sampled = sampled_;
+    in.readAfterSample = readAfterSample_;
     std::string mismatch;
-    bool byCaller = false;
-    if (!mergeStacks(in, options_, registry_, merged_, mismatch, &byCaller)) {
+    MergeHow how = MergeHow::Exact;
+    if (!mergeStacks(in, options_, registry_, merged_, mismatch, &how)) {
         why = "thread " + std::to_string(t.threadId) + ": " + mismatch;
         return false;
     }
-    if (byCaller)
+    if (how == MergeHow::ByCaller)
         ++pairedByCaller_;
+    else if (how == MergeHow::BeforeInnermost)
+        ++pairedBeforeInnermost_;
     else
-        learnEntryPlaces(t); // only stacks that paired by address teach
+        learnEntryPlaces(t); // only stacks that paired exactly teach
     t.frames.swap(merged_);
     return true;
 }
@@ -219,6 +222,8 @@ PerfNativeStackSource::PerfNativeStackSource(StackSource& inner,
                                              uint64_t intervalUs)
     : NativeStackSourceBase(inner, std::move(unwinder), all), events_(std::move(events)),
       rereads_(inner, intervalUs * 1000 / 10) {
+    merger_.readPythonAfterSample();
+    pairing_.switchSamples = events_->switchSamples();
 }
 
 ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& count) {
@@ -301,9 +306,19 @@ std::string describePairing(const NativePairing& p) {
     std::string s = "Native stacks: " + std::to_string(p.firstRead) +
                     " paired with the Python stack read after them";
     if (p.laterRead > 0) s += ", " + std::to_string(p.laterRead) + " with a later read";
+    std::string how;
     if (p.byCaller > 0)
-        s += " (" + std::to_string(p.byCaller) + " of them by the callback's calling frame)";
-    return s + "; " + std::to_string(p.failed) + " did not pair (errors)";
+        how = std::to_string(p.byCaller) + " of them by the callback's calling frame";
+    if (p.beforeInnermost > 0)
+        how += (how.empty() ? "" : ", ") + std::to_string(p.beforeInnermost) +
+               " sampled before a callback the read saw had begun";
+    if (!how.empty()) s += " (" + how + ")";
+    s += "; " + std::to_string(p.failed) + " did not pair (errors)";
+    if (!p.switchSamples)
+        s += ". The kernel records no context switches for this user (perf_event_paranoid "
+             "above 1, no CAP_PERFMON), so a thread that stopped running is paired with its "
+             "last CPU sample: more errors";
+    return s;
 }
 
 } // namespace gilscope::native

@@ -35,8 +35,13 @@ public:
                 std::string& why);
     bool pair(ThreadStack& t, std::string& why);
     NativeUnwinder& unwinder() { return *unwinder_; }
-    // Stacks whose innermost run paired by its calling frame (mergeStacks' exception).
+    // The Python stacks it pairs were read after the native sample, not at its instant
+    // (mergeStacks' exceptions apply).
+    void readPythonAfterSample() { readAfterSample_ = true; }
+    // Stacks paired by mergeStacks' exceptions: the innermost run by its calling frame,
+    // or left out as begun after the sample.
     uint64_t pairedByCaller() const { return pairedByCaller_; }
+    uint64_t pairedBeforeInnermost() const { return pairedBeforeInnermost_; }
 
 private:
     // Where an eval loop keeps its entry frame: `offset` bytes below the loop's CFA. Fixed
@@ -65,16 +70,20 @@ private:
     uint32_t learnedPairs_ = 0;
     uint32_t previousOffset_ = 0; // EvalEntry::previousOffset, once a read gave one
     uint64_t runtimeAddress_ = 0;
+    bool readAfterSample_ = false;
     uint64_t pairedByCaller_ = 0;
+    uint64_t pairedBeforeInnermost_ = 0;
 };
 
 // How a recording's thread stacks paired their Python and native halves (the recording's
 // summary prints it), counted per thread and tick.
 struct NativePairing {
-    uint64_t firstRead = 0; // with the Python stack read right after the native one
-    uint64_t laterRead = 0; // with a later read (PythonRereads)
-    uint64_t byCaller = 0;  // of those two, the innermost run by its calling frame
-    uint64_t failed = 0;    // none: left out of the sample, counted as an error
+    uint64_t firstRead = 0;       // with the Python stack read right after the native one
+    uint64_t laterRead = 0;       // with a later read (PythonRereads)
+    uint64_t byCaller = 0;        // of those two, the innermost run by its calling frame
+    uint64_t beforeInnermost = 0; // of those two, before the innermost run had begun
+    uint64_t failed = 0;          // none: left out of the sample, counted as an error
+    bool switchSamples = true;    // false: the kernel refused them (PerfThreadEvents)
 };
 // "Native stacks: ..." for the summary.
 std::string describePairing(const NativePairing& p);
@@ -88,6 +97,7 @@ public:
         NativePairing p = pairing_;
         p.firstRead = paired_ - p.laterRead;
         p.byCaller = merger_.pairedByCaller();
+        p.beforeInnermost = merger_.pairedBeforeInnermost();
         return p;
     }
 

@@ -146,6 +146,15 @@ Result<std::unique_ptr<PerfThreadEvents>> PerfThreadEvents::open(int pid, uint64
             err == EACCES || err == EPERM ? ErrorKind::PermissionDenied : ErrorKind::Internal, why);
     }
     ::close(fd);
+    // A switch happens in the kernel, so an event that excludes the kernel never records
+    // one: the switch event needs kernel events allowed (root, CAP_PERFMON, or
+    // perf_event_paranoid <= 1). Its sample still holds only the user registers and stack.
+    perf_event_attr sw = attrFor(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 1);
+    sw.exclude_kernel = 0;
+    if (const int swFd = perfOpen(sw, pid); swFd >= 0) {
+        ::close(swFd);
+        e->switchSamples_ = true;
+    }
     return e;
 }
 
@@ -168,6 +177,8 @@ bool PerfThreadEvents::openThread(int tid, Thread& t) {
                  " (perf_event_mlock_kb bounds it without root)";
         return false;
     }
+    if (!switchSamples_) return true;
+    sw.exclude_kernel = 0;
     t.switchFd = perfOpen(sw, tid);
     if (t.switchFd < 0 || ::ioctl(t.switchFd, PERF_EVENT_IOC_SET_OUTPUT, t.clockFd) != 0) {
         error_ = "perf switch event on thread " + std::to_string(tid) + ": " + std::strerror(errno);

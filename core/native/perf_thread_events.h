@@ -25,10 +25,12 @@ struct PerfSample {
 // - task-clock, every `periodNs` of the thread's CPU time: a running thread's state at
 //   most one period of its own CPU time ago;
 // - every context switch away from the thread: a blocked or preempted thread's state
-//   as it stopped running, which stays true while it does not run.
-// So the newest sample of a thread is its state as of its last run, never older than one
-// period of CPU. The kernel takes them; gilscope only reads the buffers. A thread that
-// has not run or switched since its events opened has no sample yet.
+//   as it stopped running, which stays true while it does not run. Where the kernel
+//   allows it: a switch happens in kernel mode, so an event that excludes the kernel (all
+//   an unprivileged user gets at perf_event_paranoid 2) never fires.
+// So the newest sample of a thread is its state as of its last run (with switch samples),
+// never older than one period of CPU. The kernel takes them; gilscope only reads the
+// buffers. A thread that has not run or switched since its events opened has no sample yet.
 class PerfThreadEvents {
 public:
     // perf's own default for --call-graph dwarf. Beyond it the unwinder reads the live
@@ -52,6 +54,8 @@ public:
     // Forgets threads not in `alive` (closes their events).
     void retain(const std::vector<int>& alive);
     const std::string& error() const { return error_; }
+    // Whether the kernel records context switches for us (see above).
+    bool switchSamples() const { return switchSamples_; }
     size_t tracked() const { return threads_.size(); }
 
 private:
@@ -60,6 +64,7 @@ private:
     bool openThread(int tid, Thread& t);
 
     uint64_t periodNs_;
+    bool switchSamples_ = false;
     std::unordered_map<int, std::unique_ptr<Thread>> threads_;
     std::string error_;
 };

@@ -26,7 +26,7 @@ const PythonRereads::Read* PythonRereads::read(size_t i) {
     if (tick_.size() <= i) tick_.resize(i + 1);
     Read& r = tick_[i];
     const uint64_t start = clock_();
-    r.ok = source_.read(r.stacks, r.count) == ReadOutcome::Ok;
+    r.outcome = source_.read(r.stacks, r.count);
     spentNs_ += clock_() - start;
     ++made_;
     ++reads_;
@@ -37,7 +37,8 @@ bool PythonRereads::pair(ThreadStack& t, const std::function<bool(ThreadStack&)>
     ThreadStack candidate;
     for (size_t i = 0;; ++i) {
         const Read* r = read(i);
-        if (!r || !r->ok) return false;
+        if (!r || r->outcome == ReadOutcome::ProcessEnded) return false;
+        if (r->outcome != ReadOutcome::Ok) continue;
         for (size_t k = 0; k < r->count; ++k) {
             const ThreadStack& again = r->stacks[k];
             if (again.threadId != t.threadId || again.skipped) continue;

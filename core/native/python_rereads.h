@@ -26,7 +26,8 @@ public:
     void startTick();
     // Offers thread t's stack from each later read, in order, to `pairs`, which merges the
     // stack in place and says whether it paired; the first that does replaces t. Each read
-    // is one instant of the Python stacks, never a mix of two.
+    // is one instant of the Python stacks, never a mix of two. A torn read is passed over
+    // (the thread was caught mid-call: the next read may pair); an ended process ends it.
     bool pair(ThreadStack& t, const std::function<bool(ThreadStack&)>& pairs);
 
     uint64_t reads() const { return reads_; } // made so far, over all ticks
@@ -35,7 +36,7 @@ private:
     struct Read {
         std::vector<ThreadStack> stacks;
         size_t count = 0;
-        bool ok = false;
+        ReadOutcome outcome = ReadOutcome::Error;
     };
     // This tick's read `i`, made now if it is the next one and the budget allows; null if not.
     const Read* read(size_t i);

@@ -116,6 +116,32 @@ bool pairInnermostByCaller(const MergeInput& in, const std::vector<Run>& runs, S
     return false;
 }
 
+// An entry frame this far beyond the sample's leaf is no C local of this thread's stack.
+constexpr uint64_t kMaxBeyondLeaf = 8u << 20;
+
+// pairByAddress's second exception (see mergeStacks): runs 1.. by address, run 0 begun
+// after the sample.
+bool innermostBegunAfter(const MergeInput& in, const std::vector<Run>& runs, StringId interpreter,
+                         const FrameRegistry& registry, std::vector<int>& evalOf) {
+    if (runs.size() < 2 || in.native.empty()) return false;
+    std::fill(evalOf.begin(), evalOf.end(), -1);
+    if (pairRunsByAddress(in, 1, runs.size(), interpreter, registry, evalOf) != kNowhere)
+        return false;
+    const size_t outerFrame = size_t(std::find(evalOf.begin(), evalOf.end(), 1) - evalOf.begin());
+    // The run was called from the outer run's eval loop, so its entry frame lies leafward
+    // of that loop's frame, on this stack: else the read is not of this stack.
+    const uint64_t entry = in.entries[0].address, leafSp = in.native[0].sp;
+    if (entry >= in.native[outerFrame].sp || (entry < leafSp && leafSp - entry > kMaxBeyondLeaf))
+        return false;
+    for (size_t i = 0; i < outerFrame; ++i) {
+        const NativeSymbol& s = in.native[i].symbol;
+        if (s.kind == NativeKind::Eval ||
+            (!s.named && registry.frame(s.frame).filename == interpreter))
+            return false; // maybe another callback's eval loop, whose frames the read lacks
+    }
+    return everyEvalLoopRuns(in, evalOf);
+}
+
 bool pairByName(const MergeInput& in, const std::vector<Run>& runs, std::vector<int>& evalOf,
                 std::string& why) {
     size_t k = 0;
@@ -135,11 +161,21 @@ bool pairByName(const MergeInput& in, const std::vector<Run>& runs, std::vector<
 } // namespace
 
 bool mergeStacks(const MergeInput& in, const MergeOptions& options, const FrameRegistry& registry,
-                 std::vector<FrameId>& out, std::string& why, bool* byCaller) {
-    if (byCaller) *byCaller = false;
+                 std::vector<FrameId>& out, std::string& why, MergeHow* how) {
+    if (how) *how = MergeHow::Exact;
     out.clear();
     std::vector<Run> runs;
     if (!pythonRuns(in, options, runs, why)) return false;
+    // A run with no Python frame: the read caught an eval loop entering or leaving its
+    // frames. At the sample's instant, earlier, the same loop may still have run them, so
+    // pairing it would show that loop's C frames under no Python: not paired.
+    if (in.readAfterSample)
+        for (const Run& r : runs)
+            if (r.first == r.second) {
+                why = "a run of Python frames was empty at the read (an eval loop entering or "
+                      "leaving)";
+                return false;
+            }
     std::vector<int> evalOf(in.native.size(), -1);
     // The interpreter's module: where its eval loop and call machinery are (by name). Its
     // unnamed code may be a stripped eval loop, and is plumbing.
@@ -151,9 +187,17 @@ bool mergeStacks(const MergeInput& in, const MergeOptions& options, const FrameR
     for (const EvalEntry& e : in.entries)
         byAddress = byAddress && e.address != 0;
     if (byAddress && !pairByAddress(in, runs, interpreter, registry, evalOf, why)) {
-        if (in.sampled.empty() || !pairInnermostByCaller(in, runs, interpreter, registry, evalOf))
+        if (!in.readAfterSample) return false;
+        if (!in.sampled.empty() && pairInnermostByCaller(in, runs, interpreter, registry, evalOf)) {
+            if (how) *how = MergeHow::ByCaller;
+        } else if (innermostBegunAfter(in, runs, interpreter, registry, evalOf)) {
+            if (how) *how = MergeHow::BeforeInnermost;
+            runs.erase(runs.begin());
+            for (int& k : evalOf)
+                k -= k > 0;
+        } else {
             return false;
-        if (byCaller) *byCaller = true;
+        }
     } else if (!byAddress && !pairByName(in, runs, evalOf, why)) {
         return false;
     }

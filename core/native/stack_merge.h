@@ -44,6 +44,16 @@ struct MergeInput {
     size_t syntheticLeaf = 0;                 // OnePerFrame: leading frames (<GC>) of run 0
     std::span<const NativeStackFrame> native; // leaf first
     std::span<const SampledEntry> sampled;    // 3.12+, where known
+    // The Python stack was read after the native sample (without pausing), not at its
+    // instant: the exceptions below apply.
+    bool readAfterSample = false;
+};
+
+// How mergeStacks paired the runs.
+enum class MergeHow {
+    Exact,           // every run with its eval loop (by address, or by name)
+    ByCaller,        // the innermost run by its calling frame (first exception)
+    BeforeInnermost, // the innermost run had not begun at the sample (second exception)
 };
 
 // One stack of Python frames and native frames in call order, leaf first. Each run of
@@ -57,13 +67,18 @@ struct MergeInput {
 // roots. Returns false, with why, when the stacks do not pair up: such a sample is an
 // error, never a guessed stack.
 //
-// One exception on 3.12+, for a stack read after its native sample: when the innermost
-// run's entry frame lies in no eval loop (a callback that came back at another C depth)
-// but every other run pairs by address, the innermost run pairs with the one eval loop
-// leafward of them if that loop's own entry frame, as `sampled` holds it, was entered from
-// the same Python frame as the run's (*byCaller is then set). The calling frame is checked
-// at both instants; the callback's frames are the read's.
+// Two exceptions on 3.12+, for a stack read after its native sample, when the innermost
+// run's entry frame lies in no eval loop but every other run pairs by address:
+// - ByCaller (a callback that came back at another C depth): the innermost run pairs with
+//   the one eval loop leafward of the others if that loop's own entry frame, as `sampled`
+//   holds it, was entered from the same Python frame as the run's. The calling frame is
+//   checked at both instants; the callback's frames are the read's.
+// - BeforeInnermost (a callback that began after the sample): no eval loop (named, or
+//   the interpreter's unnamed code) is leafward of the other runs on the sample. At its
+//   instant the thread ran the other runs only: a run live then would have its eval loop
+//   there, and its entry frame in it. So the innermost run is left out and the sample's
+//   C frames end the stack. Its entry frame must still lie leafward of the outer loop.
 bool mergeStacks(const MergeInput& in, const MergeOptions& options, const FrameRegistry& registry,
-                 std::vector<FrameId>& out, std::string& why, bool* byCaller = nullptr);
+                 std::vector<FrameId>& out, std::string& why, MergeHow* how = nullptr);
 
 } // namespace gilscope::native

@@ -393,12 +393,14 @@ private slots:
 
     // Without pausing, the qsort callbacks come and go between the kernel's sample and the
     // Python read. Read again, the Python stack soon pairs with the sample: on 3.8-3.11 by
-    // count, on 3.12+ by address, and when the callback came back at another C depth, its
-    // run by its calling frame (the sampled entry frame's). The summary counts each way.
-    // What pairs no way is an error (counted): every stack shown is in call order, never a
-    // mix, and nothing is stopped. The error rate depends on the machine's load (quiet:
-    // 1-5% on 3.8-3.11, 0-25% on 3.12+; before: 31-39% and 48-76%), so it is bounded
-    // loosely; the summary's counts say that pairing by caller worked.
+    // count, on 3.12+ by address, by the callback's calling frame when it came back at
+    // another C depth, or without the callback when the sample shows none begun. What
+    // pairs no way is an error (counted): every stack shown is in call order, never a mix,
+    // and nothing is stopped. Which way pairs depends on where the scheduler puts the two:
+    // a sampler on the target's CPU preempts it, and the kernel's switch sample then pairs
+    // exactly at the first read. The error rate depends on the machine's load (quiet: under
+    // 2% on 3.8-3.11 and 3.13-3.15, 1-5% on 3.12; it doubles or more under load), so it is
+    // bounded loosely; tests/unit/native checks each way of pairing exactly.
     void withoutPausingQsortCallbacks_data() { addInterpreterRows(all_); }
     void withoutPausingQsortCallbacks() {
         QFETCH(Interpreter, interpreter);
@@ -421,16 +423,9 @@ private slots:
         QVERIFY2(inCallback >= 20, qPrintable(describe(r)));
         const auto pairing =
             QRegularExpression("Native stacks: \\d+ paired with the Python stack read after them"
-                               "(?:, (\\d+) with a later read)?(?: \\((\\d+) of them by the "
-                               "callback's calling frame\\))?; \\d+ did not pair")
+                               "(?:, \\d+ with a later read)?(?: \\([^)]*\\))?; \\d+ did not pair")
                 .match(r.out + r.err);
         QVERIFY2(pairing.hasMatch(), qPrintable(describe(r)));
-        // Pairing by caller on the host's 3.12+ (the sid chroot's 3.14/3.15 have no symbol for
-        // their eval loop). Later reads are not asked for: they have a time budget, which a
-        // loaded machine spends on one preempted read (tests/unit/native/test_python_rereads
-        // checks them exactly).
-        if (interpreter.minor >= 12 && !interpreter.inChroot)
-            QVERIFY2(pairing.captured(2).toLongLong() > 0, qPrintable(describe(r)));
         QVERIFY2(errorRatePct(r.out + r.err) <= 60.0, qPrintable(describe(r)));
         QVERIFY2(nothingStopped(target.pid()), "the target was traced");
         qInfo(

@@ -13,7 +13,8 @@ using gilscope::native::PythonRereads;
 
 namespace {
 
-// Each read() hands out the next scripted read: a list of (thread id, first frame).
+// Each read() hands out the next scripted read: a list of (thread id, first frame); an
+// empty one is a torn read. Past the script, the process has ended.
 class ScriptedSource final : public StackSource {
 public:
     std::deque<std::vector<std::pair<uint64_t, FrameId>>> script;
@@ -21,9 +22,10 @@ public:
 
     ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override {
         ++readsMade;
-        if (script.empty()) return ReadOutcome::Error;
+        if (script.empty()) return ReadOutcome::ProcessEnded;
         const auto next = script.front();
         script.pop_front();
+        if (next.empty()) return ReadOutcome::Error;
         if (out.size() < next.size()) out.resize(next.size());
         count = next.size();
         for (size_t i = 0; i < next.size(); ++i) {
@@ -119,14 +121,36 @@ private slots:
         QCOMPARE(source.readsMade, size_t(4));
     }
 
-    void aThreadGoneOrAFailedReadEndsTheTry() {
+    void aThreadGoneOrAnEndedProcessEndsTheTry() {
         ScriptedSource source;
-        source.script = {{{11, kInCallback}}}; // thread 10 has exited; then reads fail
+        source.script = {{{11, kInCallback}}}; // thread 10 has exited; then the process
         PythonRereads rereads(source, 1'000'000, steppingClock(1));
         rereads.startTick();
         ThreadStack t = stackOf(10, kInC);
         QVERIFY(!rereads.pair(t, pairsInCallback));
-        QCOMPARE(source.readsMade, size_t(2)); // the second read failed: no more
+        QCOMPARE(source.readsMade, size_t(2)); // the second read found it ended: no more
+    }
+
+    // A thread caught mid-call tears a read (3.12's half set-up entry frame); the read
+    // after it may pair. Before, a torn later read ended the try.
+    void aTornReadIsPassedOver() {
+        ScriptedSource source;
+        source.script = {{}, {}, {{10, kInCallback}}};
+        PythonRereads rereads(source, 1'000'000, steppingClock(1));
+        rereads.startTick();
+        ThreadStack t = stackOf(10, kInC);
+        QVERIFY(rereads.pair(t, pairsInCallback));
+        QCOMPARE(t.frames.front(), kInCallback);
+        QCOMPARE(source.readsMade, size_t(3));
+        // Torn reads count against the bounds like any other.
+        ScriptedSource torn;
+        for (size_t i = 0; i < PythonRereads::kMaxReads + 4; ++i)
+            torn.script.push_back({});
+        PythonRereads bounded(torn, 1'000'000, steppingClock(1));
+        bounded.startTick();
+        ThreadStack u = stackOf(10, kInC);
+        QVERIFY(!bounded.pair(u, pairsInCallback));
+        QCOMPARE(torn.readsMade, PythonRereads::kMaxReads);
     }
 };
 
