@@ -6,12 +6,19 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 
 namespace gilscope::native {
 
 namespace {
+
+uint64_t monotonicNs() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
 
 bool threadRegisters(int tid, Registers& out, std::string& why) {
     user_regs_struct r{};
@@ -127,7 +134,7 @@ void NativeStackMerger::learnEntryPlaces(const ThreadStack& t) {
     }
 }
 
-bool NativeStackMerger::pair(ThreadStack& t, std::string& why) {
+bool NativeStackMerger::pair(ThreadStack& t, std::string& why, bool readAfterSample) {
     MergeInput in;
     in.python = t.frames;
     in.entries = t.evalEntries;
@@ -136,7 +143,7 @@ bool NativeStackMerger::pair(ThreadStack& t, std::string& why) {
            registry_.frame(t.frames[in.syntheticLeaf]).filename == synthetic_)
         ++in.syntheticLeaf;
     in.sampled = sampled_;
-    in.readAfterSample = readAfterSample_;
+    in.readAfterSample = readAfterSample;
     std::string mismatch;
     MergeHow how = MergeHow::Exact;
     if (!mergeStacks(in, options_, registry_, merged_, mismatch, &how)) {
@@ -222,17 +229,19 @@ PerfNativeStackSource::PerfNativeStackSource(StackSource& inner,
                                              uint64_t intervalUs)
     : NativeStackSourceBase(inner, std::move(unwinder), all), events_(std::move(events)),
       rereads_(inner, intervalUs * 1000 / 10) {
-    merger_.readPythonAfterSample();
     pairing_.switchSamples = events_->switchSamples();
 }
 
 ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& count) {
     rereads_.startTick();
+    uint64_t readStartNs = monotonicNs();
     ReadOutcome outcome = inner_.read(out, count);
     // A torn read (the stacks changed under the walk): this mode pairs each thread with
     // whichever read matches its sample anyway, so the next one serves as well.
-    for (int i = 0; i < kTornRetries && outcome == ReadOutcome::Error; ++i)
+    for (int i = 0; i < kTornRetries && outcome == ReadOutcome::Error; ++i) {
+        readStartNs = monotonicNs();
         outcome = inner_.read(out, count);
+    }
     if (outcome != ReadOutcome::Ok) return outcome;
     if (++reads_ % 1024 == 0) { // close the events of threads that are gone
         events_->retain(remote::listTasks(inner_.pid()));
@@ -249,12 +258,19 @@ ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& c
         if (!blocked_.empty()) blocked_.erase(t.threadId); // it ran: its stack may differ
         SampledStack stack(*s, liveStack());
         if (!merger_.unwind(t.threadId, s->regs, stack, lastError_)) return false;
+        // Stopped at its sample, before the read, and not run since (the buffer was looked
+        // at after the read): the read is of the sample's instant.
+        if (s->stoppedSince && s->timeNs <= readStartNs) {
+            if (!merger_.pair(t, lastError_)) return false;
+            ++pairing_.stopped;
+            return true;
+        }
         // The thread may have moved on since its sample: a later read may find it back where
         // the sample has it (lastError_ keeps why the first read did not pair).
-        if (merger_.pair(t, lastError_)) return true;
+        if (merger_.pair(t, lastError_, true)) return true;
         std::string why;
         const bool later =
-            rereads_.pair(t, [&](ThreadStack& again) { return merger_.pair(again, why); });
+            rereads_.pair(t, [&](ThreadStack& again) { return merger_.pair(again, why, true); });
         pairing_.laterRead += later;
         return later;
     });
@@ -309,6 +325,9 @@ std::string describePairing(const NativePairing& p) {
     std::string how;
     if (p.byCaller > 0)
         how = std::to_string(p.byCaller) + " of them by the callback's calling frame";
+    if (p.stopped > 0)
+        how += (how.empty() ? "" : ", ") + std::to_string(p.stopped) +
+               " of a thread stopped since its sample";
     if (p.beforeInnermost > 0)
         how += (how.empty() ? "" : ", ") + std::to_string(p.beforeInnermost) +
                " sampled before a callback the read saw had begun";

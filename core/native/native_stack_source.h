@@ -24,20 +24,20 @@ public:
     // runtimeAddress: _PyRuntime's, which names the interpreter's module (0: not known).
     NativeStackMerger(FrameRegistry& registry, std::unique_ptr<NativeUnwinder> unwinder,
                       int pythonMinor, bool all, uint64_t runtimeAddress = 0);
-    // Replaces t.frames with the merged stack; false (t unchanged) with why.
+    // Replaces t.frames with the merged stack, of one instant (the registers were taken
+    // where the Python stack was read); false (t unchanged) with why.
     bool merge(ThreadStack& t, const Registers& regs, remote::ProcessMemory& stack,
                std::string& why) {
         return unwind(t.threadId, regs, stack, why) && pair(t, why);
     }
     // The two halves of merge: unwind and name thread `tid`'s native stack, then pair it
     // with a Python stack of that thread (again with another read, if need be).
+    // readAfterSample: that stack was read after the native sample, and the thread may have
+    // run in between (mergeStacks' exceptions apply).
     bool unwind(uint64_t tid, const Registers& regs, remote::ProcessMemory& stack,
                 std::string& why);
-    bool pair(ThreadStack& t, std::string& why);
+    bool pair(ThreadStack& t, std::string& why, bool readAfterSample = false);
     NativeUnwinder& unwinder() { return *unwinder_; }
-    // The Python stacks it pairs were read after the native sample, not at its instant
-    // (mergeStacks' exceptions apply).
-    void readPythonAfterSample() { readAfterSample_ = true; }
     // Stacks paired by mergeStacks' exceptions: the innermost run by its calling frame,
     // or left out as begun after the sample.
     uint64_t pairedByCaller() const { return pairedByCaller_; }
@@ -70,7 +70,6 @@ private:
     uint32_t learnedPairs_ = 0;
     uint32_t previousOffset_ = 0; // EvalEntry::previousOffset, once a read gave one
     uint64_t runtimeAddress_ = 0;
-    bool readAfterSample_ = false;
     uint64_t pairedByCaller_ = 0;
     uint64_t pairedBeforeInnermost_ = 0;
 };
@@ -82,6 +81,7 @@ struct NativePairing {
     uint64_t laterRead = 0;       // with a later read (PythonRereads)
     uint64_t byCaller = 0;        // of those two, the innermost run by its calling frame
     uint64_t beforeInnermost = 0; // of those two, before the innermost run had begun
+    uint64_t stopped = 0;         // of the first, a thread that has not run since its switch sample
     uint64_t failed = 0;          // none: left out of the sample, counted as an error
     bool switchSamples = true;    // false: the kernel refused them (PerfThreadEvents)
 };

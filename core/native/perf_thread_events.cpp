@@ -69,6 +69,7 @@ struct PerfThreadEvents::Thread {
     size_t ringBytes = 0;
     PerfSample latest;
     bool ever = false;
+    bool lastWasSample = false; // the last record read, for the switch-out that follows
     ~Thread() {
         if (ring != MAP_FAILED) ::munmap(ring, ringBytes);
         if (switchFd >= 0) ::close(switchFd);
@@ -89,14 +90,21 @@ struct PerfThreadEvents::Thread {
         const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
         uint64_t tail = meta->data_tail;
         uint64_t newestAt = UINT64_MAX;
+        bool stopped = latest.stoppedSince; // no record: as it was
         while (tail + sizeof(perf_event_header) <= head) {
             perf_event_header h;
             copyOut(tail, &h, sizeof h);
             if (h.size < sizeof h || tail + h.size > head) break; // torn: the kernel's bug
             if (h.type == PERF_RECORD_SAMPLE) newestAt = tail;
+            // At a switch out the kernel writes the switch sample, then the switch record.
+            // Anything else since (a switch in, a later sample, lost records) means it ran.
+            stopped = h.type == PERF_RECORD_SWITCH && (h.misc & PERF_RECORD_MISC_SWITCH_OUT) &&
+                      lastWasSample;
+            lastWasSample = h.type == PERF_RECORD_SAMPLE;
             tail += h.size;
         }
         if (newestAt != UINT64_MAX) parse(newestAt);
+        latest.stoppedSince = ever && stopped;
         __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
     }
     // PERF_RECORD_SAMPLE: header, pid tid, time, abi, regs[17], size, stack[size], dyn_size.
@@ -179,6 +187,7 @@ bool PerfThreadEvents::openThread(int tid, Thread& t) {
     }
     if (!switchSamples_) return true;
     sw.exclude_kernel = 0;
+    sw.context_switch = 1; // the switch records, into the same buffer
     t.switchFd = perfOpen(sw, tid);
     if (t.switchFd < 0 || ::ioctl(t.switchFd, PERF_EVENT_IOC_SET_OUTPUT, t.clockFd) != 0) {
         error_ = "perf switch event on thread " + std::to_string(tid) + ": " + std::strerror(errno);

@@ -18,6 +18,9 @@ struct PerfSample {
     Registers regs;
     uint64_t stackAddr = 0;     // the sampled SP: where `stack` starts
     std::vector<uint8_t> stack; // up to PerfThreadEvents::kStackBytes
+    // Taken as the thread stopped running (a switch sample), and it has not run since, as
+    // of the last look at its buffer: its state is still this one.
+    bool stoppedSince = false;
 };
 
 // --native-stacks without pausing: two perf events per target thread, sharing one ring
@@ -28,6 +31,8 @@ struct PerfSample {
 //   as it stopped running, which stays true while it does not run. Where the kernel
 //   allows it: a switch happens in kernel mode, so an event that excludes the kernel (all
 //   an unprivileged user gets at perf_event_paranoid 2) never fires.
+//   The kernel's switch records (PERF_RECORD_SWITCH) then say whether the thread has run
+//   since: a switch sample followed by its switch-out record and nothing else.
 // So the newest sample of a thread is its state as of its last run (with switch samples),
 // never older than one period of CPU. The kernel takes them; gilscope only reads the
 // buffers. A thread that has not run or switched since its events opened has no sample yet.

@@ -4,12 +4,17 @@
 // memory that lies.
 #include "core/native/native_symbols.h"
 #include "core/native/native_unwinder.h"
+#include "core/native/perf_thread_events.h"
 #include "core/native/stack_merge.h"
 #include "core/remote/remote_memory.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTest>
 #include <QThread>
+
+#include <atomic>
+#include <thread>
 
 #include <csignal>
 #include <sys/prctl.h>
@@ -464,6 +469,90 @@ private slots:
 
     // Stack memory that lies (every word a pointer into more lies) ends in a bounded
     // number of frames, never a hang or a crash.
+    // The kernel samples a thread as it stops running, and its switch records say whether
+    // it has run since: a thread blocked in read() is "stopped since its sample" (its state
+    // is still the sample's, so a Python read pairs exactly), and once it runs it is not.
+    // On this test's own thread, with real perf events; needs kernel events allowed.
+    void perfSaysWhetherAThreadStoppedSinceItsSample() {
+        auto events = PerfThreadEvents::open(int(::getpid()), 1'000'000);
+        if (!events) QSKIP(events.error().message.c_str());
+        if (!(*events)->switchSamples())
+            QSKIP("the kernel records no context switches for this user (perf_event_paranoid)");
+        int toThread[2], fromThread[2];
+        QVERIFY(::pipe(toThread) == 0 && ::pipe(fromThread) == 0);
+        std::atomic<int> tid{0};
+        std::atomic<bool> stop{false};
+        std::atomic<uint64_t> spins{0};
+        std::thread other([&] {
+            tid = int(::syscall(SYS_gettid));
+            char c = 0;
+            while (::read(toThread[0], &c, 1) == 1) { // blocks here between commands
+                if (c == 's')                         // spin until told to stop
+                    while (!stop.load(std::memory_order_relaxed))
+                        spins.fetch_add(1, std::memory_order_relaxed);
+                stop = false;
+                if (::write(fromThread[1], &c, 1) != 1) return;
+            }
+        });
+        struct Join { // on every way out, QVERIFY's too
+            std::thread& t;
+            int *to, *from;
+            std::atomic<bool>& stop;
+            ~Join() {
+                stop = true;
+                ::close(to[1]); // its read() returns 0: it ends
+                t.join();
+                ::close(to[0]), ::close(from[0]), ::close(from[1]);
+            }
+        } join{other, toThread, fromThread, stop};
+        while (!tid)
+            ::usleep(100);
+        QVERIFY2((*events)->track(tid), (*events)->error().c_str());
+        const auto command = [&](char c) { return ::write(toThread[1], &c, 1) == 1; };
+        const auto answered = [&] {
+            char c = 0;
+            return ::read(fromThread[0], &c, 1) == 1;
+        };
+        const auto blockedInRead = [&] {
+            QFile stat(QString("/proc/self/task/%1/stat").arg(int(tid)));
+            if (!stat.open(QIODevice::ReadOnly)) return false;
+            const QByteArray text = stat.readAll();
+            return text.mid(text.lastIndexOf(')') + 2, 1) == "S";
+        };
+        QElapsedTimer clock;
+        clock.start();
+        const PerfSample* s = nullptr;
+        // Spin a while, then block: the switch away from it is sampled.
+        for (int round = 0; round < 2; ++round) {
+            QVERIFY(command('s'));
+            const uint64_t before = spins.load();
+            while (spins.load() < before + 1'000'000 && clock.elapsed() < 30000) {
+                ::usleep(100);
+                (*events)->newest(tid); // drained as the sampler does, so nothing is lost
+            }
+            stop = true;
+            QVERIFY(answered());
+            while (!blockedInRead() && clock.elapsed() < 30000)
+                ::usleep(100);
+            s = (*events)->newest(tid);
+            while ((!s || !s->stoppedSince) && clock.elapsed() < 30000) {
+                ::usleep(1000);
+                s = (*events)->newest(tid);
+            }
+            QVERIFY2(s && s->stoppedSince, "a thread blocked in read() was never seen stopped");
+            QVERIFY(!s->stack.empty() && s->stackAddr != 0);
+            // Spinning, it runs: no longer stopped since its sample.
+            QVERIFY(command('s'));
+            while (s->stoppedSince && clock.elapsed() < 30000) {
+                ::usleep(1000);
+                s = (*events)->newest(tid);
+            }
+            QVERIFY2(!s->stoppedSince, "a spinning thread still counted as stopped");
+            stop = true;
+            QVERIFY(answered());
+        }
+    }
+
     void unwindOfLyingMemoryIsBounded() {
         auto unwinder = NativeUnwinder::open(::getpid());
         QVERIFY2(unwinder, unwinder ? "" : unwinder.error().message.c_str());
