@@ -292,7 +292,8 @@ private slots:
         // The outer run must pair by address, and a lone run is never left out.
         QVERIFY(!later(std::vector<EvalEntry>{{1, 0x1000, 0, 8}, {3, 0x9000, 0, 8}}, native));
         const std::vector<FrameId> lone = {frame("py_cmp")};
-        MergeInput one{lone, std::vector<EvalEntry>{{1, 0x1000, 0, 8}}, 0, native, {}};
+        const std::vector<EvalEntry> loneEntry = {{1, 0x1000, 0, 8}};
+        MergeInput one{lone, loneEntry, 0, native, {}};
         one.readAfterSample = true;
         QVERIFY(!mergeStacks(one, MergeOptions{}, reg_, out, why, &how));
     }
