@@ -63,20 +63,37 @@ PythonRereads::Clock steppingClock(uint64_t stepNs) {
     return [now, stepNs] { return *now += stepNs; };
 }
 
+// Thread 10, sampled in the callback and read in C, offered the scripted later reads of
+// one tick: whether it paired, its first frame then, and the reads made.
+struct Tried {
+    bool paired = false;
+    FrameId first = 0;
+    size_t reads = 0;
+};
+using Script = std::deque<std::vector<std::pair<uint64_t, FrameId>>>;
+Tried tryPairing(Script script, uint64_t budgetNs = 1'000'000, uint64_t stepNs = 1) {
+    ScriptedSource source;
+    source.script = std::move(script);
+    PythonRereads rereads(source, budgetNs, steppingClock(stepNs));
+    rereads.startTick();
+    ThreadStack t = stackOf(10, kInC);
+    const bool paired = rereads.pair(t, pairsInCallback);
+    return {paired, t.frames.front(), source.readsMade};
+}
+Script repeated(std::vector<std::pair<uint64_t, FrameId>> read, size_t times) {
+    return Script(times, read);
+}
+
 } // namespace
 
 class TestPythonRereads : public QObject {
     Q_OBJECT
 private slots:
     void laterReadThatPairsIsTaken() {
-        ScriptedSource source;
-        source.script = {{{10, kInC}}, {{10, kInC}}, {{10, kInCallback}}};
-        PythonRereads rereads(source, 1'000'000, steppingClock(1));
-        rereads.startTick();
-        ThreadStack t = stackOf(10, kInC);
-        QVERIFY(rereads.pair(t, pairsInCallback));
-        QCOMPARE(t.frames.front(), kInCallback);
-        QCOMPARE(source.readsMade, size_t(3));
+        const Tried t = tryPairing({{{10, kInC}}, {{10, kInC}}, {{10, kInCallback}}});
+        QVERIFY(t.paired);
+        QCOMPARE(t.first, kInCallback);
+        QCOMPARE(t.reads, size_t(3));
     }
 
     void threadsOfATickShareItsReads() {
@@ -97,60 +114,38 @@ private slots:
     }
 
     void neverPairsWithinTheBoundsIsAnError() {
-        ScriptedSource source;
-        for (size_t i = 0; i < PythonRereads::kMaxReads + 4; ++i)
-            source.script.push_back({{10, kInC}});
-        PythonRereads rereads(source, 1'000'000, steppingClock(1));
-        rereads.startTick();
-        ThreadStack t = stackOf(10, kInC);
-        QVERIFY(!rereads.pair(t, pairsInCallback));
-        QCOMPARE(source.readsMade, PythonRereads::kMaxReads);
-        QCOMPARE(t.frames.front(), kInC); // unchanged
+        const Tried t = tryPairing(repeated({{10, kInC}}, PythonRereads::kMaxReads + 4));
+        QVERIFY(!t.paired);
+        QCOMPARE(t.reads, PythonRereads::kMaxReads);
+        QCOMPARE(t.first, kInC); // unchanged
     }
 
     void theBudgetBoundsTheReads() {
-        ScriptedSource source;
-        for (size_t i = 0; i < 8; ++i)
-            source.script.push_back({{10, kInC}});
         // Each read takes 30 µs on this clock; 100 µs of budget: four reads start (the
         // fourth while 90 µs are spent).
-        PythonRereads rereads(source, 100'000, steppingClock(30'000));
-        rereads.startTick();
-        ThreadStack t = stackOf(10, kInC);
-        QVERIFY(!rereads.pair(t, pairsInCallback));
-        QCOMPARE(source.readsMade, size_t(4));
+        const Tried t = tryPairing(repeated({{10, kInC}}, 8), 100'000, 30'000);
+        QVERIFY(!t.paired);
+        QCOMPARE(t.reads, size_t(4));
     }
 
     void aThreadGoneOrAnEndedProcessEndsTheTry() {
-        ScriptedSource source;
-        source.script = {{{11, kInCallback}}}; // thread 10 has exited; then the process
-        PythonRereads rereads(source, 1'000'000, steppingClock(1));
-        rereads.startTick();
-        ThreadStack t = stackOf(10, kInC);
-        QVERIFY(!rereads.pair(t, pairsInCallback));
-        QCOMPARE(source.readsMade, size_t(2)); // the second read found it ended: no more
+        // Thread 10 has exited; then the process: the second read finds it ended, no more.
+        const Tried t = tryPairing({{{11, kInCallback}}});
+        QVERIFY(!t.paired);
+        QCOMPARE(t.reads, size_t(2));
     }
 
     // A thread caught mid-call tears a read (3.12's half set-up entry frame); the read
     // after it may pair. Before, a torn later read ended the try.
     void aTornReadIsPassedOver() {
-        ScriptedSource source;
-        source.script = {{}, {}, {{10, kInCallback}}};
-        PythonRereads rereads(source, 1'000'000, steppingClock(1));
-        rereads.startTick();
-        ThreadStack t = stackOf(10, kInC);
-        QVERIFY(rereads.pair(t, pairsInCallback));
-        QCOMPARE(t.frames.front(), kInCallback);
-        QCOMPARE(source.readsMade, size_t(3));
+        const Tried t = tryPairing({{}, {}, {{10, kInCallback}}});
+        QVERIFY(t.paired);
+        QCOMPARE(t.first, kInCallback);
+        QCOMPARE(t.reads, size_t(3));
         // Torn reads count against the bounds like any other.
-        ScriptedSource torn;
-        for (size_t i = 0; i < PythonRereads::kMaxReads + 4; ++i)
-            torn.script.push_back({});
-        PythonRereads bounded(torn, 1'000'000, steppingClock(1));
-        bounded.startTick();
-        ThreadStack u = stackOf(10, kInC);
-        QVERIFY(!bounded.pair(u, pairsInCallback));
-        QCOMPARE(torn.readsMade, PythonRereads::kMaxReads);
+        const Tried torn = tryPairing(repeated({}, PythonRereads::kMaxReads + 4));
+        QVERIFY(!torn.paired);
+        QCOMPARE(torn.reads, PythonRereads::kMaxReads);
     }
 };
 
