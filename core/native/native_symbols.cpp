@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cxxabi.h>
+#include <iterator>
 #include <memory>
 #include <string_view>
 
@@ -123,11 +124,15 @@ NativeSymbol NativeSymbols::lookup(NativeUnwinder& unwinder, uint64_t pc) {
     NativeUnwinder::TargetScope target(unwinder.pid());
     if (dwfl != cachedFor_) { // a new module list: addresses may mean other code now
         cache_.clear();
+        ranges_.clear();
         cachedFor_ = dwfl;
     }
     if (auto it = cache_.find(pc); it != cache_.end()) return it->second;
+    if (auto r = ranges_.upper_bound(pc); r != ranges_.begin() && pc < std::prev(r)->second.end)
+        return std::prev(r)->second.symbol;
     std::string name, path = "?", library = "?";
     bool named = false;
+    uint64_t symStart = 0, symEnd = 0; // the named symbol's range, when it has a size
     if (Dwfl_Module* mod = dwfl ? dwfl_addrmodule(dwfl, pc) : nullptr) {
         Dwarf_Addr start = 0;
         if (const char* modName = moduleName(mod, start)) {
@@ -141,6 +146,10 @@ NativeSymbol NativeSymbols::lookup(NativeUnwinder& unwinder, uint64_t pc) {
         if (symName && *symName) {
             name = symbolName(symName);
             named = true;
+            if (sym.st_size > 0 && offset < sym.st_size) {
+                symStart = pc - offset;
+                symEnd = symStart + sym.st_size;
+            }
         } else {
             // No symbol (a stripped library): the function still has a start, its CFI
             // entry's, so that its samples add up under one name.
@@ -157,6 +166,11 @@ NativeSymbol NativeSymbols::lookup(NativeUnwinder& unwinder, uint64_t pc) {
     FrameInfo fi{registry_.internString(path), registry_.internString(name)};
     fi.native = true;
     NativeSymbol s{registry_.internFrame(fi), named ? classify(name) : NativeKind::Code, named};
+    if (symEnd > symStart) {
+        if (ranges_.size() >= kMaxCached) ranges_.clear();
+        ranges_[symStart] = Range{symEnd, s};
+        return s;
+    }
     if (cache_.size() >= kMaxCached) cache_.clear();
     cache_.emplace(pc, s);
     return s;

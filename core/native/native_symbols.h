@@ -3,6 +3,7 @@
 #include "core/sample/frame_registry.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 
@@ -30,7 +31,9 @@ struct NativeSymbol {
 // Names native pcs: the ELF symbol tables (.symtab, .dynsym, and separate debug info
 // where the system has it), C++ names demangled, interned as frames whose file is the
 // library's base name and whose line is unknown, so every output shows them as
-// "qsort (libc.so.6)". Unnamed code shows as "libfoo.so+0x1234". Cached per pc, bounded.
+// "qsort (libc.so.6)". Unnamed code shows as "libfoo.so+0x1234". Cached per pc, and per
+// symbol's address range: an interpreter's innermost pc differs in nearly every sample,
+// and libdwfl looks a pc up by scanning the module's whole symbol table. Both bounded.
 class NativeSymbols {
 public:
     static constexpr size_t kMaxCached = size_t{1} << 16;
@@ -49,7 +52,12 @@ public:
 
 private:
     FrameRegistry& registry_;
+    struct Range {
+        uint64_t end = 0; // past the symbol's last byte
+        NativeSymbol symbol;
+    };
     std::unordered_map<uint64_t, NativeSymbol> cache_;
+    std::map<uint64_t, Range> ranges_; // by the symbol's start
     Dwfl* cachedFor_ = nullptr;
 };
 

@@ -451,6 +451,38 @@ private slots:
         QCOMPARE(fromProc.mid(procInner, 3), got.mid(inner, 3));
     }
 
+    // The per-range cache names every pc as libdwfl's symbol scan does: pcs through libc's
+    // code in ascending order (a symbol's range is cached at its first pc, so a symbol
+    // nested in another would be misnamed), each against a lookup with empty caches.
+    void symbolRangesNameAsTheSymbolTableDoes() {
+        auto unwinder = NativeUnwinder::open(int(::getpid()));
+        QVERIFY2(unwinder, unwinder ? "" : unwinder.error().message.c_str());
+        QFile maps("/proc/self/maps");
+        QVERIFY(maps.open(QIODevice::ReadOnly));
+        uint64_t lo = 0, hi = 0;
+        for (const QByteArray& line : maps.readAll().split('\n'))
+            if (line.contains(" r-xp ") && line.contains("/libc.so.6")) {
+                const QList<QByteArray> range = line.split(' ').first().split('-');
+                lo = range[0].toULongLong(nullptr, 16);
+                hi = range[1].toULongLong(nullptr, 16);
+            }
+        QVERIFY2(hi > lo, "libc's code is not mapped");
+        NativeSymbols cached(reg_);
+        int named = 0, checked = 0;
+        for (uint64_t pc = lo; pc < hi; pc += 211, ++checked) {
+            const NativeSymbol got = cached.lookup(**unwinder, pc);
+            const NativeSymbol want = NativeSymbols(reg_).lookup(**unwinder, pc);
+            if (got.frame != want.frame)
+                QFAIL(qPrintable(
+                    QString("0x%1: %2, not %3")
+                        .arg(pc, 0, 16)
+                        .arg(names({got.frame}).join(""), names({want.frame}).join(""))));
+            named += want.named;
+        }
+        QVERIFY2(named > checked / 4,
+                 qPrintable(QString("%1 of %2 named").arg(named).arg(checked)));
+    }
+
     void registersFromTheSyscallFile() {
         QVERIFY(!Registers::fromSyscallFile("running\n"));
         QVERIFY(!Registers::fromSyscallFile(""));
