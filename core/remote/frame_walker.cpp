@@ -72,7 +72,7 @@ void FrameWalker::cutMiddle(std::vector<FrameId>& out, size_t first) {
 }
 
 void FrameWalker::dropPrefetch(Prefetch& pf) {
-    pf.chunkOk = pf.cframeOk = false;
+    pf.chunkOk = pf.cframeOk = pf.topOk = false;
     pf.framesOk = 0;
 }
 
@@ -100,6 +100,12 @@ size_t FrameWalker::planPrefetch(Prefetch& pf, std::vector<iovec>& local,
         local.push_back({pf.chunkBytes.data(), pf.chunkLen});
         remote.push_back({reinterpret_cast<void*>(pf.chunkAddr), pf.chunkLen});
         ++planned;
+        if (rereadsTop(pf)) {
+            local.push_back({&pf.topAfter, sizeof pf.topAfter});
+            remote.push_back({reinterpret_cast<void*>(pf.tstateAddr + layout_.tsDatastackTop),
+                              sizeof pf.topAfter});
+            ++planned;
+        }
     }
     return planned;
 }
@@ -113,6 +119,11 @@ void FrameWalker::prefetchArrived(Prefetch& pf, size_t complete) {
     for (size_t k = 0; k < pf.frames.size(); ++k)
         if (arrived()) ++pf.framesOk;
     pf.chunkOk = pf.chunkLen && arrived();
+    pf.topOk = pf.chunkOk && rereadsTop(pf) && arrived();
+}
+
+bool FrameWalker::rereadsTop(const Prefetch& pf) const {
+    return pf.tstateAddr != 0 && layout_.tsDatastackTop != kAbsent;
 }
 
 void FrameWalker::learnPrefetch(uint64_t chunk, uint64_t used, uint64_t cframeWord) {
@@ -198,6 +209,11 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     const size_t first = out.size(); // a <GC> frame may come before the walk
     const StructView t(ts);
     uint64_t frame = 0;
+    // The current frame pointer is read before the chunk is copied: a thread that returned
+    // from it meanwhile, and called another function into its caller's slot, leaves a
+    // copy that chains the old leaf to a caller it never had. The top read after the copy
+    // says which frames were still on the stack (CPython 3.11-3.15 alike).
+    uint64_t topAfter = UINT64_MAX, topWord = 0;
     const uint64_t chunk = t.field<uint64_t>(layout_.tsDatastackChunk);
     const uint64_t top = t.field<uint64_t>(layout_.tsDatastackTop);
     chunksUsed_ = 0;
@@ -214,12 +230,14 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         if (ahead_->chunkOk && ahead_->chunkAddr == chunk && used <= ahead_->chunkLen) {
             current.bytes.swap(ahead_->chunkBytes); // read ahead with the thread state
             chunkKnown = true;
+            if (ahead_->topOk) topAfter = ahead_->topAfter;
         }
         current.bytes.resize(used);
     }
     // One syscall for what was not read ahead: the current frame pointer (3.11/3.12 keep
-    // it in the C-stack cframe) and the whole used part of the current chunk.
-    iovec local[2], remote[2];
+    // it in the C-stack cframe), the whole used part of the current chunk, and the stack's
+    // top once more after it.
+    iovec local[3], remote[3];
     size_t n = 0;
     uint64_t cframeWord = 0;
     if (layout_.tsCframe != kAbsent) {
@@ -237,22 +255,33 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
     }
     const bool chunkInBatch = haveChunk && !chunkKnown;
     if (haveChunk && !budget_.spend(used)) return fail(SampleBudget::exhaustedMessage());
+    const size_t chunkAt = n;
     if (chunkInBatch) {
         local[n] = {current.bytes.data(), current.bytes.size()};
         remote[n++] = {reinterpret_cast<void*>(chunk), current.bytes.size()};
+        if (rereadsTop(*ahead_)) {
+            local[n] = {&topWord, sizeof topWord};
+            remote[n++] = {reinterpret_cast<void*>(ahead_->tstateAddr + layout_.tsDatastackTop),
+                           sizeof topWord};
+        }
     }
     if (n > 0) {
         const size_t done = mem_.readMany({local, n}, {remote, n});
-        if (done < n) {
-            if (done < n - (chunkInBatch ? 1 : 0)) return fail("cannot read the current frame");
+        if (done < chunkAt) return fail("cannot read the current frame");
+        if (chunkInBatch && done == chunkAt)
             current.bytes.resize(0); // chunk unreadable: fall back to single reads
-        }
+        else if (chunkInBatch && done == n && n > chunkAt + 1)
+            topAfter = topWord;
     }
+    // The current chunk's extent (0: not copied); its frames must lie below topAfter.
+    uint64_t chunkEnd = 0;
     if (haveChunk && current.bytes.size() >= kChunkHeader) {
         if (!budget_.firstVisit(chunk))
             return fail("two threads' stacks share a chunk (torn read)");
         chunksUsed_ = 1;
         olderChunk_ = StructView(current.bytes).field<uint64_t>(0);
+        const uint64_t size = StructView(current.bytes).field<uint64_t>(8);
+        if (size <= kMaxChunkBytes) chunkEnd = chunk + size;
     }
     learnPrefetch(haveChunk ? chunk : 0, used, cframeWord);
 
@@ -268,6 +297,8 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         if (steps >= kMaxWalk) return fail("frame chain deeper than 1,048,576 frames");
         if (loop.revisits(frame)) return fail("frame chain loops");
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
+        if (frame >= chunk && frame < chunkEnd && frame + layout_.frSize > topAfter)
+            return fail("a frame left the stack while it was read (torn read)");
         const StructView f = frameBytes(frame);
         if (f.empty()) return fail(stopReason_.empty() ? "cannot read a frame" : stopReason_);
         const uint64_t previous = f.field<uint64_t>(layout_.frPrevious);

@@ -44,6 +44,12 @@ public:
         uint64_t cframeWord = 0;
         std::vector<uint8_t> chunkBytes, frameBytes;
         std::vector<uint64_t> chain, chainCodes; // <= 3.10: the last frame chain, leaf first
+        // 3.11+: where the thread state is (0: unknown). Its datastack_top is read again
+        // after the chunk, in the same syscall: a frame of the chunk at or above that top
+        // had left the stack when the chunk was copied (see walkModern).
+        uint64_t tstateAddr = 0;
+        uint64_t topAfter = 0;
+        bool topOk = false;
     };
 
     // `tstate` is a local copy of the PyThreadState at `tstateAddr`. Appends frames to
@@ -112,6 +118,9 @@ private:
     void cutMiddle(std::vector<FrameId>& out, size_t first);
     void pushNative(std::vector<FrameId>& out, size_t first) const;
     void learnPrefetch(uint64_t chunk, uint64_t used, uint64_t cframeWord);
+    // Whether the stack's top is read again after the chunk (the thread state's address
+    // is known and the layout has datastack_top).
+    bool rereadsTop(const Prefetch& pf) const;
 
     // Brent's cycle detection over the frames a walk visits: a chain that comes back to
     // a frame it passed is found within two laps, long before kMaxWalk.

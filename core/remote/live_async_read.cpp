@@ -97,6 +97,7 @@ bool LiveProcessReader::readRunningTask(uint64_t tstateAddr, uint64_t threadId) 
     // The running task's chain is its thread's frames, from the leaf up to the task's own
     // coroutine frame (CPython: parse_async_frame_chain).
     walker_.setStopFrame(taskList_[first].coro + asyncio_.genIframe);
+    asyncPrefetch_.tstateAddr = tstateAddr;
     const bool walked = walker_.walk(tstate_, taskList_[first].frames, asyncPrefetch_);
     walker_.setStopFrame(0);
     if (!walked) {

@@ -127,6 +127,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
                              std::span(stack.frames).subspan(gcFrames));
         return true;
     };
+    prefetch.tstateAddr = addr;
     if (walker_.walk(tstate_, stack.frames, prefetch)) return walked();
     // A torn walk (the thread moved on while we read): once more from a fresh copy of
     // the thread state, within this sample; then it counts as an error, never as a stack.

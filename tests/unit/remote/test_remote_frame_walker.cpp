@@ -84,6 +84,20 @@ struct ModernChain : Rig {
         setTstate(layout.tsDatastackChunk, chunk);
         setTstate(layout.tsDatastackTop, leaf + fr);
     }
+    // The thread state at an address of its own, the walker told where: the stack's top
+    // is read again there after the chunk.
+    uint64_t threadStateInMemory() {
+        const uint64_t ts = py.alloc(layout.tsSize);
+        mem.putBytes(ts, tstate.data(), tstate.size());
+        ahead.tstateAddr = ts;
+        return ts;
+    }
+    // main() returned from mid(), and called sleeper() into its slot: the leaf's slot
+    // above keeps the leaf's old bytes, and the top is now sleeper's.
+    void callSleeperIntoMid(uint64_t ts) {
+        py.modernFrame(mid, py.code("sleeper", 50), main, 0);
+        mem.put<uint64_t>(ts + layout.tsDatastackTop, mid + layout.frSize);
+    }
     uint64_t chunk = 0, main = 0, mid = 0, gen = 0, leaf = 0, leafCode = 0;
 };
 
@@ -194,6 +208,52 @@ private slots:
         };
         QVERIFY(!c.walk());
         QCOMPARE(c.walker.error(), "the frame chain does not reach the thread's base (torn read)");
+    }
+
+    // Between the read of the current frame pointer and the chunk's copy, the thread
+    // returned to main() and called sleeper() into mid()'s slot: the copy chains the old
+    // leaf to a caller it never had (seen once on 3.11 in CI). The stack's top, read
+    // again after the copy, is below the leaf. Without the check the walk would return
+    // leaf, gen, sleeper, main as a real stack.
+    void modernLeafLeftDuringTheCopy_data() { modernRows(); }
+    void modernLeafLeftDuringTheCopy() {
+        QFETCH(uint32_t, hex);
+        ModernChain c(hex);
+        const uint64_t ts = c.threadStateInMemory();
+        QVERIFY(c.walk()); // the top read again agrees: nothing moved
+        QCOMPARE(c.names(), kModernStack);
+        c.ahead = {};
+        c.ahead.tstateAddr = ts;
+        c.mem.beforeRead = [&](uint64_t) { c.callSleeperIntoMid(ts); };
+        QVERIFY(!c.walk());
+        QCOMPARE(c.walker.error(), "a frame left the stack while it was read (torn read)");
+    }
+
+    // The same, with the chunk and the top read ahead in the thread state's syscall.
+    void modernLeafLeftDuringTheReadAhead_data() { modernRows(); }
+    void modernLeafLeftDuringTheReadAhead() {
+        QFETCH(uint32_t, hex);
+        ModernChain c(hex);
+        const uint64_t ts = c.threadStateInMemory();
+        for (bool moves : {false, true}) {
+            QVERIFY(c.walk()); // learns the chunk (and 3.11's cframe word)
+            std::vector<iovec> local, remote;
+            const size_t planned = c.walker.planPrefetch(c.ahead, local, remote);
+            QVERIFY(planned >= 2);
+            QCOMPARE(reinterpret_cast<uint64_t>(remote.back().iov_base),
+                     ts + c.layout.tsDatastackTop);
+            if (moves) c.mem.beforeRead = [&](uint64_t) { c.callSleeperIntoMid(ts); };
+            c.walker.prefetchArrived(c.ahead, c.mem.readMany(local, remote));
+            c.mem.beforeRead = nullptr;
+            QVERIFY(c.ahead.chunkOk && c.ahead.topOk);
+            const size_t calls = c.mem.calls();
+            QCOMPARE(c.walk(), !moves);
+            if (moves)
+                QCOMPARE(c.walker.error(), "a frame left the stack while it was read (torn read)");
+            else
+                QCOMPARE(c.names(), kModernStack);
+            QCOMPARE(c.mem.calls(), calls); // all read ahead: the walk reads nothing more
+        }
     }
 
     // The frame before the leaf was freed and its memory reused for something else.
