@@ -297,7 +297,12 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         if (steps >= kMaxWalk) return fail("frame chain deeper than 1,048,576 frames");
         if (loop.revisits(frame)) return fail("frame chain loops");
         if (!plausibleAddress(frame) || (frame & 7)) return fail("invalid frame pointer");
-        if (frame >= chunk && frame < chunkEnd && frame + layout_.frSize > topAfter)
+        // A frame that starts above the top had left the stack with its caller, whose slot
+        // may hold another call by now. One that starts at the top had left alone: its
+        // caller is the running frame, unchanged, and the stack stands as read a moment
+        // earlier (fast recursion does this all the time). Its start is compared, since a
+        // frame without locals may end before the bytes read of it do.
+        if (frame >= chunk && frame < chunkEnd && frame > topAfter)
             return fail("a frame left the stack while it was read (torn read)");
         const StructView f = frameBytes(frame);
         if (f.empty()) return fail(stopReason_.empty() ? "cannot read a frame" : stopReason_);

@@ -45,7 +45,7 @@ public:
         std::vector<uint8_t> chunkBytes, frameBytes;
         std::vector<uint64_t> chain, chainCodes; // <= 3.10: the last frame chain, leaf first
         // 3.11+: where the thread state is (0: unknown). Its datastack_top is read again
-        // after the chunk, in the same syscall: a frame of the chunk at or above that top
+        // after the chunk, in the same syscall: a frame of the chunk above that top
         // had left the stack when the chunk was copied (see walkModern).
         uint64_t tstateAddr = 0;
         uint64_t topAfter = 0;

@@ -13,6 +13,11 @@ Then, for each --qsort-python (default: --python), the error rate and CPU per sa
 tests/targets/qsort_callback.py at 1 kHz (libc's qsort calling a Python comparison, the
 worst case for pairing a perf sample with a later Python read), with and without pausing.
 
+gilscope's CPU per sample comes twice: over its whole run (attaching, reading the
+target's libraries and writing the output included, which a short window inflates), and
+while sampling (its threads' on-CPU time across the measured window, over the samples its
+achieved rate took in it).
+
 --baseline runs every gilscope configuration with a second binary too (rows marked
 "baseline:"), interleaved with the first, so that two builds compare in one run.
 """
@@ -45,6 +50,18 @@ def cpu_seconds(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def task_cpu_ns(pid):
+    """On-CPU time of every thread of pid so far (schedstat: nanoseconds)."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass  # a thread that ended meanwhile
+    return total
 
 
 def loop_rate(args, counter):
@@ -90,17 +107,15 @@ def main():
             base = statistics.median(r[0] for r in results["no profiler"])
             print("target: %s, 30 Python frames over 20 native frames; %d windows of %.0f s each"
                   % (args.python, args.runs, args.seconds))
+            print("µs CPU/sample: the whole run's (attach and output included) / while sampling")
             print("%-46s %12s %10s %16s %8s" % ("configuration", "loops/s", "slowdown",
                                                 "µs CPU/sample", "errors"))
             for name, _, _, _ in configs:
                 rs = results[name]
                 rate = statistics.median(r[0] for r in rs)
-                cpu = [r[1] for r in rs if r[1] is not None]
-                err = [r[2] for r in rs if r[2] is not None]
                 print("%-46s %12.1f %9.1f%% %16s %8s" % (
                     name, rate, 100.0 * (1 - rate / base) if name != "no profiler" else 0.0,
-                    "%.1f" % statistics.median(cpu) if cpu else "-",
-                    "%.2f%%" % statistics.median(err) if err else "-"))
+                    cpu_column(rs), median_of(rs, 2, "%.2f%%")))
         finally:
             target.kill()
             target.wait()
@@ -129,35 +144,53 @@ def qsort_errors(args, binaries):
                 for name, binary, extra in configs:
                     results[name].append(run_one(args, binary, target.pid, None, "1khz", extra))
             for name, _, _ in configs:
-                cpu = [r[1] for r in results[name] if r[1] is not None]
-                err = [r[2] for r in results[name] if r[2] is not None]
-                print("%-28s %-40s %16s %8s" % (
-                    version, name,
-                    "%.1f" % statistics.median(cpu) if cpu else "-",
-                    "%.2f%%" % statistics.median(err) if err else "-"))
+                print("%-28s %-40s %16s %8s" % (version, name, cpu_column(results[name]),
+                                                median_of(results[name], 2, "%.2f%%")))
         finally:
             target.kill()
             target.wait()
 
 
+def median_of(results, index, fmt):
+    values = [r[index] for r in results if r[index] is not None]
+    return fmt % statistics.median(values) if values else "-"
+
+
+def cpu_column(results):
+    return median_of(results, 1, "%.1f") + " / " + median_of(results, 3, "%.1f")
+
+
 def run_one(args, binary, pid, counter, rate, extra):
     """Loop rate of the target over args.seconds, with `binary` recording at `rate` with
-    `extra` (None: no profiler). Returns (loops/s, gilscope CPU µs per sample, error %)."""
+    `extra` (None: no profiler). Returns (loops/s, gilscope CPU µs per sample over the whole
+    run, error %, CPU µs per sample while sampling)."""
     if extra is None:
-        return loop_rate(args, counter), None, None
+        return loop_rate(args, counter), None, None, None
     proc = subprocess.Popen([binary, "attach", str(pid), "-d", str(args.seconds + 1),
                              "-o", os.devnull, "--collapsed", "-r", rate] + extra,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     time.sleep(0.5)  # attached and sampling
-    rate_seen = loop_rate(args, counter) if counter else None  # qsort: gilscope's figures only
+    cpu0, t0 = task_cpu_ns(proc.pid), time.monotonic()
+    if counter:
+        rate_seen = loop_rate(args, counter)
+    else:  # qsort: gilscope's figures only
+        rate_seen = None
+        time.sleep(args.seconds)
+    cpu1, t1 = task_cpu_ns(proc.pid), time.monotonic()
     out = proc.stdout.read()
     _, _, usage = os.wait4(proc.pid, 0)
     proc.returncode = 0
     m = re.search(r"Captured (\d+) samples", out)
     e = re.search(r"Error rate: ([0-9.]+)%", out)
+    r = re.search(r"Sample rate: ([0-9.]+) samples/sec", out)
     samples = int(m.group(1)) if m else 0
     cpu = usage.ru_utime + usage.ru_stime
-    return rate_seen, cpu * 1e6 / samples if samples else None, float(e.group(1)) if e else None
+    # While sampling: the CPU of the window over the samples the achieved rate took in it,
+    # without attaching, reading the target's libraries and writing the output.
+    steady = ((cpu1 - cpu0) / 1e3 / (float(r.group(1)) * (t1 - t0))
+              if r and float(r.group(1)) > 0 else None)
+    return (rate_seen, cpu * 1e6 / samples if samples else None,
+            float(e.group(1)) if e else None, steady)
 
 
 if __name__ == "__main__":

@@ -68,10 +68,12 @@ QList<CollapsedStack> recordCollapsed(qint64 pid, const QStringList& options, QS
 // load 1 (the same with the binary of 0a13520, so the machine, not a change), which failed
 // the old bound of 25% at random. 3.8-3.10 walk PyFrameObjects one read per frame, so a
 // fast-changing deep recursion tears far more often: seen 31-36% for 3.8/3.9 at load 2 and
-// 57-67% at load 8. A walker that dropped most walks as torn (and kept only the easy
-// ones) still fails.
+// 57-67% at load 8. Since 3.11+ also drop a walk whose leaf left the stack with its caller
+// while the frames were copied (the stack's top read again after the copy), random
+// recursion drops 41-44% on 3.11/3.12 at load 1 (20-30% before), 20-32% on 3.13-3.15.
+// A walker that dropped most walks as torn (and kept only the easy ones) still fails.
 double maxTornPct(const Interpreter& interpreter) {
-    return interpreter.minor <= 10 ? 80 : 40;
+    return interpreter.minor <= 10 ? 80 : 70;
 }
 
 qint64 totalSamples(const QList<CollapsedStack>& stacks) {

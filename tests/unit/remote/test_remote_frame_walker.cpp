@@ -93,10 +93,11 @@ struct ModernChain : Rig {
         return ts;
     }
     // main() returned from mid(), and called sleeper() into its slot: the leaf's slot
-    // above keeps the leaf's old bytes, and the top is now sleeper's.
+    // above keeps the leaf's old bytes, and the top is now the end of sleeper's frame, a
+    // word shorter than mid's (fewer locals).
     void callSleeperIntoMid(uint64_t ts) {
         py.modernFrame(mid, py.code("sleeper", 50), main, 0);
-        mem.put<uint64_t>(ts + layout.tsDatastackTop, mid + layout.frSize);
+        mem.put<uint64_t>(ts + layout.tsDatastackTop, mid + layout.frSize - 8);
     }
     uint64_t chunk = 0, main = 0, mid = 0, gen = 0, leaf = 0, leafCode = 0;
 };
@@ -213,14 +214,23 @@ private slots:
     // Between the read of the current frame pointer and the chunk's copy, the thread
     // returned to main() and called sleeper() into mid()'s slot: the copy chains the old
     // leaf to a caller it never had (seen once on 3.11 in CI). The stack's top, read
-    // again after the copy, is below the leaf. Without the check the walk would return
-    // leaf, gen, sleeper, main as a real stack.
+    // again after the copy, is below the leaf's start. Without the check the walk would
+    // return leaf, gen, sleeper, main as a real stack.
     void modernLeafLeftDuringTheCopy_data() { modernRows(); }
     void modernLeafLeftDuringTheCopy() {
         QFETCH(uint32_t, hex);
         ModernChain c(hex);
         const uint64_t ts = c.threadStateInMemory();
         QVERIFY(c.walk()); // the top read again agrees: nothing moved
+        QCOMPARE(c.names(), kModernStack);
+        // The leaf returned alone: its caller runs on, unchanged, and the stack stands as
+        // read a moment before (fast recursion does this all the time).
+        c.ahead = {};
+        c.ahead.tstateAddr = ts;
+        c.mem.beforeRead = [&](uint64_t) {
+            c.mem.put<uint64_t>(ts + c.layout.tsDatastackTop, c.leaf);
+        };
+        QVERIFY2(c.walk(), c.walker.error().c_str());
         QCOMPARE(c.names(), kModernStack);
         c.ahead = {};
         c.ahead.tstateAddr = ts;
