@@ -105,6 +105,31 @@ bool waitForStdoutLine(QProcess& p, const std::function<bool(const QString&)>& d
     }
 }
 
+RunResult runGatedGilscope(const QStringList& args, const QString& workDir, const QString& gate) {
+    RunResult r;
+    auto p = startGilscope(QStringList{args.first(), "--realtime-stats"} + args.mid(1), workDir,
+                           QProcess::MergedChannels);
+    if (!p) return r;
+    r.started = true;
+    QString seen;
+    const bool sampling = waitForStdoutLine(
+        *p, [](const QString& l) { return l.contains("sampling stats"); }, &seen);
+    QFile go(gate);
+    if (sampling && go.open(QIODevice::WriteOnly)) {
+        go.close();
+        r.finished = p->waitForFinished(kRunTimeoutMs);
+    }
+    if (!r.finished) {
+        p->kill();
+        p->waitForFinished();
+        if (!sampling) seen += QStringLiteral("(gilscope never sampled)\n");
+    }
+    r.outBytes = seen.toUtf8() + p->readAll();
+    r.out = QString::fromUtf8(r.outBytes);
+    if (r.finished && p->exitStatus() == QProcess::NormalExit) r.exitCode = p->exitCode();
+    return r;
+}
+
 QString describe(const RunResult& r) {
     QString state = QString::number(r.exitCode);
     if (!r.started)

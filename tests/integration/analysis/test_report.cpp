@@ -4,7 +4,6 @@
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
 
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -27,41 +26,6 @@ QString record(const QTemporaryDir& dir, qint64 pid, const QStringList& extra, Q
     args << extra << QString::number(pid);
     const auto r = runGilscope(args, dir.path());
     if (r.exitCode != 0) *error = describe(r);
-    return out;
-}
-
-// Records heavy_light_timed.py, gated on `gate`, from the start of its loop until it exits:
-// the gate is made once gilscope samples, so a slow attach on a loaded machine can neither
-// miss the loop nor find the target gone.
-QString recordFromTheStart(const QTemporaryDir& dir, qint64 pid, const QString& gate,
-                           QString* error) {
-    const QString out = dir.filePath("out.bin");
-    auto gilscope = startGilscope({"attach", "--binary", "--mode", "all", "--rt-priority", "1",
-                                   "--realtime-stats", "-o", out, QString::number(pid)},
-                                  dir.path(), QProcess::MergedChannels);
-    if (!gilscope) {
-        *error = "gilscope did not start";
-        return out;
-    }
-    QString printed;
-    if (!waitForStdoutLine(
-            *gilscope, [](const QString& l) { return l.contains("sampling stats"); }, &printed)) {
-        *error = "gilscope did not start sampling: " + printed;
-        return out;
-    }
-    QFile go(gate);
-    if (!go.open(QIODevice::WriteOnly)) {
-        *error = "cannot make " + gate;
-        return out;
-    }
-    go.close();
-    if (!gilscope->waitForFinished(kRunTimeoutMs)) {
-        *error = "gilscope did not end with its target";
-        return out;
-    }
-    printed += QString::fromUtf8(gilscope->readAll());
-    if (gilscope->exitStatus() != QProcess::NormalExit || gilscope->exitCode() != 0)
-        *error = "gilscope failed: " + printed;
     return out;
 }
 
@@ -117,8 +81,13 @@ private slots:
         TargetProcess target(interpreter, targetScript("heavy_light_timed.py"), options);
         QVERIFY2(target.start(), qPrintable(target.error()));
         QString error;
-        const QString bin = recordFromTheStart(dir, target.pid(), gate, &error);
-        QVERIFY2(error.isEmpty(), qPrintable(error));
+        // From the start of its loop until it exits, however late a loaded machine attaches.
+        const QString bin = dir.filePath("out.bin");
+        const RunResult r =
+            runGatedGilscope({"attach", "--binary", "--mode", "all", "--rt-priority", "1", "-o",
+                              bin, QString::number(target.pid())},
+                             dir.path(), gate);
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         const auto shareLine = target.readLine(60000);
         QVERIFY(shareLine && shareLine->startsWith("SHARE "));
         const double truth = shareLine->mid(6).toDouble();

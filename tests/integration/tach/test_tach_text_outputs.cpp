@@ -208,11 +208,14 @@ private slots:
         ChrootScratch dir;
         QVERIFY(dir.ok());
         TargetOptions options;
-        options.args = {"3"}; // runs 3 s, prints "SHARE <heavy %>" and exits
+        // Once the gate exists, runs 3 s, prints "SHARE <heavy %>" and exits.
+        options.args = {"3", interpreter.inChroot ? dir.inside("go") : dir.host("go")};
         TargetProcess target(interpreter, "heavy_light_timed.py", options);
         QVERIFY2(target.start(), qPrintable(target.error()));
-        const RunResult r = runGilscope({"attach", QString::number(target.pid()), "--rt-priority",
-                                         "1", "--pstats", "-o", dir.host("live.pstats")});
+        const RunResult r =
+            runGatedGilscope({"attach", QString::number(target.pid()), "--rt-priority", "1",
+                              "--pstats", "-o", dir.host("live.pstats")},
+                             {}, dir.host("go"));
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         QVERIFY2(!r.out.contains("written to"), "CPython prints no message for a pstats file");
         const auto shareLine = target.readLine(60000);
