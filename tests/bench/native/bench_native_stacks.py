@@ -18,6 +18,11 @@ target's libraries and writing the output included, which a short window inflate
 while sampling (its threads' on-CPU time across the measured window, over the samples its
 achieved rate took in it).
 
+The "kernel alone" rows open the perf event --native-stacks opens, on the target's main
+thread, with no gilscope at all (tests/bench/native/kernel_sampling.py): with no record,
+the timer's interrupts alone; with registers and stack, what the kernel does per sample.
+Their slowdown is the floor any perf-based sampler has on this machine.
+
 --baseline runs every gilscope configuration with a second binary too (rows marked
 "baseline:"), interleaved with the first, so that two builds compare in one run.
 """
@@ -31,6 +36,10 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from kernel_sampling import KernelSampling  # noqa: E402
+
+STACK_BYTES = 8192  # PerfThreadEvents::kStackBytes
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 
 
@@ -94,6 +103,9 @@ def main():
             if args.baseline:
                 binaries.append(("baseline: ", args.baseline))
             for rate in ("1khz", "10khz"):
+                configs += [("kernel alone, %s: timer, no record" % rate, rate, None, "floor"),
+                            ("kernel alone, %s: regs + %d B stack" % (rate, STACK_BYTES), rate,
+                             STACK_BYTES, "floor")]
                 for label, binary in binaries:
                     configs += [("%s%s plain" % (label, rate), rate, [], binary),
                                 ("%s%s --native-stacks" % (label, rate), rate,
@@ -163,7 +175,16 @@ def cpu_column(results):
 def run_one(args, binary, pid, counter, rate, extra):
     """Loop rate of the target over args.seconds, with `binary` recording at `rate` with
     `extra` (None: no profiler). Returns (loops/s, gilscope CPU µs per sample over the whole
-    run, error %, CPU µs per sample while sampling)."""
+    run, error %, CPU µs per sample while sampling). binary "floor": the kernel alone
+    samples the target's main thread, with `extra` bytes of stack (None: no record)."""
+    if binary == "floor":
+        period = 1000000 if rate == "1khz" else 100000
+        try:
+            with KernelSampling(pid, period, extra):
+                return loop_rate(args, counter), None, None, None
+        except OSError as e:
+            print("kernel alone: %s" % e, file=sys.stderr)
+            return 0.0, None, None, None
     if extra is None:
         return loop_rate(args, counter), None, None, None
     proc = subprocess.Popen([binary, "attach", str(pid), "-d", str(args.seconds + 1),
