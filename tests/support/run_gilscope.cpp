@@ -105,28 +105,39 @@ bool waitForStdoutLine(QProcess& p, const std::function<bool(const QString&)>& d
     }
 }
 
-RunResult runGatedGilscope(const QStringList& args, const QString& workDir, const QString& gate) {
-    RunResult r;
+std::unique_ptr<QProcess> startGatedGilscope(const QStringList& args, const QString& workDir,
+                                             const QString& gate, QString* seen) {
     auto p = startGilscope(QStringList{args.first(), "--realtime-stats"} + args.mid(1), workDir,
                            QProcess::MergedChannels);
-    if (!p) return r;
-    r.started = true;
-    QString seen;
-    const bool sampling = waitForStdoutLine(
-        *p, [](const QString& l) { return l.contains("sampling stats"); }, &seen);
+    if (!p) return nullptr;
     QFile go(gate);
-    if (sampling && go.open(QIODevice::WriteOnly)) {
-        go.close();
-        r.finished = p->waitForFinished(kRunTimeoutMs);
-    }
-    if (!r.finished) {
+    if (!waitForStdoutLine(
+            *p, [](const QString& l) { return l.contains("sampling stats"); }, seen) ||
+        !go.open(QIODevice::WriteOnly)) {
         p->kill();
         p->waitForFinished();
-        if (!sampling) seen += QStringLiteral("(gilscope never sampled)\n");
+        *seen += QString::fromUtf8(p->readAll()) + QStringLiteral("(gilscope never sampled)\n");
+        return nullptr;
     }
-    r.outBytes = seen.toUtf8() + p->readAll();
-    r.out = QString::fromUtf8(r.outBytes);
-    if (r.finished && p->exitStatus() == QProcess::NormalExit) r.exitCode = p->exitCode();
+    return p;
+}
+
+RunResult runGatedGilscope(const QStringList& args, const QString& workDir, const QString& gate) {
+    RunResult r;
+    QString seen;
+    auto p = startGatedGilscope(args, workDir, gate, &seen);
+    r.started = p != nullptr;
+    if (p) {
+        r.finished = p->waitForFinished(kRunTimeoutMs);
+        if (!r.finished) {
+            p->kill();
+            p->waitForFinished();
+        }
+        seen += QString::fromUtf8(p->readAll());
+        if (r.finished && p->exitStatus() == QProcess::NormalExit) r.exitCode = p->exitCode();
+    }
+    r.out = seen;
+    r.outBytes = seen.toUtf8();
     return r;
 }
 

@@ -50,10 +50,14 @@ startGilscope(const QStringList& args, const QString& workDir = {},
 bool waitForStdoutLine(QProcess& p, const std::function<bool(const QString&)>& done, QString* seen,
                        int timeoutMs = kRunTimeoutMs);
 
-// Runs `gilscope ARGS` (which must attach to a target gated on `gate`, a file it waits for
-// before its timed run) with --realtime-stats, makes the gate once gilscope samples, and
-// waits for gilscope to end with the target. A loaded machine that attaches late can then
-// neither miss the run nor find the target gone. out holds stdout and stderr, merged.
+// Starts `gilscope ARGS` (which must attach to a target gated on `gate`, a file it waits
+// for before its timed run) with --realtime-stats, and makes the gate once gilscope samples.
+// A loaded machine that attaches late can then neither miss the run nor find the target
+// gone. Null when gilscope did not start, or ended or never sampled (what it printed is in
+// `seen`, its stdout and stderr merged).
+std::unique_ptr<QProcess> startGatedGilscope(const QStringList& args, const QString& workDir,
+                                             const QString& gate, QString* seen);
+// The same, then waits for gilscope to end with the target. out holds what it printed.
 RunResult runGatedGilscope(const QStringList& args, const QString& workDir, const QString& gate);
 
 // "exit 3\nstdout: ...\nstderr: ..." (and whether it timed out) for assertion messages.

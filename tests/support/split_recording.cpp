@@ -47,16 +47,10 @@ GatedRun recordGated(const Interpreter& interpreter, const QString& dir, int hea
     options.bindDirs = {dir};
     TargetProcess target(interpreter, targetScript("heavy_light_split.py"), options);
     if (!target.start()) return {0, {}, target.error()};
-    auto gilscope = startGilscope(QStringList{"attach", "--rt-priority", "1", "--realtime-stats"} +
-                                      args + QStringList{QString::number(target.pid())},
-                                  dir, QProcess::MergedChannels);
-    if (!gilscope) return {0, {}, "gilscope did not start"};
-    if (!waitForStdoutLine(
-            *gilscope, [](const QString& l) { return l.contains("sampling stats"); }, &run.output))
-        return {0, run.output, "gilscope did not start sampling: " + run.output};
-    QFile go(gate);
-    if (!go.open(QIODevice::WriteOnly)) return {0, run.output, "cannot make " + gate};
-    go.close();
+    auto gilscope = startGatedGilscope(QStringList{"attach", "--rt-priority", "1"} + args +
+                                           QStringList{QString::number(target.pid())},
+                                       dir, gate, &run.output);
+    if (!gilscope) return {0, run.output, "gilscope did not start sampling: " + run.output};
     const auto share = target.readLine(60000);
     if (!share || !share->startsWith("SHARE "))
         return {0, run.output, "the target did not report its split: " + share.value_or("")};

@@ -66,20 +66,12 @@ private slots:
         TargetProcess target(interpreter, targetScript("heavy_light_timed.py"), options);
         QVERIFY2(target.start(), qPrintable(target.error()));
         const QString out = dir.filePath("out.pb.gz");
-        auto p = startGilscope({"attach", "--rt-priority", "1", "--realtime-stats", "--pprof", "-o",
-                                out, QString::number(target.pid())},
-                               dir.path(), QProcess::MergedChannels);
-        QVERIFY(p);
-        QString seen;
-        // The target starts its 3 s once gilscope samples (its first stats line).
-        QVERIFY2(
-            waitForStdoutLine(
-                *p, [](const QString& l) { return l.startsWith("Real-time sampling"); }, &seen),
-            qPrintable(seen));
-        QVERIFY(QFile(go).open(QIODevice::WriteOnly));
-        QVERIFY(p->waitForFinished(kRunTimeoutMs));
-        seen += QString::fromUtf8(p->readAll());
-        QVERIFY2(p->exitCode() == 0, qPrintable(seen));
+        // The target starts its 3 s once gilscope samples.
+        const RunResult r = runGatedGilscope(
+            {"attach", "--rt-priority", "1", "--pprof", "-o", out, QString::number(target.pid())},
+            dir.path(), go);
+        const QString& seen = r.out;
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         QVERIFY2(seen.contains("pprof profile written to"), qPrintable(seen));
         const auto shareLine = target.readLine();
         QVERIFY(shareLine && shareLine->startsWith("SHARE "));
