@@ -59,6 +59,17 @@ void printSummary(const RecordingSummary& s, uint64_t missed) {
         std::fprintf(out, "Warning: missed %llu samples from the expected total of %llu (%.2f%%)\n",
                      static_cast<unsigned long long>(missed), expected, s.missedPct);
     }
+    if (const std::string torn = describeTornReads(s.torn); !torn.empty())
+        std::fprintf(out, "%s\n", torn.c_str());
+    if (const std::string warn = tornReadsWarning(s.torn); !warn.empty())
+        std::fprintf(out, "%s\n", warn.c_str());
+}
+
+// --realtime-stats, at the end: which checks found reads torn (diagnosis).
+void printTornReasons(const std::vector<TornReason>& reasons) {
+    for (const TornReason& r : reasons)
+        std::fprintf(messages(), "  torn: %llu x %s\n", static_cast<unsigned long long>(r.count),
+                     escapeForDisplay(r.why).c_str());
 }
 
 } // namespace
@@ -194,6 +205,7 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
 
     const RecordingSummary summary = recording.summary();
     printSummary(summary, recording.stats().missed);
+    if (options.realtimeStats) printTornReasons(source.tornReasons());
     if (nativeStacks)
         std::fprintf(messages(), "%s\n", native::describePairing(nativeStacks->pairing()).c_str());
     // A second Ctrl-C cuts the last pushes short (what is left stays queued on disk).

@@ -49,6 +49,9 @@ public:
     bool takeThreadNames(std::vector<ThreadName>& changed) override;
     std::vector<ThreadName> threadNamesNow() override;
     uint64_t runtimeAddress() const override { return loc_.runtimeAddr; }
+    void setTickInterval(uint64_t intervalUs) override;
+    TornReads tornReads() const override { return torn_; }
+    std::vector<TornReason> tornReasons() const override;
 
     uint64_t syscalls() const { return mem_.syscalls(); }
     // Thread stacks served without a walk, because their thread ran no Python since.
@@ -62,6 +65,11 @@ public:
 
 private:
     static constexpr size_t kMaxThreads = 8192; // CPython's per-interpreter bound
+    // A torn thread read is tried again at least once, and then while the retry budget
+    // (a tenth of the tick interval) lasts, up to kMaxTries in all.
+    static constexpr int kMinTries = 2;
+    static constexpr int kMaxTries = 32;
+    static constexpr size_t kMaxTornReasons = 32;
 
     // A byte window over a structure, read in one piece.
     struct Window {
@@ -88,6 +96,7 @@ private:
     };
 
     ReadOutcome fail(std::string why);
+    void noteTorn(const std::string& why); // a walk tore: count the check that said so
     // Whether the process is gone / exec'd another program; true sets lastError_.
     bool exited();
     bool execed();
@@ -136,6 +145,9 @@ private:
     uint64_t failuresSinceExecCheck_ = 0;
     int64_t nextImageCheckNs_ = 0; // ExecWatch::imageGone, about once a second
     std::string lastError_;
+    TornReads torn_;
+    std::vector<TornReason> tornReasons_;
+    int64_t retryBudgetNs_ = 100'000; // a tenth of 1 kHz's interval until told the rate
     bool skipped_ = false;
     bool starting_ = false; // init() found no interpreter in a live runtime
 

@@ -5,7 +5,40 @@
 #include "core/remote/struct_view.h"
 #include "core/sample/thread_status.h"
 
+#include <algorithm>
+#include <ctime>
+
 namespace gilscope::remote {
+
+namespace {
+
+int64_t monotonicNs() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+} // namespace
+
+void LiveProcessReader::setTickInterval(uint64_t intervalUs) {
+    retryBudgetNs_ = static_cast<int64_t>(std::min<uint64_t>(intervalUs, 1'000'000) * 100);
+}
+
+void LiveProcessReader::noteTorn(const std::string& why) {
+    for (TornReason& r : tornReasons_)
+        if (r.why == why) {
+            ++r.count;
+            return;
+        }
+    if (tornReasons_.size() < kMaxTornReasons) tornReasons_.push_back({why, 1});
+}
+
+std::vector<TornReason> LiveProcessReader::tornReasons() const {
+    std::vector<TornReason> sorted = tornReasons_;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const TornReason& a, const TornReason& b) { return a.count > b.count; });
+    return sorted;
+}
 
 uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId) {
     if (auto it = tidByPthread_.find(pthreadId); it != tidByPthread_.end()) return it->second;
@@ -128,22 +161,33 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         return true;
     };
     prefetch.tstateAddr = addr;
-    if (walker_.walk(tstate_, stack.frames, prefetch)) return walked();
-    // A torn walk (the thread moved on while we read): once more from a fresh copy of
-    // the thread state, within this sample; then it counts as an error, never as a stack.
-    stack.frames.resize(gcFrames);
-    stack.evalEntries.clear();
+    if (walker_.walk(tstate_, stack.frames, prefetch)) {
+        ++torn_.firstTry;
+        return walked();
+    }
+    // A torn walk (the thread ran on while its frames were copied) is read again at once
+    // from a fresh copy of the thread state, until one is whole or the budget is spent;
+    // only then is it an error, never a stack. Dropping it instead would bias the shares:
+    // code that calls and returns fastest tears most. The sample keeps its tick's time.
     unchanged_.forget(addr);
-    if (!mem_.read(addr, tstate_.data(), tstateRead_) ||
-        StructView(tstate_).field<uint64_t>(layout_.tsInterp) != interp.addr) {
-        lastError_ = walker_.error();
-        return false;
+    const int64_t deadline = monotonicNs() + retryBudgetNs_;
+    for (int tries = 1;; ++tries) {
+        noteTorn(walker_.error());
+        stack.frames.resize(gcFrames);
+        stack.evalEntries.clear();
+        if (tries >= kMaxTries || (tries >= kMinTries && monotonicNs() >= deadline)) break;
+        ++torn_.tries;
+        if (!mem_.read(addr, tstate_.data(), tstateRead_) ||
+            StructView(tstate_).field<uint64_t>(layout_.tsInterp) != interp.addr)
+            break;
+        if (walker_.walk(tstate_, stack.frames, prefetch)) {
+            ++torn_.reread;
+            return walked();
+        }
     }
-    if (!walker_.walk(tstate_, stack.frames, prefetch)) {
-        lastError_ = walker_.error();
-        return false;
-    }
-    return walked();
+    ++torn_.dropped;
+    lastError_ = walker_.error();
+    return false;
 }
 
 } // namespace gilscope::remote

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/sample/frame_registry.h"
+#include "core/sample/torn_reads.h"
 
 #include <cstdint>
 #include <span>
@@ -38,6 +39,7 @@ struct RecordingSummary {
     double missedPct = 0;
     uint64_t ticks = 0;         // sampling ticks attempted, as CPython counts samples
     uint64_t threadSamples = 0; // thread stacks recorded
+    TornReads torn;             // live recordings: how torn thread reads ended
     bool hasErrorRate = false;
     bool hasMissed = false;
 };

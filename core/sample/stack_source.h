@@ -2,6 +2,7 @@
 
 #include "core/sample/frame_registry.h"
 #include "core/sample/thread_status.h"
+#include "core/sample/torn_reads.h"
 #include "core/util/python_version.h"
 
 #include <cstdint>
@@ -38,6 +39,12 @@ struct ThreadStack {
 struct ThreadName {
     uint64_t threadId = 0;
     std::string name;
+};
+
+// One check that found a read torn, and how often it fired.
+struct TornReason {
+    std::string why;
+    uint64_t count = 0;
 };
 
 enum class ReadOutcome {
@@ -119,6 +126,13 @@ public:
     }
     // Every thread's name, read now on the caller's thread (`dump`).
     virtual std::vector<ThreadName> threadNamesNow() { return {}; }
+    // The sampler's tick interval, before its first read: a torn read is read again within
+    // a tenth of it.
+    virtual void setTickInterval(uint64_t intervalUs) { (void)intervalUs; }
+    // What the reads so far tore, and how they ended (zeros: the source cannot tell).
+    virtual TornReads tornReads() const { return {}; }
+    // The checks that found reads torn, most frequent first (diagnosis: --realtime-stats).
+    virtual std::vector<TornReason> tornReasons() const { return {}; }
     // Where _PyRuntime lies in the target (0: not known): --native-stacks finds the
     // interpreter's own module by it, when its eval loop has no symbol.
     virtual uint64_t runtimeAddress() const { return 0; }
@@ -140,6 +154,9 @@ public:
     }
     std::vector<ThreadName> threadNamesNow() override { return inner_.threadNamesNow(); }
     uint64_t runtimeAddress() const override { return inner_.runtimeAddress(); }
+    void setTickInterval(uint64_t intervalUs) override { inner_.setTickInterval(intervalUs); }
+    TornReads tornReads() const override { return inner_.tornReads(); }
+    std::vector<TornReason> tornReasons() const override { return inner_.tornReasons(); }
 
 protected:
     StackSource& inner_;

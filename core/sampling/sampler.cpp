@@ -220,6 +220,11 @@ bool Sampler::Impl::step() {
         } else {
             ++s.errors;
         }
+        const TornReads torn = source.tornReads();
+        s.tornFirstTry = torn.firstTry;
+        s.tornReread = torn.reread;
+        s.tornTries = torn.tries;
+        s.tornDropped = torn.dropped;
         next += interval;
         s.lastTickUs = t;
         s.windowTicks = window.ticks();
@@ -315,6 +320,7 @@ void Sampler::start() {
     info.pythonMajor = version.major;
     info.pythonMinor = version.minor;
     info.pythonMicro = version.micro;
+    d.source.setTickInterval(d.options.intervalUs);
     d.sink.begin(d.source.registry(), info);
 
     const uint64_t startUs = info.startTimeUs;

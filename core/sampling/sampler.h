@@ -45,6 +45,7 @@ struct SamplerStats {
     double missedPct = 0;       // missed / expected ticks
     double elapsedSec = 0;
     double samplerCpuSec = 0; // CPU time used by the sampler thread itself
+    TornReads torn;           // thread reads that tore, read again or dropped
     bool running = false;
 };
 
