@@ -69,6 +69,16 @@ void LiveFigures::setStats(const SamplerStats& s) {
                    .arg(s.missedPct, 0, 'f', 1)
              : tr("Ticks the sampler could not take on time"));
     errors_->setText(tr("%1 %").arg(s.errorPct, 0, 'f', 1));
+    // Torn reads are read again; more than a few dropped all the same skew the shares.
+    const std::string tornWarning = tornReadsWarning(s.torn);
+    errors_->setStyleSheet(tornWarning.empty() ? QString() : QStringLiteral("color: #d1242f"));
+    const std::string torn = describeTornReads(s.torn);
+    errors_->setToolTip(
+        tr("Ticks whose read failed (the target's memory could not be read, or every try "
+           "tore)") +
+        (torn.empty() ? QString() : QStringLiteral("\n\n") + QString::fromStdString(torn) + '.') +
+        (tornWarning.empty() ? QString()
+                             : QStringLiteral("\n\n") + QString::fromStdString(tornWarning) + '.'));
     samples_->setText(QLocale().toString(qulonglong(s.okTicks)));
     samples_->setToolTip(tr("Sampling ticks read: a thread alive the whole time has one "
                             "sample per tick"));
@@ -81,11 +91,16 @@ bool LiveFigures::missedFlagged() const {
     return !missed_->styleSheet().isEmpty();
 }
 
+bool LiveFigures::errorsFlagged() const {
+    return !errors_->styleSheet().isEmpty();
+}
+
 void LiveFigures::clear() {
     stats_ = {};
     for (QLabel* l : {requested_, achieved_, missed_, errors_, samples_, threadSamples_, elapsed_})
         l->setText(QStringLiteral("–"));
     missed_->setStyleSheet({});
+    errors_->setStyleSheet({});
 }
 
 } // namespace gilscope::ui

@@ -20,6 +20,7 @@ public:
     const SamplerStats& stats() const { return stats_; }
     static constexpr double kMissedWarningPct = 10; // above this, Missed turns red
     bool missedFlagged() const;
+    bool errorsFlagged() const; // more than kTornWarningPct of thread reads dropped as torn
 
 private:
     QLabel* addFigure(const QString& name, const QString& objectName, int column);

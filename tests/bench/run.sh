@@ -30,6 +30,8 @@ echo "== issue 22: the host agent recording 50 Python processes at 100 Hz (CPU %
 "$BUILD/tests/bench/agent/bench_agent" 50 25
 echo "== issue 21: --native-stacks, the target's slowdown and gilscope's CPU per sample"
 tests/bench/native/bench_native_stacks.py --gilscope "$BUILD/app/gilscope"
+echo "== issue 34: shares against the target's own timing, quiet and busy (BASELINE=old binary side by side)"
+tests/bench/truth/bench_share_truth.py --gilscope "$BUILD/app/gilscope" ${BASELINE:+--baseline "$BASELINE"}
 echo "== GUI live model"
 "$BUILD/tests/bench/live/bench_live_timeline"
 echo "== issue 18 (11): missed samples at 10 kHz x 8 threads, the views' readers against none"

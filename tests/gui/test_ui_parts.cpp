@@ -161,6 +161,24 @@ private slots:
                  qPrintable(tip));
         figures.clear();
         QVERIFY(!figures.missedFlagged());
+
+        // Torn reads: re-read ones are said in the tooltip; more than 2% dropped turns the
+        // Errors figure red with the warning and what helps.
+        auto* errors = figures.findChild<QLabel*>(QStringLiteral("errorPct"));
+        s = {};
+        s.torn.firstTry = 900;
+        s.torn.reread = 90;
+        s.torn.tries = 30;
+        s.torn.dropped = 10;
+        figures.setStats(s);
+        QVERIFY(!figures.errorsFlagged());
+        QVERIFY2(errors->toolTip().contains(QStringLiteral("read again")), qPrintable(errors->toolTip()));
+        s.torn.dropped = 50;
+        figures.setStats(s);
+        QVERIFY(figures.errorsFlagged());
+        QVERIFY2(errors->toolTip().contains(QStringLiteral("--blocking")), qPrintable(errors->toolTip()));
+        figures.clear();
+        QVERIFY(!figures.errorsFlagged());
     }
 
     // Ten hours at the window's 5 polls a second: the history stays bounded, still spans

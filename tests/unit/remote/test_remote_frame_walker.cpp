@@ -78,7 +78,7 @@ struct ModernChain : Rig {
         leaf = slot + 2 * fr;
         leafCode = py.code("leaf", 40);
         py.modernFrame(leaf, leafCode, gen, 0);
-        const uint64_t cframe = py.alloc(64);
+        cframe = py.alloc(64);
         mem.put<uint64_t>(cframe + layout.cfCurrentFrame, leaf);
         setTstate(layout.tsCframe, cframe);
         setTstate(layout.tsDatastackChunk, chunk);
@@ -99,7 +99,17 @@ struct ModernChain : Rig {
         py.modernFrame(mid, py.code("sleeper", 50), main, 0);
         mem.put<uint64_t>(ts + layout.tsDatastackTop, mid + layout.frSize - 8);
     }
-    uint64_t chunk = 0, main = 0, mid = 0, gen = 0, leaf = 0, leafCode = 0;
+    // The thread runs `frame` now, the top of its stack at `top` (3.11/3.12 keep the
+    // current frame in the C stack's cframe, 3.13+ in the thread state).
+    void runsNow(uint64_t ts, uint64_t frame, uint64_t top) {
+        if (layout.tsCframe != kAbsent)
+            mem.put<uint64_t>(cframe + layout.cfCurrentFrame, frame);
+        else
+            setTstate(layout.tsCurrentFrame, frame);
+        setTstate(layout.tsDatastackTop, top);
+        mem.putBytes(ts, tstate.data(), tstate.size());
+    }
+    uint64_t chunk = 0, cframe = 0, main = 0, mid = 0, gen = 0, leaf = 0, leafCode = 0;
 };
 
 // <= 3.10: main -> a -> b -> leaf, PyFrameObjects linked through f_back.
@@ -237,6 +247,23 @@ private slots:
         c.mem.beforeRead = [&](uint64_t) { c.callSleeperIntoMid(ts); };
         QVERIFY(!c.walk());
         QCOMPARE(c.walker.error(), "a frame left the stack while it was read (torn read)");
+    }
+
+    // A torn walk is read again at once (issue 34) with the same read-ahead state: the
+    // new walk shows the stack as it is now, sleeper() under main(), and nothing of the
+    // torn copy (leaf, gen) is stitched into it.
+    void modernRereadAfterTearIsWhole_data() { modernRows(); }
+    void modernRereadAfterTearIsWhole() {
+        QFETCH(uint32_t, hex);
+        ModernChain c(hex);
+        const uint64_t ts = c.threadStateInMemory();
+        c.mem.beforeRead = [&](uint64_t) { c.callSleeperIntoMid(ts); };
+        QVERIFY(!c.walk());
+        c.mem.beforeRead = nullptr;
+        // The thread settled in sleeper(); the reader copies its thread state again.
+        c.runsNow(ts, c.mid, c.mid + c.layout.frSize);
+        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QCOMPARE(c.names(), (QStringList{"sleeper:51", "main:11"}));
     }
 
     // The same, with the chunk and the top read ahead in the thread state's syscall.
@@ -412,6 +439,24 @@ private slots:
         c.mem.beforeRead = [&](uint64_t) { c.py.setExecuting(c.a, false); };
         QVERIFY(!c.walk());
         QCOMPARE(c.walker.error(), "a caller frame is not running (torn read)");
+    }
+
+    // The same for <= 3.10: a walk torn as a caller returned is read again with the chain
+    // it remembered; the thread now runs a new frame under main(), and the new walk shows
+    // exactly that, not the remembered frames above main.
+    void legacyRereadAfterTearIsWhole_data() { legacyRows(); }
+    void legacyRereadAfterTearIsWhole() {
+        QFETCH(uint32_t, hex);
+        LegacyChain c(hex);
+        QVERIFY(c.walk());
+        c.mem.beforeRead = [&](uint64_t) { c.py.setExecuting(c.a, false); };
+        QVERIFY(!c.walk());
+        c.mem.beforeRead = nullptr;
+        const uint64_t other = c.py.legacyFrame(c.py.code("other", 60), c.main);
+        c.setTstate(c.layout.tsFrame, other);
+        c.setRecursionDepth(2);
+        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QCOMPARE(c.names(), (QStringList{"other:61", "main:11"}));
     }
 
     void legacyFreedFrame_data() { legacyRows(); }

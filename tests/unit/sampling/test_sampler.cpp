@@ -342,6 +342,69 @@ private slots:
         QCOMPARE(sink.finishes, 1);
     }
 
+    // The source learns the tick interval before its first read (its torn-read retry
+    // budget is a tenth of it), and what its reads tore reaches the stats and summary.
+    void tornReadsReachTheSummary() {
+        class Tearing final : public StackSource {
+        public:
+            ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override {
+                if (intervalUs == 0) return ReadOutcome::Error; // told too late
+                if (++reads > 5) return ReadOutcome::ProcessEnded;
+                torn.firstTry += 3;
+                torn.reread += 1;
+                torn.tries += 2;
+                torn.dropped += reads == 5 ? 1 : 0;
+                out.resize(1);
+                out[0] = ThreadStack{};
+                out[0].threadId = 7;
+                out[0].frames = {frame};
+                count = 1;
+                return ReadOutcome::Ok;
+            }
+            void setTickInterval(uint64_t us) override { intervalUs = us; }
+            TornReads tornReads() const override { return torn; }
+            FrameRegistry& registry() override { return reg; }
+            int pid() const override { return 1; }
+            PythonVersion pythonVersion() const override { return {3, 12, 0}; }
+            FrameRegistry reg;
+            FrameId frame = makeFrame(reg, "t.py", "run", 1);
+            int reads = 0;
+            uint64_t intervalUs = 0;
+            TornReads torn;
+        } source;
+        FakeClock clock(kStart);
+        RecordingSink sink;
+        Sampler sampler(source, sink, SamplerOptions{250, 0, {}}, clock);
+        sampler.start();
+        sampler.wait();
+        QCOMPARE(source.intervalUs, uint64_t(250));
+        const TornReads t = sampler.summary().torn;
+        QCOMPARE(t.firstTry, uint64_t(15));
+        QCOMPARE(t.reread, uint64_t(5));
+        QCOMPARE(t.tries, uint64_t(10));
+        QCOMPARE(t.dropped, uint64_t(1));
+        QCOMPARE(sampler.stats().torn.reread, uint64_t(5));
+    }
+
+    // The summary's words: nothing when nothing tore; the share re-read and dropped; a
+    // warning that names --blocking only above kTornWarningPct dropped.
+    void tornReadsAreDescribed() {
+        TornReads t;
+        t.firstTry = 1000;
+        QVERIFY(describeTornReads(t).empty());
+        t.firstTry = 970;
+        t.reread = 20;
+        t.tries = 15;
+        t.dropped = 10;
+        const std::string line = describeTornReads(t);
+        QVERIFY2(line.find("3.00% of thread reads tore") != std::string::npos, line.c_str());
+        QVERIFY2(line.find("1.5 tries each") != std::string::npos, line.c_str());
+        QVERIFY2(line.find("1.00% tore at every try") != std::string::npos, line.c_str());
+        QVERIFY(tornReadsWarning(t).empty());
+        t.dropped = 30; // 2.9% of 1020
+        QVERIFY2(tornReadsWarning(t).find("--blocking") != std::string::npos, tornReadsWarning(t).c_str());
+    }
+
     // A thread state whose thread has not started (no native id yet, no frames) is not
     // a thread. Old: it became an empty Gecko thread "Thread-0".
     void unstartedThreadsAreNotEmitted() {
