@@ -66,9 +66,9 @@ public:
 private:
     static constexpr size_t kMaxThreads = 8192; // CPython's per-interpreter bound
     // A torn thread read is tried again at least once, and then while the retry budget
-    // (a tenth of the tick interval) lasts, up to kMaxTries in all.
+    // (a quarter of the tick interval) lasts, up to kMaxTries in all.
     static constexpr int kMinTries = 2;
-    static constexpr int kMaxTries = 32;
+    static constexpr int kMaxTries = 64;
     static constexpr size_t kMaxTornReasons = 32;
 
     // A byte window over a structure, read in one piece.
@@ -147,7 +147,7 @@ private:
     std::string lastError_;
     TornReads torn_;
     std::vector<TornReason> tornReasons_;
-    int64_t retryBudgetNs_ = 100'000; // a tenth of 1 kHz's interval until told the rate
+    int64_t retryBudgetNs_ = 250'000; // a quarter of 1 kHz's interval until told the rate
     bool skipped_ = false;
     bool starting_ = false; // init() found no interpreter in a live runtime
 

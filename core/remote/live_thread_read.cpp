@@ -21,7 +21,7 @@ int64_t monotonicNs() {
 } // namespace
 
 void LiveProcessReader::setTickInterval(uint64_t intervalUs) {
-    retryBudgetNs_ = static_cast<int64_t>(std::min<uint64_t>(intervalUs, 1'000'000) * 100);
+    retryBudgetNs_ = static_cast<int64_t>(std::min<uint64_t>(intervalUs, 1'000'000) * 250);
 }
 
 void LiveProcessReader::noteTorn(const std::string& why) {

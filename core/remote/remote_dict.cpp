@@ -1,5 +1,7 @@
 #include "core/remote/remote_dict.h"
 
+#include "core/remote/struct_view.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -21,13 +23,6 @@ namespace {
 constexpr uint64_t kTpName = 24, kTpBasicSize = 32, kTpFlags = 168, kTpDictOffset = 288;
 constexpr uint64_t kManagedDict = 1 << 4, kInlineValues = 1 << 2;
 constexpr uint64_t kMaxTableSize = uint64_t{1} << 24; // slots; entries are capped far lower
-
-template <typename T>
-T load(const uint8_t* p) {
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
 
 } // namespace
 
@@ -67,8 +62,11 @@ bool RemoteDicts::entries(uint64_t dict, std::vector<DictEntry>& out) {
     out.clear();
     uint8_t d[72];
     const size_t need = std::max(layout_.dictKeys, layout_.dictValues) + 8;
-    if (need > sizeof d || !read(dict, d, need)) return fail("cannot read a dict");
-    return keyEntries(load<uint64_t>(d + layout_.dictKeys), load<uint64_t>(d + layout_.dictValues),
+    const StructView view(d, std::min(need, sizeof d));
+    if (!view.covers(layout_.dictKeys, 8) || !view.covers(layout_.dictValues, 8) ||
+        !read(dict, d, view.size()))
+        return fail("cannot read a dict");
+    return keyEntries(view.field<uint64_t>(layout_.dictKeys), view.field<uint64_t>(layout_.dictValues),
                       out);
 }
 
@@ -76,18 +74,19 @@ bool RemoteDicts::keyEntries(uint64_t keys, uint64_t values, std::vector<DictEnt
     out.clear();
     uint8_t h[40];
     if (!read(keys, h, sizeof h)) return false;
+    const StructView header(h, sizeof h);
     uint64_t size = 0, entriesAt = 0, entrySize = 24, keyAt = 8;
     int64_t used = 0;
     if (layout_.minor <= 10) {
-        size = load<uint64_t>(h + 8);
-        used = load<int64_t>(h + 32);
+        size = header.field<uint64_t>(8);
+        used = header.field<int64_t>(32);
         const uint64_t width = size <= 0xff ? 1 : size <= 0xffff ? 2 : size <= 0xffffffff ? 4 : 8;
         if (size == 0 || (size & (size - 1)) || size > kMaxTableSize)
             return fail("a dict's table size is not valid");
         entriesAt = keys + 40 + size * width;
     } else {
         const uint8_t log2Size = h[8], log2IndexBytes = h[9], kind = h[10];
-        used = load<int64_t>(h + 24);
+        used = header.field<int64_t>(24);
         if (log2Size > 24 || log2IndexBytes > 27 || kind > 2)
             return fail("a dict's table size is not valid");
         size = uint64_t{1} << log2Size;
@@ -109,21 +108,28 @@ bool RemoteDicts::keyEntries(uint64_t keys, uint64_t values, std::vector<DictEnt
     }
     out.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-        const uint8_t* e = table_.data() + i * entrySize;
-        DictEntry entry{load<uint64_t>(e + keyAt),
-                        split.empty() ? load<uint64_t>(e + keyAt + 8) : split[i]};
+        const StructView e = StructView(table_).sub(i * entrySize, entrySize);
+        DictEntry entry{e.field<uint64_t>(keyAt),
+                        split.empty() ? e.field<uint64_t>(keyAt + 8) : split[i]};
         out.push_back(entry); // deleted slots stay, with a zero value: indices keep meaning
     }
     return true;
 }
 
 // The keys we look for are short ASCII names, so one read of each key's header and text
-// tells: all keys in one process_vm_readv of up to kMaxReadRanges ranges.
+// tells: all keys in one process_vm_readv of up to kMaxReadRanges ranges. Each key's copy
+// spans every field read of it (the target's _Py_DebugOffsets place the header's fields),
+// and is read through StructView: a table that puts them anywhere cannot read past it.
 bool RemoteDicts::findKey(const std::vector<DictEntry>& entries, std::string_view key,
                           int64_t& index) {
     index = -1;
     if (key.size() > kMaxKeyChars) return false;
-    const size_t span = layout_.strAsciiSize + key.size();
+    if (layout_.strState == kAbsent || layout_.strLength == kAbsent ||
+        layout_.strAsciiSize == kAbsent || layout_.strState > kMaxStrHeader ||
+        layout_.strLength > kMaxStrHeader || layout_.strAsciiSize > kMaxStrHeader)
+        return fail("the target's str layout is not one gilscope reads");
+    const size_t span = std::max({size_t(layout_.strAsciiSize) + key.size(),
+                                  size_t(layout_.strState) + 4, size_t(layout_.strLength) + 8});
     std::vector<iovec> local, remote;
     for (size_t first = 0; first < entries.size(); first += kMaxReadRanges) {
         const size_t count = std::min(kMaxReadRanges, entries.size() - first);
@@ -146,11 +152,11 @@ bool RemoteDicts::findKey(const std::vector<DictEntry>& entries, std::string_vie
             done += std::max<size_t>(got, 1);
         }
         for (size_t j = 0; j < which.size(); ++j) {
-            const uint8_t* s = keyText_.data() + j * span;
-            const uint32_t state = load<uint32_t>(s + layout_.strState);
-            const bool compactAscii = (state & 0x60) == 0x60;
-            if (compactAscii && load<int64_t>(s + layout_.strLength) == int64_t(key.size()) &&
-                std::memcmp(s + layout_.strAsciiSize, key.data(), key.size()) == 0) {
+            const StructView s = StructView(keyText_).sub(j * span, span);
+            const bool compactAscii = (s.field<uint32_t>(layout_.strState) & 0x60) == 0x60;
+            const StructView text = s.sub(layout_.strAsciiSize, key.size());
+            if (compactAscii && s.field<int64_t>(layout_.strLength) == int64_t(key.size()) &&
+                (key.empty() || (!text.empty() && std::memcmp(text.data(), key.data(), key.size()) == 0))) {
                 index = static_cast<int64_t>(which[j]);
                 return true;
             }
@@ -171,9 +177,10 @@ bool RemoteDicts::lookup(uint64_t dict, std::string_view key, uint64_t& value) {
 bool RemoteDicts::readType(uint64_t type, Type& out) {
     uint8_t t[kTpDictOffset + 8];
     if (!read(type, t, sizeof t)) return fail("cannot read an object's type");
-    out.basicSize = load<uint64_t>(t + kTpBasicSize);
-    out.flags = load<uint64_t>(t + kTpFlags);
-    out.dictOffset = load<int64_t>(t + kTpDictOffset);
+    const StructView view(t, sizeof t);
+    out.basicSize = view.field<uint64_t>(kTpBasicSize);
+    out.flags = view.field<uint64_t>(kTpFlags);
+    out.dictOffset = view.field<int64_t>(kTpDictOffset);
     out.cachedKeys = 0;
     if (out.basicSize < 16 || out.basicSize > (1 << 16))
         return fail("an object's type does not look like a type");
@@ -221,7 +228,8 @@ bool RemoteDicts::smallInt(uint64_t object, uint64_t& value) {
     uint8_t o[32];
     if (!read(object, o, sizeof o)) return false;
     // 3.12+: lv_tag = digits << 3 | sign (0 positive, 1 zero, 2 negative); before: ob_size.
-    const int64_t sizeField = load<int64_t>(o + 16);
+    const StructView view(o, sizeof o);
+    const int64_t sizeField = view.field<int64_t>(16);
     int64_t digits = 0;
     if (layout_.minor >= 12) {
         if ((sizeField & 3) == 1) {
@@ -238,7 +246,7 @@ bool RemoteDicts::smallInt(uint64_t object, uint64_t& value) {
         return true;
     }
     if (digits < 0 || digits > 2) return false;
-    const uint32_t low = load<uint32_t>(o + 24), high = digits == 2 ? load<uint32_t>(o + 28) : 0;
+    const uint32_t low = view.field<uint32_t>(24), high = digits == 2 ? view.field<uint32_t>(28) : 0;
     if (low >> 30 || high >> 30) return false; // 30-bit digits
     value = uint64_t{low} | (uint64_t{high} << 30);
     return true;

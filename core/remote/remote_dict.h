@@ -25,6 +25,7 @@ public:
     static constexpr size_t kMaxEntries = 1 << 14;      // entries looked at in one dict
     static constexpr size_t kMaxRefreshBytes = 4 << 20; // every read of one refresh
     static constexpr size_t kMaxKeyChars = 64;          // keys we look up are short names
+    static constexpr uint64_t kMaxStrHeader = 512;      // a str's fields lie within this
 
     RemoteDicts(ProcessMemory& mem, const PythonLayout& layout);
 

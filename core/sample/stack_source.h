@@ -127,7 +127,7 @@ public:
     // Every thread's name, read now on the caller's thread (`dump`).
     virtual std::vector<ThreadName> threadNamesNow() { return {}; }
     // The sampler's tick interval, before its first read: a torn read is read again within
-    // a tenth of it.
+    // a quarter of it.
     virtual void setTickInterval(uint64_t intervalUs) { (void)intervalUs; }
     // What the reads so far tore, and how they ended (zeros: the source cannot tell).
     virtual TornReads tornReads() const { return {}; }

@@ -6,7 +6,7 @@
 namespace gilscope {
 
 // How the thread reads of a recording went (issue 34). A read that tears (the thread ran
-// on while its frames were copied) is read again at once, within a tenth of the tick
+// on while its frames were copied) is read again at once, within a quarter of the tick
 // interval; it is dropped only when every try tore. Counted per thread read.
 struct TornReads {
     uint64_t firstTry = 0; // reads whole at the first try

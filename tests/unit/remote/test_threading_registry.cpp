@@ -174,6 +174,28 @@ private slots:
         QCOMPARE(out[1].name, std::string("in-limbo"));
     }
 
+    // The target's _Py_DebugOffsets may put a str's state and length anywhere in its header
+    // (up to 508 bytes): each key's copy spans them (issue 35). Read outside the copy, they
+    // came from the next key's bytes, or from past the buffer (ASan), and no key matched.
+    void strFieldsFarOutAreReadInsideTheCopy() {
+        PythonLayout l = layoutFor(12);
+        l.strLength = 488;
+        l.strState = 500;
+        FakeThreading t(l);
+        const uint64_t writer = t.thread("Writer", t.str("db-writer"), t.intObject(1234));
+        t.install(t.dict({{t.intObject(1), writer}}), t.dict({}));
+        ThreadingRegistry registry(t.mem, l, t.interp);
+        std::vector<PythonThread> out;
+        QVERIFY2(registry.read(out), registry.error().c_str());
+        QCOMPARE(out.size(), size_t(1));
+        QCOMPARE(out[0].name, std::string("db-writer"));
+        // Past any str header: refused with a reason, nothing read out of bounds.
+        l.strState = 4000;
+        ThreadingRegistry lying(t.mem, l, t.interp);
+        QVERIFY(!lying.read(out));
+        QVERIFY2(lying.error().find("str layout") != std::string::npos, lying.error().c_str());
+    }
+
     void withoutThreadingThereAreNoNames() {
         const PythonLayout l = layoutFor(12);
         FakeThreading t(l);

@@ -343,7 +343,7 @@ private slots:
     }
 
     // The source learns the tick interval before its first read (its torn-read retry
-    // budget is a tenth of it), and what its reads tore reaches the stats and summary.
+    // budget is a quarter of it), and what its reads tore reaches the stats and summary.
     void tornReadsReachTheSummary() {
         class Tearing final : public StackSource {
         public:
