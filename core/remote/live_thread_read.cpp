@@ -21,7 +21,9 @@ int64_t monotonicNs() {
 } // namespace
 
 void LiveProcessReader::setTickInterval(uint64_t intervalUs) {
-    retryBudgetNs_ = static_cast<int64_t>(std::min<uint64_t>(intervalUs, 1'000'000) * 250);
+    // A quarter of the interval, and never more than 1 kHz's: at a low rate (the agent's
+    // 100 Hz, many processes on one thread) a torn read must not hold up the others.
+    retryBudgetNs_ = static_cast<int64_t>(std::min<uint64_t>(intervalUs, 1000) * 250);
 }
 
 void LiveProcessReader::noteTorn(const std::string& why) {

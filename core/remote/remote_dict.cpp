@@ -66,8 +66,8 @@ bool RemoteDicts::entries(uint64_t dict, std::vector<DictEntry>& out) {
     if (!view.covers(layout_.dictKeys, 8) || !view.covers(layout_.dictValues, 8) ||
         !read(dict, d, view.size()))
         return fail("cannot read a dict");
-    return keyEntries(view.field<uint64_t>(layout_.dictKeys), view.field<uint64_t>(layout_.dictValues),
-                      out);
+    return keyEntries(view.field<uint64_t>(layout_.dictKeys),
+                      view.field<uint64_t>(layout_.dictValues), out);
 }
 
 bool RemoteDicts::keyEntries(uint64_t keys, uint64_t values, std::vector<DictEntry>& out) {
@@ -156,7 +156,8 @@ bool RemoteDicts::findKey(const std::vector<DictEntry>& entries, std::string_vie
             const bool compactAscii = (s.field<uint32_t>(layout_.strState) & 0x60) == 0x60;
             const StructView text = s.sub(layout_.strAsciiSize, key.size());
             if (compactAscii && s.field<int64_t>(layout_.strLength) == int64_t(key.size()) &&
-                (key.empty() || (!text.empty() && std::memcmp(text.data(), key.data(), key.size()) == 0))) {
+                (key.empty() ||
+                 (!text.empty() && std::memcmp(text.data(), key.data(), key.size()) == 0))) {
                 index = static_cast<int64_t>(which[j]);
                 return true;
             }
@@ -246,7 +247,8 @@ bool RemoteDicts::smallInt(uint64_t object, uint64_t& value) {
         return true;
     }
     if (digits < 0 || digits > 2) return false;
-    const uint32_t low = view.field<uint32_t>(24), high = digits == 2 ? view.field<uint32_t>(28) : 0;
+    const uint32_t low = view.field<uint32_t>(24),
+                   high = digits == 2 ? view.field<uint32_t>(28) : 0;
     if (low >> 30 || high >> 30) return false; // 30-bit digits
     value = uint64_t{low} | (uint64_t{high} << 30);
     return true;

@@ -172,11 +172,13 @@ private slots:
         s.torn.dropped = 10;
         figures.setStats(s);
         QVERIFY(!figures.errorsFlagged());
-        QVERIFY2(errors->toolTip().contains(QStringLiteral("read again")), qPrintable(errors->toolTip()));
+        QVERIFY2(errors->toolTip().contains(QStringLiteral("read again")),
+                 qPrintable(errors->toolTip()));
         s.torn.dropped = 50;
         figures.setStats(s);
         QVERIFY(figures.errorsFlagged());
-        QVERIFY2(errors->toolTip().contains(QStringLiteral("--blocking")), qPrintable(errors->toolTip()));
+        QVERIFY2(errors->toolTip().contains(QStringLiteral("--blocking")),
+                 qPrintable(errors->toolTip()));
         figures.clear();
         QVERIFY(!figures.errorsFlagged());
     }

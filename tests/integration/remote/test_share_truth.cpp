@@ -35,7 +35,8 @@ public:
     Contention() {
         for (int i = 0; i < QThread::idealThreadCount(); ++i) {
             auto p = std::make_unique<QProcess>();
-            p->start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QStringLiteral("while :; do :; done")});
+            p->start(QStringLiteral("/bin/sh"),
+                     {QStringLiteral("-c"), QStringLiteral("while :; do :; done")});
             if (p->waitForStarted()) procs_.push_back(std::move(p));
         }
     }
@@ -121,7 +122,8 @@ private slots:
         load.reset();
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         const auto timed = target.readLine(60000);
-        QVERIFY2(timed && timed->startsWith("PHASES "), qPrintable(timed.value_or("no PHASES line")));
+        QVERIFY2(timed && timed->startsWith("PHASES "),
+                 qPrintable(timed.value_or("no PHASES line")));
         const QJsonObject spent = QJsonDocument::fromJson(timed->mid(7).toUtf8()).object();
         QMap<QString, double> truthSeconds;
         for (const QString& p : phases)
@@ -140,7 +142,10 @@ private slots:
         for (const QString& p : phases) {
             samples += counts[p];
             worst = std::max(worst, std::abs(measured[p] - truth[p]));
-            row += QStringLiteral(" %1 %2->%3").arg(p).arg(truth[p], 0, 'f', 1).arg(measured[p], 0, 'f', 1);
+            row += QStringLiteral(" %1 %2->%3")
+                       .arg(p)
+                       .arg(truth[p], 0, 'f', 1)
+                       .arg(measured[p], 0, 'f', 1);
         }
         qInfo("%s %s: %.0f samples, %.2f%% dropped, worst phase %.2f points;%s",
               qPrintable(interpreter.label), busy ? "busy" : "quiet", samples, dropped, worst,

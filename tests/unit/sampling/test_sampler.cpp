@@ -402,7 +402,8 @@ private slots:
         QVERIFY2(line.find("1.00% tore at every try") != std::string::npos, line.c_str());
         QVERIFY(tornReadsWarning(t).empty());
         t.dropped = 30; // 2.9% of 1020
-        QVERIFY2(tornReadsWarning(t).find("--blocking") != std::string::npos, tornReadsWarning(t).c_str());
+        QVERIFY2(tornReadsWarning(t).find("--blocking") != std::string::npos,
+                 tornReadsWarning(t).c_str());
     }
 
     // A thread state whose thread has not started (no native id yet, no frames) is not
