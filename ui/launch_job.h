@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/launch/gated_child.h"
-#include "core/live/recording_session.h"
+#include "core/session/recording_session.h"
 
 #include <QObject>
 #include <QString>

@@ -1,8 +1,8 @@
 #include "ui/main_window.h"
 
-#include "core/live/recording_file.h"
-#include "core/live/recording_session.h"
 #include "core/sampling/rate_parser.h"
+#include "core/session/recording_file.h"
+#include "core/session/recording_session.h"
 #include "net/profile_server.h"
 #include "ui/analysis/analysis_panel.h"
 #include "ui/analysis/compare_bar.h"

@@ -3,8 +3,8 @@
 // see net/profile_server.h), Show in folder, or Copy path.
 #include "ui/main_window.h"
 
-#include "core/live/recording_file.h"
-#include "core/live/recording_session.h"
+#include "core/session/recording_file.h"
+#include "core/session/recording_session.h"
 #include "net/profile_server.h"
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/analysis_panel.h"

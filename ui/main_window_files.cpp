@@ -1,7 +1,7 @@
 #include "ui/main_window.h"
 
-#include "core/live/recording_file.h"
-#include "core/live/recording_session.h"
+#include "core/session/recording_file.h"
+#include "core/session/recording_session.h"
 #include "ui/job_runner.h"
 #include "ui/live_figures.h"
 #include "ui/rate_chart.h"

@@ -2,7 +2,7 @@
 // `gilscope run` does), record it, show its output, and say how it ended.
 #include "ui/main_window.h"
 
-#include "core/live/recording_session.h"
+#include "core/session/recording_session.h"
 #include "ui/job_runner.h"
 #include "ui/launch_job.h"
 #include "ui/record_options_bar.h"

@@ -1,6 +1,6 @@
 #include "ui/process_table_model.h"
 
-#include "core/live/process_list_diff.h"
+#include "core/remote/process_list_diff.h"
 #include "core/util/utf8.h"
 
 #include <QGuiApplication>

@@ -11,7 +11,7 @@
 namespace gilscope::ui {
 
 // The Python processes on this machine, one row each. setProcesses() merges a fresh
-// scan row by row (core/live/process_list_diff.h), so rows that survive keep their
+// scan row by row (core/remote/process_list_diff.h), so rows that survive keep their
 // persistent indexes and the view keeps its selection.
 class ProcessTableModel : public QAbstractTableModel {
     Q_OBJECT

@@ -3,7 +3,7 @@
 // Geometry and lanes shared by the timeline's drawing (timeline_widget.cpp), its
 // tracks' selection and expansion (timeline_tracks.cpp) and zoom, pan and hover
 // (timeline_interaction.cpp); internal to the timeline.
-#include "core/live/live_timeline.h"
+#include "core/session/live_timeline.h"
 
 #include <QColor>
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/analysis/profile_filter.h"
-#include "core/live/live_timeline.h"
+#include "core/session/live_timeline.h"
 
 #include <QCursor>
 #include <QWidget>

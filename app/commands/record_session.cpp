@@ -6,11 +6,11 @@
 #include "app/commands/push_session.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
-#include "core/live/recording_copy.h"
 #include "core/native/native_stack_source.h"
 #include "core/remote/thread_freezer.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
+#include "core/tach/recording_copy.h"
 #include "core/util/utf8.h"
 #include "tui/live_view.h"
 

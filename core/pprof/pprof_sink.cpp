@@ -1,8 +1,8 @@
 #include "core/pprof/pprof_sink.h"
 
-#include "core/live/thread_names.h"
 #include "core/pprof/gzip.h"
 #include "core/sampling/sampler_clock.h"
+#include "core/util/thread_names.h"
 
 #include <algorithm>
 #include <ctime>

@@ -82,8 +82,9 @@ Result<AsyncioLayout> asyncioLayout(std::span<const uint8_t> debugOffsets,
     // (CPython's own readers: stackpointer - 1 and - 2 slots).
     a.awaitedSlot = minor == 14 ? 8 : 16;
 
+    // fits(): an offset near 2^64 that a hostile section gives must not wrap into range.
     auto within = [](uint64_t off, uint64_t size, uint64_t width) {
-        return size > 0 && off + width <= size;
+        return size > 0 && fits(off, width, size);
     };
     const struct {
         const char* name;

@@ -149,7 +149,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         return badTable(ver, "object header offsets are not the GIL-build values");
     // Each check is named, so a rejected table says which offset did not fit.
     auto within = [](uint64_t off, uint64_t size, uint64_t width) {
-        return off != kAbsent && size > 0 && off <= size && width <= size - off; // no wrap
+        return size > 0 && fits(off, width, size);
     };
     auto withinIfPresent = [&](uint64_t off, uint64_t size, uint64_t width) {
         return off == kAbsent || within(off, size, width);

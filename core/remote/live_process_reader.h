@@ -80,7 +80,7 @@ private:
         int32_t i32(uint64_t off) const;
         bool empty() const { return hi <= lo; }
         bool has(uint64_t off, uint64_t width) const {
-            return off != kAbsent && off >= lo && off + width <= hi;
+            return off != kAbsent && off >= lo && hi >= lo && fits(off - lo, width, hi - lo);
         }
     };
     struct InterpState {

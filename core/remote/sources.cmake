@@ -1,4 +1,5 @@
 target_sources(gilscope_core PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/process_list_diff.cpp
     ${CMAKE_CURRENT_LIST_DIR}/async_stacks.cpp
     ${CMAKE_CURRENT_LIST_DIR}/asyncio_layout.cpp
     ${CMAKE_CURRENT_LIST_DIR}/attach_permission.cpp

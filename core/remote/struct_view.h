@@ -11,6 +11,13 @@
 
 namespace gilscope::remote {
 
+// The one rule for a field at `off`, `width` bytes wide, in a structure or copy of `size`
+// bytes: it lies wholly inside, without wrapping (kAbsent never does). Layout checks,
+// StructView and the reader's windows all ask it.
+constexpr bool fits(uint64_t off, uint64_t width, uint64_t size) {
+    return off != kAbsent && off <= size && width <= size - off;
+}
+
 // A local copy of target memory (a thread state, a frame, a code object, a str header),
 // read only through typed, bounds-checked field accessors: every offset the target's
 // _Py_DebugOffsets gives is checked against the bytes actually copied, as py-spy copies
@@ -29,9 +36,7 @@ public:
     const uint8_t* data() const { return bytes_.data(); }
 
     // Whether [off, off + width) lies inside the copy (kAbsent never does).
-    bool covers(uint64_t off, uint64_t width) const {
-        return off != kAbsent && off <= bytes_.size() && width <= bytes_.size() - off;
-    }
+    bool covers(uint64_t off, uint64_t width) const { return fits(off, width, bytes_.size()); }
 
     template <typename T>
     std::optional<T> get(uint64_t off) const {

@@ -1,8 +1,8 @@
 #include "core/remote/thread_name_watcher.h"
 
-#include "core/live/thread_names.h"
 #include "core/remote/remote_memory.h"
 #include "core/remote/threading_registry.h"
+#include "core/util/thread_names.h"
 #include "core/util/utf8.h"
 
 #include <chrono>

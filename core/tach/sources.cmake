@@ -1,4 +1,6 @@
 target_sources(gilscope_core PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/recording_copy.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/save_bin_copy.cpp
     ${CMAKE_CURRENT_LIST_DIR}/file_io.cpp
     ${CMAKE_CURRENT_LIST_DIR}/byte_window.cpp
     ${CMAKE_CURRENT_LIST_DIR}/tach_layout.cpp

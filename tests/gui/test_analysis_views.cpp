@@ -3,9 +3,9 @@
 // graph frame, search, source heat); and the top-functions view while recording a real
 // process on every host interpreter.
 #include "core/analysis/profile_model.h"
-#include "core/live/live_timeline.h"
 #include "core/sample/tee_sink.h"
 #include "core/sample/thread_status.h"
+#include "core/session/live_timeline.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/synthetic_feed.h"
 #include "ui/analysis/analysis_controller.h"

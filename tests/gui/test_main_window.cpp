@@ -4,8 +4,8 @@
 // valid Firefox Profiler file, "Save recording as .bin" writes a file TachReader and
 // Open read (and a write error leaves an existing file alone); a target exiting
 // mid-recording keeps the samples; .bin recordings open, show their info and export.
-#include "core/live/live_timeline.h"
-#include "core/live/recording_file.h"
+#include "core/session/live_timeline.h"
+#include "core/session/recording_file.h"
 #include "core/tach/tach_reader.h"
 #include "core/util/temp_dir.h"
 #include "tests/gui/gui_test_helpers.h"

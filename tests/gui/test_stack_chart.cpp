@@ -5,10 +5,10 @@
 // time range as the timeline drag sets it, thread selection, search), must show in the
 // column at time t the stack recorded at t, and that sample's state under it.
 #include "core/analysis/profile_model.h"
-#include "core/live/live_timeline.h"
 #include "core/remote/live_stack_source.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
+#include "core/session/live_timeline.h"
 #include "tests/support/python_interpreters.h"
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/analysis_panel.h"

@@ -5,9 +5,9 @@
 // from /proc, busiest-first order and folding by the state filter. And the
 // state filter applied to the Firefox Profiler export, for a live recording and
 // an opened file, checked by check-gecko.
-#include "core/live/live_timeline.h"
-#include "core/live/recording_session.h"
-#include "core/live/thread_names.h"
+#include "core/session/live_timeline.h"
+#include "core/session/recording_session.h"
+#include "core/util/thread_names.h"
 #include "tests/gui/gui_test_helpers.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/shared_dir.h"

@@ -1,7 +1,7 @@
 // The window's parts on their own (JobRunner has test_job_runner): AttachJob's
 // stale-result guard, the process model's incremental merge keeping the
 // view's selection, and the timeline actually painting its lanes.
-#include "core/live/live_timeline.h"
+#include "core/session/live_timeline.h"
 #include "ui/analysis/call_tree_view.h"
 #include "ui/analysis/plain_text_delegate.h"
 #include "ui/analysis/status_line.h"

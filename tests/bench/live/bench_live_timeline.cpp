@@ -1,8 +1,8 @@
 // Prints medians of: LiveTimeline::addBatch per thread-sample (30-frame stacks, 8
 // threads, 1 kHz timestamps) and snapshot() of a full timeline (8 threads x 3000
 // buckets), the copy the GUI takes five times a second.
-#include "core/live/live_timeline.h"
 #include "core/sample/thread_status.h"
+#include "core/session/live_timeline.h"
 
 #include <algorithm>
 #include <chrono>

@@ -12,7 +12,7 @@
 //
 //   build/release/tests/bench/live/bench_missed_samples [--runs 5] [--seconds 5]
 #include "core/analysis/profile_views.h"
-#include "core/live/recording_session.h"
+#include "core/session/recording_session.h"
 #include "tests/support/python_interpreters.h"
 
 #include <QCoreApplication>

@@ -4,7 +4,7 @@
 // over a saved or recorded `.bin` (its names file beside it) name the threads threading
 // made; a rename after start shows at a later refresh; a thread that threading did not
 // make (and the main thread) keeps its id.
-#include "core/live/recording_session.h"
+#include "core/session/recording_session.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
 

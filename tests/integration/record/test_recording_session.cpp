@@ -1,7 +1,7 @@
 // RecordingSession against a real Python process, as the GUI drives it: open() attaches
 // without sampling (the GUI does it on a worker), startSampling() records, and after
 // finish() the private `.bin` copy saves to a file TachReader reads, with every sample.
-#include "core/live/recording_session.h"
+#include "core/session/recording_session.h"
 #include "core/tach/tach_reader.h"
 #include "tests/support/python_interpreters.h"
 

@@ -214,6 +214,13 @@ private slots:
         QVERIFY(!bad);
         QVERIFY2(bad.error().message.find("task.name") != std::string::npos,
                  bad.error().message.c_str());
+        // One near 2^64 wrapped into range when the check added offset and width.
+        const uint64_t wrapping = ~uint64_t{0} - 3;
+        std::memcpy(section.data() + 8, &wrapping, 8);
+        auto wrapped = asyncioLayout(debugOffsets315(), section, 15, 0x58);
+        QVERIFY(!wrapped);
+        QVERIFY2(wrapped.error().message.find("task.name") != std::string::npos,
+                 wrapped.error().message.c_str());
         QVERIFY(!asyncioLayout(debugOffsets315(), section315(), 13, 0x58));
         // The frame is bounded by the interpreter's checked frame size, not by the table's.
         auto big = asyncioLayout(debugOffsets315(), section315(), 15, 0x60);

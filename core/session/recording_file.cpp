@@ -1,4 +1,4 @@
-#include "core/live/recording_file.h"
+#include "core/session/recording_file.h"
 
 #include "core/analysis/state_filter_sink.h"
 #include "core/sample/tee_sink.h"

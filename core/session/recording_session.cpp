@@ -1,9 +1,9 @@
-#include "core/live/recording_session.h"
+#include "core/session/recording_session.h"
 
-#include "core/live/recording_file.h"
-#include "core/live/save_bin_copy.h"
 #include "core/native/native_stack_source.h"
 #include "core/remote/live_stack_source.h"
+#include "core/session/recording_file.h"
+#include "core/tach/save_bin_copy.h"
 
 namespace gilscope {
 namespace {

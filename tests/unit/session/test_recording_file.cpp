@@ -1,6 +1,6 @@
 // RecordingFile on CPython-written fixtures: info rows, a replay that counts what
 // CPython's reader counts, GC seen in the timeline, and repeatable exports.
-#include "core/live/recording_file.h"
+#include "core/session/recording_file.h"
 #include "tests/support/shared_dir.h"
 
 #include <QFile>

@@ -1,4 +1,4 @@
-#include "core/live/thread_names.h"
+#include "core/util/thread_names.h"
 
 #include <fstream>
 

@@ -3,11 +3,11 @@
 #include "core/analysis/profile_model.h"
 #include "core/common/error.h"
 #include "core/gecko/gecko_collector.h"
-#include "core/live/live_timeline.h"
-#include "core/live/recording_copy.h"
 #include "core/sample/stack_source.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
+#include "core/session/live_timeline.h"
+#include "core/tach/recording_copy.h"
 
 #include <memory>
 #include <string>

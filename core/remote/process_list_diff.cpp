@@ -1,4 +1,4 @@
-#include "core/live/process_list_diff.h"
+#include "core/remote/process_list_diff.h"
 
 #include <algorithm>
 #include <map>

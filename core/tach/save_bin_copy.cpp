@@ -1,4 +1,4 @@
-#include "core/live/save_bin_copy.h"
+#include "core/tach/save_bin_copy.h"
 
 #include "core/tach/thread_names_file.h"
 #include "core/util/atomic_file.h"

@@ -1,6 +1,6 @@
 // The incremental merge behind the process picker: rows that survive a rescan keep
 // their position, so the view keeps the selection.
-#include "core/live/process_list_diff.h"
+#include "core/remote/process_list_diff.h"
 
 #include <QTest>
 

@@ -1,9 +1,9 @@
 // saveBinCopy(): a recording's `.bin` copy saved for the user is byte-identical and
 // readable; a cancel or a write error leaves no partial file and an existing file as
 // it was; missing source or directory are explained.
-#include "core/live/recording_copy.h"
-#include "core/live/save_bin_copy.h"
 #include "core/sample/frame_registry.h"
+#include "core/tach/recording_copy.h"
+#include "core/tach/save_bin_copy.h"
 #include "core/tach/tach_reader.h"
 #include "core/tach/tach_writer.h"
 #include "core/util/temp_dir.h"

@@ -1,7 +1,7 @@
-#include "core/live/live_timeline.h"
+#include "core/session/live_timeline.h"
 
-#include "core/live/thread_names.h"
 #include "core/sample/thread_status.h"
+#include "core/util/thread_names.h"
 
 #include <algorithm>
 

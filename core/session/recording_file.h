@@ -4,7 +4,7 @@
 #include "core/analysis/profile_model.h"
 #include "core/common/error.h"
 #include "core/gecko/gecko_collector.h"
-#include "core/live/live_timeline.h"
+#include "core/session/live_timeline.h"
 #include "core/tach/tach_describe.h"
 #include "core/tach/tach_reader.h"
 

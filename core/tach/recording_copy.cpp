@@ -1,6 +1,6 @@
-#include "core/live/recording_copy.h"
+#include "core/tach/recording_copy.h"
 
-#include "core/live/save_bin_copy.h"
+#include "core/tach/save_bin_copy.h"
 #include "core/tach/thread_names_file.h"
 #include "core/util/utf8.h"
 

@@ -1,7 +1,7 @@
 // LiveTimeline fed with synthetic batches: shares per bucket, <GC> detection, bounded
 // memory by halving resolution, and snapshots taken while a producer runs.
-#include "core/live/live_timeline.h"
 #include "core/sample/thread_status.h"
+#include "core/session/live_timeline.h"
 #include "tests/support/synthetic_feed.h"
 
 #include <QTest>
