@@ -27,9 +27,8 @@ QString TimelineWidget::threadTitle(uint64_t threadId) const {
     for (const ThreadTimeline& t : snapshot_.threads) {
         if (t.threadId != threadId) continue;
         QString title = tr("Thread %1").arg(t.threadId);
-        // A name equal to the process's says nothing (threads of Python < 3.14 inherit it).
-        if (!t.name.empty() && t.name != snapshot_.processName)
-            title += QStringLiteral(" · ") + QString::fromStdString(t.name);
+        // The source hands on no kernel name equal to the process's (inherited, it says nothing).
+        if (!t.name.empty()) title += QStringLiteral(" · ") + QString::fromStdString(t.name);
         if (t.mainThread) title += tr(" (main)");
         return title;
     }

@@ -176,7 +176,6 @@ pprof::PprofSinkOptions pprofSinkOptions(const RecordingFacts& facts) {
     pprof::PprofSinkOptions p;
     p.wall = !facts.mode || *facts.mode == static_cast<int>(ProfilingMode::Wall) ||
              *facts.mode == static_cast<int>(ProfilingMode::Unknown);
-    p.readThreadNames = facts.liveTarget;
     p.wallClockEndNs = facts.endWallClockNs;
     return p;
 }

@@ -2,7 +2,6 @@
 
 #include "core/pprof/gzip.h"
 #include "core/sampling/sampler_clock.h"
-#include "core/util/thread_names.h"
 
 #include <algorithm>
 #include <ctime>
@@ -25,8 +24,6 @@ PprofSink::PprofSink(PprofSinkOptions options)
 
 void PprofSink::begin(const FrameRegistry& registry, const RecordingInfo& info) {
     registry_ = &registry;
-    pid_ = options_.readThreadNames ? info.pid : 0;
-    if (pid_ > 0) processName_ = readProcessName(pid_);
     periodNs_ = static_cast<int64_t>(std::max<uint64_t>(info.sampleIntervalUs, 1)) * 1000;
     wallOffsetNs_ = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
     const std::lock_guard lock(mutex_);
@@ -46,20 +43,11 @@ void PprofSink::nameThread(uint64_t threadId, const std::string& name) {
     if (threads_.count(threadId)) profile_->setThreadName(threadId, name);
 }
 
-// On a thread's first sample of each profile: the source's name (Python's), else the
-// kernel's. CPython 3.14+ names a thread's comm once it runs, and a push interval then
-// carries the name it has by then. A comm equal to the process's, on another thread than
-// the main one, is only inherited: no label.
+// On a thread's first sample of each profile: the name the source handed on (Python's, or
+// the kernel's where it says more than the process's), as it is by then.
 void PprofSink::labelThread(uint64_t threadId) {
-    if (auto given = givenNames_.find(threadId); given != givenNames_.end()) {
+    if (auto given = givenNames_.find(threadId); given != givenNames_.end())
         profile_->setThreadName(threadId, given->second);
-        return;
-    }
-    if (pid_ <= 0) return;
-    std::string name = readThreadName(pid_, threadId);
-    if (name.empty()) return;
-    if (name == processName_ && threadId != static_cast<uint64_t>(pid_)) return;
-    profile_->setThreadName(threadId, name);
 }
 
 void PprofSink::addBatch(const SampleBatch& batch) {

@@ -16,9 +16,6 @@ namespace gilscope::pprof {
 
 struct PprofSinkOptions {
     bool wall = true; // --mode wall: wall/nanoseconds, else cpu/nanoseconds
-    // Label samples with the kernel's thread names (/proc/PID/task/TID/comm): a live
-    // local target only.
-    bool readThreadNames = false;
     // When the recording ended (Unix ns; its last sample), for a replayed .bin whose
     // timestamps are another boot's monotonic clock: the file's modification time. A
     // live recording maps its timestamps to the wall clock itself.
@@ -62,8 +59,6 @@ private:
 
     const PprofSinkOptions options_;
     const FrameRegistry* registry_ = nullptr;
-    int pid_ = 0;
-    std::string processName_;
     int64_t periodNs_ = 1'000'000;
     int64_t wallOffsetNs_ = 0; // wall-clock ns = monotonic µs * 1000 + this
 

@@ -1,7 +1,6 @@
 #include "core/session/live_timeline.h"
 
 #include "core/sample/thread_status.h"
-#include "core/util/thread_names.h"
 
 #include <algorithm>
 
@@ -20,13 +19,8 @@ LiveTimeline::LiveTimeline(LiveTimelineOptions options)
     : options_(options), bucketUs_(std::max<uint64_t>(options.bucketUs, 1)) {
 }
 
-void LiveTimeline::begin(const FrameRegistry& registry, const RecordingInfo& info) {
+void LiveTimeline::begin(const FrameRegistry& registry, const RecordingInfo&) {
     registry_ = &registry;
-    if (options_.readThreadNames && info.pid > 0) {
-        std::string name = readProcessName(info.pid);
-        lock_.drain([this](const SampleBatch& b) { apply(b); },
-                    [&] { processName_ = std::move(name); });
-    }
 }
 
 // The source's names arrive on the sampler's thread, which never waits for a snapshot
@@ -153,7 +147,6 @@ void LiveTimeline::copyTo(TimelineSnapshot& s) const {
     s.spanUs = started_ ? lastUs_ - originUs_ : 0;
     s.samples = samples_;
     s.finished = finished_;
-    s.processName = processName_;
     s.threads.reserve(threads_.size());
     for (const auto& [id, thread] : threads_)
         s.threads.push_back(thread);

@@ -41,8 +41,6 @@ struct TimelineSnapshot {
     uint64_t spanUs = 0;  // last timestamp - originUs
     uint64_t samples = 0; // thread-samples in total
     bool finished = false;
-    std::string
-        processName; // the target's comm when read live: thread names equal to it say nothing
     std::vector<ThreadTimeline> threads; // ordered by thread id, main thread first
 };
 
@@ -52,9 +50,8 @@ struct LiveTimelineOptions {
     // bucket width doubles, so memory stays bounded and the whole recording stays visible.
     size_t maxBuckets = 4000;
     size_t maxThreads = 256; // samples of further threads are counted but not drawn
-    // A live local target: read its process name (/proc/PID/comm) for processName. Thread
-    // names come from the source, through nameThread(), refreshed off the sampling path.
-    bool readThreadNames = false;
+    // Thread names come only from the source, through nameThread(), read off the sampling
+    // path (a kernel name equal to the process's is never handed on).
 };
 
 // A SampleSink that aggregates GIL / CPU / GC activity for the GUI's timelines.
@@ -95,7 +92,6 @@ private:
     uint64_t bucketUs_ = 0;
     uint64_t lastUs_ = 0;
     uint64_t samples_ = 0;
-    std::string processName_;
     std::map<uint64_t, ThreadTimeline> threads_;
     std::unordered_map<uint64_t, std::string> names_; // named before their first sample
 };

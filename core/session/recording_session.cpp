@@ -8,12 +8,6 @@
 namespace gilscope {
 namespace {
 
-// A live local target: its threads' names can be read from /proc.
-LiveTimelineOptions withThreadNames(LiveTimelineOptions options) {
-    options.readThreadNames = true;
-    return options;
-}
-
 GeckoOptions geckoOptions(uint64_t intervalUs) {
     GeckoOptions options;
     options.intervalUs = intervalUs;
@@ -58,7 +52,7 @@ RecordingSession::RecordingSession(std::unique_ptr<StackSource> python,
                                    std::unique_ptr<StackSource> source,
                                    const RecordingOptions& options)
     : python_(std::move(python)), source_(std::move(source)),
-      collector_(geckoOptions(options.intervalUs)), timeline_(withThreadNames(options.timeline)),
+      collector_(geckoOptions(options.intervalUs)), timeline_(options.timeline),
       pid_(source_->pid()), mode_(options.mode) {
     tee_.add(&collector_);
     tee_.add(profile_.get());
