@@ -1,7 +1,6 @@
 #include "app/commands/host_agent.h"
 
 #include "app/commands/push_session.h"
-#include "core/remote/live_stack_source.h"
 #include "core/util/utf8.h"
 
 #include <sys/resource.h>
@@ -92,7 +91,7 @@ void HostAgent::record(const PythonProcessInfo& info) {
             std::to_string(options_.maxProcesses) + " processes (--max-processes)");
         return;
     }
-    auto source = openLiveProcess(info.pid, options_.read);
+    auto source = StackPipeline::open(info.pid, options_.read, {}, options_.intervalUs);
     if (!source) {
         // Caught while its runtime starts (no interpreter yet): look again at the next
         // rescans, about once a second, before giving up on this image.
@@ -101,20 +100,21 @@ void HostAgent::record(const PythonProcessInfo& info) {
         say("cannot attach to " + who + ": " + escapeForDisplay(source.error().message));
         return;
     }
-    auto labels = pushLabels(options_.push, info.pid, (*source)->pythonVersion().str());
+    auto labels = pushLabels(options_.push, info.pid, source->reader().pythonVersion().str());
     if (!labels) {
         say("not recording " + who + ": " + labels.error().message);
         return;
     }
     auto target = std::make_unique<Target>();
     target->pid = info.pid;
-    target->source = std::move(*source);
+    target->source.emplace(std::move(*source));
     target->sink = std::make_shared<pprof::PprofSink>(pushSinkOptions(options_.read));
     SamplerOptions sampler;
     sampler.intervalUs = options_.intervalUs;
     sampler.read = options_.read;
     sampler.group = &samplers_;
-    target->recording = std::make_unique<Recording>(*target->source, *target->sink, sampler);
+    target->recording =
+        std::make_unique<Recording>(target->source->reader(), *target->sink, sampler);
     say("recording " + who + ": Python " + labelValue(*labels, "python_version") +
         ", service_name " + labelValue(*labels, "service_name"));
     pusher_->addSeries(target->sink, std::move(*labels));

@@ -8,6 +8,7 @@
 // records, what it cannot attach to and why, and what ended.
 
 #include "app/commands/push_options.h"
+#include "core/pipeline/stack_pipeline.h"
 #include "core/pprof/pprof_sink.h"
 #include "core/push/pusher.h"
 #include "core/remote/process_scanner.h"
@@ -20,6 +21,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -49,7 +51,7 @@ public:
 private:
     struct Target {
         int pid = 0;
-        std::unique_ptr<StackSource> source;
+        std::optional<StackPipeline> source; // the live reader alone: no --blocking here
         std::shared_ptr<pprof::PprofSink> sink;
         std::unique_ptr<Recording> recording; // last: stopped before the rest goes
     };

@@ -7,7 +7,7 @@
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
 #include "core/native/native_stack_source.h"
-#include "core/remote/thread_freezer.h"
+#include "core/pipeline/stack_pipeline.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
 #include "core/tach/recording_copy.h"
@@ -113,30 +113,16 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         both.add(&liveModel.emplace());
     }
 
-    // --blocking: one freeze up front says at once when the target cannot be stopped.
-    std::optional<remote::BlockingStackSource> blocking;
-    std::unique_ptr<native::NativeStackSourceBase> nativeStacks;
-    if (options.blocking) {
-        if (auto probe = remote::FrozenThreads::freeze(source.pid()); !probe) {
-            if (hooks.afterStart) hooks.afterStart();
-            result.exitCode = fail(probe.error());
-            return result;
-        }
-        if (!options.nativeStacks) blocking.emplace(source);
+    auto pipeline = StackPipeline::over(
+        source, {options.blocking, options.nativeStacks, options.nativeStacksAll},
+        options.intervalUs);
+    if (!pipeline) {
+        if (hooks.afterStart) hooks.afterStart();
+        result.exitCode = fail(pipeline.error());
+        return result;
     }
-    if (options.nativeStacks) {
-        auto made = native::openNativeStackSource(source, options.nativeStacksAll, options.blocking,
-                                                  options.intervalUs);
-        if (!made) {
-            if (hooks.afterStart) hooks.afterStart();
-            result.exitCode = fail(made.error());
-            return result;
-        }
-        nativeStacks = std::move(*made);
-    }
-    StackSource& reader = nativeStacks ? static_cast<StackSource&>(*nativeStacks)
-                          : blocking   ? static_cast<StackSource&>(*blocking)
-                                       : source;
+    StackSource& reader = pipeline->reader();
+    native::NativeStackSourceBase* nativeStacks = pipeline->nativeStacks();
 
     InterruptGuard interrupts;
     SamplerOptions samplerOptions;

@@ -1,12 +1,17 @@
 #include "core/session/recording_session.h"
 
-#include "core/native/native_stack_source.h"
-#include "core/remote/live_stack_source.h"
 #include "core/session/recording_file.h"
 #include "core/tach/save_bin_copy.h"
 
 namespace gilscope {
 namespace {
+
+// C frames too (the window's "C stacks"): read through perf events, never paused.
+ReadPath readPathFor(const RecordingOptions& options) {
+    ReadPath path;
+    path.nativeStacks = options.read.nativeStacks;
+    return path;
+}
 
 GeckoOptions geckoOptions(uint64_t intervalUs) {
     GeckoOptions options;
@@ -18,22 +23,18 @@ GeckoOptions geckoOptions(uint64_t intervalUs) {
 
 Result<std::unique_ptr<RecordingSession>> RecordingSession::open(int pid,
                                                                  const RecordingOptions& options) {
-    auto source = openLiveProcess(pid, readOptionsFor(options));
-    if (!source) return source.error();
-    return fromSource(std::move(source).value(), options);
+    auto pipeline =
+        StackPipeline::open(pid, readOptionsFor(options), readPathFor(options), options.intervalUs);
+    if (!pipeline) return pipeline.error();
+    return std::unique_ptr<RecordingSession>(new RecordingSession(std::move(*pipeline), options));
 }
 
 Result<std::unique_ptr<RecordingSession>>
 RecordingSession::fromSource(std::unique_ptr<StackSource> source, const RecordingOptions& options) {
-    std::unique_ptr<StackSource> python;
-    if (options.read.nativeStacks) { // C frames too: read through perf events, never paused
-        auto native = native::openNativeStackSource(*source, false, false, options.intervalUs);
-        if (!native) return native.error();
-        python = std::move(source);
-        source = std::move(*native);
-    }
-    return std::unique_ptr<RecordingSession>(
-        new RecordingSession(std::move(python), std::move(source), options));
+    auto pipeline =
+        StackPipeline::over(std::move(source), readPathFor(options), options.intervalUs);
+    if (!pipeline) return pipeline.error();
+    return std::unique_ptr<RecordingSession>(new RecordingSession(std::move(*pipeline), options));
 }
 
 ReadOptions RecordingSession::readOptionsFor(const RecordingOptions& options) {
@@ -48,10 +49,8 @@ void RecordingSession::startSampling() {
     if (!recording_->finished()) recording_->start();
 }
 
-RecordingSession::RecordingSession(std::unique_ptr<StackSource> python,
-                                   std::unique_ptr<StackSource> source,
-                                   const RecordingOptions& options)
-    : python_(std::move(python)), source_(std::move(source)),
+RecordingSession::RecordingSession(StackPipeline pipeline, const RecordingOptions& options)
+    : pipeline_(std::move(pipeline)), source_(&pipeline_.reader()),
       collector_(geckoOptions(options.intervalUs)), timeline_(options.timeline),
       pid_(source_->pid()), mode_(options.mode) {
     tee_.add(&collector_);

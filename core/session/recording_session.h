@@ -3,6 +3,7 @@
 #include "core/analysis/profile_model.h"
 #include "core/common/error.h"
 #include "core/gecko/gecko_collector.h"
+#include "core/pipeline/stack_pipeline.h"
 #include "core/sample/stack_source.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
@@ -92,13 +93,11 @@ public:
                          const CancelToken* cancel = nullptr) const;
 
 private:
-    RecordingSession(std::unique_ptr<StackSource> python, std::unique_ptr<StackSource> source,
-                     const RecordingOptions& options);
+    RecordingSession(StackPipeline pipeline, const RecordingOptions& options);
 
-    // With native stacks, `source_` reads `python_` (its Python stacks); else python_ is
-    // null. Declared first: it goes last.
-    std::unique_ptr<StackSource> python_;
-    std::unique_ptr<StackSource> source_;
+    // What the sampler reads (source_, the pipeline's reader). Declared first: it goes last.
+    StackPipeline pipeline_;
+    StackSource* source_ = nullptr;
     GeckoCollector collector_;
     RecordingCopy copy_;
     bool rescued_ = false; // the copy was rescued after the first failed export
