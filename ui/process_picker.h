@@ -24,8 +24,8 @@ class ProcessTableModel;
 // The selection belongs to a pid the user picked (click, keys, selectPid()): a rescan
 // or the filter never moves it to another process. If the process exits or the filter
 // hides it, the selection clears and selectionLost() says why. While the pointer is
-// over the table no row moves: gone processes stay, struck out, and new ones wait
-// until the pointer leaves.
+// over the table no row moves: gone processes stay, struck out, and new ones are added
+// below the others; the table sorts them in once the pointer leaves.
 class ProcessPicker : public QWidget {
     Q_OBJECT
 public:

@@ -70,14 +70,12 @@ void ProcessTableModel::setProcesses(const std::vector<PythonProcessInfo>& fresh
     // In place (CPU % changes every scan): one signal for all rows.
     if (!rows_.empty())
         emit dataChanged(index(0, 0), index(int(rows_.size()) - 1, ColumnCount - 1));
+    // New processes are appended, held or not: the picker's view stops re-sorting while the
+    // pointer rests on the table, so they show below the rows already there and move none.
+    // (Holding them back hid every process from a window opened under the pointer.)
     std::vector<Row> added;
     for (size_t i : match.newRows)
         added.push_back(Row{fresh[i], -1, false});
-    if (holdRows) {
-        held_ = std::move(added);
-        return;
-    }
-    held_.clear();
     if (added.empty()) return;
     const int first = int(rows_.size());
     beginInsertRows({}, first, first + int(added.size()) - 1);
@@ -93,13 +91,6 @@ void ProcessTableModel::releaseHeldRows() {
         rows_.erase(rows_.begin() + long(i));
         endRemoveRows();
     }
-    if (held_.empty()) return;
-    const int first = int(rows_.size());
-    beginInsertRows({}, first, first + int(held_.size()) - 1);
-    for (auto& r : held_)
-        rows_.push_back(std::move(r));
-    held_.clear();
-    endInsertRows();
 }
 
 std::optional<PythonProcessInfo> ProcessTableModel::processAt(int row) const {

@@ -22,10 +22,10 @@ public:
     explicit ProcessTableModel(QObject* parent = nullptr);
 
     // Merges a scan. With holdRows (the pointer is over the table) no row moves: rows
-    // of processes that are gone stay, marked as exited, and new processes wait for the
-    // next merge without holdRows.
+    // of processes that are gone stay, marked as exited. New processes are appended
+    // either way (at the end of the view, which does not re-sort while rows are held).
     void setProcesses(const std::vector<PythonProcessInfo>& fresh, bool holdRows = false);
-    // Applies what holdRows kept back: exited rows go, waiting new processes come.
+    // Applies what holdRows kept back: exited rows go.
     void releaseHeldRows();
     std::optional<PythonProcessInfo> processAt(int row) const;
     bool exitedAt(int row) const;
@@ -46,8 +46,7 @@ private:
     QVariant display(const Row& r, int column) const;
 
     std::vector<Row> rows_;
-    std::vector<Row> held_; // new processes kept back while rows are held
-    QElapsedTimer clock_;   // wall time between scans, for CPU %
+    QElapsedTimer clock_; // wall time between scans, for CPU %
     double lastScanSec_ = -1;
 };
 

@@ -122,7 +122,8 @@ private slots:
     }
 
     // Newest first, so a new process would land above the picked one: while the pointer
-    // rests on the table, a rescan moves nothing; the new process shows once it leaves.
+    // rests on the table, a rescan moves nothing; the new process shows below the rows at
+    // once, and is sorted in once the pointer leaves.
     void refreshWithNewProcessKeepsSelectionAndRowUnderPointer() {
         const auto all = gilscope::test::findInterpreters(8, 13);
         GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
@@ -149,7 +150,8 @@ private slots:
         QCOMPARE(h.pidAt(at), int(a.pid()));
         QCOMPARE(h.picker()->selectedPid(), int(a.pid()));
         QCOMPARE(h.picker()->currentProcess()->pid, int(a.pid()));
-        QCOMPARE(h.rowOf(b.pid()), -1); // waits for the pointer to leave
+        QVERIFY2(h.rowOf(b.pid()) > h.rowOf(a.pid()), // listed, below: nothing moved
+                 qPrintable(QStringLiteral("%1 %2").arg(h.rowOf(b.pid())).arg(h.rowOf(a.pid()))));
 
         // The pointer leaves the table: the new process appears, the selection stays.
         auto* filter = h.window.findChild<QLineEdit*>(QStringLiteral("processFilter"));
@@ -161,6 +163,33 @@ private slots:
         const QModelIndexList selected = h.view()->selectionModel()->selectedRows();
         QCOMPARE(selected.size(), 1);
         QCOMPARE(selected.first().row(), h.rowOf(a.pid()));
+    }
+
+    // The window opens under the pointer, which rests on the table (issue 38): the scans
+    // must still list the processes. Holding new rows back showed none for as long as the
+    // pointer stayed, and a pid typed into the filter matched nothing.
+    void pointerRestingOnTheTableStillListsProcesses() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
+        Harness h;
+        if (QTest::currentTestFailed()) return;
+        h.picker()->setAutoRefresh(false);
+        QTest::mouseMove(h.view()->viewport(), QPoint(20, 20));
+        QEnterEvent enter(QPointF(20, 20), QPointF(20, 20),
+                          h.view()->viewport()->mapToGlobal(QPointF(20, 20)));
+        QApplication::sendEvent(h.view()->viewport(), &enter);
+        QVERIFY(h.picker()->rowsHeld());
+        // Started while the pointer rests there: the next scan lists it all the same.
+        TargetProcess a(all.first(), QStringLiteral("three_deep.py"));
+        QVERIFY2(a.start(), qPrintable(a.error()));
+        QVERIFY2(h.listed({a.pid()}), "the process is not listed while the pointer rests");
+        QVERIFY(h.picker()->rowsHeld());
+        auto* filter = h.window.findChild<QLineEdit*>(QStringLiteral("processFilter"));
+        filter->setText(QString::number(a.pid()));
+        QTRY_VERIFY_WITH_TIMEOUT(h.rowOf(a.pid()) >= 0, 10000);
+        // The pointer leaves, so the next test's window does not open under it.
+        QTest::mouseMove(filter);
+        QTRY_VERIFY_WITH_TIMEOUT(!h.picker()->rowsHeld(), 30000);
     }
 
     // A Leave that never comes (a popup or dialog took the pointer) must not hold the
