@@ -35,6 +35,18 @@ QString TimelineWidget::threadTitle(uint64_t threadId) const {
     return {};
 }
 
+QString TimelineWidget::trackLabel(uint64_t threadId, const QFontMetrics& metrics,
+                                   int width) const {
+    QString label = threadTitle(threadId);
+    for (const ThreadTimeline& t : snapshot_.threads) {
+        if (t.threadId != threadId || t.name.empty()) continue;
+        label =
+            QString::fromStdString(t.name) + QStringLiteral(" · ") + QString::number(t.threadId);
+        if (t.mainThread) label += tr(" (main)");
+    }
+    return metrics.elidedText(label, Qt::ElideRight, width);
+}
+
 const TimelineWidget::Row* TimelineWidget::rowAt(int y) const {
     for (const Row& row : rows_)
         if (y >= row.y && y < row.y + row.height) return &row;

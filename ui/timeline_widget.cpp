@@ -362,9 +362,8 @@ void TimelineWidget::paintName(QPainter& p, const Row& row) {
     bold.setBold(thread.mainThread);
     p.setFont(bold);
     const QRect text = name.adjusted(kTwistyWidth, 0, -2, 0);
-    p.drawText(
-        text, Qt::AlignLeft | Qt::AlignVCenter,
-        p.fontMetrics().elidedText(threadTitle(thread.threadId), Qt::ElideMiddle, text.width()));
+    p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
+               trackLabel(thread.threadId, p.fontMetrics(), text.width()));
     p.setFont(font());
 }
 

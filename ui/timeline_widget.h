@@ -4,6 +4,7 @@
 #include "core/session/live_timeline.h"
 
 #include <QCursor>
+#include <QFontMetrics>
 #include <QWidget>
 
 #include <set>
@@ -58,6 +59,9 @@ public:
     bool foldedShown() const { return showFolded_; }
     void setFoldedShown(bool shown);
     QString threadTitle(uint64_t threadId) const;
+    // The track header's text at `width` pixels: the name the user gave first and kept
+    // whole where it fits, then the id, which gives way (the hover tells it).
+    QString trackLabel(uint64_t threadId, const QFontMetrics& metrics, int width) const;
     static QStringList laneNames();
 
     // A track's sub-lanes: shown after a click on its twisty.

@@ -468,6 +468,19 @@ private slots:
                      qPrintable(title));
             QVERIFY2(title.contains(QLatin1String(name)), qPrintable(title));
         }
+        // The header keeps the name whole where the name alone fits; the id gives way
+        // (issue 38: "Thread 2737…tp-worker_2" hid the name the user gave).
+        const QFontMetrics metrics(w.font());
+        for (const char* name : {"contender-0", "sleeper"}) {
+            const QString full = w.trackLabel(tid(name), metrics, 10000);
+            QVERIFY2(full.startsWith(QLatin1String(name)) &&
+                         full.contains(QString::number(tid(name))),
+                     qPrintable(full));
+            const int narrow =
+                metrics.horizontalAdvance(QLatin1String(name) + QStringLiteral(" ·…"));
+            const QString cut = w.trackLabel(tid(name), metrics, narrow);
+            QVERIFY2(cut.startsWith(QLatin1String(name)), qPrintable(cut));
+        }
         QVERIFY(w.threadTitle(tid("main")).contains(QStringLiteral("(main)")));
         QVERIFY(!w.threadTitle(tid("main")).contains(QStringLiteral("MainThread")));
 
