@@ -220,11 +220,7 @@ bool Sampler::Impl::step() {
         } else {
             ++s.errors;
         }
-        const TornReads torn = source.tornReads();
-        s.tornFirstTry = torn.firstTry;
-        s.tornReread = torn.reread;
-        s.tornTries = torn.tries;
-        s.tornDropped = torn.dropped;
+        s.torn = source.tornReads();
         next += interval;
         s.lastTickUs = t;
         s.windowTicks = window.ticks();

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 namespace gilscope {
 
 static_assert(sizeof(RawSamplerStats) % sizeof(uint64_t) == 0);
+static_assert(std::is_trivially_copyable_v<RawSamplerStats>); // published as words
 
 void SamplerStatsPublisher::publish(const RawSamplerStats& s) {
     uint64_t values[kFields];
@@ -33,15 +35,6 @@ RawSamplerStats SamplerStatsPublisher::read() const {
     return s;
 }
 
-TornReads tornReadsOf(const RawSamplerStats& raw) {
-    TornReads t;
-    t.firstTry = raw.tornFirstTry;
-    t.reread = raw.tornReread;
-    t.tries = raw.tornTries;
-    t.dropped = raw.tornDropped;
-    return t;
-}
-
 SamplerStats toSamplerStats(const RawSamplerStats& raw, uint64_t intervalUs) {
     SamplerStats s;
     s.requestedRateHz = intervalUs ? 1e6 / static_cast<double>(intervalUs) : 0;
@@ -62,7 +55,7 @@ SamplerStats toSamplerStats(const RawSamplerStats& raw, uint64_t intervalUs) {
     if (raw.ticks > 0) s.errorPct = 100.0 * raw.errors / raw.ticks;
     if (raw.ticks + raw.missed > 0) s.missedPct = 100.0 * raw.missed / (raw.ticks + raw.missed);
     s.samplerCpuSec = static_cast<double>(raw.cpuUs) / 1e6;
-    s.torn = tornReadsOf(raw);
+    s.torn = raw.torn;
     s.running = raw.running != 0;
     return s;
 }
@@ -76,7 +69,7 @@ RecordingSummary toRecordingSummary(const RawSamplerStats& raw) {
     r.missedPct = s.missedPct;
     r.ticks = raw.ticks;
     r.threadSamples = raw.threadSamples;
-    r.torn = tornReadsOf(raw);
+    r.torn = raw.torn;
     r.hasErrorRate = true;
     r.hasMissed = true;
     return r;

@@ -27,7 +27,7 @@ struct RawSamplerStats {
     uint64_t windowTicks = 0;  // ticks in the last second
     uint64_t windowSpanUs = 0; // time the window covers (< 1 s at the start)
     uint64_t cpuUs = 0;        // sampler thread CPU time
-    uint64_t tornFirstTry = 0, tornReread = 0, tornTries = 0, tornDropped = 0; // TornReads
+    TornReads torn;            // the source's counts after the latest tick (four words)
     uint64_t running = 0;
 };
 
