@@ -5,6 +5,12 @@
 // the samples that show a phase must be within 1.5 points of the target's own, and no
 // more than 3% of the ticks dropped. Dropping torn reads instead of reading them again
 // lost the recursion 3-15 points of its share on an idle machine.
+//
+// It runs alone (RUN_SERIAL): the contention it measures under is its own, a busy process
+// per core. Another suite's burst starves the sampler instead, and a starved sampler misses
+// ticks and finishes torn reads late, in the next phase: on 3.10, a sampler at nice 8
+// sharing a core with three busy loops missed 36% of its ticks and moved 2-3 points from the
+// recursion and the generators to the loop and the methods (CI saw 1.8 points at 7% missed).
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
 
@@ -134,6 +140,14 @@ private slots:
         const QRegularExpressionMatch m = rate.match(r.out);
         QVERIFY2(m.hasMatch(), qPrintable(describe(r)));
         const double dropped = m.captured(1).toDouble();
+        // Why a row is off, when it is: ticks the sampler missed and reads that tore.
+        static const QRegularExpression missedRe(
+            QStringLiteral("missed [0-9]+ samples.*\\(([0-9.]+)%\\)"));
+        static const QRegularExpression tornRe(QStringLiteral("Torn reads: ([0-9.]+)%"));
+        const QRegularExpressionMatch missedMatch = missedRe.match(r.out + r.err);
+        const QRegularExpressionMatch tornMatch = tornRe.match(r.out + r.err);
+        const double missed = missedMatch.hasMatch() ? missedMatch.captured(1).toDouble() : 0;
+        const double torn = tornMatch.hasMatch() ? tornMatch.captured(1).toDouble() : 0;
 
         const QMap<QString, double> counts = phaseSamples(out, phases);
         const QMap<QString, double> measured = shares(counts);
@@ -147,9 +161,10 @@ private slots:
                        .arg(truth[p], 0, 'f', 1)
                        .arg(measured[p], 0, 'f', 1);
         }
-        qInfo("%s %s: %.0f samples, %.2f%% dropped, worst phase %.2f points;%s",
-              qPrintable(interpreter.label), busy ? "busy" : "quiet", samples, dropped, worst,
-              qPrintable(row));
+        qInfo("%s %s: %.0f samples, %.2f%% dropped, %.2f%% missed, %.2f%% torn, worst phase "
+              "%.2f points;%s",
+              qPrintable(interpreter.label), busy ? "busy" : "quiet", samples, dropped, missed,
+              torn, worst, qPrintable(row));
         // 4 s at 1 kHz; a loaded machine keeps fewer, but never too few to judge by.
         QVERIFY2(samples >= 1500, qPrintable(QString::number(samples)));
         QVERIFY2(dropped <= kMaxDroppedPct, qPrintable(QStringLiteral("%1% dropped").arg(dropped)));
