@@ -37,6 +37,7 @@ std::vector<std::string> childProfilerArguments(const RecordOptions& o) {
     if (o.allThreads) a.push_back("-a");
     if (o.realtimeStats) a.push_back("--realtime-stats");
     if (!o.gcFrames) a.push_back("--no-gc");
+    if (o.waitReasons) a.push_back("--wait-reasons");
     if (o.native) a.push_back("--native");
     if (o.opcodes) a.push_back("--opcodes");
     if (o.blocking) a.push_back("--blocking");

@@ -89,7 +89,9 @@ ReadOptions RecordOptions::readOptions() const {
     // Gecko shows GIL and CPU state, so it samples in CPython's "all" mode whatever
     // --mode says (as CPython does); the other formats use --mode, and only wall mode does
     // not probe /proc per thread (so a recording's mode tells which states it holds).
-    r.cpuState = format == OutputFormat::Gecko || mode != ProfilingMode::Wall;
+    // --wait-reasons reads each thread's state to say why it waits.
+    r.cpuState = format == OutputFormat::Gecko || mode != ProfilingMode::Wall || waitReasons;
+    r.waitFrames = waitReasons;
     r.mode = format == OutputFormat::Gecko ? ProfilingMode::All : mode;
     return r;
 }
@@ -122,6 +124,10 @@ const QList<QCommandLineOption>& recordOptions() {
              "wall; --gecko always records every thread with its state.",
              "MODE", "wall"},
             {"no-gc", "Do not add artificial <GC> frames where garbage collection runs."},
+            {"wait-reasons",
+             "Add a leaf frame saying why each thread off CPU waits: <lock wait>, "
+             "<read TCP 10.0.0.5:5432>, <poll>, <sleep>, <child wait> (GIL waits stay as they "
+             "are). Off by default, as CPython's outputs have no such frames."},
             {"opcodes", "Record the executing opcode of each frame (--gecko and --binary)."},
             {"realtime-stats", "Print sampling statistics about once a second."},
             {{"o", "output"},
@@ -241,6 +247,7 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
                          "--native-stacks does not combine with --async-aware: a task's "
                          "coroutines have no C stack of their own");
     o.gcFrames = !parser.isSet("no-gc");
+    o.waitReasons = parser.isSet("wait-reasons");
     o.realtimeStats = parser.isSet("realtime-stats");
     const std::string mode = parser.value("mode").toStdString();
     if (mode == "wall")

@@ -37,7 +37,8 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
                                      PythonLayout layout)
     : pid_(pid), options_(options), loc_(std::move(location)), layout_(layout), mem_(pid),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
-      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid), exec_(pid),
+      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid),
+      waitFrames_(pid, registry_), exec_(pid),
       readAhead_(walker_, options.allThreads, layout_.tsSize,
                  options.asyncMode != AsyncMode::Off ? layout_.tsSize
                                                      : layout_.threadStateReadSize()) {

@@ -14,6 +14,7 @@
 #include "core/remote/thread_name_watcher.h"
 #include "core/remote/thread_state_probe.h"
 #include "core/remote/unchanged_stacks.h"
+#include "core/remote/wait_frames.h"
 #include "core/sample/stack_source.h"
 
 #include <memory>
@@ -119,6 +120,8 @@ private:
     void readSkippedFrames();
     // The thread state's current-frame word (tstate_): part of UnchangedStacks' key.
     uint64_t frameWord() const;
+    // The leaf pseudo-frame for an off-CPU thread (ReadOptions::waitFrames).
+    FrameId waitFrame(uint64_t tid, const SyscallWait& wait);
     // --async-aware: stacks of asyncio tasks instead of threads (live_async_read.cpp).
     ReadOutcome readAsync(std::vector<ThreadStack>& out, size_t& count);
     bool readRunningTask(uint64_t tstateAddr, uint64_t threadId);
@@ -137,6 +140,7 @@ private:
     CodeCache codes_;
     FrameWalker walker_;
     ThreadStateProbe threadState_;
+    WaitFrames waitFrames_;
     std::unique_ptr<KernelTaskRuns> taskRuns_; // stillProcesses
     std::unique_ptr<StillProcess> still_;
     const ThreadStack* lastOut_ = nullptr; // the last good read's output (the caller's

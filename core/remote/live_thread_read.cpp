@@ -53,6 +53,15 @@ uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId) {
     return static_cast<uint64_t>(tid);
 }
 
+FrameId LiveProcessReader::waitFrame(uint64_t tid, const SyscallWait& wait) {
+    std::string target = waitFrames_.describeFd(wait);
+    // The fd was looked at after the kernel's record: if the thread has left that call
+    // since, the number may name another object now. Say only the reason then, never a
+    // wrong peer.
+    if (!target.empty() && threadState_.read(tid).wait != wait) target.clear();
+    return waitFrames_.frame(WaitFrames::frameName(wait, target));
+}
+
 uint64_t LiveProcessReader::frameWord() const {
     for (uint64_t off : {layout_.tsCurrentFrame, layout_.tsCframe, layout_.tsFrame})
         if (off != kAbsent) return StructView(tstate_).field<uint64_t>(off);
@@ -104,6 +113,8 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         : interp.threadsMain             ? addr == interp.threadsMain
                                          : isMainInterp && stack.threadId == uint64_t(pid_);
     if (isMainThread) status |= ThreadStatus::MainThread;
+    SyscallWait wait; // why it is off CPU, when it is and the state was probed
+    bool waiting = false;
     if (!options_.cpuState && options_.mode != ProfilingMode::Cpu) {
         status |= ThreadStatus::Unknown;
     } else {
@@ -127,6 +138,12 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
             interp.gilStruct != 0 && kernel.futexAddr >= interp.gilStruct &&
             kernel.futexAddr < interp.gilStruct + PythonLayout::kGilStructSize)
             status |= ThreadStatus::GilRequested;
+        // A GIL wait is told by the interpreter; any other wait by the kernel's record.
+        if (kernel.cpu == ThreadStateProbe::Cpu::Idle && !(status & ThreadStatus::GilRequested)) {
+            waiting = true;
+            wait = kernel.wait;
+            status = withWaitReason(status, wait.reason);
+        }
     }
     stack.status = status;
     stack.frames.clear();
@@ -139,7 +156,8 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         gc.line = gc.endLine = 0;
         stack.frames.push_back(registry_.internFrame(gc));
     }
-    const size_t gcFrames = stack.frames.size();
+    if (waiting && options_.waitFrames) stack.frames.push_back(waitFrame(stack.threadId, wait));
+    const size_t gcFrames = stack.frames.size(); // the synthetic leaves: <GC>, the wait
     // A thread that ran no Python since its last walk has the same frames (exact; see
     // UnchangedStacks): served without reading them. Other interpreters than the main
     // one may have GILs of their own, whose counters are not read.

@@ -34,4 +34,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/threading_registry.cpp
     ${CMAKE_CURRENT_LIST_DIR}/unchanged_stacks.cpp
     ${CMAKE_CURRENT_LIST_DIR}/thread_state_probe.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/fd_describer.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/syscall_wait.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/wait_frames.cpp
 )

@@ -46,7 +46,8 @@ bool StillProcess::stillSinceLastRead() {
                                t.state.cpu == ThreadStateProbe::Cpu::Idle;
         bool onCpu = false;
         if (!unchanged && cpuFromSwitches_ && t.arrivalsOk && tasks_.onCpuNow(t.tid, onCpu)) {
-            t.state = {onCpu ? ThreadStateProbe::Cpu::OnCpu : ThreadStateProbe::Cpu::Idle, 0};
+            // The switch count says on or off a CPU, not why: an idle thread's wait is Unknown.
+            t.state = {onCpu ? ThreadStateProbe::Cpu::OnCpu : ThreadStateProbe::Cpu::Idle, 0, {}};
             t.probedAt = t.arrivals;
             t.hasProbe = true;
             ++fromSwitches_;

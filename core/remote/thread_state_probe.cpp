@@ -31,7 +31,14 @@ ThreadStateProbe::State ThreadStateProbe::parse(const char* text) {
     const long nr = std::strtol(text, &end, 10);
     if (end == text) return s; // not a format we know: Unknown
     s.cpu = Cpu::Idle;
-    if (nr == kFutexSyscall) s.futexAddr = std::strtoull(end, nullptr, 16);
+    uint64_t args[6] = {};
+    for (uint64_t& a : args) {
+        const char* at = end;
+        a = std::strtoull(at, &end, 16);
+        if (end == at) break; // fewer fields ("-1 sp pc" has none of them): zero
+    }
+    if (nr == kFutexSyscall) s.futexAddr = args[0];
+    s.wait = classifySyscall(nr, args);
     return s;
 }
 
@@ -62,8 +69,8 @@ bool ThreadStateProbe::parseStackAndPc(std::string_view text, uint64_t& sp, uint
 }
 
 ThreadStateProbe::State ThreadStateProbe::read(uint64_t tid) {
-    // The head holds nr and arg0; the rest of the record is not needed.
-    char buf[48];
+    // The whole record: nr, six arguments, sp and pc, each up to 18 characters.
+    char buf[192];
     if (files_.readHead(tid, buf, sizeof buf) <= 0) return {};
     return parse(buf);
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/remote/syscall_wait.h"
 #include "core/remote/task_file_cache.h"
 
 #include <cstdint>
@@ -19,6 +20,7 @@ public:
     struct State {
         Cpu cpu = Cpu::Unknown;
         uint64_t futexAddr = 0; // the futex word it sleeps on, 0 when not in futex()
+        SyscallWait wait;       // off CPU: why, from the call and its arguments
     };
 
     explicit ThreadStateProbe(int pid) : files_(pid, "syscall") {}

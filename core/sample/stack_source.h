@@ -64,6 +64,10 @@ struct ReadOptions {
     bool native = false;       // CPython's --native: <native> where C code called Python (3.11+)
     bool nativeStacks = false; // --native-stacks: fill ThreadStack::evalEntries (3.11+)
     bool cpuState = true;      // probe ON_CPU (else the UNKNOWN bit is set, as CPython's wall mode)
+    // With cpuState: a thread off CPU gets a leaf pseudo-frame saying why it waits
+    // ("<lock wait>", "<read TCP 10.0.0.5:5432>", "<sleep>"). The reason itself rides in
+    // the status word whenever cpuState is on (WaitReasonBits).
+    bool waitFrames = false;
     // Deepest stack kept whole (CPython's MAX_FRAME_CHAIN_DEPTH); a deeper one keeps its
     // leaf side and root frames around a synthetic "<truncated: N frames>" frame.
     size_t maxDepth = 1024 + 512;

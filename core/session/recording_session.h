@@ -17,7 +17,8 @@ namespace gilscope {
 
 struct RecordingOptions {
     uint64_t intervalUs = 1000;
-    ReadOptions read{.allThreads = true, .opcodes = false, .gc = true, .cpuState = true};
+    ReadOptions read{
+        .allThreads = true, .opcodes = false, .gc = true, .cpuState = true, .waitFrames = true};
     // Which samples the recording keeps (CPython's --mode): the reader skips the other
     // threads before walking their stacks, as the CLI's does (ReadOptions::mode); the
     // live timeline still shows their state. Wall also stops probing CPU state, as

@@ -2,10 +2,13 @@
 // line-table decoders against CPython's own co_positions()/co_lines(), and the
 // _Py_DebugOffsets parser against the tables inside the real 3.13/3.14/3.15 binaries.
 #include "core/remote/elf_image.h"
+#include "core/remote/fd_describer.h"
 #include "core/remote/line_table.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/remote_objects.h"
+#include "core/remote/syscall_wait.h"
 #include "core/remote/thread_state_probe.h"
+#include "core/sample/thread_status.h"
 #include "tests/support/layout_bounds.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/unit/remote/fake_python.h"
@@ -17,8 +20,11 @@
 #include <QTemporaryFile>
 #include <QTest>
 #include <QThread>
+#include <arpa/inet.h>
 #include <elf.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -303,6 +309,139 @@ private slots:
         QCOMPARE(P::parse("-1 0x7ffd5a0c1e50 0x401000\n").cpu, P::Cpu::Idle);
         QCOMPARE(P::parse("").cpu, P::Cpu::Unknown);
         QCOMPARE(P::parse("garbage").cpu, P::Cpu::Unknown);
+    }
+
+    void waitReasonFromSyscallFile() {
+        using P = remote::ThreadStateProbe;
+        using remote::classifySyscall;
+        using remote::SyscallArch;
+        // The record's arguments reach the classifier: recvfrom(fd 7, ...) on this machine.
+        const long recvfrom = remote::hostSyscallArch() == SyscallArch::X86_64 ? 45 : 207;
+        const P::State recv = P::parse(qPrintable(
+            QStringLiteral("%1 0x7 0x7f00 0x10 0x0 0x0 0x0 0x7ffd50 0x7f1e\n").arg(recvfrom)));
+        QCOMPARE(recv.wait.reason, WaitReason::IoRead);
+        QCOMPARE(recv.wait.fd, 7);
+        QCOMPARE(recv.wait.name, std::string_view("recvfrom"));
+        QCOMPARE(P::parse("running\n").wait.reason, WaitReason::Unknown); // not consulted
+        QCOMPARE(P::parse("-1 0x7ffd5a0c1e50 0x401000\n").wait.reason, WaitReason::Other);
+        // A record cut short or made of junk: classified from what is there, no crash.
+        QCOMPARE(P::parse("7 0xzz").wait.reason, WaitReason::Sleep);
+        QCOMPARE(P::parse("99999 ").wait.reason, WaitReason::Other);
+
+        // Both kernels' tables, whichever machine runs the test.
+        const uint64_t none[6] = {}, fd3[6] = {3, 0, 0, 0, 0, 0}, twoFds[6] = {0, 2, 0, 0, 0, 0},
+                       hugeFd[6] = {0x1'0000'0003, 0, 0, 0, 0, 0};
+        struct Case {
+            SyscallArch arch;
+            long nr;
+            const uint64_t (&args)[6];
+            WaitReason reason;
+            int fd;
+        };
+        const Case cases[] = {
+            {SyscallArch::X86_64, 202, none, WaitReason::Lock, -1},     // futex
+            {SyscallArch::Aarch64, 98, none, WaitReason::Lock, -1},     // futex
+            {SyscallArch::X86_64, 0, fd3, WaitReason::IoRead, 3},       // read
+            {SyscallArch::Aarch64, 63, fd3, WaitReason::IoRead, 3},     // read
+            {SyscallArch::X86_64, 44, fd3, WaitReason::IoWrite, 3},     // sendto
+            {SyscallArch::Aarch64, 206, fd3, WaitReason::IoWrite, 3},   // sendto
+            {SyscallArch::X86_64, 7, twoFds, WaitReason::Poll, -1},     // poll, 2 fds
+            {SyscallArch::X86_64, 7, none, WaitReason::Sleep, -1},      // poll, none
+            {SyscallArch::Aarch64, 73, twoFds, WaitReason::Poll, -1},   // ppoll
+            {SyscallArch::X86_64, 270, none, WaitReason::Sleep, -1},    // pselect6(0, ...)
+            {SyscallArch::X86_64, 270, fd3, WaitReason::Poll, -1},      // pselect6(3, ...)
+            {SyscallArch::X86_64, 232, fd3, WaitReason::Poll, -1},      // epoll_wait
+            {SyscallArch::Aarch64, 22, fd3, WaitReason::Poll, -1},      // epoll_pwait
+            {SyscallArch::X86_64, 230, none, WaitReason::Sleep, -1},    // clock_nanosleep
+            {SyscallArch::Aarch64, 115, none, WaitReason::Sleep, -1},   // clock_nanosleep
+            {SyscallArch::X86_64, 61, none, WaitReason::ChildWait, -1}, // wait4
+            {SyscallArch::Aarch64, 260, none, WaitReason::ChildWait, -1},
+            {SyscallArch::X86_64, 42, fd3, WaitReason::Connect, 3},
+            {SyscallArch::Aarch64, 242, fd3, WaitReason::Accept, 3},  // accept4
+            {SyscallArch::X86_64, 0, hugeFd, WaitReason::IoRead, -1}, // not an int: no fd
+            {SyscallArch::X86_64, 39, none, WaitReason::Other, -1},   // getpid
+            {SyscallArch::Aarch64, 7, none, WaitReason::Other, -1},   // not poll on aarch64
+        };
+        for (const Case& c : cases) {
+            const remote::SyscallWait w = classifySyscall(c.arch, c.nr, c.args);
+            QVERIFY2(w.reason == c.reason && w.fd == c.fd,
+                     qPrintable(QStringLiteral("nr %1 on %2: %3 fd %4")
+                                    .arg(c.nr)
+                                    .arg(c.arch == SyscallArch::X86_64 ? "x86_64" : "aarch64")
+                                    .arg(QString::fromUtf8(waitReasonName(w.reason).data(),
+                                                           waitReasonName(w.reason).size()))
+                                    .arg(w.fd)));
+        }
+        // The status word keeps CPython's bits and carries the reason above them.
+        const uint32_t status =
+            withWaitReason(ThreadStatus::HasGil | ThreadStatus::MainThread, WaitReason::IoWrite);
+        QCOMPARE(status & 0xFFu, ThreadStatus::HasGil | ThreadStatus::MainThread);
+        QCOMPARE(waitReasonOf(status), WaitReason::IoWrite);
+        QCOMPARE(waitReasonOf(0xF00u), WaitReason::Unknown);
+    }
+
+    void fdDescriptions() {
+        using D = remote::FdDescriber;
+        // Kernel table lines as /proc/PID/net/* prints them (header line first).
+        const char* tcp =
+            "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  "
+            "timeout inode\n"
+            "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0  "
+            "      0 1111 1 0000000000000000 100 0 0 10 0\n"
+            "   1: 0100007F:C350 0500000A:1538 01 00000000:00000000 00:00000000 00000000  1000  "
+            "      0 2222 1 0000000000000000 20 4 30 10 -1\n";
+        const char* tcp6 =
+            "  sl  local_address                         remote_address                        "
+            "st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+            "   0: 00000000000000000000000001000000:A000 00000000000000000000000001000000:1F90 "
+            "01 00000000:00000000 00:00000000 00000000  1000        0 3333 1 0 20 4 30 10 -1\n";
+        const char* unixTable = "Num       RefCount Protocol Flags    Type St Inode Path\n"
+                                "0000000000000000: 00000002 00000000 00010000 0001 01 4444 "
+                                "/run/app.sock\n"
+                                "0000000000000000: 00000003 00000000 00000000 0001 03 5555\n";
+        const D::Tables t{tcp, tcp6, "", "", unixTable};
+        QCOMPARE(D::describeLink("socket:[1111]", t), std::string("TCP listen 127.0.0.1:8080"));
+        QCOMPARE(D::describeLink("socket:[2222]", t), std::string("TCP 10.0.0.5:5432"));
+        QCOMPARE(D::describeLink("socket:[3333]", t), std::string("TCP [::1]:8080"));
+        QCOMPARE(D::describeLink("socket:[4444]", t), std::string("Unix socket /run/app.sock"));
+        QCOMPARE(D::describeLink("socket:[5555]", t), std::string("Unix socket"));
+        QCOMPARE(D::describeLink("socket:[9999]", t), std::string("socket")); // not found
+        QCOMPARE(D::describeLink("pipe:[77]", t), std::string("pipe"));
+        QCOMPARE(D::describeLink("anon_inode:[eventfd]", t), std::string("eventfd"));
+        QCOMPARE(D::describeLink("/var/log/app.log", t), std::string("/var/log/app.log"));
+        // Rows cut short or with junk addresses are passed over, never misread.
+        const D::Tables junk{"header\n 0: zz:zz 00:00 01 0 0 0 0 0 1111\n0:\n", "", "", "", ""};
+        QCOMPARE(D::describeLink("socket:[1111]", junk), std::string("TCP socket"));
+
+        // This process's own descriptors, through /proc: a connected loopback socket
+        // names its peer's port, and a pipe is a pipe.
+        const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof addr;
+        QVERIFY(listener >= 0);
+        QCOMPARE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+        QCOMPARE(::listen(listener, 1), 0);
+        QCOMPARE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+        const int port = ntohs(addr.sin_port);
+        const int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        QCOMPARE(::connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+        D self(int(::getpid()));
+        QCOMPARE(self.describe(client).value_or(""),
+                 QStringLiteral("TCP 127.0.0.1:%1").arg(port).toStdString());
+        QCOMPARE(self.describe(listener).value_or(""),
+                 QStringLiteral("TCP listen 127.0.0.1:%1").arg(port).toStdString());
+        ::close(client);
+        ::close(listener);
+        int fds[2];
+        QCOMPARE(::pipe(fds), 0);
+        QCOMPARE(self.describe(fds[0]).value_or(""), std::string("pipe"));
+        // A closed fd is not described at all.
+        ::close(fds[0]);
+        ::close(fds[1]);
+        QVERIFY(!self.describe(fds[0]));
+        QVERIFY(!self.describe(-1));
     }
 
     void elfRejectsNonElf() {

@@ -1,0 +1,146 @@
+#include "core/remote/fd_describer.h"
+
+#include "core/remote/proc_files.h"
+
+#include <arpa/inet.h>
+#include <charconv>
+#include <cstring>
+#include <netinet/in.h>
+#include <unistd.h>
+
+namespace gilscope::remote {
+
+namespace {
+
+// "0100007F:1538" (IPv4: one word in host order) or 32 hex digits (IPv6: four words).
+std::string formatAddress(std::string_view hexAddr, bool v6) {
+    const size_t colon = hexAddr.find(':');
+    if (colon == std::string_view::npos) return {};
+    const std::string_view ip = hexAddr.substr(0, colon), portHex = hexAddr.substr(colon + 1);
+    unsigned port = 0;
+    if (std::from_chars(portHex.data(), portHex.data() + portHex.size(), port, 16).ec !=
+        std::errc{})
+        return {};
+    uint8_t bytes[16] = {};
+    const size_t words = v6 ? 4 : 1;
+    if (ip.size() != words * 8) return {};
+    for (size_t w = 0; w < words; ++w) {
+        uint32_t word = 0;
+        const char* p = ip.data() + w * 8;
+        if (std::from_chars(p, p + 8, word, 16).ec != std::errc{}) return {};
+        std::memcpy(bytes + w * 4, &word, 4); // the kernel printed each word in host order
+    }
+    char text[INET6_ADDRSTRLEN] = {};
+    if (!inet_ntop(v6 ? AF_INET6 : AF_INET, bytes, text, sizeof text)) return {};
+    return v6 ? "[" + std::string(text) + "]:" + std::to_string(port)
+              : std::string(text) + ":" + std::to_string(port);
+}
+
+std::string_view field(std::string_view line, size_t index) {
+    size_t i = 0;
+    while (true) {
+        const size_t start = line.find_first_not_of(' ');
+        if (start == std::string_view::npos) return {};
+        line.remove_prefix(start);
+        const size_t end = std::min(line.find(' '), line.size());
+        if (i++ == index) return line.substr(0, end);
+        line.remove_prefix(end);
+    }
+}
+
+template <typename F>
+void forEachLine(std::string_view text, F&& f) {
+    bool header = true;
+    while (!text.empty()) {
+        const size_t nl = std::min(text.find('\n'), text.size());
+        if (!header && !f(text.substr(0, nl))) return;
+        header = false;
+        text.remove_prefix(std::min(nl + 1, text.size()));
+    }
+}
+
+// tcp/udp tables: "sl local rem st tx:rx tr:tm retrnsmt uid timeout inode ...".
+std::string findInet(std::string_view table, std::string_view inode, bool v6, bool tcp) {
+    std::string out;
+    forEachLine(table, [&](std::string_view line) {
+        if (field(line, 9) != inode) return true;
+        const std::string local = formatAddress(field(line, 1), v6);
+        const std::string peer = formatAddress(field(line, 2), v6);
+        const bool noPeer = peer.empty() || peer.ends_with(":0");
+        const std::string_view proto = tcp ? "TCP" : "UDP";
+        // TCP state 0A is LISTEN: no peer, what it listens on says more.
+        if (local.empty() && peer.empty())
+            out = std::string(proto) + " socket"; // addresses we cannot read: none shown
+        else if (tcp && field(line, 3) == "0A")
+            out = std::string(proto) + " listen " + local;
+        else
+            out = std::string(proto) + " " + (noPeer ? local : peer);
+        return false;
+    });
+    return out;
+}
+
+// unix: "Num RefCount Protocol Flags Type St Inode [Path]".
+std::string findUnix(std::string_view table, std::string_view inode) {
+    std::string out;
+    forEachLine(table, [&](std::string_view line) {
+        if (field(line, 6) != inode) return true;
+        const std::string_view path = field(line, 7);
+        out = path.empty() ? "Unix socket" : "Unix socket " + std::string(path);
+        return false;
+    });
+    return out;
+}
+
+} // namespace
+
+std::string FdDescriber::describeLink(std::string_view link, const Tables& t) {
+    if (link.starts_with("socket:[") && link.ends_with("]")) {
+        const std::string_view inode = link.substr(8, link.size() - 9);
+        std::string s = findInet(t.tcp, inode, false, true);
+        if (s.empty()) s = findInet(t.tcp6, inode, true, true);
+        if (s.empty()) s = findInet(t.udp, inode, false, false);
+        if (s.empty()) s = findInet(t.udp6, inode, true, false);
+        if (s.empty()) s = findUnix(t.unixSockets, inode);
+        return s.empty() ? "socket" : s;
+    }
+    if (link.starts_with("pipe:[")) return "pipe";
+    if (link.starts_with("anon_inode:")) {
+        std::string_view kind = link.substr(11);
+        if (kind.starts_with("[") && kind.ends_with("]")) kind = kind.substr(1, kind.size() - 2);
+        return std::string(kind); // "eventfd", "timerfd", "[eventpoll]" as "eventpoll"
+    }
+    return std::string(link); // a path
+}
+
+std::optional<std::string> FdDescriber::describe(int fd) {
+    if (fd < 0) return std::nullopt;
+    ++lookups_;
+    const std::string path = "/proc/" + std::to_string(pid_) + "/fd/" + std::to_string(fd);
+    char link[512];
+    const ssize_t n = ::readlink(path.c_str(), link, sizeof link - 1);
+    if (n <= 0) return std::nullopt;
+    const std::string key(link, size_t(n));
+    if (auto it = byLink_.find(key); it != byLink_.end()) return it->second;
+    ++resolutions_;
+    std::string text;
+    if (key.starts_with("socket:[")) {
+        // The tables of the target's own network namespace, read only for a new socket.
+        const std::string net = "/proc/" + std::to_string(pid_) + "/net/";
+        const std::string tcp = readProcFile(net + "tcp").value_or(""),
+                          tcp6 = readProcFile(net + "tcp6").value_or(""),
+                          udp = readProcFile(net + "udp").value_or(""),
+                          udp6 = readProcFile(net + "udp6").value_or(""),
+                          unixSockets = readProcFile(net + "unix").value_or("");
+        text = describeLink(key, {tcp, tcp6, udp, udp6, unixSockets});
+        // Not found yet, or no peer yet (a socket about to connect): looked up again.
+        if (text == "socket" || text.ends_with(":0")) return text;
+    } else {
+        text = describeLink(key, {});
+    }
+    if (byLink_.size() >= kMaxEntries) byLink_.clear(); // bounded, however many fds
+    byLink_.emplace(key, text);
+    return text;
+}
+
+} // namespace gilscope::remote

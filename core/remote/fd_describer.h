@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace gilscope::remote {
+
+// What a target's file descriptor is, in a few words a user knows: "TCP 127.0.0.1:5432"
+// (a connected socket's peer), "TCP listen 0.0.0.0:8000", "UDP 10.0.0.5:53",
+// "Unix socket /run/x.sock", "pipe", "/var/log/app.log". From /proc/PID/fd and, for
+// sockets, the target's own network namespace (/proc/PID/net/tcp, tcp6, udp, udp6, unix).
+//
+// The link is read each time (an fd number is reused with another object); what it points
+// at is resolved once per inode and kept, up to kMaxEntries. Nothing is guessed: an fd
+// that cannot be read gives nullopt, a socket not found in the tables "socket".
+class FdDescriber {
+public:
+    static constexpr size_t kMaxEntries = 4096;
+
+    explicit FdDescriber(int pid) : pid_(pid) {}
+    std::optional<std::string> describe(int fd);
+
+    uint64_t resolutions() const { return resolutions_; } // inodes looked up in the tables
+    uint64_t lookups() const { return lookups_; }
+
+    // The link's text ("socket:[123]", "pipe:[9]", a path) to a description, with the
+    // socket tables' texts in `tables` (tests give them; empty: read from /proc).
+    struct Tables {
+        std::string_view tcp, tcp6, udp, udp6, unixSockets;
+    };
+    static std::string describeLink(std::string_view link, const Tables& tables);
+
+private:
+    int pid_;
+    std::unordered_map<std::string, std::string> byLink_; // "socket:[123]" -> description
+    uint64_t resolutions_ = 0, lookups_ = 0;
+};
+
+} // namespace gilscope::remote

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace gilscope {
+
+// Why a thread that is off CPU is not running, from the system call the kernel says it
+// is blocked in (/proc/PID/task/TID/syscall). A GIL wait is not here: it comes from the
+// interpreter's own state (ThreadStatus::GilRequested) and is told first.
+enum class WaitReason : uint8_t {
+    None = 0,  // on CPU, waiting for the GIL, or the state was not probed
+    Lock,      // futex: a lock, a condition, a queue, Event.wait, join
+    IoRead,    // read, recv... on a file descriptor
+    IoWrite,   // write, send...
+    Poll,      // poll, select, epoll_wait: waiting for readiness (an event loop's idle)
+    Sleep,     // nanosleep, clock_nanosleep, a select/poll with no descriptors
+    ChildWait, // wait4, waitid
+    Connect,   // connect
+    Accept,    // accept, accept4
+    Other,     // another system call
+    Unknown,   // off CPU, but the kernel's record could not be read or parsed
+};
+inline constexpr int kWaitReasonCount = int(WaitReason::Unknown) + 1;
+
+// The reason rides in the status word above CPython's THREAD_STATUS bits (bits 8-11),
+// which CPython's .bin keeps in one byte: a .bin loses it and nothing else changes.
+namespace WaitReasonBits {
+inline constexpr uint32_t Shift = 8;
+inline constexpr uint32_t Mask = 0xFu << Shift;
+} // namespace WaitReasonBits
+
+inline WaitReason waitReasonOf(uint32_t status) {
+    const uint32_t v = (status & WaitReasonBits::Mask) >> WaitReasonBits::Shift;
+    return v < uint32_t(kWaitReasonCount) ? WaitReason(v) : WaitReason::Unknown;
+}
+inline uint32_t withWaitReason(uint32_t status, WaitReason r) {
+    return (status & ~WaitReasonBits::Mask) | (uint32_t(r) << WaitReasonBits::Shift);
+}
+
+// "lock", "io-read", ... (CLI, pprof labels, JSON).
+std::string_view waitReasonName(WaitReason r);
+// "Lock wait", "I/O read", ... (the window).
+std::string_view waitReasonLabel(WaitReason r);
+
+// The families the views colour and filter by: I/O read, write, connect and accept are
+// one "I/O"; child waits and other system calls are "other".
+enum class WaitKind : uint8_t { None, Lock, Io, Poll, Sleep, Other };
+WaitKind waitKindOf(WaitReason r);
+
+} // namespace gilscope
