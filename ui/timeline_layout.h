@@ -35,10 +35,16 @@ inline const Lane kLanes[] = {
     {"On CPU", QColor(40, 110, 220), &TimelineBucket::onCpu},
     {"Exception", QColor(210, 40, 60), &TimelineBucket::exception},
     {"GC", QColor(160, 60, 190), &TimelineBucket::gc},
+    // Why a thread off CPU waits (--wait-reasons; the window always reads it).
+    {"Lock wait", QColor(200, 50, 120), &TimelineBucket::lockWait},
+    {"I/O", QColor(0, 150, 160), &TimelineBucket::ioWait},
+    {"Sleep/poll", QColor(175, 190, 215), &TimelineBucket::sleepPoll},
 };
 inline constexpr int kLaneCount = int(std::size(kLanes));
-inline constexpr int kGilLane = 0, kWaitLane = 1, kCpuLane = 2, kExceptionLane = 3, kGcLane = 4;
-inline const QColor kIdleColor(150, 150, 150); // sampled, but neither on CPU nor near the GIL
+inline constexpr int kGilLane = 0, kWaitLane = 1, kCpuLane = 2, kExceptionLane = 3, kGcLane = 4,
+                     kLockLane = 5, kIoLane = 6, kSleepPollLane = 7;
+// Sampled, but neither on CPU nor near the GIL, and no known reason (or none read).
+inline const QColor kIdleColor(150, 150, 150);
 inline constexpr int kExpandedHeight = kTrackHeight + kLaneCount * (kLaneHeight + kLaneGap) + 4;
 inline constexpr int kPlotTop = kMargin + kLegendHeight + kAxisHeight;
 

@@ -32,7 +32,7 @@ QString tickLabel(double sec, double stepSec) {
 // intensity (quantised, so that runs of equal colour become one rectangle), and a band
 // for exception or GC. Equal keys draw the same.
 struct StripShade {
-    int lane = -1; // kGilLane, kWaitLane, kCpuLane, or -1: idle
+    int lane = -1; // kGilLane, kWaitLane, kCpuLane, a wait's lane, or -1: idle
     int level = 0; // 0: no samples
     int band = -1; // kExceptionLane, kGcLane or -1
     bool operator==(const StripShade&) const = default;
@@ -51,6 +51,10 @@ StripShade shadeOf(const TimelineBucket& c) {
     } else if (c.onCpu > 0) {
         s.lane = kCpuLane;
         s.level = level(c.onCpu);
+    } else if (const uint32_t waits = std::max({c.lockWait, c.ioWait, c.sleepPoll}); waits > 0) {
+        // Off CPU: the wait that dominates the column, so a lock reads apart from a sleep.
+        s.lane = waits == c.lockWait ? kLockLane : waits == c.ioWait ? kIoLane : kSleepPollLane;
+        s.level = level(waits);
     } else {
         s.level = 1;
     }
@@ -132,6 +136,13 @@ uint64_t TimelineWidget::activity(const ThreadTimeline& thread) const {
         return t.exception;
     case StateFilter::Gc:
         return t.gc;
+    case StateFilter::LockWait:
+        return t.lockWait;
+    case StateFilter::IoWait:
+        return t.ioWait;
+    case StateFilter::Poll:
+    case StateFilter::Sleep:
+        return t.sleepPoll;
     }
     return t.samples;
 }

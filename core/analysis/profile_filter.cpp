@@ -1,6 +1,7 @@
 #include "core/analysis/profile_filter.h"
 
 #include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
 
 namespace gilscope {
 
@@ -17,6 +18,10 @@ constexpr Names kNames[] = {
     {StateFilter::Exception, "exception", "Exception"},
     {StateFilter::Gc, "gc", "GC"},
     {StateFilter::GilContention, "gil-contention", "GIL contention (holder)"},
+    {StateFilter::LockWait, "lock", "Waiting on a lock"},
+    {StateFilter::IoWait, "io", "Waiting on I/O"},
+    {StateFilter::Poll, "poll", "Polling (event loop idle)"},
+    {StateFilter::Sleep, "sleep", "Sleeping"},
 };
 } // namespace
 
@@ -52,6 +57,13 @@ std::string stateFilterUnavailable(StateFilter s, int mode, int pythonMinor) {
             return recorded + "and before Python 3.15 waiting for the GIL is read from the " +
                    "kernel's thread state, which that mode does not read" + remedy;
     }
+    const bool waitFilter = s == StateFilter::LockWait || s == StateFilter::IoWait ||
+                            s == StateFilter::Poll || s == StateFilter::Sleep;
+    if (waitFilter && m != ProfilingMode::All && m != ProfilingMode::Unknown)
+        return "it was recorded in " +
+               std::string(m == ProfilingMode::Wall ? "wall" : "a filtering") +
+               " mode, which does not read why threads wait; `--mode all --wait-reasons` "
+               "records it";
     if (m == ProfilingMode::Gil &&
         (s == StateFilter::WaitingForGil || s == StateFilter::GilContention))
         return "it was recorded in gil mode, which keeps only the thread holding the GIL" + remedy;
@@ -72,6 +84,14 @@ bool statusPasses(StateFilter s, uint32_t status) {
         return status & ThreadStatus::GilRequested;
     case StateFilter::Exception:
         return status & ThreadStatus::HasException;
+    case StateFilter::LockWait:
+        return waitKindOf(waitReasonOf(status)) == WaitKind::Lock;
+    case StateFilter::IoWait:
+        return waitKindOf(waitReasonOf(status)) == WaitKind::Io;
+    case StateFilter::Poll:
+        return waitKindOf(waitReasonOf(status)) == WaitKind::Poll;
+    case StateFilter::Sleep:
+        return waitKindOf(waitReasonOf(status)) == WaitKind::Sleep;
     }
     return true;
 }

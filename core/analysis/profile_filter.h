@@ -18,15 +18,22 @@ enum class StateFilter : uint8_t {
     WaitingForGil,
     Exception,
     Gc,
-    GilContention
+    GilContention,
+    // Off CPU, and why (WaitReason, from the kernel's record of the thread's system call).
+    LockWait,
+    IoWait,
+    Poll,
+    Sleep
 };
 
 inline constexpr StateFilter kAllStateFilters[] = {
     StateFilter::All,           StateFilter::OnCpu,     StateFilter::HoldingGil,
     StateFilter::WaitingForGil, StateFilter::Exception, StateFilter::Gc,
-    StateFilter::GilContention};
+    StateFilter::GilContention, StateFilter::LockWait,  StateFilter::IoWait,
+    StateFilter::Poll,          StateFilter::Sleep};
 
-// "all", "cpu", "gil", "gil-wait", "exception", "gc", "gil-contention" (CLI spelling).
+// "all", "cpu", "gil", "gil-wait", "exception", "gc", "gil-contention", "lock", "io", "poll",
+// "sleep" (CLI spelling).
 std::string_view stateFilterName(StateFilter s);
 std::optional<StateFilter> parseStateFilter(std::string_view name);
 // "All", "On CPU", "Holding GIL", ... (GUI spelling).

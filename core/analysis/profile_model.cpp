@@ -1,6 +1,7 @@
 #include "core/analysis/profile_model.h"
 
 #include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
 
 #include <algorithm>
 #include <array>
@@ -99,7 +100,7 @@ void ProfileModel::apply(const SampleBatch& batch) {
     ThreadState& t = threadFor(batch.threadId, index);
     if (batch.status & ThreadStatus::MainThread) t.mainThread = true;
     const uint32_t node = interner_.intern(t.path, batch.frames);
-    const auto status = static_cast<uint8_t>(batch.status);
+    const uint8_t status = compactStatus(batch.status); // with the wait's kind
     if (node != t.lastNode || status != t.lastStatus || t.lastCount == UINT32_MAX) {
         const uint64_t key =
             (static_cast<uint64_t>(node) << 24) | (static_cast<uint64_t>(index) << 8) | status;
@@ -150,7 +151,7 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
     const bool needScan = filter.hasRange || state == StateFilter::GilContention;
     std::array<bool, 256> statusOk{};
     for (uint32_t s = 0; s < 256; ++s)
-        statusOk[s] = statusPasses(state, s);
+        statusOk[s] = statusPasses(state, expandStatus(uint8_t(s)));
     std::vector<uint8_t> threadOk;
     SampleStore::View view;
     const bool counted = lock_.read([&] {

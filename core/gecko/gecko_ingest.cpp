@@ -177,7 +177,7 @@ int32_t GeckoCollector::Impl::stackFor(GeckoThread& th, std::span<const FrameId>
             if (inserted) {
                 th.stackFrame.push_back(frame);
                 th.stackPrefix.push_back(prefix);
-                th.stackCategory.push_back(f.isPython ? 1 : 2);
+                th.stackCategory.push_back(f.category);
             }
             prefix = static_cast<int32_t>(index);
             gc |= f.isGc;

@@ -1,5 +1,6 @@
 #include "core/gecko/gecko_strings.h"
 
+#include "core/sample/wait_reason.h"
 #include "core/util/utf8.h"
 
 namespace gilscope {
@@ -34,6 +35,23 @@ void RegistryFacts::compute(const FrameRegistry& reg, FrameId id, FrameFacts& f)
     f.isPython =
         !f.native && (file.empty() || file[0] != '<' || file == "<stdin>" || file == "<string>");
     f.isGc = texts_[f.func] == "<GC>";
+    f.category = f.isPython ? kPythonCategory : kNativeCategory;
+    // A wait leaf (--wait-reasons) colours its samples in the profiler's category graph.
+    if (const auto wait = waitReasonOfFrame(file, texts_[f.func])) {
+        switch (waitKindOf(*wait)) {
+        case WaitKind::Lock:
+            f.category = kLockCategory;
+            break;
+        case WaitKind::Io:
+            f.category = kIoCategory;
+            break;
+        case WaitKind::Sleep:
+            f.category = kSleepCategory;
+            break;
+        default:
+            f.category = kIdleCategory; // polling, a child, another call
+        }
+    }
     f.opcode = info.opcode;
     // A missing line means CPython's location is None: no line and no column.
     if (info.line != kNoLocation) {

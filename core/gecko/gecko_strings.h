@@ -35,6 +35,10 @@ private:
 
 inline constexpr int64_t kNullLine = std::numeric_limits<int64_t>::min();
 
+// Indices into the profile's categories (profile_streamer.cpp's kCategories).
+inline constexpr uint8_t kPythonCategory = 1, kNativeCategory = 2, kLockCategory = 9,
+                         kIoCategory = 10, kSleepCategory = 11, kIdleCategory = 12;
+
 // What the collector needs to know about one registry frame, computed once per FrameId.
 // Strings are "canonical" ids: registry strings that are equal after UTF-8 repair share
 // one id, so funcs and resources are keyed by text exactly as CPython keys them.
@@ -43,6 +47,7 @@ struct FrameFacts {
     bool filtered = false; // profiler-internal (_sync_coordinator.py)
     bool isPython = false; // CPython's _is_python(filename)
     bool isGc = false;     // funcname == "<GC>"
+    uint8_t category = 0;  // the Gecko category of stacks ending here: Python, Native or a wait
     bool native = false;   // --native-stacks: a C function, its file a library
     uint8_t opcode = kNoOpcode;
     uint32_t file = 0; // canonical string ids

@@ -21,6 +21,13 @@ constexpr std::string_view kCategories =
     R"({"name":"Code Type","color":"red","subcategories":["Other"]},)"
     R"({"name":"Opcodes","color":"magenta","subcategories":["Other"]},)"
     R"({"name":"Exception","color":"lightblue","subcategories":["Other"]}])";
+// Appended only when a stack ends in a wait leaf (--wait-reasons): without them the
+// profile stays byte for byte what CPython writes.
+constexpr std::string_view kWaitCategories =
+    R"({"name":"Lock","color":"brown","subcategories":["Other"]},)"
+    R"({"name":"Network/I/O","color":"lightgreen","subcategories":["Other"]},)"
+    R"({"name":"Sleep","color":"darkgray","subcategories":["Other"]},)"
+    R"({"name":"Idle","color":"transparent","subcategories":["Other"]}])";
 
 constexpr std::string_view kOpcodeSchema =
     R"([{"name":"Opcode","display":["marker-table","marker-chart"],)"
@@ -180,7 +187,19 @@ Status ProfileStreamer::meta() {
     m.key("oscpu").string(abi_);
     m.key("platform").string(platform_);
     m.key("processType").integer(0);
-    m.key("categories").raw(kCategories);
+    bool waits = false;
+    for (const auto& th : impl_.threads)
+        for (uint8_t c : th->stackCategory)
+            waits = waits || c >= kLockCategory;
+    if (waits) {
+        // kCategories without its closing bracket, then the wait categories.
+        std::string all(kCategories.substr(0, kCategories.size() - 1));
+        all += ",";
+        all += kWaitCategories;
+        m.key("categories").raw(all);
+    } else {
+        m.key("categories").raw(kCategories);
+    }
     m.key("stackwalk").integer(0);
     m.key("toolkit").string("");
     m.key("version").integer(32);

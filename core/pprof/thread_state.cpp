@@ -1,6 +1,7 @@
 #include "core/pprof/thread_state.h"
 
 #include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
 
 namespace gilscope::pprof {
 
@@ -10,7 +11,21 @@ ThreadState threadStateOf(uint32_t status, bool gcOnStack) {
     if (status & ThreadStatus::HasGil) return ThreadState::Gil;
     if (status & ThreadStatus::GilRequested) return ThreadState::Wait;
     if (status & ThreadStatus::Unknown) return ThreadState::Unknown;
-    return (status & ThreadStatus::OnCpu) ? ThreadState::Cpu : ThreadState::Idle;
+    if (status & ThreadStatus::OnCpu) return ThreadState::Cpu;
+    switch (waitKindOf(waitReasonOf(status))) {
+    case WaitKind::Lock:
+        return ThreadState::Lock;
+    case WaitKind::Io:
+        return ThreadState::Io;
+    case WaitKind::Poll:
+        return ThreadState::Poll;
+    case WaitKind::Sleep:
+        return ThreadState::Sleep;
+    case WaitKind::None:
+    case WaitKind::Other:
+        break;
+    }
+    return ThreadState::Idle;
 }
 
 std::string_view threadStateName(ThreadState state) {
@@ -27,6 +42,14 @@ std::string_view threadStateName(ThreadState state) {
         return "cpu";
     case ThreadState::Idle:
         return "idle";
+    case ThreadState::Lock:
+        return "lock";
+    case ThreadState::Io:
+        return "i/o";
+    case ThreadState::Poll:
+        return "poll";
+    case ThreadState::Sleep:
+        return "sleep";
     case ThreadState::Unknown:
         break;
     }

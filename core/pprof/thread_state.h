@@ -8,15 +8,29 @@ namespace gilscope::pprof {
 // The thread_state label of a pprof sample: one value per sample, so an engine can
 // select by it. Values are chosen so that none contains another (`go tool pprof
 // -tagfocus` matches a regular expression anywhere in the value): "wait" is waiting
-// for the GIL.
-enum class ThreadState : uint8_t { Unknown, Gc, Exception, Gil, Wait, Cpu, Idle };
-inline constexpr int kThreadStateCount = 7;
+// for the GIL, and I/O is "i/o" ("io" is inside "exception").
+enum class ThreadState : uint8_t {
+    Unknown,
+    Gc,
+    Exception,
+    Gil,
+    Wait,
+    Cpu,
+    Idle,
+    Lock,
+    Io,
+    Poll,
+    Sleep
+};
+inline constexpr int kThreadStateCount = 11;
 
 // The first that applies: a <GC> frame on the stack, an active exception, holding the
-// GIL, waiting for it, on CPU, off CPU. Unknown (no label) when the recording did not
-// probe the CPU state and none of the others holds (wall mode).
+// GIL, waiting for it, on CPU, off CPU waiting on a lock, on I/O, polling, asleep, off CPU
+// for another reason. Unknown (no label) when the recording did not probe the CPU state
+// and none of the others holds (wall mode).
 ThreadState threadStateOf(uint32_t status, bool gcOnStack);
-// "gc", "exception", "gil", "wait", "cpu", "idle"; empty for Unknown.
+// "gc", "exception", "gil", "wait", "cpu", "idle", "lock", "i/o", "poll", "sleep"; empty
+// for Unknown.
 std::string_view threadStateName(ThreadState state);
 
 } // namespace gilscope::pprof

@@ -1,5 +1,7 @@
 #include "core/sample/wait_reason.h"
 
+#include <iterator>
+
 namespace gilscope {
 
 namespace {
@@ -26,6 +28,26 @@ std::string_view waitReasonLabel(WaitReason r) {
     return i < kWaitReasonCount ? kNames[i].label : "Unknown wait";
 }
 
+std::optional<WaitReason> waitReasonOfFrame(std::string_view file, std::string_view name) {
+    if (file != "~" || !name.starts_with('<') || !name.ends_with('>')) return std::nullopt;
+    name = name.substr(1, name.size() - 2);
+    const auto verb = [&](std::string_view v) {
+        return name == v ||
+               (name.starts_with(v) && name.size() > v.size() && name[v.size()] == ' ');
+    };
+    if (name == "lock wait") return WaitReason::Lock;
+    if (verb("read")) return WaitReason::IoRead;
+    if (verb("write")) return WaitReason::IoWrite;
+    if (verb("connect")) return WaitReason::Connect;
+    if (verb("accept")) return WaitReason::Accept;
+    if (name == "poll") return WaitReason::Poll;
+    if (name == "sleep") return WaitReason::Sleep;
+    if (name == "child wait") return WaitReason::ChildWait;
+    if (verb("syscall") || name == "stopped") return WaitReason::Other;
+    if (name == "unknown wait") return WaitReason::Unknown;
+    return std::nullopt;
+}
+
 WaitKind waitKindOf(WaitReason r) {
     switch (r) {
     case WaitReason::None:
@@ -47,6 +69,19 @@ WaitKind waitKindOf(WaitReason r) {
         return WaitKind::Other;
     }
     return WaitKind::Other;
+}
+
+uint8_t compactStatus(uint32_t status) {
+    return uint8_t((status & 0x1Fu) | uint32_t(waitKindOf(waitReasonOf(status))) << 5);
+}
+
+uint32_t expandStatus(uint8_t compact) {
+    static constexpr WaitReason kOfKind[] = {WaitReason::None,   WaitReason::Lock,
+                                             WaitReason::IoRead, WaitReason::Poll,
+                                             WaitReason::Sleep,  WaitReason::Other};
+    const uint32_t kind = compact >> 5;
+    return withWaitReason(compact & 0x1Fu,
+                          kind < std::size(kOfKind) ? kOfKind[kind] : WaitReason::Unknown);
 }
 
 } // namespace gilscope

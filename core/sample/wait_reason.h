@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace gilscope {
@@ -43,9 +44,22 @@ std::string_view waitReasonName(WaitReason r);
 // "Lock wait", "I/O read", ... (the window).
 std::string_view waitReasonLabel(WaitReason r);
 
+// The reason a wait leaf pseudo-frame names ("<lock wait>", "<read TCP 10.0.0.5:5432>",
+// "<sleep>", see remote::WaitFrames), with its file "~"; nullopt for any other frame. A
+// replayed .bin (which keeps frames, not the status word's reason) gets its reasons back
+// from these.
+std::optional<WaitReason> waitReasonOfFrame(std::string_view filename, std::string_view funcname);
+
 // The families the views colour and filter by: I/O read, write, connect and accept are
 // one "I/O"; child waits and other system calls are "other".
 enum class WaitKind : uint8_t { None, Lock, Io, Poll, Sleep, Other };
 WaitKind waitKindOf(WaitReason r);
+
+// One byte for a sample's state where a store keeps one per sample (the analysis model):
+// CPython's bits 0-4 as they are, and the wait's kind in bits 5-7 in place of MainThread
+// (bit 5), which belongs to the thread, not to the sample. expandStatus gives a status
+// word with the same bits 0-4 and a reason of the same kind.
+uint8_t compactStatus(uint32_t status);
+uint32_t expandStatus(uint8_t compact);
 
 } // namespace gilscope

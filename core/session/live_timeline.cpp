@@ -1,6 +1,7 @@
 #include "core/session/live_timeline.h"
 
 #include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
 
 #include <algorithm>
 
@@ -13,6 +14,9 @@ void TimelineBucket::merge(const TimelineBucket& other) {
     onCpu += other.onCpu;
     gc += other.gc;
     exception += other.exception;
+    lockWait += other.lockWait;
+    ioWait += other.ioWait;
+    sleepPoll += other.sleepPoll;
 }
 
 LiveTimeline::LiveTimeline(LiveTimelineOptions options)
@@ -60,6 +64,21 @@ TimelineBucket LiveTimeline::classify(const SampleBatch& batch) {
                     ? 1
                     : 0;
     sample.exception = (batch.status & ThreadStatus::HasException) ? 1 : 0;
+    switch (waitKindOf(waitReasonOf(batch.status))) {
+    case WaitKind::Lock:
+        sample.lockWait = 1;
+        break;
+    case WaitKind::Io:
+        sample.ioWait = 1;
+        break;
+    case WaitKind::Poll:
+    case WaitKind::Sleep:
+        sample.sleepPoll = 1;
+        break;
+    case WaitKind::None:
+    case WaitKind::Other:
+        break;
+    }
     return sample;
 }
 

@@ -20,6 +20,10 @@ struct TimelineBucket {
     uint32_t onCpu = 0;
     uint32_t gc = 0;        // a <GC> frame was on the stack
     uint32_t exception = 0; // the thread was handling an exception
+    // Off CPU, and why (WaitReason's kinds; I/O includes connect and accept).
+    uint32_t lockWait = 0;
+    uint32_t ioWait = 0;
+    uint32_t sleepPoll = 0; // asleep, or an event loop waiting for readiness
 
     void merge(const TimelineBucket& other);
 };

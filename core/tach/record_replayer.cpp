@@ -1,5 +1,6 @@
 #include "core/tach/record_replayer.h"
 
+#include "core/sample/wait_reason.h"
 #include "core/tach/file_io.h"
 #include "core/tach/tach_format.h"
 #include "core/tach/varint.h"
@@ -104,6 +105,18 @@ Status RecordReplayer::emit(const ThreadState& ts, uint8_t status) {
     batch.threadId = ts.threadId;
     batch.interpreterId = ts.interpreterId;
     batch.status = status;
+    if (!frames_.empty()) {
+        const FrameId leaf = frames_.front();
+        if (leaf >= waitOfFrame_.size()) waitOfFrame_.resize(size_t(leaf) + 1, -1);
+        if (waitOfFrame_[leaf] < 0) {
+            const FrameInfo& f = registry_.frame(leaf);
+            const auto reason =
+                waitReasonOfFrame(registry_.string(f.filename), registry_.string(f.funcname));
+            waitOfFrame_[leaf] = reason ? int8_t(int(*reason) + 1) : 0;
+        }
+        if (waitOfFrame_[leaf] > 0)
+            batch.status = withWaitReason(status, WaitReason(waitOfFrame_[leaf] - 1));
+    }
     batch.frames = frames_;
     batch.timestampsUs = timestamps_;
     sink_->addBatch(batch);

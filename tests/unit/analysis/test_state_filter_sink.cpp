@@ -6,6 +6,7 @@
 #include "core/analysis/profile_model.h"
 #include "core/analysis/state_filter_sink.h"
 #include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
 #include "tests/support/synthetic_feed.h"
 
 #include <QTest>
@@ -39,7 +40,11 @@ void feedRecording(SampleSink& sink) {
             feed.add(1, TS::HasGil | TS::OnCpu, {gc, work}, {t});
         else
             feed.add(1, TS::HasGil | TS::OnCpu, {work}, {t});
-        uint32_t status = i % 3 == 0 ? TS::GilRequested : 0;
+        // Off CPU otherwise: on a lock, then a read and a sleep in turn.
+        uint32_t status =
+            i % 3 == 0   ? TS::GilRequested
+            : i % 3 == 1 ? withWaitReason(0, WaitReason::Lock)
+                         : withWaitReason(0, i % 2 == 0 ? WaitReason::IoRead : WaitReason::Sleep);
         if (i % 7 == 0) status |= TS::HasException;
         feed.add(2, status, {wait}, {t});
         if (i >= 100 && i < 200 && i % 10 == 0) {
@@ -91,6 +96,10 @@ private slots:
         // Holders at the 100 contended ticks: thread 1 always, thread 3 in ticks 100-199
         // that are multiples of three (33 of them).
         QCOMPARE(count(StateFilter::GilContention), uint64_t(100 + 33));
+        QCOMPARE(count(StateFilter::LockWait), uint64_t(100));
+        QCOMPARE(count(StateFilter::IoWait), uint64_t(50));
+        QCOMPARE(count(StateFilter::Sleep), uint64_t(50));
+        QCOMPARE(count(StateFilter::Poll), uint64_t(0));
     }
 };
 

@@ -5,6 +5,7 @@
 
 #include "core/gecko/gecko_collector.h"
 #include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
 #include "core/util/temp_dir.h"
 #include "tests/support/file_size_limit.h"
 #include "tests/support/shared_dir.h"
@@ -276,6 +277,47 @@ private slots:
         }
         QCOMPARE(e.profile["meta"]["categories"][2]["name"].get<std::string>(),
                  std::string("Native"));
+    }
+
+    // A wait leaf (--wait-reasons) puts its samples in a wait category, which the
+    // profile then lists; without one the categories stay CPython's nine.
+    void waitLeavesHaveCategories() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        const FrameId work = feed.frame("app.py", 3, "work");
+        const FrameId lock = feed.frame("~", 0, "<lock wait>");
+        const FrameId recv = feed.frame("~", 0, "<read TCP 10.0.0.5:5432>");
+        feed.add(1, withWaitReason(0, WaitReason::Lock), {lock, work}, {1000});
+        feed.add(1, withWaitReason(0, WaitReason::IoRead), {recv, work}, {2000});
+        feed.add(1, TS::HasGil | TS::OnCpu, {work}, {3000});
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        const json& cats = e.profile["meta"]["categories"];
+        QCOMPARE(cats.size(), size_t(13));
+        QCOMPARE(cats[9]["name"].get<std::string>(), std::string("Lock"));
+        QCOMPARE(cats[10]["name"].get<std::string>(), std::string("Network/I/O"));
+        const json& th = e.profile["threads"][0];
+        const json& stacks = th["stackTable"];
+        const json& samples = th["samples"];
+        const json& strings = e.profile["shared"]["stringArray"];
+        std::set<int> seen;
+        for (size_t i = 0; i < samples["length"].get<size_t>(); ++i) {
+            const size_t stack = samples["stack"][i].get<size_t>();
+            const size_t frame = stacks["frame"][stack].get<size_t>();
+            const size_t func = th["frameTable"]["func"][frame].get<size_t>();
+            const std::string name = strings[th["funcTable"]["name"][func].get<size_t>()];
+            const int category = stacks["category"][stack].get<int>();
+            seen.insert(category);
+            QCOMPARE(category, name == "<lock wait>" ? 9 : name.starts_with("<read") ? 10 : 1);
+        }
+        QCOMPARE(seen.size(), size_t(3));
+
+        GeckoCollector plain;
+        SyntheticFeed plainFeed(plain);
+        plainFeed.add(1, TS::OnCpu, {plainFeed.frame("app.py", 3, "work")}, {1000});
+        Exported p = exportAndCheck(plain);
+        VERIFY_EXPORTED(p);
+        QCOMPARE(p.profile["meta"]["categories"].size(), size_t(9));
     }
 
     void markerStateMachine() {

@@ -5,6 +5,7 @@
 #include "core/pprof/pprof_sink.h"
 #include "core/pprof/profile.pb.h"
 #include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
 #include "tests/support/synthetic_feed.h"
 
 #include <QTest>
@@ -138,6 +139,15 @@ private slots:
         QTest::newRow("idle") << uint32_t{0} << false << "idle";
         QTest::newRow("unknown") << Unknown << false << "";
         QTest::newRow("gil, cpu unknown") << (HasGil | Unknown) << false << "gil";
+        // Off CPU: why, where the kernel said (values none of which holds another).
+        QTest::newRow("lock") << withWaitReason(0, WaitReason::Lock) << false << "lock";
+        QTest::newRow("read") << withWaitReason(0, WaitReason::IoRead) << false << "i/o";
+        QTest::newRow("connect") << withWaitReason(0, WaitReason::Connect) << false << "i/o";
+        QTest::newRow("poll") << withWaitReason(0, WaitReason::Poll) << false << "poll";
+        QTest::newRow("sleep") << withWaitReason(0, WaitReason::Sleep) << false << "sleep";
+        QTest::newRow("child") << withWaitReason(0, WaitReason::ChildWait) << false << "idle";
+        QTest::newRow("gil before lock")
+            << withWaitReason(HasGil, WaitReason::Lock) << false << "gil";
     }
     void threadStatesTakeTheFirstThatApplies() {
         QFETCH(uint32_t, status);

@@ -8,6 +8,7 @@
 #include "core/remote/remote_objects.h"
 #include "core/remote/syscall_wait.h"
 #include "core/remote/thread_state_probe.h"
+#include "core/remote/wait_frames.h"
 #include "core/sample/thread_status.h"
 #include "tests/support/layout_bounds.h"
 #include "tests/support/python_interpreters.h"
@@ -378,6 +379,21 @@ private slots:
         QCOMPARE(status & 0xFFu, ThreadStatus::HasGil | ThreadStatus::MainThread);
         QCOMPARE(waitReasonOf(status), WaitReason::IoWrite);
         QCOMPARE(waitReasonOf(0xF00u), WaitReason::Unknown);
+        // Every leaf name the reader writes is read back as its reason (a .bin replay).
+        for (int i = 1; i < kWaitReasonCount; ++i) {
+            const auto reason = WaitReason(i);
+            for (std::string_view target :
+                 {std::string_view(), std::string_view("TCP 1.2.3.4:5")}) {
+                remote::SyscallWait w{reason, 3, "recvfrom", 45};
+                const std::string name = remote::WaitFrames::frameName(w, target);
+                const auto back = waitReasonOfFrame("~", name);
+                QVERIFY2(back && *back == reason, name.c_str());
+                QVERIFY(!waitReasonOfFrame("app.py", name)); // a real function's file
+            }
+        }
+        QVERIFY(!waitReasonOfFrame("~", "<GC>"));
+        QVERIFY(!waitReasonOfFrame("~", "<reader>"));
+        QVERIFY(!waitReasonOfFrame("~", "<"));
     }
 
     void fdDescriptions() {

@@ -1,6 +1,7 @@
 // LiveTimeline fed with synthetic batches: shares per bucket, <GC> detection, bounded
 // memory by halving resolution, and snapshots taken while a producer runs.
 #include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
 #include "core/session/live_timeline.h"
 #include "tests/support/synthetic_feed.h"
 
@@ -46,24 +47,35 @@ private slots:
         f.add(7, GilRequested | MainThread, {fr.work}, {10'900});
         // Bucket 2 of thread 9: one GC sample, two timestamps in one batch.
         f.add(9, HasGil, {fr.gc, fr.work}, {12'100, 12'200});
+        // Bucket 1 of thread 7: off CPU, on a lock, in a read and asleep.
+        f.add(7, withWaitReason(MainThread, WaitReason::Lock), {fr.work}, {11'000});
+        f.add(7, withWaitReason(MainThread, WaitReason::IoRead), {fr.work}, {11'100});
+        f.add(7, withWaitReason(MainThread, WaitReason::Sleep), {fr.work}, {11'200});
+        f.add(7, withWaitReason(MainThread, WaitReason::Poll), {fr.work}, {11'300});
         t.finish({});
 
         const TimelineSnapshot s = t.snapshot();
         QCOMPARE(s.originUs, uint64_t(10'000));
         QCOMPARE(s.bucketUs, uint64_t(1000));
         QCOMPARE(s.spanUs, uint64_t(2'200));
-        QCOMPARE(s.samples, uint64_t(5));
+        QCOMPARE(s.samples, uint64_t(9));
         QVERIFY(s.finished);
         QCOMPARE(s.threads.size(), size_t(2));
         const ThreadTimeline& main = s.threads[0];
         QCOMPARE(main.threadId, uint64_t(7));
         QVERIFY(main.mainThread);
-        QCOMPARE(main.buckets.size(), size_t(1));
+        QCOMPARE(main.buckets.size(), size_t(2));
         QCOMPARE(main.buckets[0].samples, 3u);
         QCOMPARE(main.buckets[0].hasGil, 2u);
         QCOMPARE(main.buckets[0].gilRequested, 1u);
         QCOMPARE(main.buckets[0].onCpu, 2u);
         QCOMPARE(main.buckets[0].gc, 0u);
+        QCOMPARE(main.buckets[0].lockWait + main.buckets[0].ioWait + main.buckets[0].sleepPoll, 0u);
+        QCOMPARE(main.buckets[1].samples, 4u);
+        QCOMPARE(main.buckets[1].lockWait, 1u);
+        QCOMPARE(main.buckets[1].ioWait, 1u);
+        QCOMPARE(main.buckets[1].sleepPoll, 2u);
+        QCOMPARE(main.buckets[1].onCpu, 0u);
         const ThreadTimeline& other = s.threads[1];
         QVERIFY(!other.mainThread);
         QCOMPARE(other.samples, uint64_t(2));
