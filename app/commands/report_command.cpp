@@ -39,12 +39,16 @@ int runReport(const QStringList& args) {
                     "Percentages are of the samples the filters keep.");
     QCommandLineParser& parser = cli.parser();
     parser.addPositionalArgument("input", "The .bin file.");
-    const QCommandLineOption by("by", "Rows per function (default) or per source line.",
-                                "function|line", "function");
+    const QCommandLineOption by("by",
+                                "Rows per function (default), per source line, or per wait "
+                                "(recorded with --wait-reasons: time per lock, socket peer, "
+                                "sleep... and the call site that waits there most).",
+                                "function|line|wait", "function");
     const QCommandLineOption mode(
         "mode",
         "Which thread-samples to count: all (wall clock, default), cpu (on CPU), gil (holding "
-        "the GIL), gil-wait (waiting for the GIL), exception, gc.",
+        "the GIL), gil-wait (waiting for the GIL), exception, gc, and off CPU: lock, io, poll, "
+        "sleep.",
         "mode", "all");
     const QCommandLineOption thread("thread", "Only this thread (OS thread id); repeatable.",
                                     "TID");
@@ -71,8 +75,10 @@ int runReport(const QStringList& args) {
     const QString byValue = parser.value(by);
     if (byValue == "line")
         options.by = ReportBy::Line;
+    else if (byValue == "wait")
+        options.by = ReportBy::Wait;
     else if (byValue != "function")
-        return cli.usageError("--by must be function or line, not \"" + byValue + "\"");
+        return cli.usageError("--by must be function, line or wait, not \"" + byValue + "\"");
     if (auto s = parseReportSort(parser.value(sort).toStdString()))
         options.sort = *s;
     else
@@ -86,7 +92,8 @@ int runReport(const QStringList& args) {
     ProfileFilter filter;
     const auto state = parseStateFilter(parser.value(mode).toStdString());
     if (!state || *state == StateFilter::GilContention)
-        return cli.usageError("--mode must be all, cpu, gil, gil-wait, exception or gc, not \"" +
+        return cli.usageError("--mode must be all, cpu, gil, gil-wait, exception, gc, lock, io, "
+                              "poll or sleep, not \"" +
                               parser.value(mode) + "\"");
     filter.state = *state;
     if (parser.isSet(contention)) {

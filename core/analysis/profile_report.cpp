@@ -1,10 +1,12 @@
 #include "core/analysis/profile_report.h"
 
 #include "core/analysis/profile_views.h"
+#include "core/sample/wait_reason.h"
 #include "core/util/utf8.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace gilscope {
 
@@ -17,18 +19,59 @@ std::optional<ReportSort> parseReportSort(std::string_view name) {
     return std::nullopt;
 }
 
+namespace {
+
+// One row per wait leaf function: its samples (always its own: a leaf), and the caller
+// node's function and line that waits there most.
+std::vector<ReportRow> waitRows(const ProfileSnapshot& s) {
+    std::map<uint32_t, ReportRow> byFunc;
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> sites; // (wait func, caller line)
+    for (size_t n = 1; n < s.nodes.size() && n < s.selfCounts.size(); ++n) {
+        const uint64_t count = s.selfCounts[n];
+        const StackNode& node = s.nodes[n];
+        if (count == 0 || node.func >= s.functions.size()) continue;
+        const FunctionInfo& f = s.functions[node.func];
+        if (!waitReasonOfFrame(f.file, f.name)) continue;
+        ReportRow& row = byFunc[node.func];
+        row.function = f.name;
+        row.file = f.file;
+        row.line = 0;
+        row.own += count;
+        row.total += count;
+        if (node.parent != 0 && node.parent < s.nodes.size())
+            sites[{node.func, s.nodes[node.parent].line}] += count;
+    }
+    for (const auto& [key, count] : sites) {
+        ReportRow& row = byFunc[key.first];
+        if (count <= row.callSiteSamples || key.second >= s.lines.size()) continue;
+        const LineKey& line = s.lines[key.second];
+        if (line.func >= s.functions.size()) continue;
+        const FunctionInfo& caller = s.functions[line.func];
+        row.callSite = caller.file + ":" + std::to_string(line.line) + "(" + caller.name + ")";
+        row.callSiteSamples = count;
+    }
+    std::vector<ReportRow> rows;
+    for (auto& [func, row] : byFunc)
+        rows.push_back(std::move(row));
+    return rows;
+}
+
+} // namespace
+
 std::vector<ReportRow> reportRows(const ProfileSnapshot& s, const ReportOptions& options) {
     std::vector<ReportRow> rows;
-    if (options.by == ReportBy::Function) {
+    if (options.by == ReportBy::Wait) {
+        rows = waitRows(s);
+    } else if (options.by == ReportBy::Function) {
         for (const FunctionRow& r : functionTable(s)) {
             const FunctionInfo& f = s.functions[r.func];
-            rows.push_back({f.name, f.file, f.firstLine, r.own, r.total});
+            rows.push_back({f.name, f.file, f.firstLine, r.own, r.total, {}, 0});
         }
     } else {
         for (const LineRow& r : lineTable(s)) {
             const LineKey& k = s.lines[r.line];
             const FunctionInfo& f = s.functions[k.func];
-            rows.push_back({f.name, f.file, k.line, r.own, r.total});
+            rows.push_back({f.name, f.file, k.line, r.own, r.total, {}, 0});
         }
     }
     auto tie = [](const ReportRow& a, const ReportRow& b) {
@@ -136,6 +179,23 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
         out += "No samples match.\n";
         return out + threadList(s);
     }
+    if (options.by == ReportBy::Wait) {
+        std::snprintf(buf, sizeof buf, "%10s %9s %10s  %-40s %s\n", "nsamples", "sample%",
+                      "time (s)", "waiting in", "most from (share of that wait)");
+        out += buf;
+        for (const ReportRow& r : rows) {
+            std::snprintf(buf, sizeof buf, "%10llu %9.1f %10.3f  %-40s ",
+                          static_cast<unsigned long long>(r.own), pct(r.own, s.matchedSamples),
+                          seconds(s, r.own), escapeForDisplay(r.function).c_str());
+            out += buf;
+            if (!r.callSite.empty()) {
+                std::snprintf(buf, sizeof buf, " (%.0f%%)", pct(r.callSiteSamples, r.own));
+                out += escapeForDisplay(r.callSite) + buf;
+            }
+            out += "\n";
+        }
+        return out + threadList(s);
+    }
     std::snprintf(buf, sizeof buf, "%15s %9s %12s %9s %12s  %s\n", "nsamples", "sample%",
                   "tottime (s)", "cumul%", "cumtime (s)",
                   options.by == ReportBy::Line ? "filename:lineno(function)"
@@ -157,7 +217,9 @@ nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<Re
                                   const ReportOptions& options) {
     nlohmann::ordered_json j;
     j["mode"] = std::string(stateFilterName(s.filter.state));
-    j["by"] = options.by == ReportBy::Line ? "line" : "function";
+    j["by"] = options.by == ReportBy::Line   ? "line"
+              : options.by == ReportBy::Wait ? "wait"
+                                             : "function";
     if (s.filter.hasRange) {
         j["range_start_s"] =
             s.filter.startUs > s.originUs ? (s.filter.startUs - s.originUs) / 1e6 : 0.0;
@@ -181,6 +243,11 @@ nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<Re
         o["total"] = r.total;
         o["own_pct"] = pct(r.own, s.matchedSamples);
         o["total_pct"] = pct(r.total, s.matchedSamples);
+        if (options.by == ReportBy::Wait) {
+            o["call_site"] = r.callSite.empty() ? nlohmann::ordered_json(nullptr)
+                                                : nlohmann::ordered_json(sanitizeUtf8(r.callSite));
+            o["call_site_samples"] = r.callSiteSamples;
+        }
         arr.push_back(std::move(o));
     }
     j["all_threads"] = nlohmann::ordered_json::array();

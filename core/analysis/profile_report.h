@@ -13,7 +13,9 @@
 namespace gilscope {
 
 // The top-functions (or top-lines) table of `gilscope report`, as rows ready to print.
-enum class ReportBy { Function, Line };
+// Wait: one row per wait leaf (--wait-reasons: "<lock wait>", "<read TCP 10.0.0.5:5432>"),
+// with the call site that waits there most.
+enum class ReportBy { Function, Line, Wait };
 enum class ReportSort { Own, Total, Name, File };
 
 std::optional<ReportSort> parseReportSort(std::string_view name); // own|total|name|file
@@ -25,6 +27,9 @@ struct ReportRow {
     int32_t line = -1; // function: first line seen; line: the line
     uint64_t own = 0;
     uint64_t total = 0;
+    // Wait rows: where the Python code waits there most, and its samples there.
+    std::string callSite;
+    uint64_t callSiteSamples = 0;
 };
 
 struct ReportOptions {

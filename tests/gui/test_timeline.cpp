@@ -427,7 +427,7 @@ private slots:
         QVERIFY2(session, session ? "" : session.error().message.c_str());
         (*session)->startSampling();
         TimelineWidget w;
-        w.resize(1200, 900);
+        w.resize(1200, 1300); // seven threads, each with its eight lanes shown
         w.show();
         // Until every thread was seen, in-except with an exception, and names were read:
         // Python's own (threading's registry) on every version; 3.14+ also names the OS's.

@@ -138,6 +138,52 @@ private slots:
         QVERIFY2(misplacedPct <= kMaxMisplacedPct, qPrintable(QString::number(misplacedPct)));
         QVERIFY2(child > 0 && childPct >= 95, qPrintable(QString::number(childPct)));
     }
+
+    // A .bin keeps the waits as leaf frames (its status byte has no room): `report --by
+    // wait` lists them with their call sites, and `--mode lock` counts what they say.
+    void reportByWaitFromABin() {
+        const QList<Interpreter> found = findInterpreters();
+        if (found.isEmpty()) QSKIP("no interpreter");
+        const Interpreter& interpreter = found.last();
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString gate = dir.filePath("go");
+        TargetOptions options;
+        options.args = {"2", gate};
+        options.bindDirs = {dir.path()};
+        TargetProcess target(interpreter, "wait_reasons.py", options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString bin = dir.filePath("out.bin");
+        const RunResult r = runGatedGilscope({"attach", "-a", "--wait-reasons", "--binary", "-o",
+                                              bin, QString::number(target.pid())},
+                                             dir.path(), gate);
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+
+        const RunResult byWait = runGilscope({"report", "--by", "wait", "--json", bin});
+        QVERIFY2(byWait.exitCode == 0, qPrintable(describe(byWait)));
+        const QJsonObject j = QJsonDocument::fromJson(byWait.outBytes).object();
+        qint64 lockSamples = 0;
+        QStringList waits;
+        for (const QJsonValue& v : j["rows"].toArray()) {
+            const QJsonObject row = v.toObject();
+            waits << row["function"].toString();
+            if (row["function"].toString() == "<lock wait>") {
+                lockSamples = row["own"].toInteger();
+                QVERIFY2(row["call_site"].toString().contains("("),
+                         qPrintable(row["call_site"].toString()));
+            }
+        }
+        qInfo("%s: waits %s", qPrintable(interpreter.label), qPrintable(waits.join(", ")));
+        for (const char* want : {"<lock wait>", "<child wait>", "<sleep>", "<poll>"})
+            QVERIFY2(waits.contains(want), want);
+        QVERIFY(lockSamples > 0);
+
+        const RunResult lock = runGilscope({"report", "--mode", "lock", "--json", bin});
+        QVERIFY2(lock.exitCode == 0, qPrintable(describe(lock)));
+        const QJsonObject l = QJsonDocument::fromJson(lock.outBytes).object();
+        QCOMPARE(l["matched_samples"].toInteger(), lockSamples);
+        QVERIFY(!l.contains("unavailable"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestWaitReasons)
