@@ -9,8 +9,8 @@ worker_loop runs these phases in round-robin, each timed with time.perf_counter:
   phase_compute  arithmetic for 3 ms, on a CPU                             (no wait frame)
 and wait_child waits all along for a child process that lives as long as its stdin pipe.
 
-Runs argv[1] seconds once argv[2] (a path) exists, then prints "PHASES <json>" (seconds per
-phase) and exits.
+Runs argv[1] seconds (default 30) once argv[2] (a path, optional) exists, then prints
+"PHASES <json>" (seconds per phase) and exits.
 
 READY json: {"phases": [names], "port": server port, "child": child pid}
 """
@@ -111,11 +111,11 @@ def main():
     threading.Thread(target=wait_child, args=(child,), name="child-waiter",
                      daemon=True).start()
     ready(phases=[f.__name__ for f in PHASES], port=port, child=child.pid)
-    while not os.path.exists(sys.argv[2]):
+    while len(sys.argv) > 2 and not os.path.exists(sys.argv[2]):
         time.sleep(0.005)
     spent = {f.__name__: 0.0 for f in PHASES}
     ctx = {"client": client, "pipe": pipe_r}
-    worker = threading.Thread(target=worker_loop, args=(ctx, float(sys.argv[1]), spent),
+    worker = threading.Thread(target=worker_loop, args=(ctx, float(sys.argv[1]) if len(sys.argv) > 1 else 30.0, spent),
                               name="worker")
     worker.start()
     worker.join()
