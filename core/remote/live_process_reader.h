@@ -121,7 +121,7 @@ private:
     // The thread state's current-frame word (tstate_): part of UnchangedStacks' key.
     uint64_t frameWord() const;
     // The leaf pseudo-frame for an off-CPU thread (ReadOptions::waitFrames).
-    FrameId waitFrame(uint64_t tid, const SyscallWait& wait);
+    FrameId waitFrame(uint64_t tid, const ThreadStateProbe::State& kernel);
     // --async-aware: stacks of asyncio tasks instead of threads (live_async_read.cpp).
     ReadOutcome readAsync(std::vector<ThreadStack>& out, size_t& count);
     bool readRunningTask(uint64_t tstateAddr, uint64_t threadId);
@@ -141,7 +141,12 @@ private:
     FrameWalker walker_;
     ThreadStateProbe threadState_;
     WaitFrames waitFrames_;
-    std::unique_ptr<KernelTaskRuns> taskRuns_; // stillProcesses
+    struct LastWait {
+        uint64_t record = 0; // the kernel's record it was made from (0: made from none)
+        FrameId frame = 0;
+    };
+    std::unordered_map<uint64_t, LastWait> lastWait_; // by thread id
+    std::unique_ptr<KernelTaskRuns> taskRuns_;        // stillProcesses
     std::unique_ptr<StillProcess> still_;
     const ThreadStack* lastOut_ = nullptr; // the last good read's output (the caller's
     size_t lastCount_ = 0;                 // vector) and length, which reuseLastSample uses

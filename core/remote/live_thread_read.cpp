@@ -53,13 +53,23 @@ uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId) {
     return static_cast<uint64_t>(tid);
 }
 
-FrameId LiveProcessReader::waitFrame(uint64_t tid, const SyscallWait& wait) {
+FrameId LiveProcessReader::waitFrame(uint64_t tid, const ThreadStateProbe::State& kernel) {
+    // The same record as at the last sample (call, arguments, stack pointer and pc): still
+    // the same blocked call, so the same frame, with no look at the fd. A thread blocked
+    // on a socket for a minute is described once, not at every tick.
+    auto& last = lastWait_[tid];
+    if (last.record == kernel.record && last.record != 0) return last.frame;
+    const SyscallWait& wait = kernel.wait;
     std::string target = waitFrames_.describeFd(wait);
     // The fd was looked at after the kernel's record: if the thread has left that call
     // since, the number may name another object now. Say only the reason then, never a
     // wrong peer.
-    if (!target.empty() && threadState_.read(tid).wait != wait) target.clear();
-    return waitFrames_.frame(WaitFrames::frameName(wait, target));
+    const bool moved = !target.empty() && threadState_.read(tid).wait != wait;
+    if (moved) target.clear();
+    const FrameId frame = waitFrames_.frame(WaitFrames::frameName(wait, target));
+    if (lastWait_.size() > 4096) lastWait_.clear(); // threads come and go: bounded
+    lastWait_[tid] = {moved ? 0 : kernel.record, frame};
+    return frame;
 }
 
 uint64_t LiveProcessReader::frameWord() const {
@@ -113,7 +123,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         : interp.threadsMain             ? addr == interp.threadsMain
                                          : isMainInterp && stack.threadId == uint64_t(pid_);
     if (isMainThread) status |= ThreadStatus::MainThread;
-    SyscallWait wait; // why it is off CPU, when it is and the state was probed
+    ThreadStateProbe::State waitState; // why it is off CPU, when it is and was probed
     bool waiting = false;
     if (!options_.cpuState && options_.mode != ProfilingMode::Cpu) {
         status |= ThreadStatus::Unknown;
@@ -141,8 +151,8 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         // A GIL wait is told by the interpreter; any other wait by the kernel's record.
         if (kernel.cpu == ThreadStateProbe::Cpu::Idle && !(status & ThreadStatus::GilRequested)) {
             waiting = true;
-            wait = kernel.wait;
-            status = withWaitReason(status, wait.reason);
+            waitState = kernel;
+            status = withWaitReason(status, kernel.wait.reason);
         }
     }
     stack.status = status;
@@ -156,7 +166,8 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         gc.line = gc.endLine = 0;
         stack.frames.push_back(registry_.internFrame(gc));
     }
-    if (waiting && options_.waitFrames) stack.frames.push_back(waitFrame(stack.threadId, wait));
+    if (waiting && options_.waitFrames)
+        stack.frames.push_back(waitFrame(stack.threadId, waitState));
     const size_t gcFrames = stack.frames.size(); // the synthetic leaves: <GC>, the wait
     // A thread that ran no Python since its last walk has the same frames (exact; see
     // UnchangedStacks): served without reading them. Other interpreters than the main

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iterator>
+#include <string_view>
 
 namespace gilscope::remote {
 
@@ -31,6 +33,7 @@ ThreadStateProbe::State ThreadStateProbe::parse(const char* text) {
     const long nr = std::strtol(text, &end, 10);
     if (end == text) return s; // not a format we know: Unknown
     s.cpu = Cpu::Idle;
+    s.record = std::hash<std::string_view>()(std::string_view(text));
     uint64_t args[6] = {};
     for (uint64_t& a : args) {
         const char* at = end;

@@ -21,6 +21,7 @@ public:
         Cpu cpu = Cpu::Unknown;
         uint64_t futexAddr = 0; // the futex word it sleeps on, 0 when not in futex()
         SyscallWait wait;       // off CPU: why, from the call and its arguments
+        uint64_t record = 0;    // a hash of the whole record (call, arguments, sp, pc)
     };
 
     explicit ThreadStateProbe(int pid) : files_(pid, "syscall") {}
