@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -60,49 +61,55 @@ void forEachLine(std::string_view text, F&& f) {
 }
 
 // tcp/udp tables: "sl local rem st tx:rx tr:tm retrnsmt uid timeout inode ...".
-std::string findInet(std::string_view table, std::string_view inode, bool v6, bool tcp) {
-    std::string out;
-    forEachLine(table, [&](std::string_view line) {
-        if (field(line, 9) != inode) return true;
-        const std::string local = formatAddress(field(line, 1), v6);
-        const std::string peer = formatAddress(field(line, 2), v6);
-        const bool noPeer = peer.empty() || peer.ends_with(":0");
-        const std::string_view proto = tcp ? "TCP" : "UDP";
-        // TCP state 0A is LISTEN: no peer, what it listens on says more.
-        if (local.empty() && peer.empty())
-            out = std::string(proto) + " socket"; // addresses we cannot read: none shown
-        else if (tcp && field(line, 3) == "0A")
-            out = std::string(proto) + " listen " + local;
-        else
-            out = std::string(proto) + " " + (noPeer ? local : peer);
-        return false;
-    });
-    return out;
+std::string describeInet(std::string_view line, bool v6, bool tcp) {
+    const std::string local = formatAddress(field(line, 1), v6);
+    const std::string peer = formatAddress(field(line, 2), v6);
+    const bool noPeer = peer.empty() || peer.ends_with(":0");
+    const std::string proto = tcp ? "TCP" : "UDP";
+    if (local.empty() && peer.empty()) return proto + " socket"; // addresses we cannot read
+    // TCP state 0A is LISTEN: no peer, what it listens on says more.
+    if (tcp && field(line, 3) == "0A") return proto + " listen " + local;
+    return proto + " " + (noPeer ? local : peer);
 }
 
 // unix: "Num RefCount Protocol Flags Type St Inode [Path]".
-std::string findUnix(std::string_view table, std::string_view inode) {
-    std::string out;
-    forEachLine(table, [&](std::string_view line) {
-        if (field(line, 6) != inode) return true;
-        const std::string_view path = field(line, 7);
-        out = path.empty() ? "Unix socket" : "Unix socket " + std::string(path);
-        return false;
+std::string describeUnix(std::string_view line) {
+    const std::string_view path = field(line, 7);
+    return path.empty() ? "Unix socket" : "Unix socket " + std::string(path);
+}
+
+// Every socket of the tables by inode, the first table that has it winning. Rows cut
+// short have no inode field and are passed over.
+void indexSockets(const FdDescriber::Tables& t, std::unordered_map<std::string, std::string>& out,
+                  size_t limit) {
+    auto inet = [&](std::string_view table, bool v6, bool tcp) {
+        forEachLine(table, [&](std::string_view line) {
+            const std::string_view inode = field(line, 9);
+            if (!inode.empty() && out.size() < limit)
+                out.try_emplace(std::string(inode), describeInet(line, v6, tcp));
+            return out.size() < limit;
+        });
+    };
+    inet(t.tcp, false, true);
+    inet(t.tcp6, true, true);
+    inet(t.udp, false, false);
+    inet(t.udp6, true, false);
+    forEachLine(t.unixSockets, [&](std::string_view line) {
+        const std::string_view inode = field(line, 6);
+        if (!inode.empty() && out.size() < limit)
+            out.try_emplace(std::string(inode), describeUnix(line));
+        return out.size() < limit;
     });
-    return out;
 }
 
 } // namespace
 
 std::string FdDescriber::describeLink(std::string_view link, const Tables& t) {
     if (link.starts_with("socket:[") && link.ends_with("]")) {
-        const std::string_view inode = link.substr(8, link.size() - 9);
-        std::string s = findInet(t.tcp, inode, false, true);
-        if (s.empty()) s = findInet(t.tcp6, inode, true, true);
-        if (s.empty()) s = findInet(t.udp, inode, false, false);
-        if (s.empty()) s = findInet(t.udp6, inode, true, false);
-        if (s.empty()) s = findUnix(t.unixSockets, inode);
-        return s.empty() ? "socket" : s;
+        std::unordered_map<std::string, std::string> sockets;
+        indexSockets(t, sockets, SIZE_MAX);
+        const auto it = sockets.find(std::string(link.substr(8, link.size() - 9)));
+        return it == sockets.end() ? "socket" : it->second;
     }
     if (link.starts_with("pipe:[")) return "pipe";
     if (link.starts_with("anon_inode:")) {
@@ -124,17 +131,30 @@ std::optional<std::string> FdDescriber::describe(int fd) {
     if (auto it = byLink_.find(key); it != byLink_.end()) return it->second;
     ++resolutions_;
     std::string text;
-    if (key.starts_with("socket:[")) {
-        // The tables of the target's own network namespace, read only for a new socket.
-        const std::string net = "/proc/" + std::to_string(pid_) + "/net/";
-        const std::string tcp = readProcFile(net + "tcp").value_or(""),
-                          tcp6 = readProcFile(net + "tcp6").value_or(""),
-                          udp = readProcFile(net + "udp").value_or(""),
-                          udp6 = readProcFile(net + "udp6").value_or(""),
-                          unixSockets = readProcFile(net + "unix").value_or("");
-        text = describeLink(key, {tcp, tcp6, udp, udp6, unixSockets});
+    if (key.starts_with("socket:[") && key.ends_with("]")) {
+        const std::string inode = key.substr(8, key.size() - 9);
+        auto it = sockets_.find(inode);
+        // A socket the last reading of the tables did not have: read them again (the
+        // target's own network namespace), all sockets at once, at most every 50 ms, so
+        // that a service's 100 connections cost one reading, not 100.
+        const auto now = std::chrono::steady_clock::now();
+        if (it == sockets_.end() && now - tablesReadAt_ >= std::chrono::milliseconds(50)) {
+            tablesReadAt_ = now;
+            const std::string net = "/proc/" + std::to_string(pid_) + "/net/";
+            const std::string tcp = readProcFile(net + "tcp").value_or(""),
+                              tcp6 = readProcFile(net + "tcp6").value_or(""),
+                              udp = readProcFile(net + "udp").value_or(""),
+                              udp6 = readProcFile(net + "udp6").value_or(""),
+                              unixSockets = readProcFile(net + "unix").value_or("");
+            sockets_.clear();
+            indexSockets({tcp, tcp6, udp, udp6, unixSockets}, sockets_, kMaxEntries);
+            ++tableReads_;
+            it = sockets_.find(inode);
+        }
         // Not found yet, or no peer yet (a socket about to connect): looked up again.
-        if (text == "socket" || text.ends_with(":0")) return text;
+        if (it == sockets_.end()) return std::string("socket");
+        text = it->second;
+        if (text.ends_with(":0")) return text;
     } else {
         text = describeLink(key, {});
     }

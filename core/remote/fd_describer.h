@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,8 +24,9 @@ public:
     explicit FdDescriber(int pid) : pid_(pid) {}
     std::optional<std::string> describe(int fd);
 
-    uint64_t resolutions() const { return resolutions_; } // inodes looked up in the tables
+    uint64_t resolutions() const { return resolutions_; } // links not known yet
     uint64_t lookups() const { return lookups_; }
+    uint64_t tableReads() const { return tableReads_; } // readings of the socket tables
 
     // The link's text ("socket:[123]", "pipe:[9]", a path) to a description, with the
     // socket tables' texts in `tables` (tests give them; empty: read from /proc).
@@ -35,8 +37,10 @@ public:
 
 private:
     int pid_;
-    std::unordered_map<std::string, std::string> byLink_; // "socket:[123]" -> description
-    uint64_t resolutions_ = 0, lookups_ = 0;
+    std::unordered_map<std::string, std::string> byLink_;  // "socket:[123]" -> description
+    std::unordered_map<std::string, std::string> sockets_; // inode -> description, last read
+    std::chrono::steady_clock::time_point tablesReadAt_{}; // when sockets_ was read
+    uint64_t resolutions_ = 0, lookups_ = 0, tableReads_ = 0;
 };
 
 } // namespace gilscope::remote

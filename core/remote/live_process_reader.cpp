@@ -65,6 +65,7 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
     walker_.setNoneAddress(loc_.noneAddr);
     walker_.setMaxDepth(options_.maxDepth);
     walker_.setNative(options_.native);
+    threadState_.keepRecord(options_.waitFrames);
     gcFile_ = registry_.internString("~");
     gcName_ = registry_.internString("<GC>");
     if (options_.stillProcesses && !options_.nativeStacks && options_.asyncMode == AsyncMode::Off) {

@@ -21,8 +21,8 @@ struct SyscallWait {
     bool operator==(const SyscallWait&) const = default;
 };
 
-// From the number and the six arguments of /proc/PID/task/TID/syscall. A select, poll or
-// ppoll with no descriptors is a sleep; a call not in the table is WaitReason::Other.
+// From the number and the arguments of /proc/PID/task/TID/syscall (only 0-2 are read). A select,
+// poll or ppoll with no descriptors is a sleep; a call not in the table is WaitReason::Other.
 SyscallWait classifySyscall(SyscallArch arch, long nr, const uint64_t (&args)[6]);
 inline SyscallWait classifySyscall(long nr, const uint64_t (&args)[6]) {
     return classifySyscall(hostSyscallArch(), nr, args);

@@ -19,9 +19,11 @@ constexpr long kFutexSyscall = 98;
 constexpr long kFutexSyscall = -2; // unknown architecture: never matches
 #endif
 
+constexpr size_t kArgsTold = 3; // classifySyscall reads arguments 0-2 only
+
 } // namespace
 
-ThreadStateProbe::State ThreadStateProbe::parse(const char* text) {
+ThreadStateProbe::State ThreadStateProbe::parse(const char* text, bool keepRecord) {
     State s;
     // "running", or "<nr> <arg0> ... <arg5> <sp> <pc>" (nr decimal, the rest 0x-hex),
     // or "-1 <sp> <pc>" when it is stopped outside a syscall.
@@ -33,9 +35,11 @@ ThreadStateProbe::State ThreadStateProbe::parse(const char* text) {
     const long nr = std::strtol(text, &end, 10);
     if (end == text) return s; // not a format we know: Unknown
     s.cpu = Cpu::Idle;
-    s.record = std::hash<std::string_view>()(std::string_view(text));
+    if (keepRecord) s.record = std::hash<std::string_view>()(std::string_view(text));
+    // The table tells every call by its first three arguments at most.
     uint64_t args[6] = {};
-    for (uint64_t& a : args) {
+    for (size_t i = 0; i < kArgsTold; ++i) {
+        uint64_t& a = args[i];
         const char* at = end;
         a = std::strtoull(at, &end, 16);
         if (end == at) break; // fewer fields ("-1 sp pc" has none of them): zero
@@ -72,10 +76,11 @@ bool ThreadStateProbe::parseStackAndPc(std::string_view text, uint64_t& sp, uint
 }
 
 ThreadStateProbe::State ThreadStateProbe::read(uint64_t tid) {
-    // The whole record: nr, six arguments, sp and pc, each up to 18 characters.
+    // The whole record: nr, six arguments, sp and pc, each up to 18 characters; the head
+    // (nr and three arguments) when only the reason is asked for.
     char buf[192];
-    if (files_.readHead(tid, buf, sizeof buf) <= 0) return {};
-    return parse(buf);
+    if (files_.readHead(tid, buf, keepRecord_ ? sizeof buf : 64) <= 0) return {};
+    return parse(buf, keepRecord_);
 }
 
 } // namespace gilscope::remote

@@ -21,15 +21,18 @@ public:
         Cpu cpu = Cpu::Unknown;
         uint64_t futexAddr = 0; // the futex word it sleeps on, 0 when not in futex()
         SyscallWait wait;       // off CPU: why, from the call and its arguments
-        uint64_t record = 0;    // a hash of the whole record (call, arguments, sp, pc)
+        uint64_t record = 0;    // keepRecord: a hash of the whole record (call, args, sp, pc)
     };
 
     explicit ThreadStateProbe(int pid) : files_(pid, "syscall") {}
+    // Also read the record whole and hash it (wait frames reuse theirs while it is the
+    // same); otherwise only its head, which has the call and the arguments it is told by.
+    void keepRecord(bool keep) { keepRecord_ = keep; }
     State read(uint64_t tid);
     void endSample() { files_.endSample(); }
 
     // Parses the file's text; exposed for tests.
-    static State parse(const char* text);
+    static State parse(const char* text, bool keepRecord = true);
     // The whole file's stack pointer and pc, for a thread blocked in the kernel ("NR A1
     // ... A6 SP PC" in a system call, "-1 SP PC" elsewhere); false for "running" or a
     // format we do not know.
@@ -37,6 +40,7 @@ public:
 
 private:
     TaskFileCache files_;
+    bool keepRecord_ = false;
 };
 
 } // namespace gilscope::remote

@@ -438,7 +438,7 @@ private slots:
         socklen_t len = sizeof addr;
         QVERIFY(listener >= 0);
         QCOMPARE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-        QCOMPARE(::listen(listener, 1), 0);
+        QCOMPARE(::listen(listener, 64), 0); // room for every connection below
         QCOMPARE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
         const int port = ntohs(addr.sin_port);
         const int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -448,6 +448,20 @@ private slots:
                  QStringLiteral("TCP 127.0.0.1:%1").arg(port).toStdString());
         QCOMPARE(self.describe(listener).value_or(""),
                  QStringLiteral("TCP listen 127.0.0.1:%1").arg(port).toStdString());
+        // Twenty more connections: one reading of the tables describes them all.
+        const uint64_t readsBefore = self.tableReads();
+        std::vector<int> clients;
+        for (int i = 0; i < 20; ++i) {
+            clients.push_back(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+            QCOMPARE(::connect(clients.back(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+        }
+        QTest::qWait(60); // past the 50 ms between readings of the tables
+        for (int fd : clients)
+            QCOMPARE(self.describe(fd).value_or(""),
+                     QStringLiteral("TCP 127.0.0.1:%1").arg(port).toStdString());
+        QCOMPARE(self.tableReads(), readsBefore + 1);
+        for (int fd : clients)
+            ::close(fd);
         ::close(client);
         ::close(listener);
         int fds[2];
