@@ -6,6 +6,7 @@
 #include "core/remote/live_stack_source.h"
 #include "core/remote/process_scanner.h"
 #include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
 #include "core/util/utf8.h"
 
 #include <nlohmann/json.hpp>
@@ -42,6 +43,16 @@ std::string joined(const std::vector<std::string>& v) {
 
 using ThreadNames = std::map<uint64_t, std::string>;
 
+// The wait leaf of a stack ("<read TCP 10.0.0.5:5432>"), said apart from the frames: what
+// the thread waits on, without its brackets; empty when it is not waiting.
+std::string waitingOn(const FrameRegistry& reg, const ThreadStack& t) {
+    if (t.frames.empty()) return {};
+    const FrameInfo& f = reg.frame(t.frames.front());
+    const std::string name(reg.string(f.funcname));
+    if (!waitReasonOfFrame(reg.string(f.filename), name)) return {};
+    return name.substr(1, name.size() - 2);
+}
+
 nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
                       const std::vector<ThreadStack>& stacks, size_t count,
                       const ThreadNames& names, const PythonProcessInfo* info) {
@@ -56,8 +67,9 @@ nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
     for (size_t i = 0; i < count; ++i) {
         const ThreadStack& t = stacks[i];
         nlohmann::json frames = nlohmann::json::array();
-        for (FrameId id : t.frames) {
-            const FrameInfo& f = reg.frame(id);
+        const std::string waiting = waitingOn(reg, t);
+        for (size_t k = waiting.empty() ? 0 : 1; k < t.frames.size(); ++k) {
+            const FrameInfo& f = reg.frame(t.frames[k]);
             nlohmann::json jf{{"function", sanitizeUtf8(reg.string(f.funcname))},
                               {"filename", sanitizeUtf8(reg.string(f.filename))},
                               {"line", f.line},
@@ -76,6 +88,12 @@ nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
              {"interpreter_id", t.interpreterId},
              {"status", t.status},
              {"flags", statusNames(t.status)},
+             {"wait_reason",
+              t.status & WaitReasonBits::Mask
+                  ? nlohmann::json(std::string(waitReasonName(waitReasonOf(t.status))))
+                  : nlohmann::json(nullptr)},
+             {"waiting",
+              waiting.empty() ? nlohmann::json(nullptr) : nlohmann::json(sanitizeUtf8(waiting))},
              {"frames", std::move(frames)}});
     }
     return j;
@@ -98,8 +116,10 @@ void printText(const StackSource& src, const FrameRegistry& reg,
                     quoted.c_str(), joined(statusNames(t.status)).c_str(),
                     t.interpreterId ? (" interpreter " + std::to_string(t.interpreterId)).c_str()
                                     : "");
-        for (FrameId id : t.frames) {
-            const FrameInfo& f = reg.frame(id);
+        const std::string waiting = waitingOn(reg, t);
+        if (!waiting.empty()) std::printf("  waiting: %s\n", escapeForDisplay(waiting).c_str());
+        for (size_t k = waiting.empty() ? 0 : 1; k < t.frames.size(); ++k) {
+            const FrameInfo& f = reg.frame(t.frames[k]);
             std::printf("    %s (%s:%d)\n", escapeForDisplay(reg.string(f.funcname)).c_str(),
                         escapeForDisplay(reg.string(f.filename)).c_str(), f.line);
         }
@@ -131,6 +151,7 @@ int runDump(const QStringList& args) {
     ReadOptions options;
     options.allThreads = parser.isSet(all);
     options.opcodes = parser.isSet(opcodes);
+    options.waitFrames = true; // "waiting: read TCP 10.0.0.5:5432" under the thread's line
     const qulonglong depth = parser.value(maxDepth).toULongLong(&ok);
     if (!ok || depth < 3 || depth > (1u << 20))
         return cli.usageError("argument --max-depth: expected a number of frames from 3 to "

@@ -12,6 +12,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -183,6 +184,37 @@ private slots:
         const QJsonObject l = QJsonDocument::fromJson(lock.outBytes).object();
         QCOMPARE(l["matched_samples"].toInteger(), lockSamples);
         QVERIFY(!l.contains("unavailable"));
+    }
+
+    // `dump` says what each thread waits on, apart from its frames: before the gate, the
+    // server is blocked in recv on its connection and the child waiter in wait4.
+    void dumpSaysWhatEachThreadWaitsOn() {
+        const QList<Interpreter> found = findInterpreters();
+        if (found.isEmpty()) QSKIP("no interpreter");
+        for (const Interpreter& interpreter : found) {
+            QTemporaryDir dir;
+            QVERIFY(dir.isValid());
+            TargetOptions options;
+            options.args = {"30", dir.filePath("never")};
+            options.bindDirs = {dir.path()};
+            TargetProcess target(interpreter, "wait_reasons.py", options);
+            QVERIFY2(target.start(), qPrintable(target.error()));
+            const RunResult r =
+                runGilscope({"dump", "-a", "--json", QString::number(target.pid())});
+            QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+            QMap<QString, QJsonObject> byName;
+            for (const QJsonValue& v : QJsonDocument::fromJson(r.outBytes)["threads"].toArray())
+                byName[v["name"].toString()] = v.toObject();
+            const QJsonObject server = byName["server"], child = byName["child-waiter"];
+            QVERIFY2(server["waiting"].toString().startsWith("read TCP 127.0.0.1:"),
+                     qPrintable(interpreter.label + ": " + server["waiting"].toString()));
+            QCOMPARE(server["wait_reason"].toString(), QStringLiteral("io-read"));
+            QCOMPARE(child["waiting"].toString(), QStringLiteral("child wait"));
+            // The wait is said, not listed as a frame: the stack starts at Python code.
+            const QJsonArray frames = server["frames"].toArray();
+            QVERIFY(!frames.isEmpty());
+            QCOMPARE(frames.first()["function"].toString(), QStringLiteral("serve"));
+        }
     }
 };
 
