@@ -280,6 +280,7 @@ void MainWindow::tick() {
     figures_->setStats(stats);
     rateChart_->addStats(stats);
     timeline_->setSnapshot(session_->timeline());
+    alignRateStrip();
     if (!session_->finished() && !session_->running()) {
         session_->finish(); // the target exited, or a sink failed
         onRecordingEnded();

@@ -168,6 +168,7 @@ private:
     // the user sized it.
     void fitTracks();
     void setRateExpanded(bool expanded);
+    void alignRateStrip(); // the strip under the tracks' time axis and plot columns
     void updatePage();
     void tick();
     void onProcessChanged();

@@ -133,14 +133,19 @@ QWidget* MainWindow::buildRecordingPage() {
     splitter_->installEventFilter(this);
     connect(splitter_, &QSplitter::splitterMoved, this, [this] { tracksSized_ = true; });
     connect(timeline_, &TimelineWidget::contentHeightChanged, this, &MainWindow::fitTracks);
+    connect(timeline_, &TimelineWidget::viewChanged, this, &MainWindow::alignRateStrip);
     layout->addWidget(splitter_, 1);
     return page;
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
     // After the splitter shared out its new height, the tracks get theirs.
-    if (watched == splitter_ && (event->type() == QEvent::Resize || event->type() == QEvent::Show))
+    if (watched == splitter_ &&
+        (event->type() == QEvent::Resize || event->type() == QEvent::Show)) {
         QMetaObject::invokeMethod(this, &MainWindow::fitTracks, Qt::QueuedConnection);
+        // A wider window moves the tracks' columns: the rate strip follows.
+        QMetaObject::invokeMethod(this, &MainWindow::alignRateStrip, Qt::QueuedConnection);
+    }
     return QMainWindow::eventFilter(watched, event);
 }
 
@@ -164,6 +169,7 @@ void MainWindow::setRateExpanded(bool expanded) {
     rateToggle_->setText(expanded ? tr("▾ Rate chart") : tr("▸ Rate chart"));
     rateChart_->setCompact(!expanded);
     rateChart_->setFixedHeight(expanded ? kRateExpandedHeight : kRateStripHeight);
+    alignRateStrip();
 }
 
 bool MainWindow::showingRecording() const {
@@ -210,6 +216,19 @@ void MainWindow::resetLayout() {
     setRateExpanded(false);
     timeline_->setAllExpanded(false);
     fitTracks();
+}
+
+void MainWindow::alignRateStrip() {
+    const TimelineSnapshot& s = timeline_->snapshot();
+    if (s.spanUs == 0) return; // no tracks yet: the strip keeps its own axis
+    // The tracks count from the first sample, the strip from the sampler's start: the
+    // two differ by less than a tick.
+    const double from = double(timeline_->viewStartUs() - s.originUs) / 1e6;
+    const double to = double(timeline_->viewEndUs() - s.originUs) / 1e6;
+    const int offset =
+        timeline_->mapTo(this, QPoint(0, 0)).x() - rateChart_->mapTo(this, QPoint(0, 0)).x();
+    const int left = offset + timeline_->plotLeft();
+    rateChart_->alignTo(from, to, left, left + timeline_->plotWidth());
 }
 
 } // namespace gilscope::ui

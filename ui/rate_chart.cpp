@@ -82,6 +82,27 @@ void RateChart::setCompact(bool compact) {
                        : QString());
 }
 
+void RateChart::alignTo(double fromSec, double toSec, int plotLeft, int plotRight) {
+    aligned_ = toSec > fromSec && plotRight > plotLeft;
+    fromSec_ = fromSec;
+    toSec_ = toSec;
+    plotLeft_ = plotLeft;
+    plotRight_ = plotRight;
+    redraw();
+}
+
+QRectF RateChart::plotArea() const {
+    return chart()->plotArea();
+}
+
+double RateChart::axisStartSec() const {
+    return time_->min();
+}
+
+double RateChart::axisEndSec() const {
+    return time_->max();
+}
+
 QSize RateChart::sizeHint() const {
     return {600, fontMetrics().height() * 13};
 }
@@ -100,9 +121,11 @@ void RateChart::redraw() {
     const std::vector<RatePoint> points = history_.points();
     const double end = points.empty() ? 0 : points.back().timeSec;
     // Seconds, minutes or hours on the time axis, whichever keeps the labels short.
+    const bool aligned = compact_ && aligned_; // seconds, as the tracks count them
     double unit = 1;
     QString unitName = tr("seconds");
-    if (end > 3 * 3600) {
+    if (aligned) {
+    } else if (end > 3 * 3600) {
         unit = 3600;
         unitName = tr("hours");
     } else if (end > 600) {
@@ -126,7 +149,17 @@ void RateChart::redraw() {
     errors_->replace(err);
     time_->setTitleText(unit == 1 ? QString() : unitName); // seconds go without saying
     time_->setLabelFormat(unit == 1 ? QStringLiteral("%.0f") : QStringLiteral("%.1f"));
-    time_->setRange(0, std::max(end / unit, unit == 1 ? 10.0 : 1.0));
+    if (aligned) {
+        // Under the tracks, column for column: their span, their plot's left and right.
+        time_->setLabelFormat(QStringLiteral("%.1f"));
+        time_->setTitleText(QString());
+        time_->setRange(fromSec_, toSec_);
+        chart()->setPlotArea(
+            QRectF(plotLeft_, 0, plotRight_ - plotLeft_, std::max(1, height() - 1)));
+    } else {
+        time_->setRange(0, std::max(end / unit, unit == 1 ? 10.0 : 1.0));
+        chart()->setPlotArea(QRectF()); // laid out by the chart again
+    }
     rate_->setRange(0, maxRate * 1.1);
     percent_->setRange(0, std::min(100.0, maxPct * 1.1));
 }

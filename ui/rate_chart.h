@@ -24,6 +24,13 @@ public:
     // A slim strip (no legend, no time labels) or the full chart.
     void setCompact(bool compact);
     bool compact() const { return compact_; }
+    // The strip shares the thread tracks' time axis: seconds [fromSec, toSec] of the
+    // recording drawn between x = plotLeft and plotRight (the chart's own pixels), the
+    // tracks' plot columns. The full chart keeps its own axis, from 0 to the end.
+    void alignTo(double fromSec, double toSec, int plotLeft, int plotRight);
+    QRectF plotArea() const;
+    double axisStartSec() const;
+    double axisEndSec() const;
 
 private:
     void redraw();
@@ -37,6 +44,9 @@ private:
     QValueAxis* rate_;
     QValueAxis* percent_;
     bool compact_ = false;
+    bool aligned_ = false;
+    double fromSec_ = 0, toSec_ = 0;
+    int plotLeft_ = 0, plotRight_ = 0;
 };
 
 } // namespace gilscope::ui

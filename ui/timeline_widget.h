@@ -48,6 +48,9 @@ public:
     // The visible span (absolute µs); the whole recording unless zoomed.
     uint64_t viewStartUs() const;
     uint64_t viewEndUs() const;
+    // The tracks' plot columns (what the rate strip lines up with), in this widget.
+    int plotLeft() const;
+    int plotWidth() const;
     bool zoomed() const { return viewSpanUs_ > 0; }
     void zoomAt(int x, double factor); // factor < 1 zooms in, keeping the time at x
     void panBy(int dx);                // in pixels; positive shows later times
@@ -112,8 +115,6 @@ private:
     };
     void relayout();
     int contentHeight() const;
-    int plotLeft() const;
-    int plotWidth() const;
     double fullSpanUs() const;
     double viewOffsetUs() const; // the visible span's start, from originUs
     double viewSpanUs() const;

@@ -240,6 +240,28 @@ private slots:
             for (const auto& b : t.buckets)
                 gilHeld += b.hasGil;
         QVERIFY(gilHeld > 0); // two spinning workers take turns holding it
+        // The rate strip shares the tracks' time axis and plot columns (issue 38: its line
+        // ended at ~6 s while the tracks showed 8 s).
+        {
+            gilscope::ui::TimelineWidget* t = h.window.timeline();
+            gilscope::ui::RateChart* rate = h.window.rateChart();
+            QTRY_VERIFY_WITH_TIMEOUT(rate->axisEndSec() > 0.5, 60000);
+            emit t->viewChanged(); // as a zoom does: the strip follows the tracks' view now
+            const double viewEnd = double(t->viewEndUs() - t->snapshot().originUs) / 1e6;
+            QVERIFY2(std::abs(rate->axisEndSec() - viewEnd) < 0.3,
+                     qPrintable(QStringLiteral("%1 vs %2").arg(rate->axisEndSec()).arg(viewEnd)));
+            const int left = t->mapTo(&h.window, QPoint(t->plotLeft(), 0)).x();
+            const int right = t->mapTo(&h.window, QPoint(t->plotLeft() + t->plotWidth(), 0)).x();
+            const QRectF plot = rate->plotArea();
+            const int rateLeft = rate->mapTo(&h.window, QPoint(int(plot.left()), 0)).x();
+            const int rateRight = rate->mapTo(&h.window, QPoint(int(plot.right()), 0)).x();
+            QVERIFY2(std::abs(rateLeft - left) <= 1 && std::abs(rateRight - right) <= 1,
+                     qPrintable(QStringLiteral("strip %1-%2, tracks %3-%4")
+                                    .arg(rateLeft)
+                                    .arg(rateRight)
+                                    .arg(left)
+                                    .arg(right)));
+        }
 
         QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
         QVERIFY(!h.window.recording());
