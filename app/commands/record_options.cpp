@@ -1,6 +1,7 @@
 #include "app/commands/record_options.h"
 
 #include "app/commands/cli_arguments.h"
+#include "core/control/control_server.h"
 #include "core/pstats/pstats_collector.h"
 #include "core/sample/capture_rules.h"
 #include "core/sampling/rate_parser.h"
@@ -124,6 +125,12 @@ const QList<QCommandLineOption>& recordOptions() {
              "wall; --gecko always records every thread with its state.",
              "MODE", "wall"},
             {"no-gc", "Do not add artificial <GC> frames where garbage collection runs."},
+            {"control",
+             "Take commands on a Unix socket while recording, as CPython's profiler does: "
+             "enable, disable, ping, status, quit, one per line (`gilscope ctl PATH COMMAND`).",
+             "unix:PATH"},
+            {"start-disabled",
+             "With --control: start with sampling off, until a client sends `enable`."},
             {"wait-reasons",
              "Add a leaf frame saying why each thread off CPU waits: <lock wait>, "
              "<read TCP 10.0.0.5:5432>, <poll>, <sleep>, <child wait> (GIL waits stay as they "
@@ -248,6 +255,13 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
                          "coroutines have no C stack of their own");
     o.gcFrames = !parser.isSet("no-gc");
     o.waitReasons = parser.isSet("wait-reasons");
+    o.control = parser.value("control").toStdString();
+    o.startDisabled = parser.isSet("start-disabled");
+    if (o.startDisabled && o.control.empty())
+        return makeError(ErrorKind::BadArguments,
+                         "--start-disabled needs --control: nothing could enable sampling");
+    if (!o.control.empty())
+        if (auto path = control::parseControlUri(o.control); !path) return path.error();
     o.realtimeStats = parser.isSet("realtime-stats");
     const std::string mode = parser.value("mode").toStdString();
     if (mode == "wall")

@@ -38,6 +38,8 @@ struct RecordOptions : OutputOptions {
     PushOptions push;                     // --push and its companions
     bool localOutput = true;              // false: --push or --live alone, no file
     bool live = false;                    // --live: the terminal view (tui/)
+    std::string control;                  // --control unix:PATH: the control socket
+    bool startDisabled = false;           // --start-disabled: sampling off until `enable`
 
     ReadOptions readOptions() const;
 };

@@ -6,6 +6,7 @@
 #include "app/commands/push_session.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
+#include "core/control/control_server.h"
 #include "core/native/native_stack_source.h"
 #include "core/pipeline/stack_pipeline.h"
 #include "core/sample/tee_sink.h"
@@ -135,7 +136,22 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     // are kept.
     std::optional<RecordingCopy> copy;
     if (output && options.format != OutputFormat::Binary) both.add(&copy.emplace());
+    samplerOptions.startEnabled = !options.startDisabled;
     Recording recording(reader, both, samplerOptions);
+    // --control: taken before the first tick, so a refused path records nothing.
+    std::unique_ptr<control::ControlServer> controlSocket;
+    if (!options.control.empty()) {
+        auto made = control::ControlServer::start(
+            options.control, {[&recording](bool on) { recording.setEnabled(on); },
+                              [&recording] { return recording.enabled(); },
+                              [&recording] { recording.requestStop(); }});
+        if (!made) {
+            if (hooks.afterStart) hooks.afterStart();
+            result.exitCode = fail(made.error());
+            return result;
+        }
+        controlSocket = std::move(*made);
+    }
     recording.start();
     std::optional<tui::LiveView> live;
     if (liveModel) {
@@ -191,6 +207,9 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
 
     const RecordingSummary summary = recording.summary();
     printSummary(summary, recording.stats().missed);
+    if (const uint64_t paused = recording.stats().paused; paused > 0) // --control disable
+        std::fprintf(messages(), "Sampling was off for %.2f s of it (--control)\n",
+                     double(paused) * double(options.intervalUs) / 1e6);
     if (options.realtimeStats) printTornReasons(source.tornReasons());
     if (nativeStacks)
         std::fprintf(messages(), "%s\n", native::describePairing(nativeStacks->pairing()).c_str());

@@ -39,7 +39,15 @@ void Recording::start() {
 
 bool Recording::firstTickTaken() const {
     const SamplerStats s = sampler_->stats();
-    return !sampler_->running() || s.okTicks + s.errors > 0;
+    return !sampler_->running() || s.okTicks + s.errors + s.paused > 0;
+}
+
+void Recording::setEnabled(bool enabled) {
+    sampler_->setEnabled(enabled);
+}
+
+bool Recording::enabled() const {
+    return sampler_->enabled();
 }
 
 void Recording::waitForFirstTick() const {

@@ -54,6 +54,9 @@ public:
     void waitForFirstTick() const;
 
     void requestStop(); // async-signal-safe
+    // Sampling on or off while the recording goes on (Sampler::setEnabled).
+    void setEnabled(bool enabled);
+    bool enabled() const;
     // The front end saw the target go (a launched child was reaped) before the reader
     // did: stop, and count it as the target's exit.
     void targetGone();

@@ -52,6 +52,8 @@ struct Sampler::Impl {
 
     std::thread thread;
     std::atomic<bool> stopRequested{false};
+    std::atomic<bool> enabled{true};
+    bool pausedSinceTick = false; // the next tick's interval spans a pause: not counted
     std::atomic<bool> isRunning{false};
     bool started = false;
     bool finished = false;
@@ -180,6 +182,16 @@ bool Sampler::Impl::step() {
             s.lastTickUs = endUs;
             return false;
         }
+        if (!enabled.load(std::memory_order_relaxed)) {
+            // Off (--control disable): nothing is read, and a pause is no missed tick.
+            const uint64_t passed = 1 + (t > next ? (t - next) / interval : 0);
+            s.paused += passed;
+            next += passed * interval;
+            s.lastTickUs = t;
+            pausedSinceTick = true;
+            publisher.publish(s);
+            return true;
+        }
         // Behind by whole intervals: skip those ticks and count them, never burst.
         if (t - next >= interval) {
             const uint64_t skipped = (t - next) / interval;
@@ -195,7 +207,8 @@ bool Sampler::Impl::step() {
             return false;
         }
         ++s.ticks;
-        if (s.ticks > 1) recordInterval(s, prevTick, t);
+        if (s.ticks > 1 && !pausedSinceTick) recordInterval(s, prevTick, t);
+        pausedSinceTick = false;
         prevTick = t;
         window.add(t - s.startUs);
         if (outcome == ReadOutcome::Ok) {
@@ -288,6 +301,7 @@ Sampler::Sampler(StackSource& source, SampleSink& sink, SamplerOptions options)
 
 Sampler::Sampler(StackSource& source, SampleSink& sink, SamplerOptions options, SamplerClock& clock)
     : impl_(std::make_unique<Impl>(source, sink, std::move(options), clock)) {
+    impl_->enabled.store(impl_->options.startEnabled, std::memory_order_relaxed);
 }
 
 Sampler::~Sampler() {
@@ -331,6 +345,14 @@ void Sampler::start() {
     } else {
         d.thread = std::thread([&d, startUs] { d.run(startUs); });
     }
+}
+
+void Sampler::setEnabled(bool on) {
+    impl_->enabled.store(on, std::memory_order_relaxed);
+}
+
+bool Sampler::enabled() const {
+    return impl_->enabled.load(std::memory_order_relaxed);
 }
 
 void Sampler::requestStop() {

@@ -27,6 +27,8 @@ struct SamplerOptions {
     // not one of their own, so 50 targets at 100 Hz cost 100 wake-ups a second, not
     // 5,000. The group must outlive the sampler.
     SamplerGroup* group = nullptr;
+    // false: the sampler starts with sampling off (--start-disabled) until setEnabled.
+    bool startEnabled = true;
 };
 
 // A consistent snapshot of the live figures; cheap to take from any thread.
@@ -41,6 +43,7 @@ struct SamplerStats {
     uint64_t threadSamples = 0; // thread stacks handed to the sink
     uint64_t errors = 0;        // ticks whose read failed or was torn
     uint64_t missed = 0;        // ticks skipped because the sampler fell behind
+    uint64_t paused = 0;        // ticks not taken while sampling was off (--control disable)
     double errorPct = 0;        // errors / attempted ticks
     double missedPct = 0;       // missed / expected ticks
     double elapsedSec = 0;
@@ -68,6 +71,10 @@ public:
 
     void start();
     void requestStop(); // async-signal-safe: only sets an atomic flag
+    // Sampling on or off while the recording goes on (the control socket): an off tick
+    // reads nothing and is neither a sample nor a missed tick. Any thread.
+    void setEnabled(bool enabled);
+    bool enabled() const;
     StopReason wait();  // joins; calls sink.finish() exactly once before returning
     bool running() const;
     SamplerStats stats() const;

@@ -52,6 +52,7 @@ SamplerStats toSamplerStats(const RawSamplerStats& raw, uint64_t intervalUs) {
     s.threadSamples = raw.threadSamples;
     s.errors = raw.errors;
     s.missed = raw.missed;
+    s.paused = raw.paused;
     if (raw.ticks > 0) s.errorPct = 100.0 * raw.errors / raw.ticks;
     if (raw.ticks + raw.missed > 0) s.missedPct = 100.0 * raw.missed / (raw.ticks + raw.missed);
     s.samplerCpuSec = static_cast<double>(raw.cpuUs) / 1e6;

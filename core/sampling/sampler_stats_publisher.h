@@ -20,6 +20,7 @@ struct RawSamplerStats {
     uint64_t threadSamples = 0;
     uint64_t errors = 0;
     uint64_t missed = 0;
+    uint64_t paused = 0; // ticks not taken while sampling was off
     uint64_t minIntervalUs = 0;
     uint64_t maxIntervalUs = 0;
     uint64_t sumIntervalUs = 0;

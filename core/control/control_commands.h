@@ -1,0 +1,27 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace gilscope::control {
+
+// What the control socket's commands act on: the recording's sampling switch and its end.
+struct ControlTarget {
+    std::function<void(bool)> setEnabled;
+    std::function<bool()> enabled;
+    std::function<void()> quit; // end the recording as Ctrl-C does: the output is written
+};
+
+struct Reply {
+    std::string line;        // without its newline
+    bool closeAfter = false; // quit: the connection closes once the reply is sent
+};
+
+// One command line (already stripped), answered exactly as CPython's profiler answers
+// on its control socket (Lib/profiling/sampling/_control.py): "enable", "disable",
+// "ping" -> "ok"; "status" -> "ok enabled=True|False"; "quit" -> "ok", then the
+// recording ends; anything else -> "err unknown_command".
+Reply answer(std::string_view command, const ControlTarget& target);
+
+} // namespace gilscope::control

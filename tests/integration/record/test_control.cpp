@@ -1,0 +1,165 @@
+// The control socket (issue 39): `attach --control unix:PATH` takes CPython's five
+// commands and answers them in CPython's words; sampling is off while disabled; the
+// socket is 0600, refused to a second recording on the same path, removed at the end;
+// an over-long line or a ninth connection is closed. On a real target, with the real
+// `gilscope ctl` client as well as a raw socket.
+#include "tests/support/python_interpreters.h"
+#include "tests/support/run_gilscope.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+using namespace gilscope::test;
+
+namespace {
+
+// A client connection; -1 when it cannot connect.
+int connectTo(const QString& path) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    const QByteArray p = path.toLocal8Bit();
+    std::memcpy(addr.sun_path, p.constData(), size_t(p.size()));
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+// The reply line to `line`, or what happened instead ("<closed>", "<timeout>").
+QString ask(int fd, const QByteArray& line) {
+    if (::send(fd, line.constData(), size_t(line.size()), MSG_NOSIGNAL) != line.size())
+        return QStringLiteral("<closed>");
+    QByteArray reply;
+    for (;;) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 10000) <= 0) return QStringLiteral("<timeout>");
+        char c = 0;
+        if (::recv(fd, &c, 1, 0) <= 0) return QStringLiteral("<closed>");
+        if (c == '\n') return QString::fromUtf8(reply);
+        reply += c;
+    }
+}
+
+// Whether the server closed `fd` (a read sees the end within 10 s).
+bool closedByServer(int fd) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 10000) <= 0) return false;
+    char c = 0;
+    return ::recv(fd, &c, 1, 0) <= 0;
+}
+
+double samplesIn(const QString& collapsed) {
+    QFile f(collapsed);
+    if (!f.open(QIODevice::ReadOnly)) return -1;
+    double n = 0;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (!line.isEmpty()) n += line.mid(line.lastIndexOf(' ') + 1).toDouble();
+    return n;
+}
+
+} // namespace
+
+class TestControl : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS(); }
+
+    void commandsAsCpythonAnswersThem() {
+        const QList<Interpreter> found = findInterpreters();
+        if (found.isEmpty()) QSKIP("no interpreter");
+        TargetProcess target(found.last(), "deep30.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString sock = dir.filePath("ctl.sock");
+        const QString out = dir.filePath("out.collapsed");
+        auto gilscope =
+            startGilscope({"attach", "-r", "1khz", "--control", "unix:" + sock, "--start-disabled",
+                           "--collapsed", "-o", out, QString::number(target.pid())});
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(sock), 30000);
+        struct stat st {};
+        QCOMPARE(::lstat(sock.toLocal8Bit().constData(), &st), 0);
+        QVERIFY(S_ISSOCK(st.st_mode));
+        QCOMPARE(st.st_mode & 0777, mode_t(0600));
+
+        // A second recording cannot take the same path.
+        const RunResult second =
+            runGilscope({"attach", "-d", "1", "--control", "unix:" + sock, "-o",
+                         dir.filePath("second.collapsed"), QString::number(target.pid())});
+        QVERIFY(second.exitCode != 0);
+        QVERIFY2(second.err.contains("exists already"), qPrintable(describe(second)));
+
+        const int fd = connectTo(sock);
+        QVERIFY(fd >= 0);
+        QCOMPARE(ask(fd, "ping\n"), QStringLiteral("ok"));
+        QCOMPARE(ask(fd, "status\n"), QStringLiteral("ok enabled=False"));
+        QCOMPARE(ask(fd, "  status \r\n"), QStringLiteral("ok enabled=False")); // stripped
+        QCOMPARE(ask(fd, "profile\n"), QStringLiteral("err unknown_command"));
+        // On for a span the test measures, then off: the samples fit in it.
+        QElapsedTimer on;
+        on.start();
+        QCOMPARE(ask(fd, "enable\n"), QStringLiteral("ok"));
+        QCOMPARE(ask(fd, "status\n"), QStringLiteral("ok enabled=True"));
+        QTest::qWait(300);
+        QCOMPARE(ask(fd, "disable\n"), QStringLiteral("ok"));
+        const double enabledMs = double(on.elapsed());
+        // Off again for longer than it was on: a disable that did not stop the
+        // sampler would more than double the count.
+        QTest::qWait(int(enabledMs) + 200);
+
+        // Nine connections: the ninth is closed at once (at most eight).
+        std::vector<int> more;
+        for (int i = 0; i < 7; ++i) {
+            more.push_back(connectTo(sock));
+            QCOMPARE(ask(more.back(), "ping\n"), QStringLiteral("ok"));
+        }
+        const int ninth = connectTo(sock);
+        QVERIFY(ninth >= 0); // the kernel accepts it; the server closes it
+        QVERIFY(closedByServer(ninth));
+        ::close(ninth);
+        // A line over 4 KiB closes its connection, and only that one.
+        const QByteArray huge(5000, 'x');
+        QCOMPARE(ask(more.front(), huge), QStringLiteral("<closed>"));
+        for (int m : more)
+            ::close(m);
+
+        // The client command; `quit` ends the recording, which writes its output.
+        const RunResult ctl = runGilscope({"ctl", sock, "status", "quit"});
+        QVERIFY2(ctl.exitCode == 0, qPrintable(describe(ctl)));
+        QCOMPARE(ctl.out, QStringLiteral("ok enabled=False\nok\n"));
+        QVERIFY(gilscope->waitForFinished(60000));
+        QCOMPARE(gilscope->exitCode(), 0);
+        ::close(fd);
+        QVERIFY(!QFile::exists(sock)); // removed: it was still the one made
+        const double samples = samplesIn(out);
+        qInfo("%.0f samples in %.0f ms enabled", samples, enabledMs);
+        QVERIFY2(samples > 0, qPrintable(QString::number(samples)));
+        QVERIFY2(samples <= enabledMs * 1.1 + 20, qPrintable(QString::number(samples)));
+        // `ctl` to nothing says so.
+        const RunResult none = runGilscope({"ctl", sock, "ping"});
+        QVERIFY(none.exitCode != 0);
+        QVERIFY2(none.err.contains("cannot connect"), qPrintable(describe(none)));
+    }
+
+    void refusesBadUris() {
+        for (const char* uri : {"tcp:1.2.3.4", "unix:", "nocolon"}) {
+            const RunResult r = runGilscope({"attach", "--control", uri, "1"});
+            QVERIFY2(r.exitCode != 0 && r.err.contains("control"), qPrintable(describe(r)));
+        }
+        const RunResult r = runGilscope({"attach", "--start-disabled", "1"});
+        QVERIFY2(r.exitCode != 0 && r.err.contains("--control"), qPrintable(describe(r)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestControl)
+#include "test_control.moc"
