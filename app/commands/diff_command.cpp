@@ -15,7 +15,7 @@ namespace gilscope::cli {
 namespace {
 
 // Exit status when a --fail-if-grows limit is exceeded: the check failed, nothing broke
-// (README's table of exit codes).
+// (docs/cli.md's table of exit codes).
 constexpr int kGrewExitCode = 12;
 
 struct GrowthLimit {

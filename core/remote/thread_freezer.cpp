@@ -64,7 +64,7 @@ Result<FrozenThreads> FrozenThreads::freeze(int pid) {
             return makeError(ErrorKind::PermissionDenied,
                              "--blocking: cannot stop process " + std::to_string(pid) +
                                  " (ptrace: " + std::strerror(firstError) +
-                                 "); see README \"Permissions\"");
+                                 "); see docs/permissions.md");
         if (!processExists(pid)) return makeError(ErrorKind::ProcessNotFound, "process exited");
         return makeError(ErrorKind::Io, "--blocking: cannot stop process " + std::to_string(pid) +
                                             ": " + std::strerror(firstError));

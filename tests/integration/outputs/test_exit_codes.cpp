@@ -1,4 +1,4 @@
-// One test per row of README's exit-code table, plus the CLI's smaller promises:
+// One test per row of docs/cli.md's exit-code table, plus the CLI's smaller promises:
 // `run` forwards a command's code instead of dying of SIGPIPE, a FIFO given as input
 // fails at once, leftovers of killed gilscopes are removed by the next command, advice
 // fits the real reason, and `info` says how many samples a file holds before decoding.

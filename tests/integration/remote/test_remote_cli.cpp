@@ -30,7 +30,7 @@ using gilscope::test::TargetProcess;
 namespace {
 
 // What the text output must show for odd_names.py's names: the two invalid bytes as
-// U+FFFD each, control characters escaped (README, "Command line").
+// U+FFFD each, control characters escaped (docs/cli.md).
 const QString kBadBytes = QString(2, QChar(0xFFFD));
 const QString kOddArgsText = kBadBytes + QStringLiteral(R"( two\nlines a\ttab)");
 const QString kOddFileText = QStringLiteral("odd_") + kBadBytes + QStringLiteral(R"(_\nname.py)");

@@ -95,7 +95,7 @@ private slots:
                 std::string::npos);
     }
 
-    // Input and output paths that are not UTF-8 are used byte for byte (README).
+    // Input and output paths that are not UTF-8 are used byte for byte (docs/cli.md).
     void replayAndInfoTakePathsThatAreNotUtf8() {
         GILSCOPE_REQUIRE_SHARED();
         auto dir = TempDir::create("gilscope-tach-cli");
