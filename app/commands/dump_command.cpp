@@ -3,7 +3,9 @@
 #include "app/commands/cli_output.h"
 #include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
+#include "core/heatmap/source_text.h"
 #include "core/remote/live_stack_source.h"
+#include "core/remote/proc_files.h"
 #include "core/remote/process_scanner.h"
 #include "core/sample/thread_status.h"
 #include "core/sample/wait_reason.h"
@@ -13,7 +15,9 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 namespace gilscope::cli {
@@ -43,6 +47,61 @@ std::string joined(const std::vector<std::string>& v) {
 
 using ThreadNames = std::map<uint64_t, std::string>;
 
+// Each frame's source line, read through the target's own filesystem (/proc/PID/root),
+// once per file; "changed" when the file is newer than the process, so the line shown may
+// not be the one running.
+class SourceLines {
+public:
+    explicit SourceLines(int pid) : pid_(pid), started_(remote::readStartTime(pid)) {}
+    struct Line {
+        std::string text; // empty: none to show
+        bool changed = false;
+    };
+    Line at(const std::string& file, int line) {
+        if (line <= 0) return {};
+        auto it = files_.find(file);
+        if (it == files_.end()) {
+            File f;
+            const heatmap::SourceText src = heatmap::readSource(file, pid_);
+            if (src.ok) {
+                f.lines = splitLines(src.bytes);
+                struct stat st {};
+                f.changed = started_ && ::stat(src.readFrom.c_str(), &st) == 0 &&
+                            double(st.st_mtime) > *started_;
+            }
+            it = files_.emplace(file, std::move(f)).first;
+        }
+        const File& f = it->second;
+        if (size_t(line) > f.lines.size()) return {};
+        return {f.lines[size_t(line) - 1], f.changed};
+    }
+
+private:
+    struct File {
+        std::vector<std::string> lines; // stripped of their indentation
+        bool changed = false;
+    };
+    static std::vector<std::string> splitLines(const std::string& bytes) {
+        std::vector<std::string> out;
+        size_t start = 0;
+        while (start <= bytes.size()) {
+            size_t end = bytes.find('\n', start);
+            if (end == std::string::npos) end = bytes.size();
+            std::string_view l(bytes.data() + start, end - start);
+            while (!l.empty() && (l.back() == '\r' || l.back() == ' ' || l.back() == '\t'))
+                l.remove_suffix(1);
+            const size_t indent = l.find_first_not_of(" \t");
+            out.emplace_back(indent == std::string_view::npos ? std::string_view()
+                                                              : l.substr(indent));
+            start = end + 1;
+        }
+        return out;
+    }
+    int pid_;
+    std::optional<double> started_;
+    std::map<std::string, File> files_;
+};
+
 // The wait leaf of a stack ("<read TCP 10.0.0.5:5432>"), said apart from the frames: what
 // the thread waits on, without its brackets; empty when it is not waiting.
 std::string waitingOn(const FrameRegistry& reg, const ThreadStack& t) {
@@ -56,6 +115,7 @@ std::string waitingOn(const FrameRegistry& reg, const ThreadStack& t) {
 nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
                       const std::vector<ThreadStack>& stacks, size_t count,
                       const ThreadNames& names, const PythonProcessInfo* info) {
+    SourceLines sources(src.pid());
     nlohmann::json j;
     j["pid"] = src.pid();
     j["python_version"] = src.pythonVersion().str();
@@ -77,6 +137,10 @@ nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
                               {"column", f.column},
                               {"end_column", f.endColumn}};
             if (f.opcode != kNoOpcode) jf["opcode"] = f.opcode;
+            const SourceLines::Line src = sources.at(std::string(reg.string(f.filename)), f.line);
+            jf["source"] =
+                src.text.empty() ? nlohmann::json(nullptr) : nlohmann::json(sanitizeUtf8(src.text));
+            if (!src.text.empty()) jf["source_changed"] = src.changed;
             frames.push_back(std::move(jf));
         }
         const auto name = names.find(t.threadId);
@@ -105,6 +169,7 @@ void printText(const StackSource& src, const FrameRegistry& reg,
     // Names are escaped so that each frame stays on one line whatever its file is called.
     std::printf("Process %d: %s\n", src.pid(),
                 info ? escapeForDisplay(info->commandLine).c_str() : "");
+    SourceLines sources(src.pid());
     std::printf("Python v%s (%s)\n\n", src.pythonVersion().str().c_str(),
                 info ? escapeForDisplay(info->executable).c_str() : "");
     for (size_t i = 0; i < count; ++i) {
@@ -122,6 +187,10 @@ void printText(const StackSource& src, const FrameRegistry& reg,
             const FrameInfo& f = reg.frame(t.frames[k]);
             std::printf("    %s (%s:%d)\n", escapeForDisplay(reg.string(f.funcname)).c_str(),
                         escapeForDisplay(reg.string(f.filename)).c_str(), f.line);
+            const SourceLines::Line src = sources.at(std::string(reg.string(f.filename)), f.line);
+            if (!src.text.empty())
+                std::printf("        %s%s\n", escapeForDisplay(src.text).c_str(),
+                            src.changed ? "    (file changed since the program started)" : "");
         }
         std::printf("\n");
     }

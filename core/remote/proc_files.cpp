@@ -107,6 +107,36 @@ std::optional<uint32_t> uidFromStatus(std::string_view text) {
     return uid;
 }
 
+std::optional<double> readStartTime(int pid) {
+    auto text = readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096);
+    auto stat = readProcFile("/proc/stat", 1 << 16);
+    if (!text || !stat) return std::nullopt;
+    const size_t close = text->rfind(')');
+    if (close == std::string::npos) return std::nullopt;
+    // starttime is field 22; fields 3.. follow the last ')'.
+    std::string_view rest = std::string_view(*text).substr(close + 1);
+    uint64_t ticks = 0;
+    int field = 2;
+    size_t i = 0;
+    while (i < rest.size() && field < 22) {
+        while (i < rest.size() && rest[i] == ' ')
+            ++i;
+        const size_t start = i;
+        while (i < rest.size() && rest[i] != ' ')
+            ++i;
+        if (++field == 22 &&
+            std::from_chars(rest.data() + start, rest.data() + i, ticks).ec != std::errc{})
+            return std::nullopt;
+    }
+    const size_t b = stat->find("\nbtime ");
+    if (field < 22 || b == std::string::npos) return std::nullopt;
+    uint64_t boot = 0;
+    const char* at = stat->data() + b + 7;
+    if (std::from_chars(at, stat->data() + stat->size(), boot).ec != std::errc{})
+        return std::nullopt;
+    return double(boot) + double(ticks) / double(::sysconf(_SC_CLK_TCK));
+}
+
 std::optional<double> readCpuSeconds(int pid) {
     auto text = readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096);
     if (!text) return std::nullopt;

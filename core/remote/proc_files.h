@@ -36,6 +36,10 @@ std::string userName(uint32_t uid);
 // CPU time (user + system) the process has used so far, in seconds, from /proc/PID/stat.
 std::optional<double> readCpuSeconds(int pid);
 
+// When the process started, in seconds since the epoch (from /proc/PID/stat's start time
+// after boot and /proc/stat's boot time); nullopt when it is gone.
+std::optional<double> readStartTime(int pid);
+
 bool processExists(int pid);
 
 // Thread ids from /proc/PID/task.

@@ -216,6 +216,41 @@ private slots:
             QCOMPARE(frames.first()["function"].toString(), QStringLiteral("serve"));
         }
     }
+
+    // Two threads deadlocked on two locks (issue 39): `dump -a` says both wait on a lock,
+    // at the lines that take the other lock, with those lines' source.
+    void dumpExplainsADeadlock() {
+        const QList<Interpreter> found = findInterpreters();
+        if (found.isEmpty()) QSKIP("no interpreter");
+        for (const Interpreter& interpreter : found) {
+            TargetProcess target(interpreter, "deadlock.py");
+            QVERIFY2(target.start(), qPrintable(target.error()));
+            const QJsonObject info = target.readyInfo();
+            const RunResult r =
+                runGilscope({"dump", "-a", "--json", QString::number(target.pid())});
+            QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+            QMap<QString, QJsonObject> byName;
+            for (const QJsonValue& v : QJsonDocument::fromJson(r.outBytes)["threads"].toArray())
+                byName[v["name"].toString()] = v.toObject();
+            const QList<QPair<QString, QString>> expected = {{"first", "with lock_b:"},
+                                                             {"second", "with lock_a:"}};
+            for (const auto& [name, source] : expected) {
+                const QJsonObject t = byName[name];
+                QCOMPARE(t["waiting"].toString(), QStringLiteral("lock wait"));
+                const QJsonObject top = t["frames"].toArray().first().toObject();
+                QCOMPARE(top["function"].toString(), name);
+                QCOMPARE(top["line"].toInt(), info[name == "first" ? "a_line" : "b_line"].toInt());
+                QVERIFY2(top["source"].toString() == source,
+                         qPrintable(interpreter.label + ": " + top["source"].toString()));
+                QCOMPARE(top["source_changed"].toBool(), false);
+            }
+            // The text says the same, the source under its frame.
+            const RunResult text = runGilscope({"dump", "-a", QString::number(target.pid())});
+            QVERIFY2(text.out.contains("  waiting: lock wait\n    first (") &&
+                         text.out.contains("        with lock_b:\n"),
+                     qPrintable(text.out));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestWaitReasons)

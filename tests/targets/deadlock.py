@@ -1,0 +1,39 @@
+"""Two threads deadlocked on two locks, each holding one and waiting for the other: what
+`gilscope dump -a` must explain (issue 39).
+
+READY json: {"a_line": line of `with lock_b:` in first, "b_line": of `with lock_a:` in second}
+"""
+import threading
+import time
+
+from _ready import caller_line, ready
+
+lock_a = threading.Lock()
+lock_b = threading.Lock()
+both_hold = threading.Barrier(2)
+lines = {}
+
+
+def first():
+    with lock_a:
+        both_hold.wait()
+        lines["a_line"] = caller_line(0) + 1
+        with lock_b:
+            pass
+
+
+def second():
+    with lock_b:
+        both_hold.wait()
+        lines["b_line"] = caller_line(0) + 1
+        with lock_a:
+            pass
+
+
+threading.Thread(target=first, name="first", daemon=True).start()
+threading.Thread(target=second, name="second", daemon=True).start()
+while len(lines) < 2:
+    time.sleep(0.01)
+ready(**lines)
+while True:
+    time.sleep(1)
