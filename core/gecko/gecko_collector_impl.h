@@ -54,6 +54,7 @@ struct GeckoCollector::Impl {
     uint64_t sampleCount = 0;
     double lastSampleTime = 0;
     uint64_t seq = 0;
+    bool usesWaitCategories = false; // a wait marker was emitted: list the wait categories
 
     bool exportStarted = false; // no more samples once an export began
     bool markersFinal = false;  // open intervals were closed for the first export

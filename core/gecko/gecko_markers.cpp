@@ -3,6 +3,7 @@
 
 #include "core/gecko/gecko_collector_impl.h"
 #include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
 
 #include <algorithm>
 
@@ -78,6 +79,20 @@ void GeckoCollector::Impl::runStateMachine(GeckoThread& th, uint32_t status, boo
         openInterval(th, kGcCollecting, t, false);
     else
         closeInterval(th, kGcCollecting, t);
+    // Off CPU and why: one interval per run of samples waiting the same way.
+    const WaitKind wait = waitKindOf(waitReasonOf(status));
+    const auto waiting = [&](WaitKind kind, MarkerKind marker) {
+        if (wait == kind) {
+            openInterval(th, marker, t, false);
+            usesWaitCategories = true;
+        } else {
+            closeInterval(th, marker, t);
+        }
+    };
+    waiting(WaitKind::Lock, kLockWait);
+    waiting(WaitKind::Io, kIoWait);
+    waiting(WaitKind::Poll, kPollWait);
+    waiting(WaitKind::Sleep, kSleepWait);
     th.initialized = true;
 }
 

@@ -1,5 +1,7 @@
 #include "core/gecko/gecko_thread.h"
 
+#include "core/gecko/gecko_strings.h"
+
 #include <string>
 
 namespace gilscope {
@@ -15,6 +17,10 @@ const MarkerKindInfo kMarkerKinds[kIntervalKinds] = {
     {"GC Collecting", "GCCollecting", 3},
     {"Has Exception", "HasException", 8},
     {"No Exception", "NoException", 8},
+    {"Waiting on a lock", "WaitingonLock", kLockCategory},
+    {"Waiting on I/O", "WaitingonIO", kIoCategory},
+    {"Polling", "Polling", kIdleCategory},
+    {"Sleeping", "Sleeping", kSleepCategory},
 };
 
 GeckoThread::GeckoThread(SpillStore* store, uint64_t tid_, bool isMain, size_t bufferBytes)

@@ -13,7 +13,7 @@
 namespace gilscope {
 
 // Marker kinds. The first ten are CPython's interval dictionaries, in the order
-// _finalize_markers() closes them.
+// _finalize_markers() closes them; the wait kinds follow.
 enum MarkerKind : uint8_t {
     kHasGil,
     kNoGil,
@@ -25,6 +25,11 @@ enum MarkerKind : uint8_t {
     kGcCollecting,
     kHasException,
     kNoException,
+    // gilscope's: off CPU and why (WaitReason's kinds), never opened for a CPython .bin.
+    kLockWait,
+    kIoWait,
+    kPollWait,
+    kSleepWait,
     kIntervalKinds,
     kOpcodeMarker = kIntervalKinds,
 };

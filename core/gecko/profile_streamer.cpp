@@ -187,7 +187,7 @@ Status ProfileStreamer::meta() {
     m.key("oscpu").string(abi_);
     m.key("platform").string(platform_);
     m.key("processType").integer(0);
-    bool waits = false;
+    bool waits = impl_.usesWaitCategories; // wait markers
     for (const auto& th : impl_.threads)
         for (uint8_t c : th->stackCategory)
             waits = waits || c >= kLockCategory;

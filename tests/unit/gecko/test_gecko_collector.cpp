@@ -311,6 +311,21 @@ private slots:
             QCOMPARE(category, name == "<lock wait>" ? 9 : name.starts_with("<read") ? 10 : 1);
         }
         QCOMPARE(seen.size(), size_t(3));
+        // Each wait is an interval marker with its reason, in its category.
+        const json& markers = th["markers"];
+        std::set<std::string> waits;
+        for (size_t i = 0; i < markers["length"].get<size_t>(); ++i) {
+            const std::string name = strings[markers["name"][i].get<size_t>()];
+            if (name == "Waiting on a lock") QCOMPARE(markers["category"][i].get<int>(), 9);
+            if (name == "Waiting on I/O") QCOMPARE(markers["category"][i].get<int>(), 10);
+            if (name.starts_with("Waiting on")) {
+                waits.insert(name);
+                QCOMPARE(markers["data"][i]["type"].get<std::string>(),
+                         name == "Waiting on a lock" ? std::string("WaitingonLock")
+                                                     : std::string("WaitingonIO"));
+            }
+        }
+        QCOMPARE(waits.size(), size_t(2));
 
         GeckoCollector plain;
         SyntheticFeed plainFeed(plain);
