@@ -1,6 +1,7 @@
 #include "core/pprof/pprof_profile.h"
 
 #include "core/pprof/profile.pb.h"
+#include "core/sample/wait_reason.h"
 #include "core/util/utf8.h"
 
 #include <algorithm>
@@ -121,9 +122,26 @@ uint32_t PprofProfile::internStack(std::span<const FrameId> frames, const FrameR
     for (FrameId id : frames)
         if (id < registry.frameCount())
             stack.locations.push_back(locationOf(id, registry, stack.gc));
+    if (!frames.empty() && frames.front() < registry.frameCount())
+        stack.waitTarget = waitTargetOf(frames.front(), registry);
     stacks_.push_back(std::move(stack));
     if (last != UINT32_MAX) stacks_[last].nextSameHash = index;
     return index;
+}
+
+int64_t PprofProfile::waitTargetOf(FrameId leaf, const FrameRegistry& registry) {
+    const FrameInfo& f = registry.frame(leaf);
+    const std::string_view name = registry.string(f.funcname);
+    const auto reason = waitReasonOfFrame(registry.string(f.filename), name);
+    if (!reason || waitKindOf(*reason) != WaitKind::Io) return 0;
+    const size_t space = name.find(' ');
+    if (space == std::string_view::npos) return 0; // "<read>": no peer known
+    std::string target(name.substr(space + 1, name.size() - space - 2));
+    if (waitTargetKey_ == 0) waitTargetKey_ = internString("wait_target");
+    if (auto it = waitTargets_.find(target); it != waitTargets_.end()) return it->second;
+    // Bounded cardinality: engines index every label value.
+    if (waitTargets_.size() >= kMaxWaitTargets) target = "other";
+    return waitTargets_.try_emplace(target, internString(target)).first->second;
 }
 
 void PprofProfile::add(uint32_t stack, uint64_t threadId, ThreadState state, uint64_t count) {
@@ -238,6 +256,11 @@ Result<std::string> PprofProfile::encode(const ProfileHeader& header) const {
             auto* l = s->add_label();
             l->set_key(kThreadState);
             l->set_str(stateNames_[static_cast<int>(key.state)]);
+        }
+        if (stack.waitTarget != 0) {
+            auto* l = s->add_label();
+            l->set_key(waitTargetKey_);
+            l->set_str(stack.waitTarget);
         }
     }
     std::string out;

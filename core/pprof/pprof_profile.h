@@ -56,7 +56,14 @@ private:
         std::vector<uint64_t> locations; // location ids, leaf first
         uint32_t nextSameHash = UINT32_MAX;
         bool gc = false;
+        int64_t waitTarget = 0; // its wait leaf's peer ("TCP 10.0.0.5:5432"), string index
     };
+    // The wait_target label of a stack whose leaf is an I/O wait with a peer
+    // (--wait-reasons); at most kMaxWaitTargets distinct, then "other".
+    int64_t waitTargetOf(FrameId leaf, const FrameRegistry& registry);
+    static constexpr size_t kMaxWaitTargets = 64;
+    std::unordered_map<std::string, int64_t> waitTargets_;
+    int64_t waitTargetKey_ = 0; // "wait_target", interned with the first one
     struct SampleKey {
         uint64_t threadId;
         uint32_t stack;

@@ -162,6 +162,41 @@ private slots:
         QCOMPARE(QString::fromStdString(label(p, p.sample(0), "thread_state")), state);
     }
 
+    // An I/O wait leaf (--wait-reasons) names its peer in wait_target; other samples have
+    // none, and past 64 peers the rest are "other" (engines index every label value).
+    void waitTargetsNameThePeer() {
+        PprofSink sink;
+        SyntheticFeed feed(sink);
+        const FrameId work = feed.frame("app.py", 3, "work");
+        const FrameId recv = feed.frame("~", 0, "<read TCP 10.0.0.5:5432>");
+        const FrameId lock = feed.frame("~", 0, "<lock wait>");
+        feed.add(1, withWaitReason(0, WaitReason::IoRead), {recv, work}, {10});
+        feed.add(1, withWaitReason(0, WaitReason::Lock), {lock, work}, {20});
+        for (int i = 0; i < 70; ++i) {
+            const FrameId peer =
+                feed.frame("~", 0, "<write TCP 10.0.1." + std::to_string(i) + ":80>");
+            feed.add(2, withWaitReason(0, WaitReason::IoWrite), {peer, work}, {uint64_t(30 + i)});
+        }
+        const auto p = decode(sink.take(false));
+        std::set<std::string> targets;
+        int withTarget = 0;
+        for (const auto& s : p.sample()) {
+            const std::string target = label(p, s, "wait_target");
+            const std::string state = label(p, s, "thread_state");
+            if (!target.empty()) {
+                ++withTarget;
+                targets.insert(target);
+                QCOMPARE(state, std::string("i/o"));
+            } else {
+                QVERIFY(state != "i/o");
+            }
+        }
+        QCOMPARE(withTarget, 71);
+        QVERIFY(targets.count("TCP 10.0.0.5:5432"));
+        QVERIFY(targets.count("other"));
+        QCOMPARE(targets.size(), size_t(65)); // 64 peers and "other"
+    }
+
     void samplesSplitByThreadAndState() {
         PprofSink sink;
         SyntheticFeed feed(sink);
