@@ -250,7 +250,7 @@ private slots:
     // the targets ran is checked on opened recordings above, which hold the loop only.)
     void liveRecordingAgainstBaseline() {
         const auto host = findInterpreters(8, 13);
-        if (host.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!host.isEmpty(), "no host interpreter");
         QTemporaryDir dir;
         const SplitRecording base = recordSplit(host.last(), dir.path(), "base", 70, 2);
         QVERIFY2(base.error.isEmpty(), qPrintable(base.error));

@@ -235,7 +235,7 @@ private slots:
     // Return in the filter records the first (here the only) matching process.
     void returnInTheFilterRecords() {
         const QList<Interpreter> all = gilscope::test::findInterpreters(8, 13);
-        if (all.isEmpty()) QSKIP("no host interpreter");
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         qInfo("tested: %s", qPrintable(all.last().label));
         TargetProcess target(all.last(), QStringLiteral("eight_threads.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));

@@ -266,7 +266,7 @@ private slots:
     // grows (the timeline's span), and gets the last samples once it ends.
     void liveChartFollowsTheRecording() {
         const auto interpreters = gilscope::test::findInterpreters(8, 99);
-        if (interpreters.isEmpty()) QSKIP("no Python interpreter");
+        GILSCOPE_REQUIRE(!interpreters.isEmpty(), "no Python interpreter");
         gilscope::test::TargetProcess target(
             interpreters.last(),
             gilscope::test::targetScript(QStringLiteral("random_recursion.py")));

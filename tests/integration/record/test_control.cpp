@@ -76,7 +76,7 @@ private slots:
 
     void commandsAsCpythonAnswersThem() {
         const QList<Interpreter> found = findInterpreters();
-        if (found.isEmpty()) QSKIP("no interpreter");
+        GILSCOPE_REQUIRE(!found.isEmpty(), "no Python interpreter");
         TargetProcess target(found.last(), "deep30.py");
         QVERIFY2(target.start(), qPrintable(target.error()));
         QTemporaryDir dir;

@@ -144,7 +144,7 @@ private slots:
     // wait` lists them with their call sites, and `--mode lock` counts what they say.
     void reportByWaitFromABin() {
         const QList<Interpreter> found = findInterpreters();
-        if (found.isEmpty()) QSKIP("no interpreter");
+        GILSCOPE_REQUIRE(!found.isEmpty(), "no Python interpreter");
         const Interpreter& interpreter = found.last();
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
@@ -190,7 +190,7 @@ private slots:
     // server is blocked in recv on its connection and the child waiter in wait4.
     void dumpSaysWhatEachThreadWaitsOn() {
         const QList<Interpreter> found = findInterpreters();
-        if (found.isEmpty()) QSKIP("no interpreter");
+        GILSCOPE_REQUIRE(!found.isEmpty(), "no Python interpreter");
         for (const Interpreter& interpreter : found) {
             QTemporaryDir dir;
             QVERIFY(dir.isValid());
@@ -221,7 +221,7 @@ private slots:
     // at the lines that take the other lock, with those lines' source.
     void dumpExplainsADeadlock() {
         const QList<Interpreter> found = findInterpreters();
-        if (found.isEmpty()) QSKIP("no interpreter");
+        GILSCOPE_REQUIRE(!found.isEmpty(), "no Python interpreter");
         for (const Interpreter& interpreter : found) {
             TargetProcess target(interpreter, "deadlock.py");
             QVERIFY2(target.start(), qPrintable(target.error()));

@@ -278,7 +278,8 @@ private slots:
         auto it = std::find_if(all.begin(), all.end(), [](const Interpreter& in) {
             return in.label.contains(QStringLiteral("Debian static"));
         });
-        if (it == all.end()) QSKIP("needs Debian's static python3.11 (libpython in the program)");
+        GILSCOPE_REQUIRE(it != all.end(),
+                         "needs Debian's static python3.11 (libpython in the program)");
         auto tmp = TempDir::create("test-version-name");
         QVERIFY(tmp);
         const QString renamed =
