@@ -144,7 +144,8 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         auto made = control::ControlServer::start(
             options.control, {[&recording](bool on) { recording.setEnabled(on); },
                               [&recording] { return recording.enabled(); },
-                              [&recording] { recording.requestStop(); }});
+                              [&recording] { recording.requestStop(); },
+                              [&recording](std::string text) { recording.mark(std::move(text)); }});
         if (!made) {
             if (hooks.afterStart) hooks.afterStart();
             result.exitCode = fail(made.error());

@@ -14,6 +14,14 @@ Reply answer(std::string_view command, const ControlTarget& target) {
     if (command == "ping") return {"ok"};
     if (command == "status") // Python's spelling of the boolean, as CPython replies
         return {target.enabled() ? "ok enabled=True" : "ok enabled=False"};
+    if (command == "mark" || command.starts_with("mark ")) {
+        std::string_view text = command.substr(4);
+        while (!text.empty() && text.front() == ' ')
+            text.remove_prefix(1);
+        if (text.empty() || !target.mark) return {"err mark_needs_text"};
+        target.mark(std::string(text));
+        return {"ok"};
+    }
     if (command == "quit") {
         target.quit();
         return {"ok", true};

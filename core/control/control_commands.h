@@ -11,6 +11,7 @@ struct ControlTarget {
     std::function<void(bool)> setEnabled;
     std::function<bool()> enabled;
     std::function<void()> quit; // end the recording as Ctrl-C does: the output is written
+    std::function<void(std::string)> mark; // a named instant (gilscope's own command)
 };
 
 struct Reply {
@@ -21,7 +22,8 @@ struct Reply {
 // One command line (already stripped), answered exactly as CPython's profiler answers
 // on its control socket (Lib/profiling/sampling/_control.py): "enable", "disable",
 // "ping" -> "ok"; "status" -> "ok enabled=True|False"; "quit" -> "ok", then the
-// recording ends; anything else -> "err unknown_command".
+// recording ends; anything else -> "err unknown_command". gilscope adds "mark TEXT" -> "ok"
+// (a named instant in the Gecko export; "err mark_needs_text" without one).
 Reply answer(std::string_view command, const ControlTarget& target);
 
 } // namespace gilscope::control

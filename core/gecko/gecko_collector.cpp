@@ -59,7 +59,10 @@ Status GeckoCollector::Impl::exportTo(const std::filesystem::path* dest, AtomicF
 
     // A spill failure stopped the recording, but nothing was lost: what could not go to
     // disk stayed in memory, and the columns are read from both.
-    if (!markersFinal) finalizeMarkers();
+    if (!markersFinal) {
+        finalizeMarkers();
+        emitUserMarks();
+    }
     markersFinal = true;
     if (lastError) return *lastError;
 
@@ -116,6 +119,11 @@ void GeckoCollector::begin(const FrameRegistry& registry, const RecordingInfo& i
 
 void GeckoCollector::addBatch(const SampleBatch& batch) {
     impl_->addBatch(batch);
+}
+
+void GeckoCollector::addMarker(uint64_t timestampUs, const std::string& text) {
+    constexpr size_t kMaxMarks = 100000; // the sampler's bound too
+    if (impl_->userMarks.size() < kMaxMarks) impl_->userMarks.emplace_back(timestampUs, text);
 }
 
 void GeckoCollector::nameThread(uint64_t threadId, const std::string& name) {

@@ -64,6 +64,7 @@ public:
     void addBatch(const SampleBatch& batch) override;
     // Named threads export as "name (tid)", others as CPython's "Thread-<tid>".
     void nameThread(uint64_t threadId, const std::string& name) override;
+    void addMarker(uint64_t timestampUs, const std::string& text) override;
     void finish(const RecordingSummary& summary) override;
     // True once the spill directory failed (disk full, not writable): the recording
     // should stop; everything collected until then still exports (it stayed in memory).

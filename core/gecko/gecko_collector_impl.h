@@ -38,6 +38,9 @@ struct GeckoCollector::Impl {
     void emitOpcodeMarker(GeckoThread& th, const OpcodeState& st, double end);
     void emitInterval(GeckoThread& th, MarkerKind kind, double start, double end);
     void finalizeMarkers();
+    // The user's marks (addMarker), on the main thread (else the first) at export.
+    void emitUserMarks();
+    std::vector<std::pair<uint64_t, std::string>> userMarks;
     void fail(Error e);
     void spillFailed(Error e); // the spill disk failed: data stays in memory, recording stops
 

@@ -4,6 +4,7 @@
 #include "core/gecko/gecko_collector_impl.h"
 #include "core/sample/thread_status.h"
 #include "core/sample/wait_reason.h"
+#include "core/util/utf8.h"
 
 #include <algorithm>
 
@@ -94,6 +95,21 @@ void GeckoCollector::Impl::runStateMachine(GeckoThread& th, uint32_t status, boo
     waiting(WaitKind::Poll, kPollWait);
     waiting(WaitKind::Sleep, kSleepWait);
     th.initialized = true;
+}
+
+void GeckoCollector::Impl::emitUserMarks() {
+    if (userMarks.empty() || threads.empty() || !haveBase) return; // no samples: no timeline
+    GeckoThread* on = threads.front().get();
+    for (auto& th : threads)
+        if (th->isMainThread) on = th.get();
+    for (const auto& [t, text] : userMarks) {
+        const double ms = static_cast<double>(static_cast<int64_t>(t - baseUs)) / 1000.0;
+        MarkerRecord rec;
+        rec.kind = kUserMarker;
+        Status s = on->appendMarker(strings.intern(sanitizeUtf8(text)), ms, ms, 0, rec);
+        if (!s.ok()) spillFailed(s.error());
+    }
+    userMarks.clear();
 }
 
 void GeckoCollector::Impl::finalizeMarkers() {

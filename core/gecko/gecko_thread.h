@@ -32,6 +32,7 @@ enum MarkerKind : uint8_t {
     kSleepWait,
     kIntervalKinds,
     kOpcodeMarker = kIntervalKinds,
+    kUserMarker, // the control socket's `mark TEXT`: its text is the marker's name
 };
 
 struct MarkerKindInfo {

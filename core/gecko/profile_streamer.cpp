@@ -292,6 +292,10 @@ Status ProfileStreamer::markerData(GeckoThread& th, JsonObject& markers) {
                                          d.key("tid").unsignedInteger(th.tid);
                                          return;
                                      }
+                                     if (r.kind == kUserMarker) {
+                                         d.key("type").string("UserMark");
+                                         return;
+                                     }
                                      const OpcodeInfo info = opcodeInfo(r.opcode);
                                      d.key("type").string("Opcode");
                                      d.key("opcode").unsignedInteger(r.opcode);

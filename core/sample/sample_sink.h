@@ -31,6 +31,12 @@ public:
         (void)threadId;
         (void)name;
     }
+    // A named instant the user marked (the control socket's `mark`), on the producing
+    // thread, in the samples' clock. Only the Gecko export keeps it.
+    virtual void addMarker(uint64_t timestampUs, const std::string& text) {
+        (void)timestampUs;
+        (void)text;
+    }
     // Called once after the last batch, with the sampler's figures when it had any.
     virtual void finish(const RecordingSummary& summary) { (void)summary; }
 

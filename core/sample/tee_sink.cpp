@@ -22,6 +22,11 @@ void TeeSink::nameThread(uint64_t threadId, const std::string& name) {
         s->nameThread(threadId, name);
 }
 
+void TeeSink::addMarker(uint64_t timestampUs, const std::string& text) {
+    for (auto* s : sinks_)
+        s->addMarker(timestampUs, text);
+}
+
 void TeeSink::finish(const RecordingSummary& summary) {
     for (auto* s : sinks_)
         s->finish(summary);

@@ -14,6 +14,7 @@ public:
     void addBatch(const SampleBatch& batch) override;
     void addSkipped(const SampleBatch& batch) override;
     void nameThread(uint64_t threadId, const std::string& name) override;
+    void addMarker(uint64_t timestampUs, const std::string& text) override;
     void finish(const RecordingSummary& summary) override;
     bool failed() const override;
     Error sinkError() const override;

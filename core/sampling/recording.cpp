@@ -42,6 +42,10 @@ bool Recording::firstTickTaken() const {
     return !sampler_->running() || s.okTicks + s.errors + s.paused > 0;
 }
 
+void Recording::mark(std::string text) {
+    sampler_->mark(std::move(text));
+}
+
 void Recording::setEnabled(bool enabled) {
     sampler_->setEnabled(enabled);
 }

@@ -57,6 +57,7 @@ public:
     // Sampling on or off while the recording goes on (Sampler::setEnabled).
     void setEnabled(bool enabled);
     bool enabled() const;
+    void mark(std::string text); // Sampler::mark
     // The front end saw the target go (a launched child was reaped) before the reader
     // did: stop, and count it as the target's exit.
     void targetGone();

@@ -53,6 +53,10 @@ struct Sampler::Impl {
     std::thread thread;
     std::atomic<bool> stopRequested{false};
     std::atomic<bool> enabled{true};
+    std::mutex marksMutex; // marks from other threads, drained on the sampler's
+    std::vector<std::pair<uint64_t, std::string>> marks;
+    uint64_t marksTaken = 0;
+    void handOnMarks();
     bool pausedSinceTick = false; // the next tick's interval spans a pause: not counted
     std::atomic<bool> isRunning{false};
     bool started = false;
@@ -182,6 +186,7 @@ bool Sampler::Impl::step() {
             s.lastTickUs = endUs;
             return false;
         }
+        handOnMarks(); // marked while on or off: the instant is the user's
         if (!enabled.load(std::memory_order_relaxed)) {
             // Off (--control disable): nothing is read, and a pause is no missed tick.
             const uint64_t passed = 1 + (t > next ? (t - next) / interval : 0);
@@ -347,6 +352,26 @@ void Sampler::start() {
     }
 }
 
+void Sampler::mark(std::string text) {
+    Impl& d = *impl_;
+    const uint64_t now = d.clock.nowUs();
+    std::lock_guard lock(d.marksMutex);
+    if (d.marksTaken >= kMaxMarks) return; // a client in a loop cannot grow it further
+    ++d.marksTaken;
+    d.marks.emplace_back(now, std::move(text));
+}
+
+void Sampler::Impl::handOnMarks() {
+    std::vector<std::pair<uint64_t, std::string>> taken;
+    {
+        std::lock_guard lock(marksMutex);
+        if (marks.empty()) return;
+        taken.swap(marks);
+    }
+    for (const auto& [t, text] : taken)
+        sink.addMarker(t, text);
+}
+
 void Sampler::setEnabled(bool on) {
     impl_->enabled.store(on, std::memory_order_relaxed);
 }
@@ -370,6 +395,7 @@ StopReason Sampler::wait() {
     }
     if (!d.finished) {
         d.finished = true;
+        d.handOnMarks(); // marked after the last tick (the sampler thread has ended)
         d.sink.finish(toRecordingSummary(d.finalStats));
     }
     return d.reason;

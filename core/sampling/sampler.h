@@ -75,7 +75,11 @@ public:
     // reads nothing and is neither a sample nor a missed tick. Any thread.
     void setEnabled(bool enabled);
     bool enabled() const;
-    StopReason wait();  // joins; calls sink.finish() exactly once before returning
+    // A named instant, now (the control socket's `mark`): handed to the sink on the
+    // sampler's thread at its next tick, or at the end. Any thread; at most kMaxMarks.
+    void mark(std::string text);
+    static constexpr size_t kMaxMarks = 100000;
+    StopReason wait(); // joins; calls sink.finish() exactly once before returning
     bool running() const;
     SamplerStats stats() const;
     RecordingSummary summary() const; // valid after wait()

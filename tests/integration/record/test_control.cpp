@@ -5,9 +5,13 @@
 // `gilscope ctl` client as well as a raw socket.
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
+#include "tests/support/shared_dir.h"
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -149,6 +153,60 @@ private slots:
         const RunResult none = runGilscope({"ctl", sock, "ping"});
         QVERIFY(none.exitCode != 0);
         QVERIFY2(none.err.contains("cannot connect"), qPrintable(describe(none)));
+    }
+
+    // `mark TEXT` (gilscope's own command): a named instant in the Gecko export, between
+    // the samples taken before and after it; the profile passes check-gecko's rules.
+    void marksReachTheGeckoExport() {
+        const QList<Interpreter> found = findInterpreters();
+        GILSCOPE_REQUIRE(!found.isEmpty(), "no Python interpreter");
+        TargetProcess target(found.last(), "deep30.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString sock = dir.filePath("ctl.sock");
+        const QString out = dir.filePath("out.json");
+        auto gilscope = startGilscope({"attach", "-r", "1khz", "--control", "unix:" + sock,
+                                       "--gecko", "-o", out, QString::number(target.pid())});
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(sock), 30000);
+        const int fd = connectTo(sock);
+        QVERIFY(fd >= 0);
+        QCOMPARE(ask(fd, "mark\n"), QStringLiteral("err mark_needs_text"));
+        QTest::qWait(200); // samples before the mark
+        QCOMPARE(ask(fd, "mark checkout starts\n"), QStringLiteral("ok"));
+        QTest::qWait(200); // and after it
+        QCOMPARE(ask(fd, "quit\n"), QStringLiteral("ok"));
+        ::close(fd);
+        QVERIFY(gilscope->waitForFinished(60000));
+        QCOMPARE(gilscope->exitCode(), 0);
+
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject profile = QJsonDocument::fromJson(f.readAll()).object();
+        const QJsonArray strings = profile["shared"].toObject()["stringArray"].toArray();
+        int marks = 0;
+        for (const QJsonValue& tv : profile["threads"].toArray()) {
+            const QJsonObject th = tv.toObject();
+            const QJsonObject markers = th["markers"].toObject();
+            const QJsonArray times = th["samples"].toObject()["time"].toArray();
+            for (int i = 0; i < markers["length"].toInt(); ++i) {
+                const QString name = strings[markers["name"].toArray()[i].toInt()].toString();
+                if (name != "checkout starts") continue;
+                ++marks;
+                const double at = markers["startTime"].toArray()[i].toDouble();
+                QCOMPARE(markers["data"].toArray()[i].toObject()["type"].toString(),
+                         QStringLiteral("UserMark"));
+                QVERIFY(!times.isEmpty());
+                QVERIFY2(times.first().toDouble() < at && at < times.last().toDouble(),
+                         qPrintable(QString::number(at)));
+            }
+        }
+        QCOMPARE(marks, 1);
+        const QString checker = sharedDir() + "/tools/check-gecko";
+        if (QFile::exists(checker)) {
+            const RunResult lint = runProgram(checker, {out});
+            QVERIFY2(lint.exitCode == 0, qPrintable(describe(lint)));
+        }
     }
 
     void refusesBadUris() {
