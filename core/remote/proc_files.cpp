@@ -107,64 +107,58 @@ std::optional<uint32_t> uidFromStatus(std::string_view text) {
     return uid;
 }
 
-std::optional<double> readStartTime(int pid) {
-    auto text = readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096);
-    auto stat = readProcFile("/proc/stat", 1 << 16);
-    if (!text || !stat) return std::nullopt;
-    const size_t close = text->rfind(')');
-    if (close == std::string::npos) return std::nullopt;
-    // starttime is field 22; fields 3.. follow the last ')'.
-    std::string_view rest = std::string_view(*text).substr(close + 1);
-    uint64_t ticks = 0;
+namespace {
+
+// A numeric field of /proc/PID/stat (1-based, as proc(5) counts them), from field 3 on:
+// comm (field 2) may hold spaces and parentheses, so fields are counted after its last ')'.
+std::optional<uint64_t> statField(const std::string& text, int wanted) {
+    const size_t close = text.rfind(')');
+    if (close == std::string::npos || wanted < 3) return std::nullopt;
+    std::string_view rest = std::string_view(text).substr(close + 1);
     int field = 2;
     size_t i = 0;
-    while (i < rest.size() && field < 22) {
+    while (i < rest.size()) {
         while (i < rest.size() && rest[i] == ' ')
             ++i;
         const size_t start = i;
         while (i < rest.size() && rest[i] != ' ')
             ++i;
-        if (++field == 22 &&
-            std::from_chars(rest.data() + start, rest.data() + i, ticks).ec != std::errc{})
+        if (++field < wanted) continue;
+        uint64_t v = 0;
+        if (std::from_chars(rest.data() + start, rest.data() + i, v).ec != std::errc{})
             return std::nullopt;
+        return v;
     }
+    return std::nullopt;
+}
+
+double clockTicksPerSecond() {
+    static const long ticks = ::sysconf(_SC_CLK_TCK);
+    return double(ticks > 0 ? ticks : 100);
+}
+
+} // namespace
+
+std::optional<double> readStartTime(int pid) {
+    auto text = readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096);
+    auto stat = readProcFile("/proc/stat", 1 << 16);
+    if (!text || !stat) return std::nullopt;
+    const auto ticks = statField(*text, 22); // starttime, in clock ticks after boot
     const size_t b = stat->find("\nbtime ");
-    if (field < 22 || b == std::string::npos) return std::nullopt;
+    if (!ticks || b == std::string::npos) return std::nullopt;
     uint64_t boot = 0;
     const char* at = stat->data() + b + 7;
     if (std::from_chars(at, stat->data() + stat->size(), boot).ec != std::errc{})
         return std::nullopt;
-    return double(boot) + double(ticks) / double(::sysconf(_SC_CLK_TCK));
+    return double(boot) + double(*ticks) / clockTicksPerSecond();
 }
 
 std::optional<double> readCpuSeconds(int pid) {
     auto text = readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096);
     if (!text) return std::nullopt;
-    // comm (field 2) may hold spaces and parentheses: count fields after the last ')'.
-    const size_t close = text->rfind(')');
-    if (close == std::string::npos) return std::nullopt;
-    std::string_view rest = std::string_view(*text).substr(close + 1);
-    // Fields 3.. follow; utime and stime are fields 14 and 15.
-    uint64_t values[2] = {};
-    int field = 2;
-    size_t i = 0;
-    while (i < rest.size() && field < 15) {
-        while (i < rest.size() && rest[i] == ' ')
-            ++i;
-        const size_t start = i;
-        while (i < rest.size() && rest[i] != ' ')
-            ++i;
-        ++field;
-        if (field == 14 || field == 15) {
-            uint64_t v = 0;
-            if (std::from_chars(rest.data() + start, rest.data() + i, v).ec != std::errc{})
-                return std::nullopt;
-            values[field - 14] = v;
-        }
-    }
-    if (field < 15) return std::nullopt;
-    static const long ticks = ::sysconf(_SC_CLK_TCK);
-    return double(values[0] + values[1]) / double(ticks > 0 ? ticks : 100);
+    const auto user = statField(*text, 14), system = statField(*text, 15); // utime, stime
+    if (!user || !system) return std::nullopt;
+    return double(*user + *system) / clockTicksPerSecond();
 }
 
 std::string userName(uint32_t uid) {
