@@ -55,7 +55,7 @@ for target in "${targets[@]}"; do
         ;;
     fuzz_syscall_record)
         # This machine's own records and socket tables, as the kernel prints them.
-        for f in /proc/self/task/*/syscall /proc/self/net/tcp /proc/self/net/tcp6 \
+        for f in /proc/$$/task/*/syscall /proc/self/net/tcp /proc/self/net/tcp6 \
             /proc/self/net/unix; do
             [[ -r "$f" ]] && head -c 65536 "$f" >"$corpus/$(echo "$f" | tr / _)" 2>/dev/null || true
         done
