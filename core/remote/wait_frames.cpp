@@ -3,35 +3,7 @@
 namespace gilscope::remote {
 
 std::string WaitFrames::frameName(const SyscallWait& wait, std::string_view target) {
-    auto with = [&](std::string_view verb) {
-        return target.empty() ? "<" + std::string(verb) + ">"
-                              : "<" + std::string(verb) + " " + std::string(target) + ">";
-    };
-    switch (wait.reason) {
-    case WaitReason::Lock:
-        return "<lock wait>";
-    case WaitReason::IoRead:
-        return with("read");
-    case WaitReason::IoWrite:
-        return with("write");
-    case WaitReason::Connect:
-        return with("connect");
-    case WaitReason::Accept:
-        return with("accept");
-    case WaitReason::Poll:
-        return "<poll>";
-    case WaitReason::Sleep:
-        return "<sleep>";
-    case WaitReason::ChildWait:
-        return "<child wait>";
-    case WaitReason::Other:
-        if (!wait.name.empty()) return "<syscall " + std::string(wait.name) + ">";
-        return wait.nr < 0 ? std::string("<stopped>") : "<syscall " + std::to_string(wait.nr) + ">";
-    case WaitReason::None:
-    case WaitReason::Unknown:
-        break;
-    }
-    return "<unknown wait>";
+    return waitFrameName(wait.reason, wait.name, wait.nr, target);
 }
 
 std::string WaitFrames::describeFd(const SyscallWait& wait) {

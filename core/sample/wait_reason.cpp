@@ -28,6 +28,39 @@ std::string_view waitReasonLabel(WaitReason r) {
     return i < kWaitReasonCount ? kNames[i].label : "Unknown wait";
 }
 
+std::string waitFrameName(WaitReason reason, std::string_view callName, long nr,
+                          std::string_view target) {
+    auto with = [&](std::string_view verb) {
+        return target.empty() ? "<" + std::string(verb) + ">"
+                              : "<" + std::string(verb) + " " + std::string(target) + ">";
+    };
+    switch (reason) {
+    case WaitReason::Lock:
+        return "<lock wait>";
+    case WaitReason::IoRead:
+        return with("read");
+    case WaitReason::IoWrite:
+        return with("write");
+    case WaitReason::Connect:
+        return with("connect");
+    case WaitReason::Accept:
+        return with("accept");
+    case WaitReason::Poll:
+        return "<poll>";
+    case WaitReason::Sleep:
+        return "<sleep>";
+    case WaitReason::ChildWait:
+        return "<child wait>";
+    case WaitReason::Other:
+        if (!callName.empty()) return "<syscall " + std::string(callName) + ">";
+        return nr < 0 ? std::string("<stopped>") : "<syscall " + std::to_string(nr) + ">";
+    case WaitReason::None:
+    case WaitReason::Unknown:
+        break;
+    }
+    return "<unknown wait>";
+}
+
 std::optional<WaitReason> waitReasonOfFrame(std::string_view file, std::string_view name) {
     if (file != "~" || !name.starts_with('<') || !name.ends_with('>')) return std::nullopt;
     name = name.substr(1, name.size() - 2);

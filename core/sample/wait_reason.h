@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace gilscope {
@@ -43,6 +44,12 @@ inline uint32_t withWaitReason(uint32_t status, WaitReason r) {
 std::string_view waitReasonName(WaitReason r);
 // "Lock wait", "I/O read", ... (the window).
 std::string_view waitReasonLabel(WaitReason r);
+
+// The wait leaf pseudo-frame's name for a reason ("<lock wait>", "<sleep>"), with the fd's
+// kind and peer for I/O ("<read TCP 10.0.0.5:5432>"; "<read>" when `target` is empty) and
+// the call's name, else its number, for another call. waitReasonOfFrame reads it back.
+std::string waitFrameName(WaitReason reason, std::string_view callName, long nr,
+                          std::string_view target);
 
 // The reason a wait leaf pseudo-frame names ("<lock wait>", "<read TCP 10.0.0.5:5432>",
 // "<sleep>", see remote::WaitFrames), with its file "~"; nullopt for any other frame. A
