@@ -28,7 +28,8 @@ cmake --preset release
 cmake --build --preset release
 ctest --preset release -j2
 # Which interpreters the real-process tests ran against (each test logs its own list),
-# against the supported matrix: pyenv 3.8-3.13, Debian's static 3.11, the chroot's 3.14/3.15.
+# against the supported matrix: pyenv 3.8-3.13, Debian's static 3.11, the chroot's 3.14/3.15
+# and free-threaded 3.13t.
 tested=$(grep -h "initTestCase() tested:" build/release/Testing/Temporary/LastTest.log |
     sed "s/.*tested: *//; s/  .*//" | sort -u || true)
 echo "Python interpreters tested:"
@@ -39,6 +40,8 @@ for want in "3.8. (pyenv)" "3.9. (pyenv)" "3.10. (pyenv)" "3.11. (pyenv)" "3.12.
     version=${want%% *} kind=${want#* }
     grep -qF -- "$kind" <<<"$(grep -F -- "$version" <<<"$tested")" || short+=("${version%.} $kind")
 done
+# Free-threaded 3.13t, built in the chroot from Debian's source (its label ends in "t").
+grep -qE -- "^3\.13\.[0-9]+t \(sid chroot\)" <<<"$tested" || short+=("3.13t (sid chroot)")
 if [ ${#short[@]} -gt 0 ]; then
     echo "Not tested (missing here): ${short[*]}"
     if $in_ci; then

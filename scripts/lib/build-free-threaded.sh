@@ -1,11 +1,13 @@
-# Sourced by scripts/setup-python-chroot.sh: builds free-threaded CPython (3.14t, 3.15t)
-# inside the sid chroot, from sid's own python3.X source packages, since Debian ships no
-# free-threaded interpreter. Each build is cached (skipped when present) and atomic: it
+# Sourced by scripts/setup-python-chroot.sh: builds free-threaded CPython (3.13t, 3.14t,
+# 3.15t) inside the sid chroot, from Debian's own python3.X source packages, since Debian
+# ships no free-threaded interpreter. The mirror does not serve every version its index
+# lists, so each version the Sources index names is tried, newest first; apt checks the
+# download against the signed index's SHA-256. Each build is cached (skipped when present) and atomic: it
 # is configured, built and installed into a scratch folder, and only a finished install
 # is renamed to /opt/python3.Xt, linked as /usr/local/bin/python3.Xt and listed in
 # the chroot's .gilscope-ft-stamp ("python3.15t 3.15.2" per line), which the tests read.
 
-FT_VERSIONS=(3.14 3.15)
+FT_VERSIONS=(3.13 3.14 3.15)
 FT_BUILD_DEPS=(gcc make libc6-dev dpkg-dev xz-utils pkg-config zlib1g-dev libzstd-dev)
 
 ft_die() {
@@ -68,14 +70,31 @@ ft_build_one() {
     ft_sources
     local work
     work=$(mktemp -d "$FT_ROOT/var/tmp/gilscope-ft-$v.XXXXXX") || ft_die "cannot create a build folder"
-    FT_WORK="$work"
+    # Runs in its own subshell (build_free_threaded): the trap clears this version's scratch.
+    trap 'rm -rf --one-file-system "$work"' EXIT
     local inside=${work#"$FT_ROOT"}
-    echo "setup-python-chroot: building python${v}t from sid's python$v source (several minutes)"
+    echo "setup-python-chroot: building python${v}t from Debian's python$v source (several minutes)"
     # The source first: it is the step most likely to fail, and the cheapest.
-    ft_step "apt-get source python$v (sid's source package)" \
-        sh -c "cd '$inside' && apt-get source --download-only python$v"
+    local versions got=""
+    versions=$(ft_chroot apt-cache showsrc "python$v" 2>/dev/null |
+        awk '/^Package: /{p=$2} /^Version: /{if (p == "'"python$v"'") print $2}' | sort -rV | uniq)
+    [[ -n "$versions" ]] || ft_die "the Sources index lists no python$v"
+    local ver
+    for ver in $versions; do
+        if ft_chroot sh -c "cd '$inside' && apt-get source --download-only 'python$v=$ver'" \
+            >"$FT_LOG" 2>&1; then
+            got=$ver
+            break
+        fi
+        echo "setup-python-chroot: python$v $ver: not served ($(grep -m1 -o '[0-9]\{3\} [A-Za-z ]*' "$FT_LOG" || echo failed))"
+        rm -f "$work"/*
+    done
+    if [[ -z "$got" ]]; then
+        tail -n 5 "$FT_LOG" >&2
+        ft_die "apt-get source python$v: none of $(echo $versions) is served (last lines above)"
+    fi
     ft_build_tools
-    ft_step "unpacking python$v's source" sh -c "cd '$inside' && dpkg-source -x python${v}_*.dsc"
+    ft_step "unpacking python$v's source" sh -c "cd '$inside' && dpkg-source --skip-patches -x python${v}_*.dsc"
     local src
     src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name "python$v-*" | head -n1)
     [[ -n "$src" ]] || ft_die "apt-get source python$v unpacked no source tree"
@@ -84,7 +103,7 @@ ft_build_one() {
     ft_step "configure --disable-gil (python$v)" sh -c "cd '$src' && ./configure \
         --disable-gil --enable-shared --prefix=$prefix --without-ensurepip \
         LDFLAGS=-Wl,-rpath,$prefix/lib"
-    ft_step "make (python$v)" sh -c "cd '$src' && make -j$(nproc)"
+    ft_step "make (python$v)" sh -c "cd '$src' && nice make -j$(nproc)"
     ft_step "make altinstall (python$v)" sh -c "cd '$src' && make altinstall DESTDIR='$inside/stage'"
     # The staged interpreter must be free-threaded before it is put in place.
     [[ -d "$work/stage$prefix" ]] || ft_die "make altinstall put nothing under $prefix"
@@ -98,7 +117,6 @@ ft_build_one() {
     ln -sfn "$prefix/bin/python${v}t" "$FT_ROOT/usr/local/bin/python${v}t"
     echo "python${v}t $full" >"$FT_ROOT$prefix/.gilscope-built"
     rm -rf --one-file-system "$work"
-    FT_WORK=
     echo "setup-python-chroot: python${v}t $full installed in $prefix"
 }
 
@@ -106,15 +124,16 @@ ft_build_one() {
 build_free_threaded() {
     FT_ROOT=$1
     FT_LOG=$(mktemp)
-    FT_WORK=
-    trap 'rm -f "$FT_LOG"; [[ -n "$FT_WORK" ]] && rm -rf --one-file-system "$FT_WORK"' EXIT
-    local v
+    trap 'rm -f "$FT_LOG"' EXIT
+    local v failed=0
+    # One version's failure (its source not served) does not stop the others.
     for v in "${FT_VERSIONS[@]}"; do
-        ft_build_one "$v"
+        (ft_build_one "$v") || failed=1
     done
     ft_write_stamp
     rm -f "$FT_LOG"
     trap - EXIT
     echo "setup-python-chroot: free-threaded interpreters:"
     sed 's/^/  /' "$FT_ROOT/.gilscope-ft-stamp"
+    return "$failed"
 }

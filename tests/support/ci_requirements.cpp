@@ -25,6 +25,12 @@ QStringList missingInterpreters() {
     for (int minor : {14, 15})
         if (!have(minor, QStringLiteral("(sid chroot)")))
             missing << QStringLiteral("3.%1 (sid chroot)").arg(minor);
+    // Free-threaded: 3.13t builds from Debian's source; 3.14t/3.15t not yet (their source
+    // is not served), so they are not required.
+    bool have313t = false;
+    for (const Interpreter& in : findFreeThreadedInterpreters())
+        have313t = have313t || in.minor == 13;
+    if (!have313t) missing << QStringLiteral("3.13t (sid chroot, scripts/setup-python-chroot.sh)");
     return missing;
 }
 

@@ -85,6 +85,30 @@ void addChroot(QList<Interpreter>& out) {
     }
 }
 
+// The free-threaded builds' stamp: "python3.13t 3.13.15" per line.
+QList<Interpreter> chrootFreeThreaded() {
+    QList<Interpreter> out;
+    if (!chrootReady()) return out;
+    QFile stamp(chrootDir() + QStringLiteral("/.gilscope-ft-stamp"));
+    if (!stamp.open(QIODevice::ReadOnly | QIODevice::Text)) return out;
+    QTextStream lines(&stamp);
+    while (!lines.atEnd()) {
+        const QStringList parts = lines.readLine().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        if (parts.size() != 2 || !parts[0].endsWith(QLatin1Char('t'))) continue;
+        Interpreter in;
+        if (!parseVersion(parts[1], &in.major, &in.minor)) continue;
+        in.executable = QStringLiteral("/usr/local/bin/") + parts[0];
+        in.hostExecutable =
+            chrootDir() + QStringLiteral("/opt/") + parts[0] + QStringLiteral("/bin/") + parts[0];
+        if (!QFileInfo(in.hostExecutable).isExecutable()) continue;
+        in.inChroot = true;
+        in.freeThreaded = true;
+        in.label = parts[1] + QStringLiteral("t (sid chroot)");
+        out.append(in);
+    }
+    return out;
+}
+
 const QList<Interpreter>& allInterpreters() {
     static const QList<Interpreter> all = [] {
         QList<Interpreter> out;
@@ -112,6 +136,15 @@ QList<Interpreter> findInterpreters(int minMinor, int maxMinor) {
     for (const Interpreter& in : allInterpreters())
         if (in.minor >= minMinor && in.minor <= maxMinor) out.append(in);
     return out;
+}
+
+QList<Interpreter> findFreeThreadedInterpreters() {
+    static const QList<Interpreter> all = chrootFreeThreaded();
+    return all;
+}
+
+QList<Interpreter> findEveryBuild() {
+    return findInterpreters() + findFreeThreadedInterpreters();
 }
 
 QString chrootDir() {

@@ -26,11 +26,20 @@ struct Interpreter {
     QString executable; // as the process sees it: for chroot ones, the path inside the chroot
     bool inChroot = false;
     QString hostExecutable; // the same binary as seen from the host (== executable unless chroot)
+    bool freeThreaded = false; // python3.13t, built in the chroot (no GIL)
 };
 
 // Every interpreter present whose minor version is in [minMinor, maxMinor] (3.x only),
-// ordered by version. Discovery runs once per test process and is cached.
+// ordered by version. Discovery runs once per test process and is cached. Only GIL
+// builds: the free-threaded ones come from findFreeThreadedInterpreters().
 QList<Interpreter> findInterpreters(int minMinor = 8, int maxMinor = 99);
+
+// The free-threaded interpreters scripts/setup-python-chroot.sh built in the chroot
+// (its .gilscope-ft-stamp: "python3.13t 3.13.15" per line), each checked to run without
+// a GIL. 3.13t is in CI's required matrix (missingInterpreters()).
+QList<Interpreter> findFreeThreadedInterpreters();
+// Both: for checks that hold with a GIL or without one.
+QList<Interpreter> findEveryBuild();
 
 // The sid chroot (GILSCOPE_CHROOT_DIR or /var/cache/gilscope/sid-python), and whether
 // scripts/setup-python-chroot.sh has completed there.
