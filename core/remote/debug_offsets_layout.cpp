@@ -58,13 +58,18 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
                              " is a pre-release whose debug-offset layout changed between "
                              "builds; use a final release");
     if (table.size() < p->totalSize) return badTable(ver, "the table is truncated");
-    if (r.at(0x10) != 0)
+    // free_threaded (3.13t+): no GIL, and a 32-byte object header.
+    const bool freeThreaded = r.at(0x10) != 0;
+    if (freeThreaded && minor >= 14)
         return makeError(ErrorKind::UnsupportedVersion,
                          "this Python " + ver +
-                             " is a free-threaded build (python3.Xt); gilscope reads only the "
-                             "default (GIL) build. Run the program with the regular interpreter");
+                             " is a free-threaded build (python3.Xt); gilscope reads free-threaded "
+                             "3.13t, but not yet 3.14t or later, whose frames and per-thread "
+                             "bytecode it has not been checked against. Run the program with the "
+                             "regular interpreter");
 
     PythonLayout l;
+    l.freeThreaded = freeThreaded;
     l.versionHex = static_cast<uint32_t>(tableVersion);
     l.major = 3;
     l.minor = minor;
@@ -77,14 +82,25 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     // 3.13's table has no threads_main; it sits right after threads.head (measured).
     l.inThreadsMain = p->inThreadsMain != N ? r.at(p->inThreadsMain) : l.inThreadsHead + 8;
     l.inGcCollecting = r.at(p->inGc) + r.at(p->gcCollecting);
-    l.inGilHolder = r.at(p->inGilHolder);
-    l.inGilLocked = r.at(p->inGilLocked);
+    // A free-threaded build keeps the GIL struct (enabled only by PYTHON_GIL=1), but no
+    // thread ever holds it: there is nothing to read.
+    if (!freeThreaded) {
+        l.inGilHolder = r.at(p->inGilHolder);
+        l.inGilLocked = r.at(p->inGilLocked);
+    }
     l.inCodeGeneration = r.opt(p->inCodeGeneration);
     l.inModules = r.at(p->inModules);
     l.dictKeys = r.at(p->dictKeys);
     l.dictValues = r.at(p->dictValues);
-    // 3.13/3.14 publish no heap-type table: ht_cached_keys measured on 3.13.0 and 3.14.
-    l.htCachedKeys = p->htCachedKeys != N ? r.at(p->htCachedKeys) : 880;
+    // 3.13/3.14 publish no heap-type table: ht_cached_keys measured on 3.13.0 and 3.14, and
+    // compiled from 3.13.15's free-threaded headers (896: the type's object header is 16
+    // bytes longer; MANAGED_DICT_OFFSET is -8 there, and str's state bits are unchanged).
+    l.objectHeader = r.at(p->obSize);
+    l.htCachedKeys = p->htCachedKeys != N ? r.at(p->htCachedKeys) : 880 + (freeThreaded ? 16 : 0);
+    if (freeThreaded) {
+        l.managedDict = -8;
+        l.tsStatusBits = r.at(p->tsStatus);
+    }
 
     l.tsSize = r.at(p->tsSize);
     l.tsNext = r.at(p->tsNext);
@@ -117,6 +133,8 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     if (l.frCode == 0 && l.frPrevious == 8) l.frGlobals = 24;
     // 3.13: CSTACK shim = 3. 3.14+: INTERPRETER = 3 (and CSTACK = 4 in 3.14).
     l.firstSkippedOwner = 3;
+    // 3.14+ tag f_executable as a _PyStackRef; 3.13 (3.13t too: checked in 3.13.15's
+    // pycore_frame.h) keeps a plain PyObject*.
     if (minor >= 14) l.frameTagMask = ~uint64_t{7};
     // Every eval-loop call starts with a shim frame of owner 3 (CSTACK on 3.13, INTERPRETER
     // on 3.14), so the thread's chain ends at one; 3.15 ends it at tstate->base_frame.
@@ -139,14 +157,17 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     l.strAsciiSize = r.at(p->strAsciiSize);
     l.strCompactSize = p->strCompactSize != N ? r.at(p->strCompactSize) : l.strAsciiSize + 16;
 
-    // Sanity anchors: a GIL build's object header is 16 bytes with ob_type at 8, bytes data
-    // at 32, tuple items at 24 (32 from 3.14, which caches the tuple hash before them).
-    // A wrong layout guess fails these before any walk.
-    const uint64_t obSize = r.at(p->obSize);
-    const uint64_t tupleItem = minor >= 14 ? 32 : 24;
-    if (obSize != 16 || l.obType != 8 || r.at(p->tupleItem) != tupleItem || l.bytesData != 32 ||
-        l.bytesSize != 16)
-        return badTable(ver, "object header offsets are not the GIL-build values");
+    // Sanity anchors: the object header is 16 bytes (32 on a free-threaded build) with
+    // ob_type in its last word, ob_size right after it, bytes data 16 bytes further on, tuple
+    // items 8 further (16 from 3.14, which caches the tuple hash before them). A wrong
+    // layout guess fails these before any walk.
+    const uint64_t header = freeThreaded ? 32 : 16;
+    const uint64_t tupleItem = header + (minor >= 14 ? 16 : 8);
+    if (l.objectHeader != header || l.obType != header - 8 || r.at(p->tupleItem) != tupleItem ||
+        l.bytesData != header + 16 || l.bytesSize != header)
+        return badTable(ver, freeThreaded ? "object header offsets are not the free-threaded values"
+                                          : "object header offsets are not the GIL-build values");
+    l.varSize = l.bytesSize; // PyVarObject.ob_size, the same in every variable-size object
     // Each check is named, so a rejected table says which offset did not fit.
     auto within = [](uint64_t off, uint64_t size, uint64_t width) {
         return size > 0 && fits(off, width, size);
@@ -167,8 +188,8 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         {"interpreter.threads_head", within(l.inThreadsHead, interpSize, 8)},
         {"interpreter.threads_main", within(l.inThreadsMain, interpSize, 8)},
         {"interpreter.gc.collecting", within(l.inGcCollecting, interpSize, 4)},
-        {"interpreter.gil holder", within(l.inGilHolder, interpSize, 8)},
-        {"interpreter.gil locked", within(l.inGilLocked, interpSize, 4)},
+        {"interpreter.gil holder", withinIfPresent(l.inGilHolder, interpSize, 8)},
+        {"interpreter.gil locked", withinIfPresent(l.inGilLocked, interpSize, 4)},
         {"interpreter.id", within(l.inId, interpSize, 8)},
         {"interpreter.imports.modules", within(l.inModules, interpSize, 8)},
         {"dict.ma_keys", l.dictKeys >= 16 && l.dictKeys <= 64},
@@ -188,6 +209,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         {"thread_state.holds_gil", withinIfPresent(l.tsHoldsGil, l.tsSize, 4)},
         {"thread_state.gil_requested", withinIfPresent(l.tsGilRequested, l.tsSize, 4)},
         {"thread_state.base_frame", withinIfPresent(l.tsBaseFrame, l.tsSize, 8)},
+        {"thread_state._status", withinIfPresent(l.tsStatusBits, l.tsSize, 4)},
         {"frame size", frameSize <= 256},
         {"frame.previous", within(l.frPrevious, frameSize, 8)},
         {"frame.executable", within(l.frCode, frameSize, 8)},

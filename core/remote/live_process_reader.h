@@ -46,6 +46,7 @@ public:
     PythonVersion pythonVersion() const override {
         return PythonVersion::fromHex(layout_.versionHex);
     }
+    bool freeThreaded() const override { return layout_.freeThreaded; }
     std::string lastError() const override { return lastError_; }
     bool takeThreadNames(std::vector<ThreadName>& changed) override;
     std::vector<ThreadName> threadNamesNow() override;

@@ -49,6 +49,10 @@ Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions&
                        loc->microKnown ? PythonVersion::fromHex(loc->versionHex).str()
                                        : PythonVersion::fromHex(loc->versionHex).majorMinor());
     if (!refusal.empty()) return makeError(ErrorKind::UnsupportedVersion, refusal);
+    if (const std::string why =
+            freeThreadedRefusal(options.mode, layout->freeThreaded, layout->minor);
+        !why.empty())
+        return makeError(ErrorKind::BadArguments, why);
     auto reader = std::make_unique<LiveProcessReader>(pid, options, std::move(*loc), *layout);
     // A process caught while its runtime starts (a --subprocesses child just after its
     // exec; on a busy machine that lasts tens of milliseconds) has no interpreter for a

@@ -160,8 +160,13 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     skipped_ = !threadMatchesMode(options_.mode, status);
     stack.skipped = skipped_;
     if (skipped_) return true; // skipped before the walk: that is what --mode saves
-    // The collector runs on the thread that holds the GIL.
-    if (options_.gc && interp.gcRunning && (status & ThreadStatus::HasGil)) {
+    // The collector runs on the thread that holds the GIL; without a GIL, it stops the
+    // world, so the one thread still attached is the one collecting.
+    const bool collects = layout_.freeThreaded
+                              ? (StructView(tstate_).field<uint32_t>(layout_.tsStatusBits) &
+                                 PythonLayout::kStatusActive) != 0
+                              : (status & ThreadStatus::HasGil) != 0;
+    if (options_.gc && interp.gcRunning && collects) {
         FrameInfo gc{gcFile_, gcName_};
         gc.line = gc.endLine = 0;
         stack.frames.push_back(registry_.internFrame(gc));

@@ -51,8 +51,12 @@ struct PythonLayout {
     uint64_t tsThreadId = kAbsent, tsNativeThreadId = kAbsent;
     uint64_t tsDatastackChunk = kAbsent, tsDatastackTop = kAbsent;
     uint64_t tsHoldsGil = kAbsent, tsGilRequested = kAbsent; // 3.15 ints
-    uint64_t tsRecursionDepth = kAbsent;   // <= 3.10, int: bounds the frame chain's length
-    uint64_t tsBaseFrame = kAbsent;        // 3.15: the sentinel frame every walk must end at
+    uint64_t tsRecursionDepth = kAbsent; // <= 3.10, int: bounds the frame chain's length
+    uint64_t tsBaseFrame = kAbsent;      // 3.15: the sentinel frame every walk must end at
+    // Free-threaded only: the _status bit field, whose `active` bit (bit 4 in 3.13's
+    // cpython/pystate.h) is set while the thread is attached (runs Python or the C API).
+    uint64_t tsStatusBits = kAbsent;
+    static constexpr uint32_t kStatusActive = 1u << 4;
     uint64_t tsCurrentException = kAbsent; // curexc_type (<= 3.11) / current_exception
     uint64_t tsExcStateValue = kAbsent;    // tstate->exc_state.exc_value (embedded item)
 
@@ -65,7 +69,7 @@ struct PythonLayout {
         for (uint64_t off :
              {tsNext, tsInterp, tsFrame, tsCframe, tsCurrentFrame, tsThreadId, tsNativeThreadId,
               tsDatastackChunk, tsDatastackTop, tsHoldsGil, tsGilRequested, tsRecursionDepth,
-              tsBaseFrame, tsCurrentException, tsExcStateValue})
+              tsBaseFrame, tsCurrentException, tsExcStateValue, tsStatusBits})
             if (off != kAbsent) end = std::max(end, off + 8);
         return std::min(end, tsSize);
     }
@@ -93,13 +97,22 @@ struct PythonLayout {
     uint64_t coCodeAdaptive = kAbsent; // 3.11+: inline bytecode
     uint64_t coCode = kAbsent;         // <= 3.10: bytes object
 
-    // Objects
+    // Objects. A free-threaded build's PyObject is 32 bytes (ob_tid, flags, ob_mutex,
+    // gc bits, local and shared refcounts, then ob_type), so every field after the header
+    // sits 16 bytes further on.
+    uint64_t objectHeader = 16; // sizeof(PyObject)
     uint64_t obType = 8, varSize = 16;
     uint64_t bytesSize = 16, bytesData = 32;
     uint64_t strLength = 16, strState = 32, strAsciiSize = 0, strCompactSize = 0;
     // Dicts and instances, for threading's registry (thread names, remote_dict.h).
     uint64_t dictKeys = 32, dictValues = 40; // PyDictObject.ma_keys / ma_values
     uint64_t htCachedKeys = kAbsent;         // PyHeapTypeObject.ht_cached_keys (3.11+ instances)
+    // Where a 3.11+ instance keeps its managed dict, before the object: MANAGED_DICT_OFFSET
+    // (-3 words; -1 on a free-threaded build, which has no GC links in the pre-header).
+    int64_t managedDict = -24;
+
+    // How far a field of an object lies beyond where a GIL build puts it.
+    uint64_t headerShift() const { return objectHeader - 16; }
 };
 
 enum class LineTableFormat { Lnotab, Linetable310, Locations311 };

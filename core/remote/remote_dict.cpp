@@ -16,10 +16,13 @@
 //   dict at obj-24 (3.12: tagged, odd = values pointer - 1), 3.11's values at obj-32, 3.13+'s
 //   inline values at obj+tp_basicsize (Py_TPFLAGS_INLINE_VALUES); values are keyed by the
 //   type's ht_cached_keys.
+// A free-threaded build (3.13t) moves every field after the object header 16 bytes on
+// (PythonLayout::headerShift) and keeps the managed dict at obj-8.
 namespace gilscope::remote {
 
 namespace {
 
+// PyTypeObject fields on a GIL build; add PythonLayout::headerShift().
 constexpr uint64_t kTpName = 24, kTpBasicSize = 32, kTpFlags = 168, kTpDictOffset = 288;
 constexpr uint64_t kManagedDict = 1 << 4, kInlineValues = 1 << 2;
 constexpr uint64_t kMaxTableSize = uint64_t{1} << 24; // slots; entries are capped far lower
@@ -176,12 +179,14 @@ bool RemoteDicts::lookup(uint64_t dict, std::string_view key, uint64_t& value) {
 }
 
 bool RemoteDicts::readType(uint64_t type, Type& out) {
-    uint8_t t[kTpDictOffset + 8];
-    if (!read(type, t, sizeof t)) return fail("cannot read an object's type");
-    const StructView view(t, sizeof t);
-    out.basicSize = view.field<uint64_t>(kTpBasicSize);
-    out.flags = view.field<uint64_t>(kTpFlags);
-    out.dictOffset = view.field<int64_t>(kTpDictOffset);
+    const uint64_t shift = layout_.headerShift();
+    uint8_t t[kTpDictOffset + 8 + 16];
+    if (shift > 16) return fail("an object header gilscope does not know");
+    if (!read(type, t, kTpDictOffset + 8 + shift)) return fail("cannot read an object's type");
+    const StructView view(t, kTpDictOffset + 8 + shift);
+    out.basicSize = view.field<uint64_t>(kTpBasicSize + shift);
+    out.flags = view.field<uint64_t>(kTpFlags + shift);
+    out.dictOffset = view.field<int64_t>(kTpDictOffset + shift);
     out.cachedKeys = 0;
     if (out.basicSize < 16 || out.basicSize > (1 << 16))
         return fail("an object's type does not look like a type");
@@ -199,8 +204,10 @@ bool RemoteDicts::attribute(uint64_t object, std::string_view name, uint64_t& va
     if (!readType(typeAddr, type)) return false;
     uint64_t dict = 0, values = 0;
     if (layout_.minor >= 11 && (type.flags & kManagedDict)) {
-        uint64_t slots[2] = {}; // obj-32 (3.11's values), obj-24 (the dict, or tagged values)
-        if (!read(object - 32, slots, sizeof slots)) return false;
+        // The word before the dict's (3.11's values), the dict (3.12: or tagged values).
+        uint64_t slots[2] = {};
+        const uint64_t at = object - static_cast<uint64_t>(-layout_.managedDict) - 8;
+        if (!read(at, slots, sizeof slots)) return false;
         dict = slots[1];
         if (layout_.minor == 11) {
             values = dict ? 0 : slots[0];
@@ -226,11 +233,14 @@ bool RemoteDicts::attribute(uint64_t object, std::string_view name, uint64_t& va
 }
 
 bool RemoteDicts::smallInt(uint64_t object, uint64_t& value) {
-    uint8_t o[32];
-    if (!read(object, o, sizeof o)) return false;
+    // The header, the size word and two 30-bit digits.
+    const uint64_t header = layout_.objectHeader;
+    uint8_t o[48];
+    if (header > 32) return fail("an object header gilscope does not know");
+    if (!read(object, o, header + 16)) return false;
     // 3.12+: lv_tag = digits << 3 | sign (0 positive, 1 zero, 2 negative); before: ob_size.
-    const StructView view(o, sizeof o);
-    const int64_t sizeField = view.field<int64_t>(16);
+    const StructView view(o, header + 16);
+    const int64_t sizeField = view.field<int64_t>(header);
     int64_t digits = 0;
     if (layout_.minor >= 12) {
         if ((sizeField & 3) == 1) {
@@ -247,8 +257,8 @@ bool RemoteDicts::smallInt(uint64_t object, uint64_t& value) {
         return true;
     }
     if (digits < 0 || digits > 2) return false;
-    const uint32_t low = view.field<uint32_t>(24),
-                   high = digits == 2 ? view.field<uint32_t>(28) : 0;
+    const uint32_t low = view.field<uint32_t>(header + 8),
+                   high = digits == 2 ? view.field<uint32_t>(header + 12) : 0;
     if (low >> 30 || high >> 30) return false; // 30-bit digits
     value = uint64_t{low} | (uint64_t{high} << 30);
     return true;
@@ -256,7 +266,8 @@ bool RemoteDicts::smallInt(uint64_t object, uint64_t& value) {
 
 std::optional<std::string> RemoteDicts::typeName(uint64_t object) {
     uint64_t type = 0, name = 0;
-    if (!read(object + layout_.obType, &type, 8) || !read(type + kTpName, &name, 8))
+    if (!read(object + layout_.obType, &type, 8) ||
+        !read(type + kTpName + layout_.headerShift(), &name, 8))
         return std::nullopt;
     char text[65] = {};
     if (!plausibleAddress(name)) {

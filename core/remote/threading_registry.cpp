@@ -4,10 +4,6 @@
 
 namespace gilscope::remote {
 
-namespace {
-constexpr uint64_t kModuleDict = 16; // PyModuleObject.md_dict, after the object header
-} // namespace
-
 ThreadingRegistry::ThreadingRegistry(ProcessMemory& mem, const PythonLayout& layout,
                                      uint64_t interp)
     : layout_(layout), interp_(interp), dicts_(mem, layout) {
@@ -22,7 +18,7 @@ bool ThreadingRegistry::read(std::vector<PythonThread>& out) {
     if (!modules) return true; // still starting
     if (!dicts_.lookup(modules, "threading", threading)) return false;
     if (!threading) return true; // threading not imported: no Python-named threads
-    if (!dicts_.pointer(threading + kModuleDict, globals)) return false;
+    if (!dicts_.pointer(threading + layout_.objectHeader /* md_dict */, globals)) return false;
     // _limbo holds threads between start() and their registration in _active; a thread
     // there may already have its native id.
     std::vector<uint64_t> threads;

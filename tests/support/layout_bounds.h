@@ -40,6 +40,7 @@ inline const char* fieldOutsideItsStruct(const remote::PythonLayout& l) {
         {"tstate.gil_requested", opt(l.tsGilRequested, 4, l.tsSize)},
         {"tstate.recursion_depth", opt(l.tsRecursionDepth, 4, l.tsSize)},
         {"tstate.base_frame", opt(l.tsBaseFrame, 8, l.tsSize)},
+        {"tstate._status", opt(l.tsStatusBits, 4, l.tsSize)},
         {"tstate.current_exception", opt(l.tsCurrentException, 8, l.tsSize)},
         {"tstate.exc_state.exc_value", opt(l.tsExcStateValue, 8, l.tsSize)},
         {"frame size", l.frSize > 0 && l.frSize <= 1024},

@@ -43,7 +43,9 @@ namespace {
 QString runtimeElf(const Interpreter& in) {
     const QFileInfo exe(in.hostExecutable);
     const QString lib =
-        exe.dir().absoluteFilePath(QStringLiteral("../lib/libpython3.%1.so.1.0").arg(in.minor));
+        exe.dir().absoluteFilePath(QStringLiteral("../lib/libpython3.%1%2.so.1.0")
+                                       .arg(in.minor)
+                                       .arg(in.freeThreaded ? QStringLiteral("t") : QString()));
     if (QFileInfo::exists(lib)) return QFileInfo(lib).canonicalFilePath();
     return exe.canonicalFilePath();
 }
@@ -203,10 +205,42 @@ private slots:
         QVERIFY(!layoutFromDebugOffsets(std::span(table).first(100), version));
     }
 
+    // A free-threaded 3.13t's own table (issue 37): read, not refused, with the 32-byte
+    // object header and the instance layout compiled from its headers, and no GIL fields.
+    void debugOffsetsFromFreeThreadedBinary_data() {
+        test::addInterpreterRows(test::findFreeThreadedInterpreters());
+    }
+    void debugOffsetsFromFreeThreadedBinary() {
+        QFETCH(Interpreter, interpreter);
+        uint32_t version = 0;
+        std::vector<uint8_t> table = debugTableFromFile(runtimeElf(interpreter), &version);
+        QVERIFY2(table.size() >= 584, qPrintable(runtimeElf(interpreter)));
+        auto layout = layoutFromDebugOffsets(table, version);
+        QVERIFY2(layout, layout ? "" : layout.error().message.c_str());
+        QVERIFY(layout->freeThreaded);
+        QCOMPARE(layout->objectHeader, uint64_t(32));
+        QCOMPARE(layout->obType, uint64_t(24));
+        QCOMPARE(layout->varSize, uint64_t(32));
+        QCOMPARE(layout->headerShift(), uint64_t(16));
+        QCOMPARE(layout->strAsciiSize, uint64_t(56));
+        QCOMPARE(layout->strState, uint64_t(48));
+        QCOMPARE(layout->dictKeys, uint64_t(48));
+        QCOMPARE(layout->htCachedKeys, uint64_t(896));
+        QCOMPARE(layout->managedDict, int64_t(-8));
+        QCOMPARE(layout->inGilHolder, kAbsent); // no GIL to read
+        QCOMPARE(layout->inGilLocked, kAbsent);
+        QCOMPARE(layout->frameTagMask, ~uint64_t{0});
+        QVERIFY(!test::fieldOutsideItsStruct(*layout));
+        // Its table with the GIL build's flag is a GIL table with the wrong header: refused.
+        auto broken = table;
+        broken[0x10] = 0;
+        QVERIFY(!layoutFromDebugOffsets(broken, version));
+    }
+
     // Item 9: every word of a real table, made to lie (past its structure, far out, or
     // wrapping): the table is refused, or every field the readers use still fits.
     void debugOffsetsEveryFieldChecked_data() {
-        test::addInterpreterRows(test::findInterpreters(13));
+        test::addInterpreterRows(test::findInterpreters(13) + test::findFreeThreadedInterpreters());
     }
     void debugOffsetsEveryFieldChecked() {
         QFETCH(Interpreter, interpreter);
