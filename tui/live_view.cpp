@@ -176,7 +176,7 @@ void LiveView::run(std::stop_token stop) {
                         "  [f] state: " + std::string(stateFilterLabel(v.state)) + "  [p]ause" +
                         (v.paused ? " (PAUSED)" : "") + "  [q]uit";
         const std::string unavailable =
-            stateFilterUnavailable(v.state, facts_.mode, facts_.pythonMinor);
+            stateFilterUnavailable(v.state, facts_.mode, facts_.pythonMinor, facts_.freeThreaded);
         if (quit_)
             frame.note = "Stopping the recording...";
         else if (!finished.empty())

@@ -126,7 +126,8 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     // A state the recording never read is greyed out in the filter, with the reason.
     connect(this, &MainWindow::recordingStarted, this, [this] {
         analysis_->showRecording(session_->profile(), session_->pid(), true);
-        markRecordedStates(analysis_->stateBox(), int(session_->mode()), session_->pythonMinor());
+        markRecordedStates(analysis_->stateBox(), int(session_->mode()), session_->pythonMinor(),
+                           session_->freeThreaded());
     });
     connect(this, &MainWindow::recordingEnded, this, [this] { analysis_->setLive(false); });
     connect(this, &MainWindow::recordingLoaded, this, [this](bool ok) {
@@ -134,7 +135,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
         analysis_->showRecording(file_->profile(), 0, false);
         const TachInfo& info = file_->info();
         markRecordedStates(analysis_->stateBox(), info.mode.value_or(-1),
-                           info.pythonMajor == 3 ? info.pythonMinor : 0);
+                           info.pythonMajor == 3 ? info.pythonMinor : 0, info.freeThreaded);
     });
     liveTimer_->setInterval(200); // 5 Hz: figures and timelines, never per sample
     connect(liveTimer_, &QTimer::timeout, this, &MainWindow::tick);
@@ -241,16 +242,19 @@ void MainWindow::onAttached(std::shared_ptr<RecordingSession> session) {
     rateChart_->clear();
     rateChart_->show();
     timeline_->clear();
+    // A free-threaded build says so where the version shows: it has no GIL lanes.
+    const QString python = QString::fromStdString(session_->pythonVersion()) +
+                           (session_->freeThreaded() ? tr(" free-threaded (no GIL)") : QString());
     processName_->setText(tr("pid %1 · %2 · Python %3")
                               .arg(session_->pid())
                               .arg(recordedName_.isEmpty() ? attachCommandLine_ : recordedName_)
-                              .arg(QString::fromStdString(session_->pythonVersion())));
+                              .arg(python));
     processName_->setToolTip(attachCommandLine_);
     showRecordingView();
     setWindowTitle(tr("gilscope — recording pid %1").arg(session_->pid()));
     setStatus(tr("Recording pid %1 · Python %2 · %3")
                   .arg(session_->pid())
-                  .arg(QString::fromStdString(session_->pythonVersion()))
+                  .arg(python)
                   .arg(attachCommandLine_));
     liveTimer_->start();
     updateActions();

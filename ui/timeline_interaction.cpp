@@ -143,9 +143,10 @@ QString TimelineWidget::toolTipAt(QPoint pos) const {
                     .arg(b.samples ? QStringLiteral(":") : QString());
         if (b.samples)
             for (const Lane& lane : kLanes)
-                text += QStringLiteral("\n  %1: %2 %")
-                            .arg(tr(lane.name))
-                            .arg(100.0 * b.*lane.count / b.samples, 0, 'f', 0);
+                if (!(snapshot_.freeThreaded && isGilLane(lane)))
+                    text += QStringLiteral("\n  %1: %2 %")
+                                .arg(tr(lane.name))
+                                .arg(100.0 * b.*lane.count / b.samples, 0, 'f', 0);
         return text + tr("\n\nClick: show only this thread in the analysis views\nCtrl+click: "
                          "add or remove it · Shift+click: a run of threads\n▸: its lanes");
     }
@@ -169,9 +170,10 @@ QString TimelineWidget::toolTipAt(QPoint pos) const {
                         .arg(from, 0, 'f', 3)
                         .arg(to, 0, 'f', 3);
             for (const Lane& lane : kLanes)
-                text += QStringLiteral("\n  %1: %2 %")
-                            .arg(tr(lane.name))
-                            .arg(100.0 * b.*lane.count / b.samples, 0, 'f', 0);
+                if (!(snapshot_.freeThreaded && isGilLane(lane)))
+                    text += QStringLiteral("\n  %1: %2 %")
+                                .arg(tr(lane.name))
+                                .arg(100.0 * b.*lane.count / b.samples, 0, 'f', 0);
         }
     }
     return text + QStringLiteral("\n\n") + help;

@@ -43,6 +43,10 @@ inline const Lane kLanes[] = {
 inline constexpr int kLaneCount = int(std::size(kLanes));
 inline constexpr int kGilLane = 0, kWaitLane = 1, kCpuLane = 2, kExceptionLane = 3, kGcLane = 4,
                      kLockLane = 5, kIoLane = 6, kSleepPollLane = 7;
+// The lanes a free-threaded target (no GIL) leaves empty.
+inline bool isGilLane(const Lane& lane) {
+    return &lane == &kLanes[kGilLane] || &lane == &kLanes[kWaitLane];
+}
 // Sampled, but neither on CPU nor near the GIL, and no known reason (or none read).
 inline const QColor kIdleColor(150, 150, 150);
 inline constexpr int kExpandedHeight = kTrackHeight + kLaneCount * (kLaneHeight + kLaneGap) + 4;

@@ -265,7 +265,7 @@ void TimelineWidget::paintHeader(QPainter& p) {
         x += 14 + p.fontMetrics().horizontalAdvance(name) + 14;
     };
     for (const Lane& lane : kLanes)
-        item(lane.color, tr(lane.name));
+        if (!(snapshot_.freeThreaded && isGilLane(lane))) item(lane.color, tr(lane.name));
     QColor idle = kIdleColor;
     idle.setAlpha(90);
     item(idle, tr("Idle"));
@@ -332,6 +332,12 @@ void TimelineWidget::paintRow(QPainter& p, const Row& row) {
         p.drawText(kMargin + kTwistyWidth, laneY, kLabelWidth - kTwistyWidth - 4, kLaneHeight,
                    Qt::AlignLeft | Qt::AlignVCenter, tr(lane.name));
         p.fillRect(left, laneY, w, kLaneHeight, palette().alternateBase());
+        if (snapshot_.freeThreaded && isGilLane(lane)) {
+            p.drawText(left + 4, laneY, w - 8, kLaneHeight, Qt::AlignLeft | Qt::AlignVCenter,
+                       tr("none: this Python is free-threaded and has no GIL"));
+            laneY += kLaneHeight + kLaneGap;
+            continue;
+        }
         auto shade = [&](int x) {
             const TimelineBucket& c = columns[size_t(x)];
             if (c.samples == 0 || c.*lane.count == 0) return -1;

@@ -119,6 +119,7 @@ nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
     nlohmann::json j;
     j["pid"] = src.pid();
     j["python_version"] = src.pythonVersion().str();
+    j["free_threaded"] = src.freeThreaded();
     if (info) {
         j["executable"] = info->executable;
         j["command_line"] = info->commandLine;
@@ -170,7 +171,8 @@ void printText(const StackSource& src, const FrameRegistry& reg,
     std::printf("Process %d: %s\n", src.pid(),
                 info ? escapeForDisplay(info->commandLine).c_str() : "");
     SourceLines sources(src.pid());
-    std::printf("Python v%s (%s)\n\n", src.pythonVersion().str().c_str(),
+    std::printf("Python v%s%s (%s)\n\n", src.pythonVersion().str().c_str(),
+                src.freeThreaded() ? ", free-threaded (no GIL)" : "",
                 info ? escapeForDisplay(info->executable).c_str() : "");
     for (size_t i = 0; i < count; ++i) {
         const ThreadStack& t = stacks[i];

@@ -156,9 +156,10 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     recording.start();
     std::optional<tui::LiveView> live;
     if (liveModel) {
-        live.emplace(*liveModel, tui::LiveFacts{"PID " + std::to_string(source.pid()),
-                                                static_cast<int>(recordedMode(samplerOptions.read)),
-                                                source.pythonVersion().minor});
+        live.emplace(*liveModel,
+                     tui::LiveFacts{"PID " + std::to_string(source.pid()),
+                                    static_cast<int>(recordedMode(samplerOptions.read)),
+                                    source.pythonVersion().minor, source.freeThreaded()});
         live->start();
     }
     if (pushing) pushing->start();

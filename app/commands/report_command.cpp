@@ -146,10 +146,12 @@ int runReport(const QStringList& args) {
     // A state the recording never read matches nothing: say so, and which it holds.
     const int recordedMode = loaded->info.mode.value_or(-1);
     const int minor = loaded->info.pythonMajor == 3 ? loaded->info.pythonMinor : 0;
-    const std::string unavailable = stateFilterUnavailable(filter.state, recordedMode, minor);
+    const bool noGil = loaded->info.freeThreaded;
+    const std::string unavailable =
+        stateFilterUnavailable(filter.state, recordedMode, minor, noGil);
     std::vector<std::string> held;
     for (StateFilter st : kAllStateFilters)
-        if (stateFilterUnavailable(st, recordedMode, minor).empty())
+        if (stateFilterUnavailable(st, recordedMode, minor, noGil).empty())
             held.emplace_back(stateFilterName(st));
     if (parser.isSet(json)) {
         auto j = reportJson(**snap, rows, options);

@@ -44,8 +44,13 @@ std::optional<StateFilter> parseStateFilter(std::string_view name) {
     return std::nullopt;
 }
 
-std::string stateFilterUnavailable(StateFilter s, int mode, int pythonMinor) {
+std::string stateFilterUnavailable(StateFilter s, int mode, int pythonMinor, bool freeThreaded) {
     const auto m = static_cast<ProfilingMode>(mode);
+    const bool gilFilter = s == StateFilter::HoldingGil || s == StateFilter::WaitingForGil ||
+                           s == StateFilter::GilContention;
+    if (freeThreaded && gilFilter)
+        return "Python 3." + (pythonMinor > 0 ? std::to_string(pythonMinor) : std::string("X")) +
+               "t has no GIL: its threads run Python at once, and none holds or waits for a GIL";
     const std::string remedy = "; `--mode all` records it";
     // Wall mode alone does not read each thread's CPU state from the kernel.
     if (m == ProfilingMode::Wall) {

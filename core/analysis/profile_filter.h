@@ -42,8 +42,10 @@ std::string_view stateFilterLabel(StateFilter s);
 // Why a state filter can match nothing in a recording made in `mode` (a ProfilingMode
 // value; -1: unknown) of a Python 3.`pythonMinor` target (0: unknown), because that
 // recording never read the state; empty when it can match. Such a filter would
-// otherwise answer "0 of N" as if no thread had ever been in that state.
-std::string stateFilterUnavailable(StateFilter s, int mode, int pythonMinor);
+// otherwise answer "0 of N" as if no thread had ever been in that state. A free-threaded
+// target (python3.13t) has no GIL: no GIL state can match.
+std::string stateFilterUnavailable(StateFilter s, int mode, int pythonMinor,
+                                   bool freeThreaded = false);
 
 // Whether a sample's ThreadStatus bits pass the filter (Gc and GilContention need more
 // than the status: the stack, or the other threads of the tick).

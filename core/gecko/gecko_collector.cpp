@@ -115,6 +115,7 @@ void GeckoCollector::begin(const FrameRegistry& registry, const RecordingInfo& i
     impl_->registry = &registry;
     if (info.sampleIntervalUs != 0) impl_->opt.intervalUs = info.sampleIntervalUs;
     if (info.pythonMajor == 3) impl_->pythonMinor = info.pythonMinor;
+    impl_->freeThreaded = info.freeThreaded;
 }
 
 void GeckoCollector::addBatch(const SampleBatch& batch) {

@@ -46,7 +46,8 @@ struct GeckoCollector::Impl {
 
     GeckoOptions opt;
     const FrameRegistry* registry = nullptr;
-    int pythonMinor = 15; // the target's, from begin(): picks the opcode table
+    int pythonMinor = 15;      // the target's, from begin(): picks the opcode table
+    bool freeThreaded = false; // no GIL: no GIL markers, nor Python/native code from them
     double startTimeMs = 0;
     double interval = 1.0;
     double intervalSpan = 0;    // operands of CPython's last in-collect interval update

@@ -61,9 +61,13 @@ void GeckoCollector::Impl::transition(GeckoThread& th, bool cond, MarkerKind act
 void GeckoCollector::Impl::runStateMachine(GeckoThread& th, uint32_t status, bool hasGc, double t) {
     const bool hasGil = status & ThreadStatus::HasGil;
     const bool onCpu = status & ThreadStatus::OnCpu;
-    transition(th, hasGil, kHasGil, kNoGil, t);
+    // A free-threaded target has no GIL, and without one, whether a thread on a CPU runs
+    // Python or C is not known: only the CPU and wait markers tell its story.
+    if (!freeThreaded) transition(th, hasGil, kHasGil, kNoGil, t);
     transition(th, onCpu, kOnCpu, kOffCpu, t);
-    if (hasGil) {
+    if (freeThreaded) {
+        // (no code markers)
+    } else if (hasGil) {
         transition(th, true, kPythonCode, kNativeCode, t);
     } else if (onCpu) {
         transition(th, true, kNativeCode, kPythonCode, t);

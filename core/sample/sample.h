@@ -29,6 +29,7 @@ struct RecordingInfo {
     int mode = -1;            // ProfilingMode, -1 unknown
     int captureFeatures = -1; // CaptureFeature bits, -1 unknown
     uint8_t pythonMajor = 0, pythonMinor = 0, pythonMicro = 0;
+    bool freeThreaded = false; // no GIL: statuses carry no GIL bits (false when unknown)
 };
 
 // Figures a sampler reports at the end (CPython's TACHSTAT block carries these).

@@ -119,6 +119,8 @@ public:
     virtual int pid() const = 0;
     // Python version of the target, e.g. 3.13.0.
     virtual PythonVersion pythonVersion() const = 0;
+    // A free-threaded build (python3.13t): no GIL, so no status carries GIL bits.
+    virtual bool freeThreaded() const { return false; }
     // Why the last read failed (for --realtime-stats and logs); empty if it did not.
     virtual std::string lastError() const { return {}; }
 
@@ -150,6 +152,7 @@ public:
     FrameRegistry& registry() override { return inner_.registry(); }
     int pid() const override { return inner_.pid(); }
     PythonVersion pythonVersion() const override { return inner_.pythonVersion(); }
+    bool freeThreaded() const override { return inner_.freeThreaded(); }
     std::string lastError() const override {
         return lastError_.empty() ? inner_.lastError() : lastError_;
     }

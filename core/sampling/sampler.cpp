@@ -335,6 +335,7 @@ void Sampler::start() {
     info.pythonMajor = version.major;
     info.pythonMinor = version.minor;
     info.pythonMicro = version.micro;
+    info.freeThreaded = d.source.freeThreaded();
     d.source.setTickInterval(d.options.intervalUs);
     d.sink.begin(d.source.registry(), info);
 

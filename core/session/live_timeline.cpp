@@ -23,8 +23,10 @@ LiveTimeline::LiveTimeline(LiveTimelineOptions options)
     : options_(options), bucketUs_(std::max<uint64_t>(options.bucketUs, 1)) {
 }
 
-void LiveTimeline::begin(const FrameRegistry& registry, const RecordingInfo&) {
+void LiveTimeline::begin(const FrameRegistry& registry, const RecordingInfo& info) {
     registry_ = &registry;
+    lock_.drain([this](const SampleBatch& b) { apply(b); },
+                [this, &info] { freeThreaded_ = info.freeThreaded; });
 }
 
 // The source's names arrive on the sampler's thread, which never waits for a snapshot
@@ -166,6 +168,7 @@ void LiveTimeline::copyTo(TimelineSnapshot& s) const {
     s.spanUs = started_ ? lastUs_ - originUs_ : 0;
     s.samples = samples_;
     s.finished = finished_;
+    s.freeThreaded = freeThreaded_;
     s.threads.reserve(threads_.size());
     for (const auto& [id, thread] : threads_)
         s.threads.push_back(thread);

@@ -45,6 +45,7 @@ struct TimelineSnapshot {
     uint64_t spanUs = 0;  // last timestamp - originUs
     uint64_t samples = 0; // thread-samples in total
     bool finished = false;
+    bool freeThreaded = false; // the target has no GIL: its GIL lanes stay empty, and say why
     std::vector<ThreadTimeline> threads; // ordered by thread id, main thread first
 };
 
@@ -92,6 +93,7 @@ private:
     mutable ProducerLock lock_; // guards everything below
     bool started_ = false;
     bool finished_ = false;
+    bool freeThreaded_ = false;
     uint64_t originUs_ = 0;
     uint64_t bucketUs_ = 0;
     uint64_t lastUs_ = 0;

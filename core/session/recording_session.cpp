@@ -73,6 +73,10 @@ std::string RecordingSession::pythonVersion() const {
     return source_->pythonVersion().str();
 }
 
+bool RecordingSession::freeThreaded() const {
+    return source_->freeThreaded();
+}
+
 int RecordingSession::pythonMinor() const {
     return source_->pythonVersion().major == 3 ? source_->pythonVersion().minor : 0;
 }

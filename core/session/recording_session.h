@@ -57,6 +57,7 @@ public:
     int pid() const { return pid_; }
     std::string pythonVersion() const; // "3.11.7"
     int pythonMinor() const;           // 11
+    bool freeThreaded() const;         // python3.13t: no GIL
     ProfilingMode mode() const { return mode_; }
 
     // True once the first tick was taken: a held (launched) target may go on.

@@ -71,6 +71,7 @@ std::vector<TachField> describeTachInfo(const TachInfo& info, const TachDescribe
     f.push_back(
         {"Written by",
          "Python " + PythonVersion{info.pythonMajor, info.pythonMinor, info.pythonMicro}.str()});
+    if (info.freeThreaded) f.push_back({"Target", "free-threaded Python (no GIL)"});
     f.push_back({"Start time", std::to_string(info.startTimeUs) + " us (monotonic)"});
     f.push_back({"Sample interval", std::to_string(info.sampleIntervalUs) + " us"});
     f.push_back({"Mode", info.mode ? profilingModeName(*info.mode) : "unknown"});

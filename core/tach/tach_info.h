@@ -27,6 +27,9 @@ struct TachInfo {
     std::optional<int> mode;            // ProfilingMode; nullopt = unknown
     std::optional<int> captureFeatures; // CaptureFeature bits; nullopt = unknown
     std::optional<TachProfileStats> stats;
+    // Not in CPython's header, which has no field for it: gilscope's side file beside the
+    // `.bin` (thread_names_file.h) says the target was free-threaded (python3.13t, no GIL).
+    bool freeThreaded = false;
 
     // Layout facts, for `info` and tests.
     bool byteSwapped = false; // written on a machine of the other endianness

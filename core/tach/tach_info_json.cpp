@@ -32,6 +32,8 @@ nlohmann::ordered_json tachInfoJson(const TachInfo& info) {
         info.stats ? orNull(info.stats->errorRatePct) : nlohmann::ordered_json(nullptr);
     j["missed_samples"] =
         info.stats ? orNull(info.stats->missedPct) : nlohmann::ordered_json(nullptr);
+    // gilscope's own, from its side file: only when true, so CPython's dict stays as it is.
+    if (info.freeThreaded) j["free_threaded"] = true;
     return j;
 }
 

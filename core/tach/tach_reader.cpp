@@ -57,6 +57,7 @@ struct TachReader::Impl {
     TachTables tables;
     std::vector<FrameId> frameCache;
     TachRecordStats stats;
+    BinSideFacts side; // what gilscope kept beside the file
 };
 
 TachReader::TachReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
@@ -105,6 +106,8 @@ Result<TachReader> TachReader::open(const std::filesystem::path& path) {
     auto tables = readTables(impl->fd.get(), info, impl->registry);
     if (!tables) return tables.error();
     impl->tables = std::move(*tables);
+    impl->side = readBinSideFile(path, {info.fileSize, info.startTimeUs, info.sampleCount});
+    info.freeThreaded = impl->side.freeThreaded;
     return TachReader(std::move(impl));
 }
 
@@ -135,10 +138,10 @@ Result<uint64_t> TachReader::replay(SampleSink& sink, const ProgressCallback& pr
     recording.pythonMajor = info.pythonMajor;
     recording.pythonMinor = info.pythonMinor;
     recording.pythonMicro = info.pythonMicro;
+    // What gilscope kept beside the file (CPython's format has no place for it).
+    recording.freeThreaded = impl_->side.freeThreaded;
     sink.begin(impl_->registry, recording);
-    // Names gilscope kept beside the file (CPython's format has no place for them).
-    for (const auto& [tid, name] :
-         readThreadNames(impl_->path, {info.fileSize, info.startTimeUs, info.sampleCount}))
+    for (const auto& [tid, name] : impl_->side.names)
         sink.nameThread(tid, name);
 
     RecordReplayer replayer(stream, info, impl_->tables, impl_->registry, impl_->frameCache);

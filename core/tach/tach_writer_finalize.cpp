@@ -160,14 +160,14 @@ Status TachWriter::Impl::finalizeFile() {
     const std::filesystem::path destination = out->file().destination();
     Status committed = out->file().commit();
     if (registry == &empty) registry = nullptr;
-    if (committed && besideAFile && !threadNames.empty()) {
+    if (committed && besideAFile && (!threadNames.empty() || info.freeThreaded)) {
         std::error_code ec;
         const BinIdentity identity{std::filesystem::file_size(destination, ec),
                                    options.startTimeUs.value_or(info.startTimeUs),
                                    stats.totalSamples};
         // The recording is whole without its names: a side file that cannot be written
         // (a read-only directory beside a writable file) costs only the names.
-        if (!ec) (void)writeThreadNames(destination, identity, threadNames);
+        if (!ec) (void)writeBinSideFile(destination, identity, {threadNames, info.freeThreaded});
     }
     return committed;
 }

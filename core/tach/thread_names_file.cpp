@@ -20,17 +20,18 @@ std::filesystem::path threadNamesPath(const std::filesystem::path& bin) {
     return p;
 }
 
-Status writeThreadNames(const std::filesystem::path& bin, const BinIdentity& identity,
-                        const ThreadNameMap& names) {
-    if (names.empty()) return {};
+Status writeBinSideFile(const std::filesystem::path& bin, const BinIdentity& identity,
+                        const BinSideFacts& facts) {
+    if (facts.empty()) return {};
     nlohmann::json j;
     j["format"] = kFormat;
     j["version"] = kVersion;
     j["bin_size"] = identity.fileSize;
     j["start_time_us"] = identity.startTimeUs;
     j["sample_count"] = identity.sampleCount;
+    if (facts.freeThreaded) j["free_threaded"] = true;
     auto& threads = j["threads"] = nlohmann::json::array();
-    for (const auto& [tid, name] : names)
+    for (const auto& [tid, name] : facts.names)
         threads.push_back({{"tid", tid}, {"name", sanitizeUtf8(name)}});
     auto file = AtomicFile::create(threadNamesPath(bin));
     if (!file) return file.error();
@@ -38,7 +39,7 @@ Status writeThreadNames(const std::filesystem::path& bin, const BinIdentity& ide
     return file->commit();
 }
 
-ThreadNameMap readThreadNames(const std::filesystem::path& bin, const BinIdentity& identity) {
+BinSideFacts readBinSideFile(const std::filesystem::path& bin, const BinIdentity& identity) {
     const std::filesystem::path path = threadNamesPath(bin);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) return {};
@@ -54,9 +55,12 @@ ThreadNameMap readThreadNames(const std::filesystem::path& bin, const BinIdentit
                               j.value("start_time_us", uint64_t{0}),
                               j.value("sample_count", uint64_t{0})};
     if (!(stamped == identity)) return {};
-    ThreadNameMap names;
+    BinSideFacts facts;
+    const auto ft = j.find("free_threaded");
+    facts.freeThreaded = ft != j.end() && ft->is_boolean() && ft->get<bool>();
     const auto threads = j.find("threads");
-    if (threads == j.end() || !threads->is_array()) return {};
+    if (threads == j.end() || !threads->is_array()) return facts;
+    ThreadNameMap& names = facts.names;
     for (const auto& t : *threads) {
         if (names.size() >= kMaxNamedThreads) break;
         if (!t.is_object() || !t.contains("tid") || !t["tid"].is_number_unsigned() ||
@@ -66,7 +70,7 @@ ThreadNameMap readThreadNames(const std::filesystem::path& bin, const BinIdentit
         if (!name.empty() && name.size() <= 1024)
             names[t["tid"].get<uint64_t>()] = sanitizeUtf8(name);
     }
-    return names;
+    return facts;
 }
 
 Status copyThreadNames(const std::filesystem::path& from, const std::filesystem::path& to) {

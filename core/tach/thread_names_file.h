@@ -11,6 +11,8 @@ namespace gilscope {
 
 // A `.bin` recording's thread names, beside it in "FILE.bin.names.json": CPython's format
 // has no place for them, and gilscope writes `.bin` files byte for byte as CPython does.
+// The same file says whether the target was free-threaded (python3.13t, no GIL), which
+// CPython's header has no field for either.
 // The side file names the recording it belongs to (size, start time, sample count), so
 // one left beside a `.bin` that was since replaced is ignored.
 struct BinIdentity {
@@ -22,18 +24,25 @@ struct BinIdentity {
 
 using ThreadNameMap = std::map<uint64_t, std::string>;
 
+// What the side file keeps.
+struct BinSideFacts {
+    ThreadNameMap names;
+    bool freeThreaded = false;
+    bool empty() const { return names.empty() && !freeThreaded; }
+};
+
 inline constexpr size_t kMaxNamesFileBytes = 4 << 20;
 inline constexpr size_t kMaxNamedThreads = 1 << 15;
 
 std::filesystem::path threadNamesPath(const std::filesystem::path& bin);
 
-// Writes the side file of `bin` through AtomicFile (nothing when names is empty).
-Status writeThreadNames(const std::filesystem::path& bin, const BinIdentity& identity,
-                        const ThreadNameMap& names);
+// Writes the side file of `bin` through AtomicFile (nothing when facts is empty).
+Status writeBinSideFile(const std::filesystem::path& bin, const BinIdentity& identity,
+                        const BinSideFacts& facts);
 
-// The names of `bin`: empty when there is no side file, or it is not one, too large, or
+// The side file of `bin`: empty when there is none, or it is not one, too large, or
 // belongs to another recording. Bounded: at most kMaxNamesFileBytes are read.
-ThreadNameMap readThreadNames(const std::filesystem::path& bin, const BinIdentity& identity);
+BinSideFacts readBinSideFile(const std::filesystem::path& bin, const BinIdentity& identity);
 
 // Copies the side file of `from` (if any) to beside `to`, a byte-identical copy of it.
 Status copyThreadNames(const std::filesystem::path& from, const std::filesystem::path& to);

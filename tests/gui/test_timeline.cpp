@@ -297,6 +297,30 @@ private slots:
                  qPrintable(busy));
     }
 
+    // A free-threaded target (issue 37) has no GIL: hover names no GIL state, and the
+    // expanded GIL lanes say why they are empty.
+    void freeThreadedHasNoGilStates() {
+        TimelineSnapshot source = syntheticTimeline(2000);
+        source.freeThreaded = true;
+        TimelineWidget w;
+        w.resize(1000, 500);
+        w.setSnapshot(source);
+        w.setAllExpanded(true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const QString busy =
+            w.toolTipAt(QPoint(w.xAt(kT0 + 300'000), w.laneRect(1, 0).center().y()));
+        QVERIFY2(busy.contains(QStringLiteral("On CPU: 100 %")), qPrintable(busy));
+        QVERIFY2(!busy.contains(QStringLiteral("GIL")), qPrintable(busy));
+        const QString name = w.toolTipAt(w.nameRect(source.threads[0].threadId).center());
+        QVERIFY2(!name.contains(QStringLiteral("GIL")), qPrintable(name));
+        // The same snapshot with a GIL names it: the check above can fail.
+        source.freeThreaded = false;
+        w.setSnapshot(source);
+        QVERIFY(w.toolTipAt(QPoint(w.xAt(kT0 + 300'000), w.laneRect(1, 0).center().y()))
+                    .contains(QStringLiteral("GIL held")));
+    }
+
     // Compact tracks: one 20-24 px strip per thread coloured by its dominant
     // state; the twisty (or a double-click on the name) shows the sub-lanes;
     // clicking names selects tracks (Ctrl toggles, Shift extends, a second click

@@ -1,8 +1,9 @@
 """A pool of threads at rest plus one busy thread, as a server between requests.
 
-Usage: idle_pool.py [threads] [depth]. Each pool thread waits in Event.wait() `depth`
-frames deep (default 500 threads, 10 deep); one more thread spins in Python.
-READY json: {"pool": threads, "depth": depth, "busy": native id of the busy thread}
+Usage: idle_pool.py [threads] [depth] [busy]. Each pool thread waits in Event.wait()
+`depth` frames deep (default 500 threads, 10 deep); `busy` more threads (default 1) spin
+in Python.
+READY json: {"pool": threads, "depth": depth, "busy": native id of the first busy thread}
 """
 import sys
 import threading
@@ -11,6 +12,7 @@ from _ready import ready
 
 POOL = int(sys.argv[1]) if len(sys.argv) > 1 else 500
 DEPTH = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+BUSY = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 never = threading.Event()
 parked = threading.Semaphore(0)
 
@@ -33,8 +35,10 @@ for i in range(POOL):
 for _ in range(POOL):
     parked.acquire()
 box = []
-threading.Thread(target=busy, args=(box,), name="busy", daemon=True).start()
-while not box:
+for i in range(BUSY):
+    threading.Thread(target=busy, args=(box,), name="busy" if i == 0 else "busy-%d" % i,
+                     daemon=True).start()
+while len(box) < BUSY:
     pass
 ready(pool=POOL, depth=DEPTH, busy=box[0])
 never.wait()

@@ -7,12 +7,12 @@
 
 namespace gilscope::ui {
 
-void markRecordedStates(QComboBox* stateBox, int mode, int pythonMinor) {
+void markRecordedStates(QComboBox* stateBox, int mode, int pythonMinor, bool freeThreaded) {
     auto* model = qobject_cast<QStandardItemModel*>(stateBox->model());
     if (!model) return;
     for (int row = 0; row < stateBox->count(); ++row) {
         const auto state = StateFilter(stateBox->itemData(row).toInt());
-        const std::string why = stateFilterUnavailable(state, mode, pythonMinor);
+        const std::string why = stateFilterUnavailable(state, mode, pythonMinor, freeThreaded);
         QStandardItem* item = model->item(row);
         item->setEnabled(why.empty());
         item->setToolTip(why.empty() ? QString()

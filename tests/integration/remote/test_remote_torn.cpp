@@ -83,13 +83,16 @@ qint64 totalSamples(const QList<CollapsedStack>& stacks) {
 class TestRemoteTorn : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS(); }
+    void initTestCase() {
+        GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS();
+        test::printTestedInterpreters(test::findFreeThreadedInterpreters());
+    }
 
     // py-spy's test_recursive: recursion to a random depth <= 20 and back, in a loop. On
     // 3.8-3.10 frames freed meanwhile go to a free list linked through f_back, the very
     // pointer the walk follows: such a walk must be retried or counted as an error, never
     // shown. Every real stack is rooted at <module> and is at most 22 frames deep.
-    void randomRecursion_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void randomRecursion_data() { test::addInterpreterRows(test::findEveryBuild()); }
     void randomRecursion() {
         QFETCH(Interpreter, interpreter);
         TargetProcess target(interpreter, "random_recursion.py");
@@ -136,7 +139,7 @@ private slots:
     // difflib's generator expressions and email's generator-based parser, on the main
     // thread, 3 s at 2 kHz: a generator frame read after it was suspended ends its chain
     // there. Only a walk that provably reached the thread's base counts.
-    void generators_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void generators_data() { test::addInterpreterRows(test::findEveryBuild()); }
     void generators() {
         QFETCH(Interpreter, interpreter);
         TargetProcess target(interpreter, "generators.py");

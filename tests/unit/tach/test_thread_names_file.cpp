@@ -20,13 +20,18 @@ namespace {
 
 class NameSink : public SampleSink {
 public:
+    void begin(const FrameRegistry&, const RecordingInfo& info) override {
+        freeThreaded = info.freeThreaded;
+    }
     void addBatch(const SampleBatch&) override {}
+    bool freeThreaded = false;
     void nameThread(uint64_t tid, const std::string& name) override { names[tid] = name; }
     std::map<uint64_t, std::string> names;
 };
 
 // A small recording of two threads; names (tid -> name) go through nameThread.
-void record(const fs::path& path, const ThreadNameMap& names, uint64_t startUs = 1000) {
+void record(const fs::path& path, const ThreadNameMap& names, uint64_t startUs = 1000,
+            bool freeThreaded = false) {
     auto writer = TachWriter::create(path);
     QVERIFY(writer);
     FrameRegistry registry;
@@ -35,6 +40,7 @@ void record(const fs::path& path, const ThreadNameMap& names, uint64_t startUs =
     const FrameId frame = registry.internFrame(f);
     RecordingInfo info;
     info.startTimeUs = startUs;
+    info.freeThreaded = freeThreaded;
     (*writer)->begin(registry, info);
     for (uint64_t i = 0; i < 50; ++i)
         for (uint64_t tid : {11, 12}) {
@@ -81,6 +87,35 @@ private slots:
         QCOMPARE(names.at(11), std::string("db-writer"));
         QCOMPARE(names.at(12), std::string("worker-é名"));
         QVERIFY(replayedNames(plain).empty());
+    }
+
+    // A free-threaded target (no GIL) is said in the side file, which CPython's header has
+    // no field for: the .bin stays the same bytes, and info() and the replay know it.
+    void freeThreadedGoesBesideTheBinAndComesBack() {
+        auto dir = TempDir::create("gilscope-test-names-");
+        QVERIFY(dir);
+        const fs::path ft = dir->path() / "ft.bin", gil = dir->path() / "gil.bin";
+        record(ft, {}, 1000, true);
+        if (QTest::currentTestFailed()) return;
+        record(gil, {});
+        QVERIFY(fs::exists(threadNamesPath(ft)));
+        QVERIFY(!fs::exists(threadNamesPath(gil)));
+        QCOMPARE(slurp(ft), slurp(gil));
+        auto reader = TachReader::open(ft);
+        QVERIFY(reader);
+        QVERIFY(reader->info().freeThreaded);
+        NameSink sink;
+        QVERIFY(reader->replay(sink));
+        QVERIFY(sink.freeThreaded);
+        auto plain = TachReader::open(gil);
+        QVERIFY(plain);
+        QVERIFY(!plain->info().freeThreaded);
+        // Named threads and the flag share the one file.
+        record(ft, {{11, "db-writer"}}, 1000, true);
+        auto both = TachReader::open(ft);
+        QVERIFY(both);
+        QVERIFY(both->info().freeThreaded);
+        QCOMPARE(replayedNames(ft).at(11), std::string("db-writer"));
     }
 
     // A names file left beside a .bin that was replaced by another recording (CPython's,
