@@ -82,8 +82,9 @@ class TestThreadNames : public QObject {
 private slots:
     void initTestCase() {
         all_ = findInterpreters();
-        printTestedInterpreters(all_);
         GILSCOPE_REQUIRE_INTERPRETERS(all_);
+        all_ += findFreeThreadedInterpreters(); // names are read the same way without a GIL
+        printTestedInterpreters(all_);
     }
 
     void dumpNamesThreads_data() { addInterpreterRows(all_); }

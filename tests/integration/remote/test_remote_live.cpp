@@ -93,7 +93,7 @@ class TestRemoteLive : public QObject {
 private slots:
     void initTestCase() { GILSCOPE_PRINT_AND_REQUIRE_INTERPRETERS(); }
 
-    void threeDeepChain_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void threeDeepChain_data() { test::addInterpreterRows(test::findEveryBuild()); }
     void threeDeepChain() {
         QFETCH(Interpreter, interpreter);
         TargetProcess target(interpreter, "three_deep.py");
@@ -399,7 +399,7 @@ private slots:
             QStringLiteral("<truncated: %1 frames>").arg(depth + 1 - int(kCpythonDepthCap) + 1));
     }
 
-    void nonAsciiNames_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void nonAsciiNames_data() { test::addInterpreterRows(test::findEveryBuild()); }
     void nonAsciiNames() {
         QFETCH(Interpreter, interpreter);
         QTemporaryDir dir;
@@ -426,7 +426,7 @@ private slots:
                  target.readyInfo()["file"].toString());
     }
 
-    void gcFrame_data() { test::addInterpreterRows(test::findInterpreters()); }
+    void gcFrame_data() { test::addInterpreterRows(test::findEveryBuild()); }
     void gcFrame() {
         QFETCH(Interpreter, interpreter);
         const QString here = QStringLiteral(GILSCOPE_SOURCE_DIR "/tests/integration/remote");
