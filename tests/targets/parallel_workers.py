@@ -58,7 +58,7 @@ def worker(index, start, stop, spent):
 
 
 def main():
-    seconds = float(sys.argv[1])
+    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 60
     gate = sys.argv[2] if len(sys.argv) > 2 else None
     start, stop = threading.Event(), threading.Event()
     spent = [{"worker_calls": 0.0, "worker_loop": 0.0} for _ in range(WORKERS)]
