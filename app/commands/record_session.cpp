@@ -64,6 +64,15 @@ void printSummary(const RecordingSummary& s, uint64_t missed) {
         std::fprintf(out, "%s\n", torn.c_str());
     if (const std::string warn = tornReadsWarning(s.torn); !warn.empty())
         std::fprintf(out, "%s\n", warn.c_str());
+    if (s.waits.unknown > 0)
+        std::fprintf(
+            out,
+            "Wait reasons: %llu of %llu off-CPU thread reads (%.2f%%) are \"unknown\": the "
+            "kernel could not tell (a thread that exited, or /proc that could not be "
+            "read)\n",
+            static_cast<unsigned long long>(s.waits.unknown),
+            static_cast<unsigned long long>(s.waits.asked),
+            100.0 * double(s.waits.unknown) / double(s.waits.asked));
 }
 
 // --realtime-stats, at the end: which checks found reads torn (diagnosis).

@@ -53,6 +53,7 @@ public:
     uint64_t runtimeAddress() const override { return loc_.runtimeAddr; }
     void setTickInterval(uint64_t intervalUs) override;
     TornReads tornReads() const override { return torn_; }
+    WaitTally waitTally() const override { return waits_; }
     std::vector<TornReason> tornReasons() const override;
 
     uint64_t syscalls() const { return mem_.syscalls(); }
@@ -156,6 +157,7 @@ private:
     int64_t nextImageCheckNs_ = 0; // ExecWatch::imageGone, about once a second
     std::string lastError_;
     TornReads torn_;
+    WaitTally waits_; // wait reasons asked of the kernel, and those it could not tell
     std::vector<TornReason> tornReasons_;
     int64_t retryBudgetNs_ = 250'000; // a quarter of 1 kHz's interval until told the rate
     bool skipped_ = false;

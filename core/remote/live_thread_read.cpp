@@ -152,6 +152,8 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         if (kernel.cpu == ThreadStateProbe::Cpu::Idle && !(status & ThreadStatus::GilRequested)) {
             waiting = true;
             waitState = kernel;
+            ++waits_.asked;
+            if (kernel.wait.reason == WaitReason::Unknown) ++waits_.unknown;
             status = withWaitReason(status, kernel.wait.reason);
         }
     }

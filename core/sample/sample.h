@@ -41,6 +41,7 @@ struct RecordingSummary {
     uint64_t ticks = 0;         // sampling ticks attempted, as CPython counts samples
     uint64_t threadSamples = 0; // thread stacks recorded
     TornReads torn;             // live recordings: how torn thread reads ended
+    WaitTally waits;            // live recordings: wait reasons asked, and unknown
     bool hasErrorRate = false;
     bool hasMissed = false;
 };

@@ -137,6 +137,8 @@ public:
     virtual void setTickInterval(uint64_t intervalUs) { (void)intervalUs; }
     // What the reads so far tore, and how they ended (zeros: the source cannot tell).
     virtual TornReads tornReads() const { return {}; }
+    // Wait reasons asked of the kernel so far, and how many it could not tell.
+    virtual WaitTally waitTally() const { return {}; }
     // The checks that found reads torn, most frequent first (diagnosis: --realtime-stats).
     virtual std::vector<TornReason> tornReasons() const { return {}; }
     // Where _PyRuntime lies in the target (0: not known): --native-stacks finds the
@@ -153,6 +155,7 @@ public:
     int pid() const override { return inner_.pid(); }
     PythonVersion pythonVersion() const override { return inner_.pythonVersion(); }
     bool freeThreaded() const override { return inner_.freeThreaded(); }
+    WaitTally waitTally() const override { return inner_.waitTally(); }
     std::string lastError() const override {
         return lastError_.empty() ? inner_.lastError() : lastError_;
     }

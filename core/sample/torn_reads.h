@@ -18,6 +18,14 @@ struct TornReads {
     double rereadPct() const { return reads() ? 100.0 * double(reread) / double(reads()) : 0; }
 };
 
+// Off-CPU thread reads whose wait reason was asked of the kernel, and those it could not
+// tell (a thread that exited between reads, /proc entries that vanished or could not be
+// read): such a sample keeps its state with the reason "unknown", and the summary counts them.
+struct WaitTally {
+    uint64_t asked = 0;
+    uint64_t unknown = 0;
+};
+
 // Above this share of thread reads dropped, the shares of call-heavy code may be low, and
 // the summary and the window say so.
 constexpr double kTornWarningPct = 2.0;

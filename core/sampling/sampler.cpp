@@ -239,6 +239,7 @@ bool Sampler::Impl::step() {
             ++s.errors;
         }
         s.torn = source.tornReads();
+        s.waits = source.waitTally();
         next += interval;
         s.lastTickUs = t;
         s.windowTicks = window.ticks();

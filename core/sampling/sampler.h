@@ -49,6 +49,7 @@ struct SamplerStats {
     double elapsedSec = 0;
     double samplerCpuSec = 0; // CPU time used by the sampler thread itself
     TornReads torn;           // thread reads that tore, read again or dropped
+    WaitTally waits;          // wait reasons asked of the kernel, and those it could not tell
     bool running = false;
 };
 

@@ -57,6 +57,7 @@ SamplerStats toSamplerStats(const RawSamplerStats& raw, uint64_t intervalUs) {
     if (raw.ticks + raw.missed > 0) s.missedPct = 100.0 * raw.missed / (raw.ticks + raw.missed);
     s.samplerCpuSec = static_cast<double>(raw.cpuUs) / 1e6;
     s.torn = raw.torn;
+    s.waits = raw.waits;
     s.running = raw.running != 0;
     return s;
 }
@@ -71,6 +72,7 @@ RecordingSummary toRecordingSummary(const RawSamplerStats& raw) {
     r.ticks = raw.ticks;
     r.threadSamples = raw.threadSamples;
     r.torn = raw.torn;
+    r.waits = raw.waits;
     r.hasErrorRate = true;
     r.hasMissed = true;
     return r;

@@ -29,6 +29,7 @@ struct RawSamplerStats {
     uint64_t windowSpanUs = 0; // time the window covers (< 1 s at the start)
     uint64_t cpuUs = 0;        // sampler thread CPU time
     TornReads torn;            // the source's counts after the latest tick (four words)
+    WaitTally waits;           // the same for wait reasons (two words)
     uint64_t running = 0;
 };
 

@@ -354,6 +354,8 @@ private slots:
                 torn.reread += 1;
                 torn.tries += 2;
                 torn.dropped += reads == 5 ? 1 : 0;
+                waits.asked += 2;
+                waits.unknown += reads == 3 ? 1 : 0;
                 out.resize(1);
                 out[0] = ThreadStack{};
                 out[0].threadId = 7;
@@ -363,6 +365,7 @@ private slots:
             }
             void setTickInterval(uint64_t us) override { intervalUs = us; }
             TornReads tornReads() const override { return torn; }
+            WaitTally waitTally() const override { return waits; }
             FrameRegistry& registry() override { return reg; }
             int pid() const override { return 1; }
             PythonVersion pythonVersion() const override { return {3, 12, 0}; }
@@ -371,6 +374,7 @@ private slots:
             int reads = 0;
             uint64_t intervalUs = 0;
             TornReads torn;
+            WaitTally waits;
         } source;
         FakeClock clock(kStart);
         RecordingSink sink;
@@ -384,6 +388,10 @@ private slots:
         QCOMPARE(t.tries, uint64_t(10));
         QCOMPARE(t.dropped, uint64_t(1));
         QCOMPARE(sampler.stats().torn.reread, uint64_t(5));
+        // Wait reasons the kernel could not tell are counted the same way (issue 36).
+        QCOMPARE(sampler.summary().waits.asked, uint64_t(10));
+        QCOMPARE(sampler.summary().waits.unknown, uint64_t(1));
+        QCOMPARE(sampler.stats().waits.unknown, uint64_t(1));
     }
 
     // The summary's words: nothing when nothing tore; the share re-read and dropped; a
