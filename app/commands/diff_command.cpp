@@ -56,7 +56,7 @@ int runDiff(const QStringList& args) {
         return cli.usageErrorSeeHelp("expected a baseline and a current .bin file");
 
     const auto state = parseStateFilter(parser.value(mode).toStdString());
-    if (!state || *state == StateFilter::GilContention)
+    if (!state || isContention(*state))
         return cli.usageError("--mode must be all, cpu, gil, gil-wait, exception or gc, not \"" +
                               parser.value(mode) + "\"");
     bool ok = false;

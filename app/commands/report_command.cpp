@@ -66,7 +66,10 @@ int runReport(const QStringList& args) {
     const QCommandLineOption contention(
         "gil-contention",
         "For the ticks in which some thread waited for the GIL: what the GIL holder ran.");
-    parser.addOptions({by, mode, thread, range, sort, limit, json, contention});
+    const QCommandLineOption lockContention(
+        "lock-contention", "For the ticks in which some thread waited on a lock: what the threads "
+                           "on a CPU ran (needs a recording with wait reasons).");
+    parser.addOptions({by, mode, thread, range, sort, limit, json, contention, lockContention});
     if (auto done = cli.parse(args)) return *done;
     if (parser.positionalArguments().size() != 1)
         return cli.usageErrorSeeHelp("expected one input file");
@@ -91,15 +94,20 @@ int runReport(const QStringList& args) {
 
     ProfileFilter filter;
     const auto state = parseStateFilter(parser.value(mode).toStdString());
-    if (!state || *state == StateFilter::GilContention)
+    if (!state || isContention(*state))
         return cli.usageError("--mode must be all, cpu, gil, gil-wait, exception, gc, lock, io, "
                               "poll or sleep, not \"" +
                               parser.value(mode) + "\"");
     filter.state = *state;
-    if (parser.isSet(contention)) {
+    if (parser.isSet(contention) && parser.isSet(lockContention))
+        return cli.usageError("--gil-contention and --lock-contention cannot be combined");
+    for (const auto& [option, view] : {std::pair{&contention, StateFilter::GilContention},
+                                       std::pair{&lockContention, StateFilter::LockContention}}) {
+        if (!parser.isSet(*option)) continue;
         if (parser.isSet(mode))
-            return cli.usageError("--gil-contention and --mode cannot be combined");
-        filter.state = StateFilter::GilContention;
+            return cli.usageError("--" + option->names().first() +
+                                  " and --mode cannot be combined");
+        filter.state = view;
     }
     for (const QString& t : parser.values(thread)) {
         const qulonglong tid = t.toULongLong(&ok);
@@ -164,8 +172,8 @@ int runReport(const QStringList& args) {
             std::string list;
             for (const std::string& h : held)
                 list += (list.empty() ? "" : ", ") + h;
-            const std::string option = filter.state == StateFilter::GilContention
-                                           ? "--gil-contention"
+            const std::string option = isContention(filter.state)
+                                           ? "--" + std::string(stateFilterName(filter.state))
                                            : "--mode " + std::string(stateFilterName(filter.state));
             std::printf("Note: %s cannot match this recording: %s. It holds: %s.\n", option.c_str(),
                         unavailable.c_str(), list.c_str());

@@ -22,6 +22,7 @@ constexpr Names kNames[] = {
     {StateFilter::IoWait, "io", "Waiting on I/O"},
     {StateFilter::Poll, "poll", "Polling (event loop idle)"},
     {StateFilter::Sleep, "sleep", "Sleeping"},
+    {StateFilter::LockContention, "lock-contention", "Lock contention (who ran)"},
 };
 } // namespace
 
@@ -63,7 +64,8 @@ std::string stateFilterUnavailable(StateFilter s, int mode, int pythonMinor, boo
                    "kernel's thread state, which that mode does not read" + remedy;
     }
     const bool waitFilter = s == StateFilter::LockWait || s == StateFilter::IoWait ||
-                            s == StateFilter::Poll || s == StateFilter::Sleep;
+                            s == StateFilter::Poll || s == StateFilter::Sleep ||
+                            s == StateFilter::LockContention;
     if (waitFilter && m != ProfilingMode::All && m != ProfilingMode::Unknown)
         return "it was recorded in " +
                std::string(m == ProfilingMode::Wall ? "wall" : "a filtering") +
@@ -97,8 +99,20 @@ bool statusPasses(StateFilter s, uint32_t status) {
         return waitKindOf(waitReasonOf(status)) == WaitKind::Poll;
     case StateFilter::Sleep:
         return waitKindOf(waitReasonOf(status)) == WaitKind::Sleep;
+    case StateFilter::LockContention:
+        return status & ThreadStatus::OnCpu;
     }
     return true;
+}
+
+bool isContention(StateFilter s) {
+    return s == StateFilter::GilContention || s == StateFilter::LockContention;
+}
+
+bool contentionWaits(StateFilter s, uint32_t status) {
+    if (s == StateFilter::GilContention) return status & ThreadStatus::GilRequested;
+    if (s == StateFilter::LockContention) return waitKindOf(waitReasonOf(status)) == WaitKind::Lock;
+    return false;
 }
 
 } // namespace gilscope

@@ -10,7 +10,9 @@ namespace gilscope {
 
 // Which thread-samples a view counts, chosen after recording. The first six follow
 // CPython's --mode values; GilContention keeps, for every tick in which some thread
-// waited for the GIL, the sample of the thread that held it.
+// waited for the GIL, the sample of the thread that held it; LockContention, for every tick
+// in which some thread waited on a lock, the samples of the threads on a CPU (who ran
+// while others waited: no lock object is named, the kernel does not say whose it is).
 enum class StateFilter : uint8_t {
     All,
     OnCpu,
@@ -23,17 +25,18 @@ enum class StateFilter : uint8_t {
     LockWait,
     IoWait,
     Poll,
-    Sleep
+    Sleep,
+    LockContention, // last: the values are kept in settings
 };
 
 inline constexpr StateFilter kAllStateFilters[] = {
     StateFilter::All,           StateFilter::OnCpu,     StateFilter::HoldingGil,
     StateFilter::WaitingForGil, StateFilter::Exception, StateFilter::Gc,
     StateFilter::GilContention, StateFilter::LockWait,  StateFilter::IoWait,
-    StateFilter::Poll,          StateFilter::Sleep};
+    StateFilter::Poll,          StateFilter::Sleep,     StateFilter::LockContention};
 
 // "all", "cpu", "gil", "gil-wait", "exception", "gc", "gil-contention", "lock", "io", "poll",
-// "sleep" (CLI spelling).
+// "sleep", "lock-contention" (CLI spelling).
 std::string_view stateFilterName(StateFilter s);
 std::optional<StateFilter> parseStateFilter(std::string_view name);
 // "All", "On CPU", "Holding GIL", ... (GUI spelling).
@@ -47,9 +50,14 @@ std::string_view stateFilterLabel(StateFilter s);
 std::string stateFilterUnavailable(StateFilter s, int mode, int pythonMinor,
                                    bool freeThreaded = false);
 
-// Whether a sample's ThreadStatus bits pass the filter (Gc and GilContention need more
-// than the status: the stack, or the other threads of the tick).
+// Whether a sample's ThreadStatus bits pass the filter (Gc and the contention views need
+// more than the status: the stack, or the other threads of the tick).
 bool statusPasses(StateFilter s, uint32_t status);
+
+// The contention views: at the ticks in which some thread waits (contentionWaits), the
+// samples of the threads that ran then (statusPasses).
+bool isContention(StateFilter s);
+bool contentionWaits(StateFilter s, uint32_t status);
 
 struct ProfileFilter {
     std::vector<uint64_t> threads; // OS thread ids; empty means every thread

@@ -148,10 +148,12 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
     auto snap = std::make_shared<ProfileSnapshot>();
     snap->filter = filter;
     const StateFilter state = filter.state;
-    const bool needScan = filter.hasRange || state == StateFilter::GilContention;
-    std::array<bool, 256> statusOk{};
-    for (uint32_t s = 0; s < 256; ++s)
+    const bool needScan = filter.hasRange || isContention(state);
+    std::array<bool, 256> statusOk{}, waits{};
+    for (uint32_t s = 0; s < 256; ++s) {
         statusOk[s] = statusPasses(state, expandStatus(uint8_t(s)));
+        waits[s] = contentionWaits(state, expandStatus(uint8_t(s)));
+    }
     std::vector<uint8_t> threadOk;
     SampleStore::View view;
     const bool counted = lock_.read([&] {
@@ -206,7 +208,7 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
     const std::vector<StackNode>& nodes = snap->nodes;
     uint64_t matched = 0;
     Status st;
-    if (state != StateFilter::GilContention) {
+    if (!isContention(state)) {
         const bool gc = state == StateFilter::Gc;
         st = view.scan(
             t0, t1,
@@ -222,31 +224,31 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
             cancel);
     } else {
         // Ticks share one timestamp across threads: first the times at which some thread
-        // waited, then the holders' samples at those times.
-        std::vector<uint64_t> waits;
+        // waited, then the samples of those who ran (held the GIL, were on a CPU) then.
+        std::vector<uint64_t> times;
         st = view.scan(
             t0, t1,
             [&](std::span<const SampleRecord> records) {
                 for (const SampleRecord& r : records) {
                     const uint64_t t = r.time();
-                    if (t >= t0 && t <= t1 && (r.status & ThreadStatus::GilRequested) &&
-                        (waits.empty() || waits.back() != t))
-                        waits.push_back(t);
+                    if (t >= t0 && t <= t1 && waits[r.status] &&
+                        (times.empty() || times.back() != t))
+                        times.push_back(t);
                 }
             },
             cancel);
         if (!st) return st.error();
         // A live recording is already in time order; a replay nearly so.
-        if (!std::is_sorted(waits.begin(), waits.end())) std::sort(waits.begin(), waits.end());
-        waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
-        snap->contendedTicks = waits.size();
-        TimeCursor contended(waits);
-        if (!waits.empty())
+        if (!std::is_sorted(times.begin(), times.end())) std::sort(times.begin(), times.end());
+        times.erase(std::unique(times.begin(), times.end()), times.end());
+        snap->contendedTicks = times.size();
+        TimeCursor contended(times);
+        if (!times.empty())
             st = view.scan(
-                waits.front(), waits.back(),
+                times.front(), times.back(),
                 [&](std::span<const SampleRecord> records) {
                     for (const SampleRecord& r : records) {
-                        if (!(r.status & ThreadStatus::HasGil) || !threadOk[r.thread]) continue;
+                        if (!statusOk[r.status] || !threadOk[r.thread]) continue;
                         if (!contended.contains(r.time())) continue;
                         ++counts[r.node];
                         ++matched;

@@ -174,6 +174,12 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
                       "what the GIL holder ran then.\n",
                       static_cast<unsigned long long>(s.contendedTicks));
         out += buf;
+    } else if (s.filter.state == StateFilter::LockContention) {
+        std::snprintf(buf, sizeof buf,
+                      "Lock contention: %llu ticks had a thread waiting on a lock; the table is "
+                      "what the threads on a CPU ran then.\n",
+                      static_cast<unsigned long long>(s.contendedTicks));
+        out += buf;
     }
     if (rows.empty()) {
         out += "No samples match.\n";
@@ -232,7 +238,7 @@ nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<Re
     j["recorded_samples"] = s.recordedSamples;
     j["matched_samples"] = s.matchedSamples;
     if (!s.spillProblem.empty()) j["spill_problem"] = s.spillProblem;
-    if (s.filter.state == StateFilter::GilContention) j["contended_ticks"] = s.contendedTicks;
+    if (isContention(s.filter.state)) j["contended_ticks"] = s.contendedTicks;
     auto& arr = j["rows"] = nlohmann::ordered_json::array();
     for (const ReportRow& r : rows) {
         nlohmann::ordered_json o;

@@ -32,7 +32,7 @@ bool StateFilterSink::hasGcFrame(const SampleBatch& batch) {
 void StateFilterSink::addBatch(const SampleBatch& batch) {
     if (!statusPasses(state_, batch.status)) return;
     if (state_ == StateFilter::Gc && !hasGcFrame(batch)) return;
-    if (state_ != StateFilter::GilContention) return next_.addBatch(batch);
+    if (!isContention(state_)) return next_.addBatch(batch);
     if (!contended_) return;
     kept_.clear();
     for (uint64_t t : batch.timestampsUs)
@@ -44,7 +44,7 @@ void StateFilterSink::addBatch(const SampleBatch& batch) {
 }
 
 void ContendedTimesSink::addBatch(const SampleBatch& batch) {
-    if (batch.status & ThreadStatus::GilRequested)
+    if (contentionWaits(state_, batch.status))
         times_.insert(times_.end(), batch.timestampsUs.begin(), batch.timestampsUs.end());
 }
 

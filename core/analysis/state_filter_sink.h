@@ -14,7 +14,8 @@ namespace gilscope {
 // state filter shows.
 class StateFilterSink final : public SampleSink {
 public:
-    // contendedTimes (sorted) is needed for GilContention only, and must outlive the sink.
+    // contendedTimes (sorted) is needed for the contention views only, and must outlive
+    // the sink.
     StateFilterSink(StateFilter state, SampleSink& next,
                     const std::vector<uint64_t>* contendedTimes = nullptr);
 
@@ -38,14 +39,17 @@ private:
     std::vector<uint64_t> kept_;  // GilContention: the timestamps of a batch that stay
 };
 
-// The first pass for GilContention: the times at which some thread waited for the GIL.
+// The first pass for a contention view: the times at which some thread waited (for the
+// GIL, or on a lock).
 class ContendedTimesSink final : public SampleSink {
 public:
+    explicit ContendedTimesSink(StateFilter state) : state_(state) {}
     void addBatch(const SampleBatch& batch) override;
     // Sorted and unique; call after the replay.
     std::vector<uint64_t> takeTimes();
 
 private:
+    StateFilter state_;
     std::vector<uint64_t> times_;
 };
 

@@ -53,11 +53,11 @@ Status RecordingFile::exportFile(const std::filesystem::path& bin,
                                  const ProgressCallback& progress, const CancelToken* cancel) {
     auto reader = TachReader::open(bin);
     if (!reader) return reader.error();
-    // GIL contention keeps the holders' samples at the times some thread waited: a
-    // first pass finds those times.
+    // The contention views keep who ran at the times some thread waited: a first pass
+    // finds those times.
     std::vector<uint64_t> contended;
-    if (state == StateFilter::GilContention) {
-        ContendedTimesSink times;
+    if (isContention(state)) {
+        ContendedTimesSink times(state);
         auto scanned = reader->replay(times, {}, cancel);
         if (!scanned) return scanned.error();
         contended = times.takeTimes();

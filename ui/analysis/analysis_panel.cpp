@@ -216,7 +216,7 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
                        .arg(threadsShown(s), loc.toString(qulonglong(s.matchedSamples)),
                             loc.toString(qulonglong(s.recordedSamples)),
                             QString::fromUtf8(stateFilterLabel(s.filter.state).data()));
-    if (s.filter.state == StateFilter::GilContention)
+    if (isContention(s.filter.state))
         text +=
             tr(" · %1 ticks with a thread waiting").arg(loc.toString(qulonglong(s.contendedTicks)));
     summary_->setText(text);

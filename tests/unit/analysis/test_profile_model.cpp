@@ -6,6 +6,7 @@
 #include "core/analysis/sample_store.h"
 #include "core/sample/producer_lock.h"
 #include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
 #include "tests/support/synthetic_feed.h"
 
 #include <QTest>
@@ -282,6 +283,30 @@ private slots:
         flt.threads = {2};
         s = run(m, flt);
         QCOMPARE(s->matchedSamples, 0u);
+    }
+
+    // Its sibling for locks (issue 36): at the ticks some thread waits on a lock, what the
+    // threads on a CPU ran; the waiters themselves and threads asleep are not counted.
+    void lockContentionNamesWhoRanAtContendedTicksOnly() {
+        ProfileModel m;
+        SyntheticFeed f(m);
+        const FrameId crunch = f.frame("l.py", 1, "crunch"), later = f.frame("l.py", 2, "later"),
+                      wait = f.frame("l.py", 3, "wait"), nap = f.frame("l.py", 4, "nap");
+        const uint32_t lockWait = withWaitReason(0, WaitReason::Lock);
+        f.add(1, TS::OnCpu, {crunch}, times(0, 10));                         // ticks 0..9
+        f.add(1, TS::OnCpu, {later}, times(10000, 10));                      // ticks 10..19
+        f.add(2, lockWait, {wait}, times(0, 10));                            // waits 0..9
+        f.add(3, withWaitReason(0, WaitReason::Sleep), {nap}, times(0, 20)); // asleep
+        f.add(4, TS::GilRequested, {wait}, times(10000, 10)); // a GIL wait is not a lock wait
+        ProfileFilter flt;
+        flt.state = StateFilter::LockContention;
+        auto s = run(m, flt);
+        QCOMPARE(s->contendedTicks, 10u);
+        QCOMPARE(s->matchedSamples, 10u);
+        QCOMPARE(own(*s, "crunch"), 10u);
+        QCOMPARE(total(*s, "later"), 0u);
+        QCOMPARE(total(*s, "wait"), 0u);
+        QCOMPARE(total(*s, "nap"), 0u);
     }
 
     void spilledBlocksGiveTheSameCountsAsMemory() {

@@ -65,16 +65,21 @@ private slots:
     void keepsWhatTheViewsCount() {
         ProfileModel model;
         feedRecording(model);
-        ContendedTimesSink times;
-        feedRecording(times);
-        const std::vector<uint64_t> contended = times.takeTimes();
-        QCOMPARE(contended.size(), size_t(100)); // every third tick
+        // The first pass of a contention view: the ticks some thread waited.
+        auto contendedFor = [](StateFilter state) {
+            ContendedTimesSink times(state);
+            feedRecording(times);
+            return times.takeTimes();
+        };
+        QCOMPARE(contendedFor(StateFilter::GilContention).size(), size_t(100)); // every third
+        QCOMPARE(contendedFor(StateFilter::LockContention).size(), size_t(100));
         for (StateFilter state : kAllStateFilters) {
             ProfileFilter f;
             f.state = state;
             auto snapshot = model.query(f);
             QVERIFY(snapshot);
             CountingSink counted;
+            const std::vector<uint64_t> contended = contendedFor(state);
             StateFilterSink filter(state, counted, &contended);
             feedRecording(filter);
             qInfo("%s: %llu thread-samples", stateFilterName(state).data(),
@@ -85,6 +90,7 @@ private slots:
         // Figures that follow from the recording itself, so a wrong model cannot hide one.
         auto count = [&](StateFilter state) {
             CountingSink counted;
+            const std::vector<uint64_t> contended = contendedFor(state);
             StateFilterSink filter(state, counted, &contended);
             feedRecording(filter);
             return counted.samples;
@@ -100,6 +106,8 @@ private slots:
         QCOMPARE(count(StateFilter::IoWait), uint64_t(50));
         QCOMPARE(count(StateFilter::Sleep), uint64_t(50));
         QCOMPARE(count(StateFilter::Poll), uint64_t(0));
+        // At the 100 ticks thread 2 waits on a lock, only thread 1 is on a CPU.
+        QCOMPARE(count(StateFilter::LockContention), uint64_t(100));
     }
 };
 
