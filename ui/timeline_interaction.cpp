@@ -174,6 +174,9 @@ QString TimelineWidget::toolTipAt(QPoint pos) const {
                     text += QStringLiteral("\n  %1: %2 %")
                                 .arg(tr(lane.name))
                                 .arg(100.0 * b.*lane.count / b.samples, 0, 'f', 0);
+            if (b.waitLabel && b.waitLabel < snapshot_.waitLabels.size())
+                text += tr("\n  Waiting on: %1")
+                            .arg(QString::fromStdString(snapshot_.waitLabels[b.waitLabel]));
         }
     }
     return text + QStringLiteral("\n\n") + help;

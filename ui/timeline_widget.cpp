@@ -126,6 +126,7 @@ uint64_t TimelineWidget::activity(const ThreadTimeline& thread) const {
     case StateFilter::All:
         return (uint64_t(t.onCpu) << 32) + t.samples;
     case StateFilter::OnCpu:
+    case StateFilter::LockContention:
         return t.onCpu;
     case StateFilter::HoldingGil:
     case StateFilter::GilContention:

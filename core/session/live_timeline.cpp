@@ -17,6 +17,7 @@ void TimelineBucket::merge(const TimelineBucket& other) {
     lockWait += other.lockWait;
     ioWait += other.ioWait;
     sleepPoll += other.sleepPoll;
+    if (other.waitLabel) waitLabel = other.waitLabel; // the later one
 }
 
 LiveTimeline::LiveTimeline(LiveTimelineOptions options)
@@ -55,6 +56,24 @@ bool LiveTimeline::isGcFrame(FrameId id) {
     return cached == 1;
 }
 
+// A wait leaf (--wait-reasons) names what the thread waits on: "<read TCP 10.0.0.5:5432>"
+// is labelled "read TCP 10.0.0.5:5432". With the lock held (waitLabels_ is read by snapshots).
+uint32_t LiveTimeline::waitLabelOf(FrameId leaf) {
+    if (!registry_ || leaf >= registry_->frameCount()) return 0;
+    if (leaf >= waitLabelCache_.size()) waitLabelCache_.resize(registry_->frameCount(), -1);
+    int32_t& cached = waitLabelCache_[leaf];
+    if (cached >= 0) return uint32_t(cached);
+    const FrameInfo& f = registry_->frame(leaf);
+    const std::string_view name = registry_->string(f.funcname);
+    cached = 0;
+    if (waitReasonOfFrame(registry_->string(f.filename), name) &&
+        waitLabels_.size() < kMaxWaitLabels && name.size() > 2) {
+        cached = int32_t(waitLabels_.size());
+        waitLabels_.emplace_back(name.substr(1, name.size() - 2));
+    }
+    return uint32_t(cached);
+}
+
 TimelineBucket LiveTimeline::classify(const SampleBatch& batch) {
     TimelineBucket sample;
     sample.samples = 1;
@@ -81,6 +100,8 @@ TimelineBucket LiveTimeline::classify(const SampleBatch& batch) {
     case WaitKind::Other:
         break;
     }
+    if (!batch.frames.empty() && waitReasonOf(batch.status) != WaitReason::None)
+        sample.waitLabel = waitLabelOf(batch.frames.front());
     return sample;
 }
 
@@ -169,6 +190,7 @@ void LiveTimeline::copyTo(TimelineSnapshot& s) const {
     s.samples = samples_;
     s.finished = finished_;
     s.freeThreaded = freeThreaded_;
+    s.waitLabels = waitLabels_;
     s.threads.reserve(threads_.size());
     for (const auto& [id, thread] : threads_)
         s.threads.push_back(thread);

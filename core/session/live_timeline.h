@@ -24,6 +24,9 @@ struct TimelineBucket {
     uint32_t lockWait = 0;
     uint32_t ioWait = 0;
     uint32_t sleepPoll = 0; // asleep, or an event loop waiting for readiness
+    // What the bucket's last wait was on, when the reader named it (--wait-reasons): an
+    // index into TimelineSnapshot::waitLabels ("read TCP 127.0.0.1:5432"); 0: none.
+    uint32_t waitLabel = 0;
 
     void merge(const TimelineBucket& other);
 };
@@ -46,6 +49,7 @@ struct TimelineSnapshot {
     uint64_t samples = 0; // thread-samples in total
     bool finished = false;
     bool freeThreaded = false; // the target has no GIL: its GIL lanes stay empty, and say why
+    std::vector<std::string> waitLabels; // [0] is ""; see TimelineBucket::waitLabel
     std::vector<ThreadTimeline> threads; // ordered by thread id, main thread first
 };
 
@@ -77,6 +81,7 @@ public:
 
 private:
     bool isGcFrame(FrameId id);
+    uint32_t waitLabelOf(FrameId leaf);
     TimelineBucket classify(const SampleBatch& batch);
     void apply(const SampleBatch& batch); // with lock_ held
     void applyNames();                    // with lock_ held
@@ -85,8 +90,10 @@ private:
     void halveResolution();
 
     const LiveTimelineOptions options_;
-    const FrameRegistry* registry_ = nullptr;                // read on the sampler thread only
-    std::vector<int8_t> gcFrameCache_;                       // per FrameId: -1 unknown, 0 no, 1 yes
+    const FrameRegistry* registry_ = nullptr; // read on the sampler thread only
+    std::vector<int8_t> gcFrameCache_;        // per FrameId: -1 unknown, 0 no, 1 yes
+    std::vector<int32_t> waitLabelCache_;     // per FrameId: -1 unknown, else its waitLabels_ index
+    static constexpr size_t kMaxWaitLabels = 1024;           // then further peers are not named
     std::unordered_map<uint64_t, std::string> pendingNames_; // sampler thread: not set yet
 
     // Snapshots copy under it; the sampler never waits for it (ProducerLock).
@@ -99,6 +106,7 @@ private:
     uint64_t lastUs_ = 0;
     uint64_t samples_ = 0;
     std::map<uint64_t, ThreadTimeline> threads_;
+    std::vector<std::string> waitLabels_{std::string()};
     std::unordered_map<uint64_t, std::string> names_; // named before their first sample
 };
 

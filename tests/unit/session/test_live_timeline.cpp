@@ -86,6 +86,37 @@ private slots:
         QCOMPARE(other.buckets[2].onCpu, 0u);
     }
 
+    // A bucket names what its last wait was on (the reader's wait leaf), for the hover:
+    // "read TCP 127.0.0.1:5432"; a frame that only looks like one (not in "~") is not one.
+    void namesWhatAWaitIsOn() {
+        LiveTimeline t(opts(1000, 100));
+        SyntheticFeed f(t);
+        const Frames fr = frames(f);
+        const FrameId recv = f.frame("~", kNoLocation, "<read TCP 127.0.0.1:5432>");
+        const FrameId lock = f.frame("~", kNoLocation, "<lock wait>");
+        const FrameId fake = f.frame("a.py", 9, "<lock wait>");
+        const uint32_t io = withWaitReason(0, WaitReason::IoRead);
+        f.add(3, io, {recv, fr.work}, {10'000, 10'100});
+        f.add(3, withWaitReason(0, WaitReason::Lock), {lock, fr.work}, {11'000});
+        f.add(3, io, {recv, fr.work}, {11'500});            // the later one wins
+        f.add(3, ThreadStatus::OnCpu, {fr.work}, {12'000}); // on a CPU: nothing
+        f.add(4, withWaitReason(0, WaitReason::Lock), {fake}, {10'000});
+        t.finish({});
+        const TimelineSnapshot s = t.snapshot();
+        const auto label = [&](uint64_t tid, size_t bucket) {
+            for (const ThreadTimeline& th : s.threads)
+                if (th.threadId == tid) {
+                    const uint32_t i = th.buckets.at(bucket).waitLabel;
+                    return i < s.waitLabels.size() ? s.waitLabels[i] : std::string("?");
+                }
+            return std::string("?");
+        };
+        QCOMPARE(label(3, 0), std::string("read TCP 127.0.0.1:5432"));
+        QCOMPARE(label(3, 1), std::string("read TCP 127.0.0.1:5432"));
+        QCOMPARE(label(3, 2), std::string());
+        QCOMPARE(label(4, 0), std::string());
+    }
+
     void mainThreadComesFirst() {
         LiveTimeline t;
         SyntheticFeed f(t);
