@@ -8,28 +8,11 @@ without --control, side by side in one run (A B A B ...), medians.
 """
 import argparse
 import os
-import re
 import statistics
-import subprocess
 import sys
-import tempfile
 
-TARGETS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                        "targets"))
-
-
-def record(gilscope, pid, extra, duration):
-    with tempfile.TemporaryDirectory() as d:
-        args = [a.replace("{dir}", d) for a in extra]
-        cmd = [gilscope, "attach", "-r", "10khz", "-d", str(duration), "--collapsed", "-o",
-               os.path.join(d, "out")] + args + [str(pid)]
-        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        out = child.stdout.read()
-        _, status, usage = os.wait4(child.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("gilscope failed: %s\n%s" % (" ".join(cmd), out))
-    m = re.search(r"missed \d+ samples.*\(([0-9.]+)%\)", out)
-    return usage.ru_utime + usage.ru_stime, float(m.group(1)) if m else 0.0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_attach import TARGETS, attach, start_target  # noqa: E402
 
 
 def main():
@@ -39,16 +22,14 @@ def main():
     ap.add_argument("--duration", type=float, default=5)
     ap.add_argument("--repeat", type=int, default=5)
     a = ap.parse_args()
-    target = subprocess.Popen([a.python, os.path.join(TARGETS, "deep30.py")],
-                              stdout=subprocess.PIPE, text=True)
-    if not target.stdout.readline().startswith("READY"):
-        sys.exit("target did not start")
+    target = start_target([a.python, os.path.join(TARGETS, "deep30.py")])
     runs = [("without --control", []), ("with --control", ["--control", "unix:{dir}/ctl.sock"])]
     figures = {label: ([], []) for label, _ in runs}
     try:
         for _ in range(a.repeat):
             for label, extra in runs:
-                cpu, missed = record(a.gilscope, target.pid, extra, a.duration)
+                cpu, missed, _ = attach(a.gilscope, target.pid, ["-r", "10khz"] + extra,
+                                        a.duration)
                 figures[label][0].append(cpu)
                 figures[label][1].append(missed)
     finally:

@@ -15,15 +15,13 @@ Without a GIL there is no switch counter to prove a resting thread's stack uncha
 import argparse
 import glob
 import os
-import re
 import shlex
 import statistics
-import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TARGETS = os.path.normpath(os.path.join(HERE, "..", "..", "targets"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_attach import TARGETS, attach, start_target  # noqa: E402
+
 CHROOT = os.environ.get("GILSCOPE_CHROOT_DIR", "/var/cache/gilscope/sid-python")
 SCENARIOS = {
     "single": (["deep30.py"], ["--mode", "all", "-r", "10khz"]),
@@ -31,39 +29,16 @@ SCENARIOS = {
 }
 
 
-def start_target(python, in_chroot, argv):
+def target_command(python, in_chroot, argv):
     script = [os.path.join(TARGETS, argv[0])] + argv[1:]
-    if in_chroot:
-        # As the tests do: the chroot's own /proc and the targets folder, then exec into it.
-        sh = "set -e; mount -t proc proc %s/proc; mount --bind %s %s%s; exec chroot %s %s" % (
-            shlex.quote(CHROOT), shlex.quote(TARGETS), shlex.quote(CHROOT), shlex.quote(TARGETS),
-            shlex.quote(CHROOT), " ".join(shlex.quote(a) for a in [python, "-u"] + script))
-        os.makedirs(CHROOT + TARGETS, exist_ok=True)
-        cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c", sh]
-    else:
-        cmd = [python, "-u"] + script
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    line = p.stdout.readline()
-    if not line.startswith("READY"):
-        p.kill()
-        sys.exit("target did not start: %r" % line)
-    return p
-
-
-def record(gilscope, pid, args, duration):
-    with tempfile.TemporaryDirectory() as d:
-        cmd = [gilscope, "attach"] + args + ["-d", str(duration), "--collapsed", "-o",
-                                             os.path.join(d, "out"), str(pid)]
-        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        out = child.stdout.read()
-        _, status, usage = os.wait4(child.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("gilscope failed: %s\n%s" % (" ".join(cmd), out))
-    missed = re.search(r"missed \d+ samples.*\(([0-9.]+)%\)", out)
-    samples = re.search(r"Captured ([0-9]+) samples", out)
-    cpu = usage.ru_utime + usage.ru_stime
-    n = int(samples.group(1)) if samples else 0
-    return cpu, (1e6 * cpu / n if n else 0.0), float(missed.group(1)) if missed else 0.0
+    if not in_chroot:
+        return [python, "-u"] + script
+    # As the tests do: the chroot's own /proc and the targets folder, then exec into it.
+    os.makedirs(CHROOT + TARGETS, exist_ok=True)
+    sh = "set -e; mount -t proc proc %s/proc; mount --bind %s %s%s; exec chroot %s %s" % (
+        shlex.quote(CHROOT), shlex.quote(TARGETS), shlex.quote(CHROOT), shlex.quote(TARGETS),
+        shlex.quote(CHROOT), " ".join(shlex.quote(a) for a in [python, "-u"] + script))
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", sh]
 
 
 def main():
@@ -84,13 +59,17 @@ def main():
                                           "missed %"))
     for name in a.only.split(","):
         argv, args = SCENARIOS[name]
-        targets = {label: start_target(py, chroot, argv) for label, py, chroot in pythons}
+        targets = {label: start_target(target_command(py, chroot, argv))
+                   for label, py, chroot in pythons}
         try:
             figures = {label: ([], [], []) for label, _, _ in pythons}
             for _ in range(a.repeat):
                 for label, _, _ in pythons:
-                    for i, v in enumerate(record(a.gilscope, targets[label].pid, args, a.duration)):
-                        figures[label][i].append(v)
+                    cpu, missed, samples = attach(a.gilscope, targets[label].pid, args,
+                                                  a.duration)
+                    figures[label][0].append(cpu)
+                    figures[label][1].append(1e6 * cpu / samples if samples else 0.0)
+                    figures[label][2].append(missed)
             for label, _, _ in pythons:
                 cpu, per, missed = (statistics.median(v) for v in figures[label])
                 print("%-8s %-12s %10.3f %14.2f %10.2f" % (name, label, cpu, per, missed),

@@ -14,42 +14,18 @@ fd lookups the window pays for).
 """
 import argparse
 import os
-import re
 import statistics
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TARGETS = os.path.normpath(os.path.join(HERE, "..", "..", "targets"))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from bench_attach import TARGETS, attach, start_target  # noqa: E402
+
 SCENARIOS = {
     "pool": ([os.path.join(TARGETS, "idle_pool.py"), "500"], ["-a", "--mode", "all", "-r", "1khz"]),
     "single": ([os.path.join(TARGETS, "deep30.py")], ["--mode", "all", "-r", "10khz"]),
     "service": ([os.path.join(HERE, "socket_service.py"), "100"], ["-a", "--mode", "all", "-r", "1khz"]),
 }
-
-
-def start_target(python, argv):
-    p = subprocess.Popen([python] + argv, stdout=subprocess.PIPE, text=True)
-    line = p.stdout.readline()
-    if not line.startswith("READY"):
-        p.kill()
-        sys.exit("target did not start: %r" % line)
-    return p
-
-
-def record(gilscope, pid, args, duration):
-    with tempfile.TemporaryDirectory() as d:
-        cmd = [gilscope, "attach"] + args + ["-d", str(duration), "--collapsed", "-o",
-                                             os.path.join(d, "out"), str(pid)]
-        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        out = child.stdout.read()
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        sys.exit("gilscope failed: %s\n%s" % (" ".join(cmd), out))
-    m = re.search(r"missed \d+ samples.*\(([0-9.]+)%\)", out)
-    return usage.ru_utime + usage.ru_stime, float(m.group(1)) if m else 0.0
 
 
 def main():
@@ -67,12 +43,12 @@ def main():
     print("%-8s %-22s %10s %10s" % ("scenario", "binary", "cpu s", "missed %"))
     for name in a.only.split(","):
         argv, args = SCENARIOS[name]
-        target = start_target(a.python, argv)
+        target = start_target([a.python] + argv)
         try:
             figures = {label: ([], []) for label, _, _ in runs}
             for _ in range(a.repeat):
                 for label, binary, extra in runs:
-                    cpu, missed = record(binary, target.pid, args + extra, a.duration)
+                    cpu, missed, _ = attach(binary, target.pid, args + extra, a.duration)
                     figures[label][0].append(cpu)
                     figures[label][1].append(missed)
             for label, _, _ in runs:
