@@ -143,6 +143,17 @@ QList<Interpreter> findFreeThreadedInterpreters() {
     return all;
 }
 
+TargetOptions gatedTarget(const QTemporaryDir& dir, QStringList args) {
+    TargetOptions options;
+    options.args = std::move(args) << gatePath(dir);
+    options.bindDirs = {dir.path()};
+    return options;
+}
+
+QString gatePath(const QTemporaryDir& dir) {
+    return dir.filePath(QStringLiteral("go"));
+}
+
 QList<Interpreter> findEveryBuild() {
     return findInterpreters() + findFreeThreadedInterpreters();
 }
@@ -302,6 +313,22 @@ std::optional<QString> TargetProcess::readLine(int timeoutMs) {
         }
     }
     return QString::fromUtf8(process_->readLine()).trimmed();
+}
+
+std::optional<QJsonObject> TargetProcess::readTimedJson(const QString& prefix, int timeoutMs) {
+    const std::optional<QString> line = readLine(timeoutMs);
+    if (!line || !line->startsWith(prefix)) {
+        error_ = QStringLiteral("expected a line starting %1, got: %2")
+                     .arg(prefix, line.value_or(QStringLiteral("(none)")));
+        return std::nullopt;
+    }
+    QJsonParseError parse;
+    const QJsonDocument doc = QJsonDocument::fromJson(line->mid(prefix.size()).toUtf8(), &parse);
+    if (!doc.isObject()) {
+        error_ = QStringLiteral("not a JSON object after %1: %2").arg(prefix, parse.errorString());
+        return std::nullopt;
+    }
+    return doc.object();
 }
 
 bool TargetProcess::isRunning() const {

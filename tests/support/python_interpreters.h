@@ -13,6 +13,7 @@
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
 
 #include <memory>
 #include <optional>
@@ -64,6 +65,12 @@ struct TargetOptions {
     int readyTimeoutMs = 30000;
 };
 
+// A timed target gated on a file (it starts its run once the file exists, so a test can
+// start recording first): the script gets `args` and then the gate's path, which lies in
+// `dir` and is visible inside a chroot too. runGatedGilscope makes the gate.
+TargetOptions gatedTarget(const QTemporaryDir& dir, QStringList args);
+QString gatePath(const QTemporaryDir& dir);
+
 // A Python script running under one interpreter. pid() is the Python process itself
 // (for chroot interpreters the unshare/sh/chroot chain execs into it), and a host pid.
 // Scripts print "READY <pid> [json]" on stdout once they are in the state the test
@@ -87,6 +94,9 @@ public:
 
     // The next stdout line, or nullopt on timeout / end of output.
     std::optional<QString> readLine(int timeoutMs = 10000);
+    // The JSON object of the next line, which must start with `prefix` ("TIMES "): what a
+    // timed target measured of itself once its run is over. nullopt (and error()) if not.
+    std::optional<QJsonObject> readTimedJson(const QString& prefix, int timeoutMs = 60000);
 
     bool isRunning() const;
     // Waits for the process to exit on its own; returns its exit code, or nullopt on

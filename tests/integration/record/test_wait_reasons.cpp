@@ -68,11 +68,7 @@ private slots:
         QFETCH(Interpreter, interpreter);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        const QString gate = dir.filePath("go");
-        TargetOptions options;
-        options.args = {"3", gate};
-        options.bindDirs = {dir.path()};
-        TargetProcess target(interpreter, "wait_reasons.py", options);
+        TargetProcess target(interpreter, "wait_reasons.py", gatedTarget(dir, {"3"}));
         QVERIFY2(target.start(), qPrintable(target.error()));
         const QJsonObject info = target.readyInfo();
         const int port = info["port"].toInt();
@@ -82,12 +78,11 @@ private slots:
         const RunResult r =
             runGatedGilscope({"attach", "-a", "--wait-reasons", "-r", "1khz", "--collapsed", "-o",
                               out, QString::number(target.pid())},
-                             dir.path(), gate);
+                             dir.path(), gatePath(dir));
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-        const auto timed = target.readLine(60000);
-        QVERIFY2(timed && timed->startsWith("PHASES "),
-                 qPrintable(timed.value_or("no PHASES line")));
-        const QJsonObject spent = QJsonDocument::fromJson(timed->mid(7).toUtf8()).object();
+        const auto timed = target.readTimedJson("PHASES ");
+        QVERIFY2(timed, qPrintable(target.error()));
+        const QJsonObject& spent = *timed;
 
         // What each phase waits on: the leaf its samples end in (empty: on a CPU).
         const QString peer = QStringLiteral("<read TCP 127.0.0.1:%1>").arg(port);
@@ -152,16 +147,12 @@ private slots:
         const Interpreter& interpreter = found.last();
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        const QString gate = dir.filePath("go");
-        TargetOptions options;
-        options.args = {"2", gate};
-        options.bindDirs = {dir.path()};
-        TargetProcess target(interpreter, "wait_reasons.py", options);
+        TargetProcess target(interpreter, "wait_reasons.py", gatedTarget(dir, {"2"}));
         QVERIFY2(target.start(), qPrintable(target.error()));
         const QString bin = dir.filePath("out.bin");
         const RunResult r = runGatedGilscope({"attach", "-a", "--wait-reasons", "--binary", "-o",
                                               bin, QString::number(target.pid())},
-                                             dir.path(), gate);
+                                             dir.path(), gatePath(dir));
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
 
         const RunResult byWait = runGilscope({"report", "--by", "wait", "--json", bin});
@@ -198,21 +189,17 @@ private slots:
         QFETCH(Interpreter, interpreter);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        const QString gate = dir.filePath("go");
-        TargetOptions options;
-        options.args = {"3", gate};
-        options.bindDirs = {dir.path()};
-        TargetProcess target(interpreter, "http_workers.py", options);
+        TargetProcess target(interpreter, "http_workers.py", gatedTarget(dir, {"3"}));
         QVERIFY2(target.start(), qPrintable(target.error()));
         const QString out = dir.filePath("out.collapsed");
         const RunResult r =
             runGatedGilscope({"attach", "-a", "--wait-reasons", "-r", "1khz", "--collapsed", "-o",
                               out, QString::number(target.pid())},
-                             dir.path(), gate);
+                             dir.path(), gatePath(dir));
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-        const auto timed = target.readLine(60000);
-        QVERIFY2(timed && timed->startsWith("TIMES "), qPrintable(timed.value_or("no TIMES")));
-        const QJsonObject times = QJsonDocument::fromJson(timed->mid(6).toUtf8()).object();
+        const auto timed = target.readTimedJson("TIMES ");
+        QVERIFY2(timed, qPrintable(target.error()));
+        const QJsonObject& times = *timed;
         double total = 0, lock = 0;
         for (const QJsonValue& w : times) {
             total += w["handle"].toDouble();

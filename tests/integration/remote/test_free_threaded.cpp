@@ -101,11 +101,7 @@ private slots:
         QFETCH(Interpreter, interpreter);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        const QString gate = dir.filePath("go");
-        TargetOptions options;
-        options.args = {"3", gate};
-        options.bindDirs = {dir.path()};
-        TargetProcess target(interpreter, "parallel_workers.py", options);
+        TargetProcess target(interpreter, "parallel_workers.py", gatedTarget(dir, {"3"}));
         QVERIFY2(target.start(), qPrintable(target.error()));
         QCOMPARE(target.readyInfo()["free_threaded"].toBool(), interpreter.freeThreaded);
         const QJsonObject ids = target.readyInfo()["threads"].toObject();
@@ -114,11 +110,11 @@ private slots:
         const QString bin = dir.filePath("out.bin");
         const RunResult r = runGatedGilscope({"attach", "-a", "--mode", "all", "-r", "1khz",
                                               "--binary", "-o", bin, QString::number(target.pid())},
-                                             dir.path(), gate);
+                                             dir.path(), gatePath(dir));
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-        const auto timed = target.readLine(60000);
-        QVERIFY2(timed && timed->startsWith("TIMES "), qPrintable(timed.value_or("no TIMES")));
-        const QJsonObject truth = QJsonDocument::fromJson(timed->mid(6).toUtf8()).object();
+        const auto timed = target.readTimedJson("TIMES ");
+        QVERIFY2(timed, qPrintable(target.error()));
+        const QJsonObject& truth = *timed;
 
         QString error;
         const QJsonObject all = reportJson({bin}, &error);

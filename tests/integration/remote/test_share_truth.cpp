@@ -108,11 +108,8 @@ private slots:
         QFETCH(bool, busy);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        const QString gate = dir.filePath("go");
-        TargetOptions options;
-        options.args = {"4", gate}; // its phases run 4 s once the gate exists, then it exits
-        options.bindDirs = {dir.path()};
-        TargetProcess target(interpreter, "timed_phases.py", options);
+        // Its phases run 4 s once the gate exists, then it exits.
+        TargetProcess target(interpreter, "timed_phases.py", gatedTarget(dir, {"4"}));
         QVERIFY2(target.start(), qPrintable(target.error()));
         QStringList phases;
         for (const QJsonValue& v : target.readyInfo()["phases"].toArray())
@@ -124,13 +121,12 @@ private slots:
         const QString out = dir.filePath("out.collapsed");
         const RunResult r = runGatedGilscope(
             {"attach", "-r", "1khz", "--collapsed", "-o", out, QString::number(target.pid())},
-            dir.path(), gate);
+            dir.path(), gatePath(dir));
         load.reset();
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-        const auto timed = target.readLine(60000);
-        QVERIFY2(timed && timed->startsWith("PHASES "),
-                 qPrintable(timed.value_or("no PHASES line")));
-        const QJsonObject spent = QJsonDocument::fromJson(timed->mid(7).toUtf8()).object();
+        const auto timed = target.readTimedJson("PHASES ");
+        QVERIFY2(timed, qPrintable(target.error()));
+        const QJsonObject& spent = *timed;
         QMap<QString, double> truthSeconds;
         for (const QString& p : phases)
             truthSeconds[p] = spent[p].toDouble();
