@@ -4,6 +4,7 @@
 #include "core/remote/proc_files.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/runtime_locator.h"
+#include "core/remote/struct_view.h"
 #include "core/util/utf8.h"
 
 #include <cctype>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <dirent.h>
 #include <exception>
 #include <unistd.h>
@@ -104,6 +106,13 @@ Result<PythonProcessInfo> inspect(int pid, bool requirePythonName) {
         info.version = PythonVersion::fromHex(loc->versionHex).str();
     else if (loc->versionHex)
         info.version = PythonVersion::fromHex(loc->versionHex).majorMinor();
+    // 3.13+: the runtime's _Py_DebugOffsets says whether it is free-threaded ("3.13.15t",
+    // as its python3.13t is named), which the name alone could not prove.
+    uint8_t head[24];
+    if (info.canAttach && !info.version.empty() && ((loc->versionHex >> 16) & 0xff) >= 13 &&
+        mem.read(loc->runtimeAddr, head, sizeof head) && std::memcmp(head, "xdebugpy", 8) == 0 &&
+        StructView(head, sizeof head).field<uint64_t>(16) != 0)
+        info.version += 't';
     return info;
 }
 

@@ -178,6 +178,13 @@ private slots:
         const RunResult text = runGilscope({"dump", QString::number(target.pid())});
         QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
         QVERIFY2(text.out.contains("free-threaded (no GIL)"), qPrintable(text.out));
+        // The process list says so too: "3.13.15t", as the interpreter is named.
+        const RunResult ps = runGilscope({"ps", "--json"});
+        QVERIFY2(ps.exitCode == 0, qPrintable(describe(ps)));
+        QString listed;
+        for (const QJsonValue& p : QJsonDocument::fromJson(ps.outBytes).array())
+            if (p["pid"].toInteger() == target.pid()) listed = p["version"].toString();
+        QVERIFY2(listed.endsWith('t') && listed.startsWith("3.13."), qPrintable(listed));
         const RunResult json = runGilscope({"dump", "-a", "--json", QString::number(target.pid())});
         QVERIFY2(json.exitCode == 0, qPrintable(describe(json)));
         const QJsonObject j = QJsonDocument::fromJson(json.outBytes).object();
