@@ -107,9 +107,7 @@ private:
 std::string waitingOn(const FrameRegistry& reg, const ThreadStack& t) {
     if (t.frames.empty()) return {};
     const FrameInfo& f = reg.frame(t.frames.front());
-    const std::string name(reg.string(f.funcname));
-    if (!waitReasonOfFrame(reg.string(f.filename), name)) return {};
-    return name.substr(1, name.size() - 2);
+    return std::string(waitLabelOfFrame(reg.string(f.filename), reg.string(f.funcname)));
 }
 
 nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,

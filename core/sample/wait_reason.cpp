@@ -81,6 +81,11 @@ std::optional<WaitReason> waitReasonOfFrame(std::string_view file, std::string_v
     return std::nullopt;
 }
 
+std::string_view waitLabelOfFrame(std::string_view file, std::string_view name) {
+    if (!waitReasonOfFrame(file, name)) return {};
+    return name.substr(1, name.size() - 2);
+}
+
 WaitKind waitKindOf(WaitReason r) {
     switch (r) {
     case WaitReason::None:

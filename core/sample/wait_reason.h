@@ -56,6 +56,9 @@ std::string waitFrameName(WaitReason reason, std::string_view callName, long nr,
 // replayed .bin (which keeps frames, not the status word's reason) gets its reasons back
 // from these.
 std::optional<WaitReason> waitReasonOfFrame(std::string_view filename, std::string_view funcname);
+// What such a frame says the thread waits on, without its brackets ("read TCP
+// 10.0.0.5:5432"): `dump`'s "waiting:" and the timeline's hover. Empty for any other frame.
+std::string_view waitLabelOfFrame(std::string_view filename, std::string_view funcname);
 
 // The families the views colour and filter by: I/O read, write, connect and accept are
 // one "I/O"; child waits and other system calls are "other".

@@ -64,12 +64,12 @@ uint32_t LiveTimeline::waitLabelOf(FrameId leaf) {
     int32_t& cached = waitLabelCache_[leaf];
     if (cached >= 0) return uint32_t(cached);
     const FrameInfo& f = registry_->frame(leaf);
-    const std::string_view name = registry_->string(f.funcname);
+    const std::string_view label =
+        waitLabelOfFrame(registry_->string(f.filename), registry_->string(f.funcname));
     cached = 0;
-    if (waitReasonOfFrame(registry_->string(f.filename), name) &&
-        waitLabels_.size() < kMaxWaitLabels && name.size() > 2) {
+    if (!label.empty() && waitLabels_.size() < kMaxWaitLabels) {
         cached = int32_t(waitLabels_.size());
-        waitLabels_.emplace_back(name.substr(1, name.size() - 2));
+        waitLabels_.emplace_back(label);
     }
     return uint32_t(cached);
 }
