@@ -1,6 +1,6 @@
 #include "core/gecko/json_writer.h"
 
-#include "core/gecko/python_float.h"
+#include "core/util/python_float.h"
 
 #include <algorithm>
 #include <charconv>

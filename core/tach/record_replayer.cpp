@@ -90,8 +90,9 @@ Status RecordReplayer::resolveStack(const ThreadState& ts) {
             info.column = f.column;
             info.endColumn = f.endColumn;
             info.opcode = f.opcode;
-            info.native = looksLikeNativeFrame(registry_.string(info.filename),
-                                               registry_.string(info.funcname), f.line);
+            info.native =
+                info_.nativeFrames && looksLikeNativeFrame(registry_.string(info.filename),
+                                                           registry_.string(info.funcname), f.line);
             id = registry_.internFrame(info);
         }
         frames_.push_back(id);

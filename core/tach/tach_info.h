@@ -30,6 +30,10 @@ struct TachInfo {
     // Not in CPython's header, which has no field for it: gilscope's side file beside the
     // `.bin` (thread_names_file.h) says the target was free-threaded (python3.13t, no GIL).
     bool freeThreaded = false;
+    // The same side file says the recording has C frames (--native-stacks): only then is a
+    // frame without a line whose file is no Python source taken as a C function. CPython's
+    // own recordings can hold such frames (a torn read), which stay Python's there.
+    bool nativeFrames = false;
 
     // Layout facts, for `info` and tests.
     bool byteSwapped = false; // written on a machine of the other endianness

@@ -108,6 +108,7 @@ Result<TachReader> TachReader::open(const std::filesystem::path& path) {
     impl->tables = std::move(*tables);
     impl->side = readBinSideFile(path, {info.fileSize, info.startTimeUs, info.sampleCount});
     info.freeThreaded = impl->side.freeThreaded;
+    info.nativeFrames = impl->side.nativeFrames;
     return TachReader(std::move(impl));
 }
 

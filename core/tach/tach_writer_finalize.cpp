@@ -68,6 +68,7 @@ Status TachWriter::Impl::writeFrames() {
         table.varint(zigzagEncode(f.column));
         table.varint(zigzagEncode(endDelta(f.column, f.endColumn)));
         table.raw(&f.opcode, 1);
+        nativeFrames |= f.native;
         if (auto st = table.maybeFlush(); !st) return st;
     }
     return table.flush();
@@ -160,14 +161,15 @@ Status TachWriter::Impl::finalizeFile() {
     const std::filesystem::path destination = out->file().destination();
     Status committed = out->file().commit();
     if (registry == &empty) registry = nullptr;
-    if (committed && besideAFile && (!threadNames.empty() || info.freeThreaded)) {
+    const BinSideFacts side{threadNames, info.freeThreaded, nativeFrames};
+    if (committed && besideAFile && !side.empty()) {
         std::error_code ec;
         const BinIdentity identity{std::filesystem::file_size(destination, ec),
                                    options.startTimeUs.value_or(info.startTimeUs),
                                    stats.totalSamples};
         // The recording is whole without its names: a side file that cannot be written
         // (a read-only directory beside a writable file) costs only the names.
-        if (!ec) (void)writeBinSideFile(destination, identity, {threadNames, info.freeThreaded});
+        if (!ec) (void)writeBinSideFile(destination, identity, side);
     }
     return committed;
 }

@@ -50,6 +50,7 @@ struct TachWriter::Impl {
     std::vector<uint32_t> current;
     TachRecordStats stats;
     std::map<uint64_t, std::string> threadNames; // nameThread(): for the side file
+    bool nativeFrames = false;                   // writeFrames() wrote a C frame
     std::optional<Error> error;
     bool finalized = false;
 

@@ -30,6 +30,7 @@ Status writeBinSideFile(const std::filesystem::path& bin, const BinIdentity& ide
     j["start_time_us"] = identity.startTimeUs;
     j["sample_count"] = identity.sampleCount;
     if (facts.freeThreaded) j["free_threaded"] = true;
+    if (facts.nativeFrames) j["native_frames"] = true;
     auto& threads = j["threads"] = nlohmann::json::array();
     for (const auto& [tid, name] : facts.names)
         threads.push_back({{"tid", tid}, {"name", sanitizeUtf8(name)}});
@@ -58,6 +59,8 @@ BinSideFacts readBinSideFile(const std::filesystem::path& bin, const BinIdentity
     BinSideFacts facts;
     const auto ft = j.find("free_threaded");
     facts.freeThreaded = ft != j.end() && ft->is_boolean() && ft->get<bool>();
+    const auto native = j.find("native_frames");
+    facts.nativeFrames = native != j.end() && native->is_boolean() && native->get<bool>();
     const auto threads = j.find("threads");
     if (threads == j.end() || !threads->is_array()) return facts;
     ThreadNameMap& names = facts.names;

@@ -12,7 +12,7 @@ namespace gilscope {
 // A `.bin` recording's thread names, beside it in "FILE.bin.names.json": CPython's format
 // has no place for them, and gilscope writes `.bin` files byte for byte as CPython does.
 // The same file says whether the target was free-threaded (python3.13t, no GIL), which
-// CPython's header has no field for either.
+// CPython's header has no field for either; nor for C frames (--native-stacks).
 // The side file names the recording it belongs to (size, start time, sample count), so
 // one left beside a `.bin` that was since replaced is ignored.
 struct BinIdentity {
@@ -28,7 +28,8 @@ using ThreadNameMap = std::map<uint64_t, std::string>;
 struct BinSideFacts {
     ThreadNameMap names;
     bool freeThreaded = false;
-    bool empty() const { return names.empty() && !freeThreaded; }
+    bool nativeFrames = false; // it holds C frames (--native-stacks)
+    bool empty() const { return names.empty() && !freeThreaded && !nativeFrames; }
 };
 
 inline constexpr size_t kMaxNamesFileBytes = 4 << 20;

@@ -2,6 +2,7 @@
 
 #include "tests/support/shared_dir.h"
 
+#include <algorithm>
 #include <fstream>
 
 namespace gilscope::test {
@@ -27,6 +28,25 @@ void clampBackwardIntervals(nlohmann::json& profile) {
             }
         }
     }
+}
+
+QString geckoDifference(const nlohmann::json& expected, const nlohmann::json& got) {
+    if (expected == got) return {};
+    const nlohmann::json patch = nlohmann::json::diff(expected, got);
+    QString out = QString::number(patch.size()) + " differences; the first:";
+    const size_t shown = std::min<size_t>(patch.size(), 8);
+    for (size_t i = 0; i < shown; ++i) {
+        const auto& op = patch[i];
+        const std::string path = op.value("path", "");
+        const nlohmann::json::json_pointer ptr(path);
+        std::string was = expected.contains(ptr) ? expected.at(ptr).dump() : "(absent)";
+        std::string now = op.contains("value") ? op["value"].dump() : "(removed)";
+        for (std::string* s : {&was, &now})
+            if (s->size() > 200) *s = s->substr(0, 200) + "...";
+        out += QString::fromStdString("\n  " + op.value("op", "") + " " + path + ": expected " +
+                                      was + ", got " + now);
+    }
+    return out;
 }
 
 QString checkGecko(const std::filesystem::path& path) {

@@ -19,6 +19,10 @@ nlohmann::json normalizedGecko(const std::filesystem::path& path);
 // their start. Applies gilscope's rule to a CPython profile so contents can be compared.
 void clampBackwardIntervals(nlohmann::json& profile);
 
+// Empty when the two profiles are equal; else the first few JSON-patch operations that
+// turn `expected` into `got`, with the values on both sides, so a failure says where.
+QString geckoDifference(const nlohmann::json& expected, const nlohmann::json& got);
+
 // ../shared/tools/check-gecko on a file: empty when it passes, else its report.
 QString checkGecko(const std::filesystem::path& path);
 

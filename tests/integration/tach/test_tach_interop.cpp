@@ -98,8 +98,11 @@ private slots:
         clampBackwardIntervals(expected);
         const auto got = normalizedGecko(ours);
         QVERIFY(got["threads"].size() >= 4); // main + three workers
-        QVERIFY2(got == expected,
-                 "gilscope's replay of CPython's recording differs from CPython's replay");
+        const QString difference = geckoDifference(expected, got);
+        QVERIFY2(difference.isEmpty(),
+                 qPrintable("gilscope's replay of CPython's recording differs from CPython's "
+                            "replay: " +
+                            difference));
         const QString check = checkGecko(ours);
         QVERIFY2(check.isEmpty(), qPrintable(check));
 
@@ -117,9 +120,12 @@ private slots:
             chrootPython({"-m", "profiling.sampling", "replay", "--gecko", "-o",
                           scratch.inside("cpython-of-ours.json"), scratch.inside("rewritten.bin")});
         QVERIFY2(again.exitCode == 0, qPrintable(again.out + again.err));
-        QVERIFY2(normalizedGecko(scratch.host("cpython-of-ours.json")) ==
-                     normalizedGecko(scratch.host("cpython.json")),
-                 "CPython replays gilscope's rewrite of its recording differently");
+        const QString rewritten =
+            geckoDifference(normalizedGecko(scratch.host("cpython.json")),
+                            normalizedGecko(scratch.host("cpython-of-ours.json")));
+        QVERIFY2(rewritten.isEmpty(),
+                 qPrintable("CPython replays gilscope's rewrite of its recording differently: " +
+                            rewritten));
     }
 
     void gilscopeRecordingIsAcceptedByCPython() {
@@ -163,8 +169,11 @@ private slots:
         for (const auto& t : got["threads"])
             samples += t["samples"]["length"].get<uint64_t>();
         QVERIFY(samples > 100);
-        QVERIFY2(got == expected,
-                 "CPython's replay of gilscope's recording differs from gilscope's replay");
+        const QString difference = geckoDifference(expected, got);
+        QVERIFY2(difference.isEmpty(),
+                 qPrintable("CPython's replay of gilscope's recording differs from gilscope's "
+                            "replay: " +
+                            difference));
     }
 };
 

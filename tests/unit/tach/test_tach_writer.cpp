@@ -4,6 +4,7 @@
 #include "core/sample/thread_status.h"
 #include "core/tach/tach_reader.h"
 #include "core/tach/tach_writer.h"
+#include "core/tach/thread_names_file.h"
 #include "core/util/temp_dir.h"
 #include "tach_fixtures.h"
 #include "tests/support/shared_dir.h"
@@ -11,6 +12,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -445,6 +447,60 @@ private slots:
         QCOMPARE(back.native.size(), stack.size());
         for (size_t i = 0; i < stack.size(); ++i)
             QVERIFY2(back.native[i] == stack[i].second, std::to_string(i).c_str());
+
+        // Without the side file that says it holds C frames, it is read as CPython's own
+        // recordings are: every frame Python's.
+        QVERIFY(fs::remove(threadNamesPath(out)));
+        back.native.clear();
+        auto bare = TachReader::open(out);
+        QVERIFY(bare.ok());
+        QVERIFY(!bare->info().nativeFrames);
+        QVERIFY(bare->replay(back).ok());
+        QCOMPARE(back.native.size(), stack.size());
+        QVERIFY(std::none_of(back.native.begin(), back.native.end(), [](bool n) { return n; }));
+    }
+
+    // A recording without C frames keeps a frame that only looks like one Python's: CPython's
+    // sampler can store a torn frame as file "__init__", function "__init__", no line
+    // (seen in a CPython 3.15 recording; CPython's replay shows it as Python code).
+    void lookalikeFrameStaysPythonWithoutNativeStacks() {
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        const fs::path out = dir->path() / "plain.bin";
+        FrameRegistry registry;
+        FrameInfo f;
+        f.filename = registry.internString("__init__");
+        f.funcname = registry.internString("__init__");
+        f.line = f.endLine = -1;
+        const FrameId id = registry.internFrame(f);
+        auto writer = TachWriter::create(out);
+        QVERIFY(writer.ok());
+        (*writer)->begin(registry, RecordingInfo{});
+        const uint64_t ts = 1000;
+        SampleBatch b;
+        b.threadId = 7;
+        b.frames = std::span<const FrameId>(&id, 1);
+        b.timestampsUs = std::span<const uint64_t>(&ts, 1);
+        (*writer)->addBatch(b);
+        (*writer)->finish(RecordingSummary{});
+        QVERIFY((*writer)->finalize().ok());
+        QVERIFY(!fs::exists(threadNamesPath(out))); // nothing to say beside it
+        auto reader = TachReader::open(out);
+        QVERIFY(reader.ok());
+        struct Native : SampleSink {
+            const FrameRegistry* registry = nullptr;
+            int native = 0, frames = 0;
+            void begin(const FrameRegistry& r, const RecordingInfo&) override { registry = &r; }
+            void addBatch(const SampleBatch& batch) override {
+                for (FrameId fr : batch.frames) {
+                    ++frames;
+                    native += registry->frame(fr).native;
+                }
+            }
+        } back;
+        QVERIFY(reader->replay(back).ok());
+        QCOMPARE(back.frames, 1);
+        QCOMPARE(back.native, 0);
     }
 
     void emptyRecordingIsValid() {

@@ -1,4 +1,4 @@
-#include "core/gecko/python_float.h"
+#include "core/util/python_float.h"
 
 #include <algorithm>
 #include <charconv>
