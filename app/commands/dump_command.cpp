@@ -110,6 +110,58 @@ std::string waitingOn(const FrameRegistry& reg, const ThreadStack& t) {
     return std::string(waitLabelOfFrame(reg.string(f.filename), reg.string(f.funcname)));
 }
 
+const char* kindName(FrameVariable::Kind k) {
+    switch (k) {
+    case FrameVariable::Kind::Argument:
+        return "argument";
+    case FrameVariable::Kind::Local:
+        return "local";
+    case FrameVariable::Kind::Cell:
+        return "cell";
+    case FrameVariable::Kind::Free:
+        return "free";
+    }
+    return "local";
+}
+
+// A frame's variables (dump --locals), or nothing when the frame has none to show.
+const FrameLocals* localsOf(const ThreadStack& t, size_t k) {
+    return k < t.locals.size() ? &t.locals[k] : nullptr;
+}
+
+nlohmann::json localsJson(const FrameLocals& l) {
+    nlohmann::json vars = nlohmann::json::array();
+    for (const FrameVariable& v : l.variables) {
+        nlohmann::json jv{
+            {"name", sanitizeUtf8(v.name)},
+            {"kind", kindName(v.kind)},
+            {"type", v.type.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.type)},
+            {"value", sanitizeUtf8(v.value)}};
+        if (v.length >= 0) jv["length"] = v.length;
+        vars.push_back(std::move(jv));
+    }
+    return vars;
+}
+
+// py-spy's layout: the arguments, then the other variables, one per line.
+void printLocals(const FrameLocals& l) {
+    if (!l.error.empty()) {
+        std::printf("        Locals: <unreadable: %s>\n", escapeForDisplay(l.error).c_str());
+        return;
+    }
+    for (bool arguments : {true, false}) {
+        bool header = false;
+        for (const FrameVariable& v : l.variables) {
+            if ((v.kind == FrameVariable::Kind::Argument) != arguments) continue;
+            if (!header) std::printf("        %s:\n", arguments ? "Arguments" : "Locals");
+            header = true;
+            // A value is escaped already, as Python's repr escapes (value_describer.h).
+            std::printf("            %s: %s\n", escapeForDisplay(v.name).c_str(),
+                        sanitizeUtf8(v.value).c_str());
+        }
+    }
+}
+
 nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
                       const std::vector<ThreadStack>& stacks, size_t count,
                       const ThreadNames& names, const PythonProcessInfo* info) {
@@ -140,6 +192,10 @@ nlohmann::json toJson(const StackSource& src, const FrameRegistry& reg,
             jf["source"] =
                 src.text.empty() ? nlohmann::json(nullptr) : nlohmann::json(sanitizeUtf8(src.text));
             if (!src.text.empty()) jf["source_changed"] = src.changed;
+            if (const FrameLocals* l = localsOf(t, k)) {
+                jf["locals"] = localsJson(*l);
+                if (!l->error.empty()) jf["locals_error"] = l->error;
+            }
             frames.push_back(std::move(jf));
         }
         const auto name = names.find(t.threadId);
@@ -191,6 +247,7 @@ void printText(const StackSource& src, const FrameRegistry& reg,
             if (!src.text.empty())
                 std::printf("        %s%s\n", escapeForDisplay(src.text).c_str(),
                             src.changed ? "    (file changed since the program started)" : "");
+            if (const FrameLocals* l = localsOf(t, k)) printLocals(*l);
         }
         std::printf("\n");
     }
@@ -202,12 +259,15 @@ int runDump(const QStringList& args) {
     const QCommandLineOption all({"a", "all-threads"}, "Show every thread (default: main thread).");
     const QCommandLineOption json("json", "Print JSON instead of text.");
     const QCommandLineOption opcodes("opcodes", "Include the current opcode of each frame.");
+    const QCommandLineOption locals(
+        "locals", "Show each frame's arguments and local variables, read from the target's "
+                  "memory without running its code (str and containers shortened).");
     const QCommandLineOption maxDepth(
         "max-depth",
         "Show at most N frames of a stack (default 1536): a deeper one keeps its leaf frames and "
         "root frames around a '<truncated: K frames>' frame.",
         "N", "1536");
-    parser.addOptions({all, json, opcodes, maxDepth});
+    parser.addOptions({all, json, opcodes, locals, maxDepth});
     parser.addPositionalArgument("pid", "Process ID to read.");
     if (auto done = cli.parse(args)) return *done;
     const QStringList positional = parser.positionalArguments();
@@ -220,6 +280,7 @@ int runDump(const QStringList& args) {
     ReadOptions options;
     options.allThreads = parser.isSet(all);
     options.opcodes = parser.isSet(opcodes);
+    options.locals = parser.isSet(locals);
     options.waitFrames = true; // "waiting: read TCP 10.0.0.5:5432" under the thread's line
     const qulonglong depth = parser.value(maxDepth).toULongLong(&ok);
     if (!ok || depth < 3 || depth > (1u << 20))

@@ -32,6 +32,12 @@ void legacyCommon(PythonLayout& l) {
     l.coFlags = 36;
     l.coFirstlineno = 40;
     l.coCode = 48;
+    l.coArgcount = 16;
+    l.coKwonlyArgcount = 24;
+    l.coNlocals = 28;
+    l.coVarnames = 72;
+    l.coFreevars = 80;
+    l.coCellvars = 88;
     l.coFilename = 104;
     l.coName = 112;
     l.coLinetable = 120;
@@ -48,6 +54,7 @@ void table38(PythonLayout& l) {
     l.tsSize = 264;
     l.frLasti = 104;
     l.frExecuting = 116;
+    l.frLocalsplus = 360;
     l.rtGilHolder = 1160;
     l.rtGilLocked = 1168;
     l.rtGcCollecting = 544;
@@ -59,6 +66,7 @@ void table39or310(PythonLayout& l) {
     legacyCommon(l);
     l.tsSize = l.minor == 9 ? 264 : 280;
     l.frLasti = l.minor == 9 ? 104 : 96;
+    l.frLocalsplus = l.minor == 9 ? 360 : 352; // after the 20 PyTryBlocks of f_blockstack
     if (l.minor == 9)
         l.frExecuting = 116;
     else
@@ -109,6 +117,11 @@ void table311(PythonLayout& l) {
     l.frInstr = 56;
     l.frOwner = 69;
     l.frIsEntry = 68;
+    l.frLocalsplus = 72;
+    l.coLocalsplusNames = 96;
+    l.coLocalsplusKinds = 104;
+    l.coArgcount = 56;
+    l.coKwonlyArgcount = 64;
     l.base = PythonLayout::Base::ThreadEntryFrame; // no shim frames yet
     l.coSize = 192;
     l.coFirstlineno = 72;
@@ -142,6 +155,11 @@ void table312(PythonLayout& l) {
     l.frGlobals = 24; // after f_funcobj
     l.frInstr = 56;
     l.frOwner = 70;
+    l.frLocalsplus = 72;
+    l.coLocalsplusNames = 96;
+    l.coLocalsplusKinds = 104;
+    l.coArgcount = 52;
+    l.coKwonlyArgcount = 60;
     l.coSize = 200;
     l.coFirstlineno = 68;
     l.coCodeAdaptive = 192;

@@ -128,6 +128,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     l.frCode = r.at(p->frExecutable);
     l.frInstr = r.at(p->frInstr);
     l.frOwner = r.at(p->frOwner);
+    l.frLocalsplus = r.at(p->frLocalsplus);
     // _Py_DebugOffsets has no f_globals; 3.13-3.15 frames start f_executable, previous,
     // f_funcobj, f_globals. Only where the published offsets agree with that order.
     if (l.frCode == 0 && l.frPrevious == 8) l.frGlobals = 24;
@@ -148,6 +149,12 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     l.coLinetable = r.at(p->coLinetable);
     l.coFirstlineno = r.at(p->coFirstlineno);
     l.coCodeAdaptive = r.at(p->coAdaptive);
+    l.coArgcount = r.at(p->coArgcount);
+    // Not published: co_kwonlyargcount follows co_argcount and co_posonlyargcount, as in
+    // 3.12's _PyCode_DEF (measured 3.12, 3.13 and 3.13t).
+    l.coKwonlyArgcount = l.coArgcount + 8;
+    l.coLocalsplusNames = r.at(p->coLocalsplusNames);
+    l.coLocalsplusKinds = r.at(p->coLocalsplusKinds);
 
     l.obType = r.at(p->obType);
     l.bytesSize = r.at(p->bytesObSize);
@@ -167,6 +174,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         l.bytesData != header + 16 || l.bytesSize != header)
         return badTable(ver, freeThreaded ? "object header offsets are not the free-threaded values"
                                           : "object header offsets are not the GIL-build values");
+    l.tupleItems = tupleItem;
     l.varSize = l.bytesSize; // PyVarObject.ob_size, the same in every variable-size object
     // Each check is named, so a rejected table says which offset did not fit.
     auto within = [](uint64_t off, uint64_t size, uint64_t width) {
@@ -216,6 +224,8 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         {"frame.instr_ptr", within(l.frInstr, frameSize, 8)},
         {"frame.owner", within(l.frOwner, frameSize, 1)},
         {"frame.globals", withinIfPresent(l.frGlobals, frameSize, 8)},
+        // localsplus is the frame's last member, a flexible array: it starts at its end.
+        {"frame.localsplus", l.frLocalsplus >= 16 && l.frLocalsplus <= frameSize},
         {"code object size", codeSize <= 1024},
         {"code object header", within(l.varSize, codeSize, 8)},
         {"code.co_filename", within(l.coFilename, codeSize, 8)},
@@ -223,6 +233,9 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         {"code.co_qualname", within(l.coQualname, codeSize, 8)},
         {"code.co_linetable", within(l.coLinetable, codeSize, 8)},
         {"code.co_firstlineno", within(l.coFirstlineno, codeSize, 4)},
+        {"code.co_argcount", within(l.coKwonlyArgcount, codeSize, 4) && l.coArgcount >= 8},
+        {"code.co_localsplusnames", within(l.coLocalsplusNames, codeSize, 8)},
+        {"code.co_localspluskinds", within(l.coLocalsplusKinds, codeSize, 8)},
         {"code.co_code_adaptive",
          codeSize >= 8 && l.coCodeAdaptive >= codeSize - 8 && l.coCodeAdaptive <= codeSize},
         // A str's header is read in one 512-byte copy (RemoteObjects).

@@ -16,8 +16,9 @@ struct TablePositions {
     size_t tsSize, tsNext, tsInterp, tsCurrentFrame, tsBaseFrame, tsThreadId, tsNativeThreadId,
         tsDatastackChunk, tsStatus, tsHoldsGil, tsGilRequested, tsCurrentException, tsExcState;
     size_t excValue;
-    size_t frSize, frPrevious, frExecutable, frInstr, frOwner;
-    size_t coSize, coFilename, coName, coQualname, coLinetable, coFirstlineno, coAdaptive;
+    size_t frSize, frPrevious, frExecutable, frInstr, frLocalsplus, frOwner;
+    size_t coSize, coFilename, coName, coQualname, coLinetable, coFirstlineno, coArgcount,
+        coLocalsplusNames, coLocalsplusKinds, coAdaptive;
     size_t obSize, obType;
     size_t tupleItem;
     size_t dictKeys, dictValues, htCachedKeys;
@@ -62,6 +63,7 @@ constexpr TablePositions k313{
     .frPrevious = 0xe8,
     .frExecutable = 0xf0,
     .frInstr = 0xf8,
+    .frLocalsplus = 0x100,
     .frOwner = 0x108,
     .coSize = 0x110,
     .coFilename = 0x118,
@@ -69,6 +71,9 @@ constexpr TablePositions k313{
     .coQualname = 0x128,
     .coLinetable = 0x130,
     .coFirstlineno = 0x138,
+    .coArgcount = 0x140,
+    .coLocalsplusNames = 0x148,
+    .coLocalsplusKinds = 0x150,
     .coAdaptive = 0x158,
     .obSize = 0x160,
     .obType = 0x168,
@@ -121,6 +126,7 @@ constexpr TablePositions k314{
     .frPrevious = 0x100,
     .frExecutable = 0x108,
     .frInstr = 0x110,
+    .frLocalsplus = 0x118,
     .frOwner = 0x120,
     .coSize = 0x138,
     .coFilename = 0x140,
@@ -128,6 +134,9 @@ constexpr TablePositions k314{
     .coQualname = 0x150,
     .coLinetable = 0x158,
     .coFirstlineno = 0x160,
+    .coArgcount = 0x168,
+    .coLocalsplusNames = 0x170,
+    .coLocalsplusKinds = 0x178,
     .coAdaptive = 0x180,
     .obSize = 0x190,
     .obType = 0x198,
@@ -180,6 +189,7 @@ constexpr TablePositions k315{
     .frPrevious = 0x140,
     .frExecutable = 0x148,
     .frInstr = 0x150,
+    .frLocalsplus = 0x158,
     .frOwner = 0x160,
     .coSize = 0x178,
     .coFilename = 0x180,
@@ -187,6 +197,9 @@ constexpr TablePositions k315{
     .coQualname = 0x190,
     .coLinetable = 0x198,
     .coFirstlineno = 0x1a0,
+    .coArgcount = 0x1a8,
+    .coLocalsplusNames = 0x1b0,
+    .coLocalsplusKinds = 0x1b8,
     .coAdaptive = 0x1c0,
     .obSize = 0x1d0,
     .obType = 0x1d8,

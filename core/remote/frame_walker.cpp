@@ -68,6 +68,13 @@ void FrameWalker::cutMiddle(std::vector<FrameId>& out, size_t first) {
     cut.line = cut.endLine = 0;
     const auto middle = out.begin() + static_cast<ptrdiff_t>(first + leaf);
     out.erase(middle, middle + static_cast<ptrdiff_t>(dropped));
+    if (addresses_) { // the frames cut have no place any more; those past them move up
+        const size_t from = first + leaf, to = from + dropped;
+        std::erase_if(*addresses_,
+                      [&](const FrameAddress& a) { return a.index >= from && a.index < to; });
+        for (FrameAddress& a : *addresses_)
+            if (a.index >= to) a.index -= static_cast<uint32_t>(dropped - 1);
+    }
     out.insert(out.begin() + static_cast<ptrdiff_t>(first + leaf), registry_.internFrame(cut));
 }
 
@@ -336,6 +343,9 @@ bool FrameWalker::walkModern(std::span<const uint8_t> ts, std::vector<FrameId>& 
         if (entries_ && layout_.frIsEntry != kAbsent && out.size() == first && lastNotStarted_)
             return fail("the leaf frame is entering its eval loop (torn read)");
         out.push_back(id);
+        if (addresses_)
+            addresses_->push_back({uint32_t(out.size() - 1), frame,
+                                   f.field<uint64_t>(layout_.frCode) & layout_.frameTagMask});
         // 3.11 marks the first frame of each eval-loop call instead of a shim below it.
         if (layout_.frIsEntry != kAbsent && f.field<uint8_t>(layout_.frIsEntry) != 0) {
             pushNative(out, first);

@@ -16,6 +16,13 @@
 
 namespace gilscope::remote {
 
+// Where a Python frame a walk pushed lives in the target (dump --locals): `index` in the
+// walk's output, the frame itself and its code object.
+struct FrameAddress {
+    uint32_t index = 0;
+    uint64_t frame = 0, code = 0;
+};
+
 // Walks one thread's Python frames, leaf first, out of the target's memory.
 // 3.11+: the thread's datastack chunk is copied in one read and frames are parsed from
 // the copy; frames elsewhere (generators, older chunks) are read one by one.
@@ -93,6 +100,9 @@ public:
     // --native-stacks (3.11+): the walks that follow also note where each eval-loop
     // call's run of frames ends, into `entries` (nullptr: not noted).
     void setEvalEntries(std::vector<EvalEntry>* entries) { entries_ = entries; }
+    // The walks that follow also note each Python frame's address into `frames`
+    // (nullptr: not noted), for reading its variables.
+    void setFrameAddresses(std::vector<FrameAddress>* frames) { addresses_ = frames; }
 
 private:
     struct Chunk {
@@ -148,6 +158,7 @@ private:
     bool opcodes_;
     bool native_ = false;
     std::vector<EvalEntry>* entries_ = nullptr;
+    std::vector<FrameAddress>* addresses_ = nullptr;
     bool lastNotStarted_ = false; // the frame describe() last named had not started
     FrameId nativeFrame_ = 0;
     uint64_t noneAddr_ = 0;

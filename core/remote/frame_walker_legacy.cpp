@@ -204,6 +204,8 @@ bool FrameWalker::walkLegacy(std::span<const uint8_t> ts, std::vector<FrameId>& 
                 fi.opcode = info->bytecode[static_cast<size_t>(offset)];
         }
         out.push_back(registry_.internFrame(fi));
+        if (addresses_) // the chain was handed to `remembered` above
+            addresses_->push_back({uint32_t(out.size() - 1), remembered.chain[i], legacy_[i].code});
     }
     return true;
 }

@@ -62,6 +62,7 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
     // --async-aware reads asyncio's fields of the thread state too: those lie further on.
     tstateRead_ =
         options_.asyncMode != AsyncMode::Off ? layout_.tsSize : layout_.threadStateReadSize();
+    if (options_.locals) locals_ = std::make_unique<FrameLocalsReader>(mem_, layout_);
     walker_.setNoneAddress(loc_.noneAddr);
     walker_.setMaxDepth(options_.maxDepth);
     walker_.setNative(options_.native);

@@ -3,6 +3,7 @@
 #include "core/remote/asyncio_layout.h"
 #include "core/remote/code_cache.h"
 #include "core/remote/exec_watch.h"
+#include "core/remote/frame_locals.h"
 #include "core/remote/frame_walker.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/read_ahead.h"
@@ -122,6 +123,8 @@ private:
     void readSkippedFrames();
     // The thread state's current-frame word (tstate_): part of UnchangedStacks' key.
     uint64_t frameWord() const;
+    // ReadOptions::locals: each Python frame's variables, read right after its walk.
+    void readLocals(ThreadStack& stack);
     // The leaf pseudo-frame for an off-CPU thread (ReadOptions::waitFrames).
     FrameId waitFrame(uint64_t tid, const ThreadStateProbe::State& kernel);
     // --async-aware: stacks of asyncio tasks instead of threads (live_async_read.cpp).
@@ -141,6 +144,8 @@ private:
     FrameRegistry registry_;
     CodeCache codes_;
     FrameWalker walker_;
+    std::unique_ptr<FrameLocalsReader> locals_; // ReadOptions::locals
+    std::vector<FrameAddress> frameAddresses_;  // the last walk's, for locals_
     ThreadStateProbe threadState_;
     WaitFrames waitFrames_;
     struct LastWait {

@@ -181,13 +181,20 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     // one may have GILs of their own, whose counters are not read.
     // --native-stacks: the eval-loop entries come with the walk (never from the cache).
     const bool entries = options_.nativeStacks;
+    const bool locals = locals_ != nullptr; // frames are walked to find their variables
     stack.evalEntries.clear();
+    stack.locals.clear();
+    frameAddresses_.clear();
     walker_.setEvalEntries(entries ? &stack.evalEntries : nullptr);
+    walker_.setFrameAddresses(locals ? &frameAddresses_ : nullptr);
     struct NoEntriesAfter {
         FrameWalker& w;
-        ~NoEntriesAfter() { w.setEvalEntries(nullptr); }
+        ~NoEntriesAfter() {
+            w.setEvalEntries(nullptr);
+            w.setFrameAddresses(nullptr);
+        }
     } noEntriesAfter{walker_};
-    if (isMainInterp && !entries &&
+    if (isMainInterp && !entries && !locals &&
         unchanged_.serve(addr, stack.threadId, frameWord(), stack.frames)) {
         readAhead_.servedUnchanged();
         return true;
@@ -196,6 +203,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         if (isMainInterp)
             unchanged_.store(addr, stack.threadId, frameWord(),
                              std::span(stack.frames).subspan(gcFrames));
+        if (locals) readLocals(stack);
         return true;
     };
     prefetch.tstateAddr = addr;
@@ -213,6 +221,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         noteTorn(walker_.error());
         stack.frames.resize(gcFrames);
         stack.evalEntries.clear();
+        frameAddresses_.clear();
         if (tries >= kMaxTries || (tries >= kMinTries && monotonicNs() >= deadline)) break;
         ++torn_.tries;
         if (!mem_.read(addr, tstate_.data(), tstateRead_) ||
@@ -226,6 +235,13 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     ++torn_.dropped;
     lastError_ = walker_.error();
     return false;
+}
+
+void LiveProcessReader::readLocals(ThreadStack& stack) {
+    stack.locals.assign(stack.frames.size(), {});
+    locals_->beginThread();
+    for (const FrameAddress& a : frameAddresses_)
+        if (a.index < stack.locals.size()) stack.locals[a.index] = locals_->read(a.frame, a.code);
 }
 
 } // namespace gilscope::remote

@@ -97,12 +97,23 @@ struct PythonLayout {
     uint64_t coCodeAdaptive = kAbsent; // 3.11+: inline bytecode
     uint64_t coCode = kAbsent;         // <= 3.10: bytes object
 
+    // Locals (dump --locals). Where a frame keeps its variables: 3.11+ the frame's
+    // localsplus (_PyStackRef from 3.13, tagged from 3.14), named by the code's
+    // co_localsplusnames tuple and kinds bytes; <= 3.10 PyFrameObject.f_localsplus,
+    // named by co_varnames, then co_cellvars, then co_freevars.
+    uint64_t frLocalsplus = kAbsent;
+    uint64_t coLocalsplusNames = kAbsent, coLocalsplusKinds = kAbsent;         // 3.11+
+    uint64_t coArgcount = kAbsent, coKwonlyArgcount = kAbsent;                 // int
+    uint64_t coNlocals = kAbsent;                                              // <= 3.10, int
+    uint64_t coVarnames = kAbsent, coCellvars = kAbsent, coFreevars = kAbsent; // <= 3.10
+
     // Objects. A free-threaded build's PyObject is 32 bytes (ob_tid, flags, ob_mutex,
     // gc bits, local and shared refcounts, then ob_type), so every field after the header
     // sits 16 bytes further on.
     uint64_t objectHeader = 16; // sizeof(PyObject)
     uint64_t obType = 8, varSize = 16;
     uint64_t bytesSize = 16, bytesData = 32;
+    uint64_t tupleItems = 24; // PyTupleObject.ob_item (3.14 caches the hash before it)
     uint64_t strLength = 16, strState = 32, strAsciiSize = 0, strCompactSize = 0;
     // Dicts and instances, for threading's registry (thread names, remote_dict.h).
     uint64_t dictKeys = 32, dictValues = 40; // PyDictObject.ma_keys / ma_values

@@ -44,15 +44,15 @@ bool RemoteDicts::fail(std::string why) {
 }
 
 bool RemoteDicts::spend(size_t bytes) {
-    if (bytes > bytesLeft_) return fail("threading's registry is larger than gilscope reads");
+    if (bytes > bytesLeft_) return fail("the objects are larger than gilscope reads at once");
     bytesLeft_ -= bytes;
     return true;
 }
 
 bool RemoteDicts::read(uint64_t addr, void* dst, size_t len) {
-    if (!plausibleAddress(addr)) return fail("a pointer in threading's registry is not valid");
+    if (!plausibleAddress(addr)) return fail("a pointer between the objects is not valid");
     if (!spend(len)) return false;
-    if (!mem_.read(addr, dst, len)) return fail("threading's registry changed while reading");
+    if (!mem_.read(addr, dst, len)) return fail("the objects changed while being read");
     return true;
 }
 
@@ -277,7 +277,7 @@ std::optional<std::string> RemoteDicts::typeName(uint64_t object) {
     if (!spend(64)) return std::nullopt;
     const size_t got = mem_.readPartial(name, text, 64);
     if (!got) {
-        fail("threading's registry changed while reading");
+        fail("the objects changed while being read");
         return std::nullopt;
     }
     return std::string(text, strnlen(text, got));

@@ -16,10 +16,11 @@ struct DictEntry {
     uint64_t key = 0, value = 0;
 };
 
-// Reads dicts, instance attributes and small ints out of the target (threading's registry,
-// for thread names). The target changes them as we read: every table size is capped and
-// checked against its header, and all reads between two beginRefresh() calls share one
-// budget of bytes, so a hostile or torn dict can neither stall nor grow the reader.
+// Reads dicts, instance attributes and small ints out of the target (threading's registry
+// for thread names, a frame's variables for dump --locals). The target changes them as we read:
+// every table size is capped and checked against its header, and all reads between two
+// beginRefresh() calls share one budget of bytes, so a hostile or torn dict can neither stall nor
+// grow the reader.
 class RemoteDicts {
 public:
     static constexpr size_t kMaxEntries = 1 << 14;      // entries looked at in one dict
@@ -44,6 +45,11 @@ public:
     std::optional<std::string> string(uint64_t addr, size_t maxChars);
     // One pointer-sized word.
     bool pointer(uint64_t addr, uint64_t& value) { return read(addr, &value, 8); }
+    // len bytes, from the same budget.
+    bool read(uint64_t addr, void* dst, size_t len);
+    // Starts the error over (the budget stays): a caller that shows one unreadable value
+    // and goes on to the next.
+    void clearError() { error_.clear(); }
 
     const std::string& error() const { return error_; }
     size_t bytesLeft() const { return bytesLeft_; }
@@ -56,7 +62,6 @@ private:
     };
     bool fail(std::string why);
     bool spend(size_t bytes);
-    bool read(uint64_t addr, void* dst, size_t len);
     bool readType(uint64_t type, Type& out);
     // Entries of a keys object; values (when non-zero) is a split table's value array.
     bool keyEntries(uint64_t keys, uint64_t values, std::vector<DictEntry>& out);

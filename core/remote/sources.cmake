@@ -8,6 +8,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/debug_offsets_layout.cpp
     ${CMAKE_CURRENT_LIST_DIR}/elf_image.cpp
     ${CMAKE_CURRENT_LIST_DIR}/exec_watch.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/frame_locals.cpp
     ${CMAKE_CURRENT_LIST_DIR}/frame_walker.cpp
     ${CMAKE_CURRENT_LIST_DIR}/frame_walker_legacy.cpp
     ${CMAKE_CURRENT_LIST_DIR}/line_table.cpp
@@ -36,5 +37,6 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/thread_state_probe.cpp
     ${CMAKE_CURRENT_LIST_DIR}/fd_describer.cpp
     ${CMAKE_CURRENT_LIST_DIR}/syscall_wait.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/value_describer.cpp
     ${CMAKE_CURRENT_LIST_DIR}/wait_frames.cpp
 )

@@ -23,6 +23,25 @@ struct EvalEntry {
     uint32_t previousOffset = 0;
 };
 
+// dump --locals: one variable of a frame, as read from the target's memory without running
+// any of its code. `value` is a short, Python-like text ("[1, 2, 3, …]", "'abc'",
+// "<Order at 0x7f…>", "<unreadable>").
+struct FrameVariable {
+    enum class Kind : uint8_t { Argument, Local, Cell, Free };
+    std::string name;
+    Kind kind = Kind::Local;
+    std::string type; // the object's type name (tp_name); empty when unreadable
+    std::string value;
+    int64_t length = -1; // str, bytes, list, tuple, dict, set: how many items (-1: not one)
+};
+
+// The variables of one frame, arguments first as the code declares them; unbound ones
+// (not yet assigned) are left out. `error` says why a frame's variables could not be read.
+struct FrameLocals {
+    std::vector<FrameVariable> variables;
+    std::string error;
+};
+
 // One thread's stack as read at one instant.
 struct ThreadStack {
     uint64_t threadId = 0;       // native thread id (OS TID)
@@ -32,6 +51,9 @@ struct ThreadStack {
     std::vector<FrameId> frames;        // leaf first
     bool skipped = false;               // --mode skipped it: status only, no stack (reportSkipped)
     std::vector<EvalEntry> evalEntries; // 3.11+ with ReadOptions::nativeStacks only
+    // ReadOptions::locals only: one entry per frame (aligned with `frames`), empty for
+    // synthetic frames (<GC>, a wait leaf, <native>, <truncated: N frames>).
+    std::vector<FrameLocals> locals;
 };
 
 // A thread's name: Python's (threading.Thread.name) where threading made the thread, else
@@ -63,6 +85,7 @@ struct ReadOptions {
     bool gc = true;            // synthetic <GC> frame while the collector runs
     bool native = false;       // CPython's --native: <native> where C code called Python (3.11+)
     bool nativeStacks = false; // --native-stacks: fill ThreadStack::evalEntries (3.11+)
+    bool locals = false;       // dump --locals: fill ThreadStack::locals (never while recording)
     bool cpuState = true;      // probe ON_CPU (else the UNKNOWN bit is set, as CPython's wall mode)
     // With cpuState: a thread off CPU gets a leaf pseudo-frame saying why it waits
     // ("<lock wait>", "<read TCP 10.0.0.5:5432>", "<sleep>"). The reason itself rides in

@@ -15,6 +15,7 @@ lines = {}
 
 
 def first():
+    order = 17  # dump --locals shows it
     with lock_a:
         both_hold.wait()
         lines["a_line"] = caller_line(0) + 1
@@ -23,6 +24,7 @@ def first():
 
 
 def second():
+    customer = "ada"  # dump --locals shows it
     with lock_b:
         both_hold.wait()
         lines["b_line"] = caller_line(0) + 1

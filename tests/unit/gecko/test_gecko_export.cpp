@@ -4,8 +4,8 @@
 #include "gecko_test_support.h"
 
 #include "core/gecko/gecko_collector.h"
-#include "core/util/python_float.h"
 #include "core/sample/thread_status.h"
+#include "core/util/python_float.h"
 #include "core/util/temp_dir.h"
 #include "tests/support/ci_requirements.h"
 

@@ -1,0 +1,145 @@
+// `gilscope dump --locals` on real interpreters, every build present (3.8-3.15, 3.13t):
+// each supported kind of value with a known value, arguments told from locals, a closure's
+// cell followed; and a two-lock deadlock whose threads show their own variables.
+#include "tests/support/python_interpreters.h"
+#include "tests/support/run_gilscope.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace gilscope::test;
+
+namespace {
+
+struct Expected {
+    const char* name;
+    const char* kind;
+    const char* type;
+    QString value;
+    qint64 length = -1;
+};
+
+QJsonObject frameNamed(const QJsonArray& threads, const QString& function) {
+    for (const QJsonValue& t : threads)
+        for (const QJsonValue& f : t["frames"].toArray())
+            if (f["function"].toString() == function) return f.toObject();
+    return {};
+}
+
+} // namespace
+
+class TestDumpLocals : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        const auto all = findEveryBuild();
+        printTestedInterpreters(all);
+        GILSCOPE_REQUIRE_INTERPRETERS(all);
+    }
+
+    void everyKindOfValue_data() { addInterpreterRows(findEveryBuild()); }
+    void everyKindOfValue() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "locals_values.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QJsonObject info = target.readyInfo();
+        const RunResult r =
+            runGilscope({"dump", "--locals", "--json", QString::number(target.pid())});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const QJsonObject hold =
+            frameNamed(QJsonDocument::fromJson(r.outBytes)["threads"].toArray(), "hold");
+        QVERIFY2(!hold.isEmpty(), qPrintable(QString::fromUtf8(r.outBytes)));
+        QCOMPARE(hold["line"].toInt(), info["line"].toInt());
+        QMap<QString, QJsonObject> vars;
+        QStringList order;
+        for (const QJsonValue& v : hold["locals"].toArray()) {
+            vars[v["name"].toString()] = v.toObject();
+            order << v["name"].toString();
+        }
+        const QString ellipsis = QString::fromUtf8("\xE2\x80\xA6");
+        const QList<Expected> expected = {
+            {"pos", "argument", "int", "1"},
+            {"kw", "argument", "str", "'k'", 1},
+            {"args", "argument", "tuple", "(2, 3)", 2},
+            {"kwargs", "argument", "dict", "{'extra': 1}", 1},
+            {"none", "local", "NoneType", "None"},
+            {"yes", "local", "bool", "True"},
+            {"no", "local", "bool", "False"},
+            {"small", "local", "int", "42"},
+            {"negative", "local", "int", "-7"},
+            {"big", "local", "int", "1267650600228229401496703205376"},
+            {"huge_negative", "local", "int", "-10000000000000000000000000000000000000000"},
+            {"zero", "local", "int", "0"},
+            {"pi", "local", "float", "3.25"},
+            {"text", "local", "str", QString::fromUtf8("\"h\xC3\xA9llo 'world'\""), 13},
+            {"long_text", "local", "str", "'" + QString(80, 'x') + "'" + ellipsis, 500},
+            {"raw", "local", "bytes", "b'\\x00ab\\xff'", 4},
+            {"items", "local", "list",
+             "[1, 'two', 3.5, None, [" + ellipsis + "], " + ellipsis + "]", 7},
+            {"pair", "local", "tuple", "(1, 2)", 2},
+            {"single", "local", "tuple", "(7,)", 1},
+            {"empty_list", "local", "list", "[]", 0},
+            {"mapping", "local", "dict", "{'a': 1, 'b': [" + ellipsis + "]}", 2},
+            {"numbers", "local", "set", "{3}", 1},
+            {"frozen", "local", "frozenset", "frozenset()", 0},
+            {"obj", "local", "Thing", "<Thing at " + info["thing"].toString() + ">"},
+            {"captured", "cell", "str", "'in a cell'", 9},
+        };
+        for (const Expected& e : expected) {
+            const QJsonObject v = vars.value(e.name);
+            const QString where = interpreter.label + ": " + e.name + " = " +
+                                  QJsonDocument(v).toJson(QJsonDocument::Compact);
+            QVERIFY2(!v.isEmpty(), qPrintable(where + " missing from " + order.join(", ")));
+            QVERIFY2(v["kind"].toString() == e.kind, qPrintable(where));
+            QVERIFY2(v["type"].toString() == e.type, qPrintable(where));
+            QVERIFY2(v["value"].toString() == e.value, qPrintable(where));
+            QVERIFY2(v["length"].toInteger(-1) == e.length, qPrintable(where));
+        }
+        // Arguments first, in the order the code declares them.
+        QCOMPARE(order.mid(0, 4), QStringList({"pos", "kw", "args", "kwargs"}));
+        // The caller's frame has no locals of its own beyond the module's: none are shown
+        // for <module> (a module keeps its variables in a dict, not in the frame).
+        const QJsonObject module =
+            frameNamed(QJsonDocument::fromJson(r.outBytes)["threads"].toArray(), "<module>");
+        QVERIFY(module["locals"].toArray().isEmpty());
+
+        // The text layout: py-spy's, arguments then locals under the frame.
+        const RunResult text = runGilscope({"dump", "--locals", QString::number(target.pid())});
+        QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+        for (const char* line : {"        Arguments:", "            pos: 1", "        Locals:",
+                                 "            raw: b'\\x00ab\\xff'", "            pi: 3.25"})
+            QVERIFY2(text.out.contains(QString::fromUtf8(line) + "\n"),
+                     qPrintable(interpreter.label + " lacks " + line + ":\n" + text.out));
+        qInfo("%s: %lld variables right", qPrintable(interpreter.label),
+              qlonglong(expected.size()));
+    }
+
+    // Issue 39's walk-through: two threads deadlocked on two locks; --locals shows each
+    // one's own variables beside the line it waits on.
+    void deadlockShowsEachThreadsVariables_data() { addInterpreterRows(findEveryBuild()); }
+    void deadlockShowsEachThreadsVariables() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "deadlock.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const RunResult r =
+            runGilscope({"dump", "-a", "--locals", "--json", QString::number(target.pid())});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const QJsonArray threads = QJsonDocument::fromJson(r.outBytes)["threads"].toArray();
+        const QList<QPair<QString, QPair<QString, QString>>> expected = {
+            {"first", {"order", "17"}}, {"second", {"customer", "'ada'"}}};
+        for (const auto& [function, variable] : expected) {
+            const QJsonObject frame = frameNamed(threads, function);
+            QVERIFY2(!frame.isEmpty(), qPrintable(interpreter.label + ": no frame " + function));
+            const QJsonArray locals = frame["locals"].toArray();
+            QVERIFY2(locals.size() == 1,
+                     qPrintable(interpreter.label + ": " + QJsonDocument(locals).toJson()));
+            QCOMPARE(locals[0]["name"].toString(), variable.first);
+            QCOMPARE(locals[0]["value"].toString(), variable.second);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDumpLocals)
+#include "test_dump_locals.moc"
