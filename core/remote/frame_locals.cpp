@@ -28,6 +28,7 @@ bool FrameLocalsReader::supported() const {
 
 void FrameLocalsReader::beginThread() {
     objects_.beginRefresh();
+    values_.beginThread();
 }
 
 bool FrameLocalsReader::readNameTuple(uint64_t tuple, std::vector<std::string>& out,

@@ -56,6 +56,21 @@ bool RemoteDicts::read(uint64_t addr, void* dst, size_t len) {
     return true;
 }
 
+std::optional<std::string> RemoteDicts::string(uint64_t addr, size_t maxChars,
+                                               std::span<const uint8_t> prefix) {
+    if (!spend(maxChars * 4)) return std::nullopt;
+    return objects_.readString(addr, maxChars, prefix);
+}
+
+size_t RemoteDicts::readSome(uint64_t addr, void* dst, size_t len) {
+    if (!plausibleAddress(addr)) {
+        fail("a pointer between the objects is not valid");
+        return 0;
+    }
+    if (!spend(len)) return 0;
+    return mem_.readPartial(addr, dst, len);
+}
+
 std::optional<std::string> RemoteDicts::string(uint64_t addr, size_t maxChars) {
     if (!spend(512 + maxChars * 4)) return std::nullopt;
     return objects_.readString(addr, maxChars);

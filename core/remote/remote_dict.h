@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,10 +44,15 @@ public:
     // The C name of an object's type (tp_name), at most 64 bytes.
     std::optional<std::string> typeName(uint64_t object);
     std::optional<std::string> string(uint64_t addr, size_t maxChars);
+    // The same from the str's first bytes, already read (RemoteObjects::readString).
+    std::optional<std::string> string(uint64_t addr, size_t maxChars,
+                                      std::span<const uint8_t> prefix);
     // One pointer-sized word.
     bool pointer(uint64_t addr, uint64_t& value) { return read(addr, &value, 8); }
     // len bytes, from the same budget.
     bool read(uint64_t addr, void* dst, size_t len);
+    // Up to len bytes (fewer where a mapping ends), from the same budget; how many.
+    size_t readSome(uint64_t addr, void* dst, size_t len);
     // Starts the error over (the budget stays): a caller that shows one unreadable value
     // and goes on to the next.
     void clearError() { error_.clear(); }

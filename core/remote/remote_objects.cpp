@@ -48,7 +48,13 @@ std::optional<std::string> RemoteObjects::readString(uint64_t addr, size_t maxCh
     if (!plausibleAddress(addr)) return std::nullopt;
     // One read usually covers header and text: names and paths are short.
     uint8_t buf[512];
-    const StructView header(buf, mem_.readPartial(addr, buf, sizeof buf));
+    return readString(addr, maxChars, {buf, mem_.readPartial(addr, buf, sizeof buf)});
+}
+
+std::optional<std::string> RemoteObjects::readString(uint64_t addr, size_t maxChars,
+                                                     std::span<const uint8_t> prefix) {
+    if (!plausibleAddress(addr)) return std::nullopt;
+    const StructView header(prefix.data(), prefix.size());
     // Every offset comes from the target: each is checked against what was copied.
     const auto length = header.get<int64_t>(layout_.strLength);
     const auto stateField = header.get<uint32_t>(layout_.strState);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ public:
     // A string longer than maxChars is cut there and marked with a trailing "…" (U+2026):
     // a name that long still names its frame, and the sample is kept.
     std::optional<std::string> readString(uint64_t addr, size_t maxChars = kMaxStringChars);
+    // The same, given the object's first bytes already read (`prefix`): no read at all when
+    // they hold its text.
+    std::optional<std::string> readString(uint64_t addr, size_t maxChars,
+                                          std::span<const uint8_t> prefix);
 
     // A bytes object's contents.
     std::optional<std::vector<uint8_t>> readBytes(uint64_t addr, size_t maxSize = 1 << 20);

@@ -157,21 +157,42 @@ ValueDescriber::Value ValueDescriber::describe(uint64_t object) {
     return describe(object, 0);
 }
 
+bool ValueDescriber::loadHead(uint64_t object, Head& h) {
+    h.addr = object;
+    h.size = 0;
+    if (!plausibleAddress(object) || (object & 7)) return false;
+    h.size = objects_.readSome(object, h.bytes, Head::kBytes);
+    return h.size >= layout_.objectHeader;
+}
+
+bool ValueDescriber::fieldBytes(const Head& h, uint64_t off, void* dst, size_t len) {
+    if (off + len <= h.size) {
+        std::memcpy(dst, h.bytes + off, len);
+        return true;
+    }
+    return objects_.read(h.addr + off, dst, len);
+}
+
+template <typename T>
+bool ValueDescriber::field(const Head& h, uint64_t off, T& out) {
+    return fieldBytes(h, off, &out, sizeof out);
+}
+
 uint64_t ValueDescriber::followCell(uint64_t object) {
-    uint64_t type = 0;
+    Head h;
     std::string name;
-    if (!typeOf(object, type, name) || name != "cell") return object;
+    if (!loadHead(object, h) || !typeOf(h, name) || name != "cell") return object;
     uint64_t ref = 0;
-    if (!objects_.pointer(object + layout_.objectHeader, ref)) return 0;
+    if (!field(h, layout_.objectHeader, ref)) return 0;
     return ref;
 }
 
-bool ValueDescriber::typeOf(uint64_t object, uint64_t& type, std::string& name) {
-    if (!plausibleAddress(object) || (object & 7)) return false;
-    if (!objects_.pointer(object + layout_.obType, type) || !plausibleAddress(type)) return false;
+bool ValueDescriber::typeOf(const Head& h, std::string& name) {
+    uint64_t type = 0;
+    if (!field(h, layout_.obType, type) || !plausibleAddress(type)) return false;
     auto it = typeNames_.find(type);
     if (it == typeNames_.end()) {
-        auto read = objects_.typeName(object);
+        auto read = objects_.typeName(h.addr);
         if (!read || !plausibleTypeName(*read)) return false;
         it = typeNames_.emplace(type, *read).first;
     }
@@ -180,10 +201,11 @@ bool ValueDescriber::typeOf(uint64_t object, uint64_t& type, std::string& name) 
 }
 
 ValueDescriber::Value ValueDescriber::describe(uint64_t object, int depth) {
+    if (auto known = scalars_.find(object); known != scalars_.end()) return known->second;
     Value v;
-    uint64_t type = 0;
+    Head h;
     std::string name;
-    if (!typeOf(object, type, name)) {
+    if (!loadHead(object, h) || !typeOf(h, name)) {
         v.text = kUnreadable;
         return v;
     }
@@ -193,35 +215,38 @@ ValueDescriber::Value ValueDescriber::describe(uint64_t object, int depth) {
         v.text = "None";
     else if (name == "bool") {
         std::string digits;
-        ok = intText(object, digits) && (digits == "0" || digits == "1");
+        ok = intText(h, digits) && (digits == "0" || digits == "1");
         v.text = digits == "1" ? "True" : "False";
     } else if (name == "int")
-        ok = intText(object, v.text);
+        ok = intText(h, v.text);
     else if (name == "float")
-        ok = floatText(object, v.text);
+        ok = floatText(h, v.text);
     else if (name == "str")
-        ok = strText(object, v);
+        ok = strText(h, v);
     else if (name == "bytes")
-        ok = bytesText(object, v);
+        ok = bytesText(h, v);
     else if (name == "list" || name == "tuple")
-        ok = sequenceText(object, name == "tuple", depth, v);
+        ok = sequenceText(h, name == "tuple", depth, v);
     else if (name == "dict")
-        ok = dictText(object, depth, v);
+        ok = dictText(h, depth, v);
     else if (name == "set" || name == "frozenset")
-        ok = setText(object, name == "frozenset", depth, v);
+        ok = setText(h, name == "frozenset", depth, v);
     else
         v.text = "<" + name + " at " + hexAddress(object) + ">";
     if (!ok) {
         v.text = kUnreadable;
         v.length = -1;
+    } else if (name == "int" || name == "str" || name == "float" || name == "bool" ||
+               name == "bytes" || name == "NoneType") {
+        scalars_.emplace(object, v);
     }
     return v;
 }
 
-bool ValueDescriber::intText(uint64_t object, std::string& out) {
-    const uint64_t h = layout_.objectHeader;
+bool ValueDescriber::intText(const Head& h, std::string& out) {
+    const uint64_t header = layout_.objectHeader;
     int64_t sizeField = 0;
-    if (!objects_.read(object + h, &sizeField, 8)) return false;
+    if (!field(h, header, sizeField)) return false;
     bool negative = false;
     int64_t count = 0;
     if (layout_.minor >= 12) { // lv_tag: digits << 3 | sign (0 positive, 1 zero, 2 negative)
@@ -248,16 +273,16 @@ bool ValueDescriber::intText(uint64_t object, std::string& out) {
         return true;
     }
     std::vector<uint32_t> digits(static_cast<size_t>(count));
-    if (!objects_.read(object + h + 8, digits.data(), digits.size() * 4)) return false;
+    if (!fieldBytes(h, header + 8, digits.data(), digits.size() * 4)) return false;
     for (uint32_t d : digits)
         if (d >> 30) return false; // not a 30-bit digit: not an int (torn)
     out = decimalFromDigits30(std::move(digits), negative);
     return true;
 }
 
-bool ValueDescriber::floatText(uint64_t object, std::string& out) {
+bool ValueDescriber::floatText(const Head& h, std::string& out) {
     double value = 0;
-    if (!objects_.read(object + layout_.objectHeader, &value, 8)) return false;
+    if (!field(h, layout_.objectHeader, value)) return false;
     if (std::isnan(value))
         out = "nan";
     else if (std::isinf(value))
@@ -267,10 +292,11 @@ bool ValueDescriber::floatText(uint64_t object, std::string& out) {
     return true;
 }
 
-bool ValueDescriber::strText(uint64_t object, Value& v) {
+bool ValueDescriber::strText(const Head& h, Value& v) {
     int64_t length = 0;
-    if (!objects_.read(object + layout_.strLength, &length, 8) || length < 0) return false;
-    auto text = objects_.string(object, kMaxStrChars);
+    if (!field(h, layout_.strLength, length) || length < 0) return false;
+    auto text = h.size == Head::kBytes ? objects_.string(h.addr, kMaxStrChars, {h.bytes, h.size})
+                                       : objects_.string(h.addr, kMaxStrChars);
     if (!text) return false;
     const bool cut = stripEllipsis(*text) && static_cast<uint64_t>(length) > kMaxStrChars;
     v.text = pythonStrRepr(*text) + (cut ? "\xE2\x80\xA6" : "");
@@ -278,23 +304,21 @@ bool ValueDescriber::strText(uint64_t object, Value& v) {
     return true;
 }
 
-bool ValueDescriber::bytesText(uint64_t object, Value& v) {
+bool ValueDescriber::bytesText(const Head& h, Value& v) {
     int64_t size = 0;
-    if (!objects_.read(object + layout_.bytesSize, &size, 8) || size < 0) return false;
+    if (!field(h, layout_.bytesSize, size) || size < 0) return false;
     const size_t shown = std::min<size_t>(static_cast<size_t>(size), kMaxBytes);
     std::vector<uint8_t> data(shown);
-    if (shown && !objects_.read(object + layout_.bytesData, data.data(), shown)) return false;
+    if (shown && !fieldBytes(h, layout_.bytesData, data.data(), shown)) return false;
     v.text = pythonBytesRepr(data.data(), shown) +
              (shown < static_cast<size_t>(size) ? "\xE2\x80\xA6" : "");
     v.length = size;
     return true;
 }
 
-bool ValueDescriber::sequenceText(uint64_t object, bool tuple, int depth, Value& v) {
-    const uint64_t h = layout_.objectHeader;
+bool ValueDescriber::sequenceText(const Head& h, bool tuple, int depth, Value& v) {
     int64_t size = 0;
-    if (!objects_.read(object + layout_.varSize, &size, 8) || size < 0 || size > (int64_t{1} << 40))
-        return false;
+    if (!field(h, layout_.varSize, size) || size < 0 || size > (int64_t{1} << 40)) return false;
     v.length = size;
     const char* open = tuple ? "(" : "[";
     const char* close = tuple ? ")" : "]";
@@ -306,11 +330,16 @@ bool ValueDescriber::sequenceText(uint64_t object, bool tuple, int depth, Value&
         v.text = std::string(open) + "\xE2\x80\xA6" + close;
         return true;
     }
-    uint64_t items = object + layout_.tupleItems;
-    if (!tuple && !objects_.pointer(object + h + 8, items)) return false; // list: ob_item
     const size_t shown = std::min<size_t>(static_cast<size_t>(size), kMaxItems);
     std::vector<uint64_t> item(shown);
-    if (!objects_.read(items, item.data(), shown * 8)) return false;
+    if (tuple) { // items inline
+        if (!fieldBytes(h, layout_.tupleItems, item.data(), shown * 8)) return false;
+    } else { // list: ob_item
+        uint64_t items = 0;
+        if (!field(h, layout_.objectHeader + 8, items) ||
+            !objects_.read(items, item.data(), shown * 8))
+            return false;
+    }
     std::string out = open;
     for (size_t i = 0; i < shown; ++i)
         out += (i ? ", " : "") + describe(item[i], depth + 1).text;
@@ -322,9 +351,9 @@ bool ValueDescriber::sequenceText(uint64_t object, bool tuple, int depth, Value&
     return true;
 }
 
-bool ValueDescriber::dictText(uint64_t object, int depth, Value& v) {
+bool ValueDescriber::dictText(const Head& h, int depth, Value& v) {
     int64_t used = 0;
-    if (!objects_.read(object + layout_.objectHeader, &used, 8) || used < 0) return false;
+    if (!field(h, layout_.objectHeader, used) || used < 0) return false;
     v.length = used;
     if (used == 0) {
         v.text = "{}";
@@ -335,7 +364,7 @@ bool ValueDescriber::dictText(uint64_t object, int depth, Value& v) {
         return true;
     }
     std::vector<DictEntry> entries;
-    if (!objects_.entries(object, entries)) return false;
+    if (!objects_.entries(h.addr, entries)) return false;
     std::string out = "{";
     size_t shown = 0;
     for (const DictEntry& e : entries) {
@@ -349,10 +378,9 @@ bool ValueDescriber::dictText(uint64_t object, int depth, Value& v) {
     return true;
 }
 
-bool ValueDescriber::setText(uint64_t object, bool frozen, int depth, Value& v) {
-    const uint64_t h = layout_.objectHeader;
+bool ValueDescriber::setText(const Head& h, bool frozen, int depth, Value& v) {
     uint64_t header[4] = {}; // fill, used, mask, table
-    if (!objects_.read(object + h, header, sizeof header)) return false;
+    if (!fieldBytes(h, layout_.objectHeader, header, sizeof header)) return false;
     const auto used = static_cast<int64_t>(header[1]);
     const uint64_t mask = header[2], table = header[3];
     if (used < 0 || mask >= kMaxSetSlots || (mask & (mask + 1)) ||
