@@ -233,7 +233,9 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         {"code.co_qualname", within(l.coQualname, codeSize, 8)},
         {"code.co_linetable", within(l.coLinetable, codeSize, 8)},
         {"code.co_firstlineno", within(l.coFirstlineno, codeSize, 4)},
-        {"code.co_argcount", within(l.coKwonlyArgcount, codeSize, 4) && l.coArgcount >= 8},
+        // co_flags is read 4 bytes before co_argcount, co_kwonlyargcount 8 after it.
+        {"code.co_argcount", within(l.coArgcount, codeSize, 4) &&
+                                 within(l.coKwonlyArgcount, codeSize, 4) && l.coArgcount >= 8},
         {"code.co_localsplusnames", within(l.coLocalsplusNames, codeSize, 8)},
         {"code.co_localspluskinds", within(l.coLocalsplusKinds, codeSize, 8)},
         {"code.co_code_adaptive",

@@ -1,11 +1,14 @@
 // libFuzzer target: a target process may put anything in its _Py_DebugOffsets table.
 // Any bytes must give a layout in which every field the readers use lies inside its
 // structure (tests/support/layout_bounds.h lists them), or an Error; never a crash.
-// An accepted layout then drives the dict reader (threading's registry, thread names) over
+// An accepted layout then drives the dict reader (threading's registry, thread names) and
+// dump --locals' readers (a frame's variables, any object's value) over
 // memory made of the same bytes, every word turned into a pointer back into it: whatever
 // the table and the memory say, it reads nothing outside what it copied (ASan).
 // Input: 4 bytes of Py_Version (little endian), then the table.
+#include "core/remote/frame_locals.h"
 #include "core/remote/python_layout.h"
+#include "core/remote/value_describer.h"
 #include "core/remote/remote_dict.h"
 #include "tests/support/layout_bounds.h"
 #include "tests/unit/remote/fake_memory.h"
@@ -49,5 +52,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)dicts.entries(kBase + (data[2] % 64) * 16, entries);
     (void)dicts.smallInt(kBase + (data[3] % 64) * 16, value);
     (void)dicts.typeName(kBase + 32);
+    gilscope::remote::ValueDescriber values(dicts, *layout);
+    (void)values.describe(kBase + (data[0] % 128) * 8);
+    gilscope::remote::FrameLocalsReader locals(mem, *layout);
+    locals.beginThread();
+    (void)locals.read(kBase + (data[1] % 64) * 16, kBase + (data[2] % 64) * 16);
     return 0;
 }

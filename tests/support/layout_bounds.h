@@ -51,6 +51,12 @@ inline const char* fieldOutsideItsStruct(const remote::PythonLayout& l) {
         {"frame.globals", opt(l.frGlobals, 8, l.frSize)},
         {"frame.is_entry", opt(l.frIsEntry, 1, l.frSize)},
         {"frame.lasti", opt(l.frLasti, 4, l.frSize)},
+        // localsplus starts where a 3.11+ frame ends (<= 3.10's frSize is what a walk reads).
+        {"frame.localsplus", l.legacyFrames || opt(l.frLocalsplus, 0, l.frSize)},
+        {"code.co_argcount", opt(l.coArgcount, 4, l.coSize)},
+        {"code.co_kwonlyargcount", opt(l.coKwonlyArgcount, 4, l.coSize)},
+        {"code.co_localsplusnames", opt(l.coLocalsplusNames, 8, l.coSize)},
+        {"code.co_localspluskinds", opt(l.coLocalsplusKinds, 8, l.coSize)},
         {"code size", l.coSize > 0 && l.coSize <= 1024},
         {"code.ob_type", in(l.obType, 8, l.coSize)},
         {"code.ob_size", in(l.varSize, 8, l.coSize)},
