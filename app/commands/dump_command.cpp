@@ -4,7 +4,7 @@
 #include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
 #include "core/heatmap/source_text.h"
-#include "core/remote/live_stack_source.h"
+#include "core/pipeline/stack_pipeline.h"
 #include "core/remote/proc_files.h"
 #include "core/remote/process_scanner.h"
 #include "core/sample/thread_status.h"
@@ -259,6 +259,9 @@ int runDump(const QStringList& args) {
     const QCommandLineOption all({"a", "all-threads"}, "Show every thread (default: main thread).");
     const QCommandLineOption json("json", "Print JSON instead of text.");
     const QCommandLineOption opcodes("opcodes", "Include the current opcode of each frame.");
+    const QCommandLineOption blocking(
+        "blocking", "Stop every thread of the target while its stacks are read (ptrace), for a "
+                    "consistent snapshot; they run on as soon as it is taken, on every path.");
     const QCommandLineOption locals(
         "locals", "Show each frame's arguments and local variables, read from the target's "
                   "memory without running its code (str and containers shortened).");
@@ -267,7 +270,7 @@ int runDump(const QStringList& args) {
         "Show at most N frames of a stack (default 1536): a deeper one keeps its leaf frames and "
         "root frames around a '<truncated: K frames>' frame.",
         "N", "1536");
-    parser.addOptions({all, json, opcodes, locals, maxDepth});
+    parser.addOptions({all, json, opcodes, locals, blocking, maxDepth});
     parser.addPositionalArgument("pid", "Process ID to read.");
     if (auto done = cli.parse(args)) return *done;
     const QStringList positional = parser.positionalArguments();
@@ -288,9 +291,11 @@ int runDump(const QStringList& args) {
                               "1048576, got '" +
                               parser.value(maxDepth) + "'");
     options.maxDepth = depth;
-    auto source = openLiveProcess(pid, options);
-    if (!source) return fail(source.error());
-    StackSource& src = **source;
+    ReadPath path;
+    path.blocking = parser.isSet(blocking);
+    auto pipeline = StackPipeline::open(pid, options, path, 1000);
+    if (!pipeline) return fail(pipeline.error());
+    StackSource& src = pipeline->reader();
     auto info = inspectProcess(pid);
 
     std::vector<ThreadStack> stacks;

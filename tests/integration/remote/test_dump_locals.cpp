@@ -116,6 +116,33 @@ private slots:
               qlonglong(expected.size()));
     }
 
+    // --blocking stops every thread for the read (ptrace, released as soon as it is taken;
+    // the kernel releases them too if gilscope dies): a deadlock's threads stand still
+    // anyway, so the stopped read must show exactly what the running one shows.
+    void blockingShowsTheSame_data() { addInterpreterRows(findEveryBuild()); }
+    void blockingShowsTheSame() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "deadlock.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString pid = QString::number(target.pid());
+        auto threadsOf = [&](const QStringList& extra) {
+            const RunResult r = runGilscope(QStringList{"dump", "-a", "--locals", "--json"} +
+                                            extra + QStringList{pid});
+            if (r.exitCode != 0) qWarning("%s", qPrintable(describe(r)));
+            QMap<QString, QJsonArray> byName;
+            for (const QJsonValue& t : QJsonDocument::fromJson(r.outBytes)["threads"].toArray())
+                if (t["name"].toString() == "first" || t["name"].toString() == "second")
+                    byName[t["name"].toString()] = t["frames"].toArray();
+            return byName;
+        };
+        const auto running = threadsOf({}), stopped = threadsOf({"--blocking"});
+        QCOMPARE(stopped.size(), 2);
+        QVERIFY(!stopped["first"].isEmpty());
+        QCOMPARE(stopped["first"].first()["locals"].toArray().first()["value"].toString(),
+                 QStringLiteral("17"));
+        QCOMPARE(stopped, running);
+    }
+
     // Issue 39's walk-through: two threads deadlocked on two locks; --locals shows each
     // one's own variables beside the line it waits on.
     void deadlockShowsEachThreadsVariables_data() { addInterpreterRows(findEveryBuild()); }
