@@ -1,0 +1,105 @@
+#include "core/snapshot/process_snapshot.h"
+
+#include "core/pipeline/stack_pipeline.h"
+#include "core/remote/process_scanner.h"
+#include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
+#include "core/snapshot/source_lines.h"
+
+#include <map>
+
+namespace gilscope {
+
+namespace {
+constexpr int kAttempts = 50; // the target runs on: a torn read is retried
+} // namespace
+
+std::vector<std::string> threadStatusNames(uint32_t s) {
+    std::vector<std::string> names;
+    if (s & ThreadStatus::MainThread) names.push_back("main_thread");
+    if (s & ThreadStatus::HasGil) names.push_back("has_gil");
+    if (s & ThreadStatus::GilRequested) names.push_back("gil_requested");
+    if (s & ThreadStatus::OnCpu) names.push_back("on_cpu");
+    if (s & ThreadStatus::Unknown) names.push_back("cpu_unknown");
+    if (s & ThreadStatus::HasException) names.push_back("has_exception");
+    if (!(s & (ThreadStatus::OnCpu | ThreadStatus::Unknown))) names.push_back("idle");
+    return names;
+}
+
+Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options) {
+    ReadOptions read;
+    read.allThreads = options.allThreads;
+    read.opcodes = options.opcodes;
+    read.locals = options.locals;
+    read.waitFrames = true; // what a waiting thread waits on, said apart from its frames
+    read.maxDepth = options.maxDepth;
+    ReadPath path;
+    path.blocking = options.blocking;
+    auto pipeline = StackPipeline::open(pid, read, path, 1000);
+    if (!pipeline) return pipeline.error();
+    StackSource& src = pipeline->reader();
+
+    std::vector<ThreadStack> stacks;
+    size_t count = 0;
+    ReadOutcome outcome = ReadOutcome::Error;
+    for (int attempt = 0; attempt < kAttempts && outcome == ReadOutcome::Error; ++attempt)
+        outcome = src.read(stacks, count);
+    if (outcome == ReadOutcome::ProcessEnded)
+        return makeError(ErrorKind::ProcessEnded,
+                         "process " + std::to_string(pid) + " exited while being read");
+    if (outcome == ReadOutcome::Error)
+        return makeError(ErrorKind::Internal, "could not get a consistent stack of process " +
+                                                  std::to_string(pid) + " in " +
+                                                  std::to_string(kAttempts) + " tries (" +
+                                                  src.lastError() + "); try again");
+
+    ProcessSnapshot snap;
+    snap.pid = pid;
+    snap.pythonVersion = src.pythonVersion().str();
+    snap.freeThreaded = src.freeThreaded();
+    if (auto info = inspectProcess(pid)) {
+        snap.executable = info->executable;
+        snap.commandLine = info->commandLine;
+    }
+    std::map<uint64_t, std::string> names;
+    for (ThreadName& n : src.threadNamesNow())
+        names[n.threadId] = std::move(n.name);
+    const FrameRegistry& reg = src.registry();
+    SourceLines sources(pid);
+    for (size_t i = 0; i < count; ++i) {
+        const ThreadStack& t = stacks[i];
+        ThreadSnapshot ts;
+        ts.threadId = t.threadId;
+        ts.pythonThreadId = t.pythonThreadId;
+        ts.interpreterId = t.interpreterId;
+        ts.status = t.status;
+        if (auto n = names.find(t.threadId); n != names.end()) ts.name = n->second;
+        // The wait leaf ("<read TCP 10.0.0.5:5432>") is said apart from the frames.
+        size_t first = 0;
+        if (!t.frames.empty()) {
+            const FrameInfo& leaf = reg.frame(t.frames.front());
+            ts.waiting = waitLabelOfFrame(reg.string(leaf.filename), reg.string(leaf.funcname));
+            if (!ts.waiting.empty()) first = 1;
+        }
+        for (size_t k = first; k < t.frames.size(); ++k) {
+            const FrameInfo& f = reg.frame(t.frames[k]);
+            FrameSnapshot fs;
+            fs.function = reg.string(f.funcname);
+            fs.file = reg.string(f.filename);
+            fs.line = f.line;
+            fs.endLine = f.endLine;
+            fs.column = f.column;
+            fs.endColumn = f.endColumn;
+            if (f.opcode != kNoOpcode) fs.opcode = f.opcode;
+            const SourceLines::Line line = sources.at(fs.file, f.line);
+            fs.source = line.text;
+            fs.sourceChanged = line.changed;
+            if (k < t.locals.size()) fs.locals = t.locals[k]; // --locals only
+            ts.frames.push_back(std::move(fs));
+        }
+        snap.threads.push_back(std::move(ts));
+    }
+    return snap;
+}
+
+} // namespace gilscope

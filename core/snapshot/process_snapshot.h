@@ -1,0 +1,57 @@
+#pragma once
+
+#include "core/common/error.h"
+#include "core/sample/stack_source.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gilscope {
+
+// One look at every thread of a running process: what `gilscope dump` prints and the
+// window's Snapshot shows (issue 39). Plain values, made on any thread.
+struct SnapshotOptions {
+    bool allThreads = true; // false: the main thread only, as CPython's dump
+    bool locals = false;    // each frame's variables (FrameLocals)
+    bool opcodes = false;
+    bool blocking = false; // every thread stopped while it is read (ptrace)
+    size_t maxDepth = 1536;
+};
+
+struct FrameSnapshot {
+    std::string function, file; // as the target names them (any bytes)
+    int32_t line = 0, endLine = 0, column = -1, endColumn = -1;
+    int opcode = -1;                   // --opcodes: the instruction, -1 none
+    std::string source;                // the line's text, indentation stripped; empty: none
+    bool sourceChanged = false;        // the file changed after the program started
+    std::optional<FrameLocals> locals; // SnapshotOptions::locals only
+};
+
+struct ThreadSnapshot {
+    uint64_t threadId = 0, pythonThreadId = 0;
+    uint32_t interpreterId = 0;
+    uint32_t status = 0;               // ThreadStatus bits, with the wait reason
+    std::optional<std::string> name;   // threading's (or the system's) name
+    std::string waiting;               // what it waits on ("lock wait"); empty: not waiting
+    std::vector<FrameSnapshot> frames; // newest first; the wait itself is not a frame
+};
+
+struct ProcessSnapshot {
+    int pid = 0;
+    std::string pythonVersion;
+    bool freeThreaded = false;
+    std::optional<std::string> executable, commandLine;
+    std::vector<ThreadSnapshot> threads;
+};
+
+// Reads the process once (a torn read is tried again, up to 50 times). Errors say what to
+// do: ProcessNotFound, NotPython, PermissionDenied, ProcessEnded, Internal (no consistent
+// read).
+Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options);
+
+// A thread's status as words: "main_thread", "has_gil", "on_cpu", "idle", ...
+std::vector<std::string> threadStatusNames(uint32_t status);
+
+} // namespace gilscope

@@ -1,0 +1,134 @@
+#include "core/snapshot/snapshot_format.h"
+
+#include "core/sample/wait_reason.h"
+#include "core/util/utf8.h"
+
+namespace gilscope {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v)
+        out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+nlohmann::json localsJson(const FrameLocals& l) {
+    nlohmann::json vars = nlohmann::json::array();
+    for (const FrameVariable& v : l.variables) {
+        nlohmann::json jv{
+            {"name", sanitizeUtf8(v.name)},
+            {"kind", variableKindName(v.kind)},
+            {"type", v.type.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.type)},
+            {"value", sanitizeUtf8(v.value)}};
+        if (v.length >= 0) jv["length"] = v.length;
+        vars.push_back(std::move(jv));
+    }
+    return vars;
+}
+
+void appendLocals(std::string& out, const FrameLocals& l) {
+    if (!l.error.empty()) {
+        out += "        Locals: <unreadable: " + escapeForDisplay(l.error) + ">\n";
+        return;
+    }
+    for (bool arguments : {true, false}) {
+        bool header = false;
+        for (const FrameVariable& v : l.variables) {
+            if ((v.kind == FrameVariable::Kind::Argument) != arguments) continue;
+            if (!header) out += arguments ? "        Arguments:\n" : "        Locals:\n";
+            header = true;
+            // A value is escaped already, as Python's repr escapes (value_describer.h).
+            out += "            " + escapeForDisplay(v.name) + ": " + sanitizeUtf8(v.value) + "\n";
+        }
+    }
+}
+
+} // namespace
+
+const char* variableKindName(FrameVariable::Kind k) {
+    switch (k) {
+    case FrameVariable::Kind::Argument:
+        return "argument";
+    case FrameVariable::Kind::Local:
+        return "local";
+    case FrameVariable::Kind::Cell:
+        return "cell";
+    case FrameVariable::Kind::Free:
+        return "free";
+    }
+    return "local";
+}
+
+std::string snapshotText(const ProcessSnapshot& s) {
+    std::string out = "Process " + std::to_string(s.pid) + ": " +
+                      escapeForDisplay(s.commandLine.value_or("")) + "\n";
+    out += "Python v" + s.pythonVersion + (s.freeThreaded ? ", free-threaded (no GIL)" : "") +
+           " (" + escapeForDisplay(s.executable.value_or("")) + ")\n\n";
+    for (const ThreadSnapshot& t : s.threads) {
+        out += "Thread " + std::to_string(t.threadId) +
+               (t.name ? " \"" + escapeForDisplay(*t.name) + "\"" : "") + " (" +
+               joined(threadStatusNames(t.status)) + ")" +
+               (t.interpreterId ? " interpreter " + std::to_string(t.interpreterId) : "") + "\n";
+        if (!t.waiting.empty()) out += "  waiting: " + escapeForDisplay(t.waiting) + "\n";
+        for (const FrameSnapshot& f : t.frames) {
+            out += "    " + escapeForDisplay(f.function) + " (" + escapeForDisplay(f.file) + ":" +
+                   std::to_string(f.line) + ")\n";
+            if (!f.source.empty())
+                out += "        " + escapeForDisplay(f.source) +
+                       (f.sourceChanged ? "    (file changed since the program started)" : "") +
+                       "\n";
+            if (f.locals) appendLocals(out, *f.locals);
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+nlohmann::json snapshotJson(const ProcessSnapshot& s) {
+    nlohmann::json j;
+    j["pid"] = s.pid;
+    j["python_version"] = s.pythonVersion;
+    j["free_threaded"] = s.freeThreaded;
+    if (s.executable) j["executable"] = *s.executable;
+    if (s.commandLine) j["command_line"] = *s.commandLine;
+    j["threads"] = nlohmann::json::array();
+    for (const ThreadSnapshot& t : s.threads) {
+        nlohmann::json frames = nlohmann::json::array();
+        for (const FrameSnapshot& f : t.frames) {
+            nlohmann::json jf{{"function", sanitizeUtf8(f.function)},
+                              {"filename", sanitizeUtf8(f.file)},
+                              {"line", f.line},
+                              {"end_line", f.endLine},
+                              {"column", f.column},
+                              {"end_column", f.endColumn}};
+            if (f.opcode >= 0) jf["opcode"] = f.opcode;
+            jf["source"] =
+                f.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(sanitizeUtf8(f.source));
+            if (!f.source.empty()) jf["source_changed"] = f.sourceChanged;
+            if (f.locals) {
+                jf["locals"] = localsJson(*f.locals);
+                if (!f.locals->error.empty()) jf["locals_error"] = f.locals->error;
+            }
+            frames.push_back(std::move(jf));
+        }
+        j["threads"].push_back(
+            {{"thread_id", t.threadId},
+             {"name", t.name ? nlohmann::json(sanitizeUtf8(*t.name)) : nlohmann::json(nullptr)},
+             {"python_thread_id", t.pythonThreadId},
+             {"interpreter_id", t.interpreterId},
+             {"status", t.status},
+             {"flags", threadStatusNames(t.status)},
+             {"wait_reason",
+              t.status & WaitReasonBits::Mask
+                  ? nlohmann::json(std::string(waitReasonName(waitReasonOf(t.status))))
+                  : nlohmann::json(nullptr)},
+             {"waiting", t.waiting.empty() ? nlohmann::json(nullptr)
+                                           : nlohmann::json(sanitizeUtf8(t.waiting))},
+             {"frames", std::move(frames)}});
+    }
+    return j;
+}
+
+} // namespace gilscope
