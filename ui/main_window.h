@@ -103,6 +103,7 @@ public:
     bool showingRecording() const; // the recording page, not the start page
     QAction* pageAction() const { return pageAction_; }
     QAction* resetLayoutAction() const { return resetLayoutAction_; }
+    QAction* snapshotAction() const { return snapshotAction_; }
     QToolButton* rateToggle() const { return rateToggle_; }
     QListWidget* recentList() const { return recentList_; }
     // The window's first size on a screen with this much room (90 %, at most 1600x1000).
@@ -118,7 +119,8 @@ public:
     RecordOptionsBar* recordOptions() const { return options_; }
     QString statusText() const;
     bool recording() const;
-    bool attaching() const; // Record was pressed; the worker is still opening the process
+    bool attaching() const;     // Record was pressed; the worker is still opening the process
+    int snapshotTarget() const; // the pid a Snapshot reads (0: none)
 
 public slots:
     void record();
@@ -136,6 +138,9 @@ public slots:
     QString profilerAddress() const; // https://profiler.firefox.com unless set
     void setProfilerAddress(const QString& address);
     void showAbout();
+    // File › Dump all threads… (Snapshot): every thread of the recorded process, else of the
+    // selected one, with frames, source lines and variables, in a window of its own.
+    void showSnapshot();
     void showProcessPicker(); // the start page; a recording goes on
     void showRecordingView();
     void resetLayout(); // View › Reset layout: first size, track area fitted, strip slim
@@ -236,6 +241,7 @@ private:
     QScrollArea* tracksArea_ = nullptr;
     QAction* pageAction_ = nullptr;
     QAction* resetLayoutAction_ = nullptr;
+    QAction* snapshotAction_ = nullptr;
     QToolButton* rateToggle_ = nullptr;
     QListWidget* recentList_ = nullptr;
     QLabel* processName_ = nullptr; // in the toolbar: what the recording page shows

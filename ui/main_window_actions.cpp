@@ -6,6 +6,7 @@
 #include "ui/job_runner.h"
 #include "ui/process_picker.h"
 #include "ui/record_options_bar.h"
+#include "ui/snapshot/snapshot_dialog.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -49,6 +50,13 @@ void MainWindow::buildActions() {
     connect(exportAction_, &QAction::triggered, this, &MainWindow::exportProfile);
     connect(saveBinAction_, &QAction::triggered, this, &MainWindow::saveRecordingAsBin);
 
+    // The menu says what it does; the toolbar names it as profilers do (iconText).
+    snapshotAction_ = new QAction(tr("Dump all threads…"), this);
+    snapshotAction_->setIconText(tr("Snapshot"));
+    snapshotAction_->setObjectName(QStringLiteral("snapshotAction"));
+    snapshotAction_->setShortcut(Qt::CTRL | Qt::Key_D);
+    connect(snapshotAction_, &QAction::triggered, this, &MainWindow::showSnapshot);
+
     pageAction_ = new QAction(tr("◀ Processes"), this);
     pageAction_->setObjectName(QStringLiteral("pageAction"));
     connect(pageAction_, &QAction::triggered, this, [this] {
@@ -70,6 +78,7 @@ void MainWindow::buildActions() {
     toolbar->addAction(recordAction_);
     toolbar->addAction(stopAction_);
     toolbar->addAction(launchAction_);
+    toolbar->addAction(snapshotAction_);
     toolbar->addSeparator();
     toolbar->addAction(openAction_);
     toolbar->addAction(exportAction_);
@@ -94,6 +103,8 @@ void MainWindow::buildActions() {
     rebuildRecentMenu();
     file->addAction(exportAction_);
     file->addAction(saveBinAction_);
+    file->addSeparator();
+    file->addAction(snapshotAction_);
     file->addSeparator();
     compare_ = new CompareBar(this); // attached to the analysis panel once it exists
     file->addAction(compare_->compareAction());
@@ -130,6 +141,15 @@ void MainWindow::updateActions() {
             ? tr("Cannot record: %1").arg(optionsProblem)
             : tr("Sample the selected process: %1").arg(options_->summary()));
     options_->setEnabled(idle);
+    // A snapshot reads the process being recorded, else the one selected.
+    const int snapshotPid = snapshotTarget();
+    snapshotAction_->setEnabled(snapshotPid > 0);
+    snapshotAction_->setToolTip(
+        snapshotPid > 0
+            ? tr("Every thread of pid %1 now: frames, source lines and variables").arg(snapshotPid)
+        : process && !process->canAttach
+            ? tr("Cannot attach: %1").arg(QString::fromStdString(process->reason))
+            : tr("Select a process to see what its threads are doing"));
     stopAction_->setEnabled(recording() || attaching()); // Stop also cancels an attach
     launchAction_->setEnabled(idle);
     openAction_->setEnabled(idle);
@@ -142,6 +162,25 @@ void MainWindow::updateActions() {
                                    ? tr("This recording has no .bin copy: %1")
                                          .arg(QString::fromStdString(session_->backupProblem()))
                                    : tr("Save the recording in CPython's .bin format"));
+}
+
+int MainWindow::snapshotTarget() const {
+    if (session_ && recording()) return session_->pid();
+    const auto process = picker_->currentProcess();
+    return process && process->canAttach ? process->pid : 0;
+}
+
+void MainWindow::showSnapshot() {
+    const int pid = snapshotTarget();
+    if (pid <= 0) return;
+    const auto process = picker_->currentProcess();
+    const QString name = process && process->pid == pid
+                             ? QString::fromStdString(process->commandLine)
+                             : processName_->text();
+    // Each snapshot is a window of its own, so two moments can be compared side by side.
+    auto* dialog = new SnapshotDialog(pid, name, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
 }
 
 QComboBox* MainWindow::rateBox() const {
