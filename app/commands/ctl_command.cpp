@@ -25,23 +25,27 @@ Result<std::string> exchange(int fd, const std::string& command) {
     const std::string line = command + "\n";
     if (::send(fd, line.data(), line.size(), MSG_NOSIGNAL) != ssize_t(line.size()))
         return makeError(ErrorKind::Io, std::string("cannot send: ") + std::strerror(errno));
+    // One reply per command, so whatever one read brings belongs to this one.
     std::string reply;
-    char c = 0;
-    while (reply.size() < control::ControlServer::kMaxOutBytes) {
+    char buf[64 * 1024];
+    while (reply.size() <= control::kMaxSnapshotBytes + 64) {
         pollfd p{fd, POLLIN, 0};
         if (::poll(&p, 1, kReplyTimeoutMs) <= 0)
             return makeError(ErrorKind::Io, "no reply to '" + command + "' within 5 s");
-        const ssize_t n = ::recv(fd, &c, 1, 0);
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
         if (n <= 0) return makeError(ErrorKind::Io, "the recording closed the connection");
-        if (c == '\n') return reply;
-        reply += c;
+        reply.append(buf, size_t(n));
+        if (const size_t end = reply.find('\n'); end != std::string::npos) {
+            reply.resize(end);
+            return reply;
+        }
     }
     return makeError(ErrorKind::Io, "reply too long");
 }
 
 int runCtl(const QStringList& args) {
     CommandLine cli("ctl", "Send commands to a recording's control socket (--control) and print "
-                           "each reply: enable, disable, ping, status, quit.");
+                           "each reply: enable, disable, ping, status, quit, mark TEXT, snapshot.");
     QCommandLineParser& parser = cli.parser();
     parser.addPositionalArgument("socket", "unix:PATH or PATH, as given to --control.");
     parser.addPositionalArgument("command", "One or more commands, sent in turn.", "COMMAND...");

@@ -11,6 +11,8 @@
 #include "core/pipeline/stack_pipeline.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
+#include "core/snapshot/process_snapshot.h"
+#include "core/snapshot/snapshot_format.h"
 #include "core/tach/recording_copy.h"
 #include "core/util/utf8.h"
 #include "tui/live_view.h"
@@ -154,7 +156,15 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
             options.control, {[&recording](bool on) { recording.setEnabled(on); },
                               [&recording] { return recording.enabled(); },
                               [&recording] { recording.requestStop(); },
-                              [&recording](std::string text) { recording.mark(std::move(text)); }});
+                              [&recording](std::string text) { recording.mark(std::move(text)); },
+                              [pid = source.pid()]() -> Result<std::string> {
+                                  SnapshotOptions whole;
+                                  whole.locals = true;
+                                  auto snap = takeSnapshot(pid, whole);
+                                  if (!snap) return snap.error();
+                                  return snapshotJson(*snap).dump(
+                                      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+                              }});
         if (!made) {
             if (hooks.afterStart) hooks.afterStart();
             result.exitCode = fail(made.error());

@@ -22,6 +22,12 @@ Reply answer(std::string_view command, const ControlTarget& target) {
         target.mark(std::string(text));
         return {"ok"};
     }
+    if (command == "snapshot" && target.snapshot) {
+        auto json = target.snapshot();
+        if (!json) return {"err snapshot_failed: " + json.error().message};
+        if (json->size() > kMaxSnapshotBytes) return {"err snapshot_too_large"};
+        return {"ok " + *json};
+    }
     if (command == "quit") {
         target.quit();
         return {"ok", true};

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/common/error.h"
+
 #include <functional>
 #include <string>
 #include <string_view>
@@ -12,7 +14,13 @@ struct ControlTarget {
     std::function<bool()> enabled;
     std::function<void()> quit; // end the recording as Ctrl-C does: the output is written
     std::function<void(std::string)> mark; // a named instant (gilscope's own command)
+    // Every thread now, as `gilscope dump -a --locals --json` prints it, on one line (an
+    // error says why there is none). gilscope's own command.
+    std::function<Result<std::string>()> snapshot;
 };
+
+// The longest snapshot reply sent (a larger one is refused): what a client must accept.
+inline constexpr size_t kMaxSnapshotBytes = 16u << 20;
 
 struct Reply {
     std::string line;        // without its newline
@@ -23,7 +31,8 @@ struct Reply {
 // on its control socket (Lib/profiling/sampling/_control.py): "enable", "disable",
 // "ping" -> "ok"; "status" -> "ok enabled=True|False"; "quit" -> "ok", then the
 // recording ends; anything else -> "err unknown_command". gilscope adds "mark TEXT" -> "ok"
-// (a named instant in the Gecko export; "err mark_needs_text" without one).
+// (a named instant in the Gecko export; "err mark_needs_text" without one) and "snapshot"
+// -> "ok " and the JSON of every thread's stack and variables, or "err snapshot_failed: WHY".
 Reply answer(std::string_view command, const ControlTarget& target);
 
 } // namespace gilscope::control

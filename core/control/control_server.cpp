@@ -180,13 +180,15 @@ void ControlServer::Impl::read(Connection& c) {
     while (!c.closeAfter && (newline = c.in.find('\n')) != std::string::npos) {
         const std::string line = c.in.substr(0, newline);
         c.in.erase(0, newline + 1);
-        const Reply reply = answer(stripped(line), target);
-        c.out += reply.line + "\n";
-        c.closeAfter = reply.closeAfter;
+        // Replies the client left unread close it, before another is made (a snapshot
+        // alone may be larger: it is sent whole).
         if (c.out.size() > kMaxOutBytes) {
             c.closed = true;
             return;
         }
+        const Reply reply = answer(stripped(line), target);
+        c.out += reply.line + "\n";
+        c.closeAfter = reply.closeAfter;
     }
     flush(c);
 }

@@ -209,6 +209,45 @@ private slots:
         }
     }
 
+    // `snapshot` answers every thread's stack and variables as one JSON line, while the
+    // recording goes on; the deadlock's threads show where they wait and their variables.
+    void snapshotAnswersEveryThread() {
+        const QList<Interpreter> found = findInterpreters();
+        GILSCOPE_REQUIRE(!found.isEmpty(), "no Python interpreter");
+        TargetProcess target(found.last(), "deadlock.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString sock = dir.filePath("ctl.sock");
+        const QString out = dir.filePath("out.txt");
+        auto gilscope = startGilscope({"attach", "-a", "-r", "1khz", "--control", "unix:" + sock,
+                                       "--collapsed", "-o", out, QString::number(target.pid())});
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(sock), 30000);
+        const RunResult ctl = runGilscope({"ctl", sock, "snapshot", "ping"});
+        QVERIFY2(ctl.exitCode == 0, qPrintable(describe(ctl)));
+        const QStringList replies = ctl.out.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(replies.size(), 2);
+        QVERIFY2(replies[0].startsWith("ok {"), qPrintable(replies[0].left(200)));
+        QCOMPARE(replies[1], QStringLiteral("ok"));
+        const QJsonObject snap = QJsonDocument::fromJson(replies[0].mid(3).toUtf8()).object();
+        QCOMPARE(snap["pid"].toInteger(), target.pid());
+        QString order;
+        for (const QJsonValue& t : snap["threads"].toArray())
+            if (t["name"].toString() == "first") {
+                QCOMPARE(t["waiting"].toString(), QStringLiteral("lock wait"));
+                order = t["frames"][0]["locals"][0]["value"].toString();
+            }
+        QCOMPARE(order, QStringLiteral("17"));
+        // The recording went on and ends as asked.
+        const int fd = connectTo(sock);
+        QVERIFY(fd >= 0);
+        QCOMPARE(ask(fd, "quit\n"), QStringLiteral("ok"));
+        ::close(fd);
+        QVERIFY(gilscope->waitForFinished(60000));
+        QCOMPARE(gilscope->exitCode(), 0);
+        QVERIFY(samplesIn(out) > 0);
+    }
+
     void refusesBadUris() {
         for (const char* uri : {"tcp:1.2.3.4", "unix:", "nocolon"}) {
             const RunResult r = runGilscope({"attach", "--control", uri, "1"});
