@@ -82,6 +82,9 @@ int runRun(const QStringList& args) {
 
     LaunchOptions launch;
     launch.quietOutput = options->live; // the terminal is the view's
+    // The program finds its recording's control socket there (gilscope_ctl.py's phases).
+    if (!options->control.empty())
+        launch.extraEnv.emplace_back("GILSCOPE_CONTROL", options->control);
     auto child = GatedChild::launch(argv, launch);
     if (!child) return fail(child.error());
     GatedChild& target = **child;

@@ -248,6 +248,78 @@ private slots:
         QVERIFY(samplesIn(out) > 0);
     }
 
+    // A program marks its own phases with resources/python/gilscope_ctl.py: `gilscope run
+    // --control` tells it the socket (GILSCOPE_CONTROL), and "checkout start"/"checkout end"
+    // reach the Gecko export around the samples of checkout_work(). Host interpreters only:
+    // the chroot does not see resources/ (the helper is the standard library's socket).
+    void programMarksItsOwnPhases() {
+        QList<Interpreter> hosts;
+        for (const Interpreter& i : findInterpreters())
+            if (!i.inChroot) hosts << i;
+        GILSCOPE_REQUIRE(!hosts.isEmpty(), "no host Python interpreter");
+        const QString script = QStringLiteral(GILSCOPE_SOURCE_DIR "/tests/targets/phases.py");
+        for (const Interpreter& python : hosts) {
+            QTemporaryDir dir;
+            QVERIFY(dir.isValid());
+            const QString out = dir.filePath("out.json");
+            const RunResult r =
+                runGilscope({"run", "-r", "1khz", "--control", "unix:" + dir.filePath("ctl.sock"),
+                             "--gecko", "-o", out, "--python", python.executable, script});
+            QVERIFY2(r.exitCode == 0, qPrintable(python.label + ": " + describe(r)));
+            QFile f(out);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QJsonObject profile = QJsonDocument::fromJson(f.readAll()).object();
+            const QJsonArray strings = profile["shared"].toObject()["stringArray"].toArray();
+            QMap<QString, double> marks;
+            double checkoutFirst = -1, checkoutLast = -1;
+            for (const QJsonValue& tv : profile["threads"].toArray()) {
+                const QJsonObject th = tv.toObject();
+                const QJsonObject markers = th["markers"].toObject();
+                for (int i = 0; i < markers["length"].toInt(); ++i) {
+                    const QString name = strings[markers["name"].toArray()[i].toInt()].toString();
+                    if (name.startsWith("checkout "))
+                        marks[name] = markers["startTime"].toArray()[i].toDouble();
+                }
+                // The samples with checkout_work on their stack.
+                const QJsonObject samples = th["samples"].toObject();
+                const QJsonArray stackFrame = th["stackTable"].toObject()["frame"].toArray(),
+                                 stackPrefix = th["stackTable"].toObject()["prefix"].toArray(),
+                                 frameFunc = th["frameTable"].toObject()["func"].toArray(),
+                                 funcName = th["funcTable"].toObject()["name"].toArray();
+                auto inCheckout = [&](QJsonValue stack) {
+                    for (; !stack.isNull(); stack = stackPrefix[stack.toInt()])
+                        if (strings[funcName[frameFunc[stackFrame[stack.toInt()].toInt()].toInt()]
+                                        .toInt()]
+                                .toString() == "checkout_work")
+                            return true;
+                    return false;
+                };
+                const QJsonArray stacks = samples["stack"].toArray(),
+                                 times = samples["time"].toArray();
+                for (int i = 0; i < stacks.size(); ++i) {
+                    if (!inCheckout(stacks[i])) continue;
+                    const double t = times[i].toDouble();
+                    if (checkoutFirst < 0) checkoutFirst = t;
+                    checkoutLast = t;
+                }
+            }
+            QVERIFY2(marks.contains("checkout start") && marks.contains("checkout end"),
+                     qPrintable(python.label + ": " + QStringList(marks.keys()).join(", ")));
+            QVERIFY2(checkoutFirst >= 0, qPrintable(python.label));
+            QVERIFY2(marks["checkout start"] <= checkoutFirst &&
+                         checkoutLast <= marks["checkout end"],
+                     qPrintable(QStringLiteral("%1: marks %2..%3, checkout_work %4..%5")
+                                    .arg(python.label)
+                                    .arg(marks["checkout start"])
+                                    .arg(marks["checkout end"])
+                                    .arg(checkoutFirst)
+                                    .arg(checkoutLast)));
+        }
+        // Without a recording the helper does nothing and the program runs as ever.
+        const RunResult plain = runProgram(hosts.first().executable, {script});
+        QVERIFY2(plain.exitCode == 0, qPrintable(describe(plain)));
+    }
+
     void refusesBadUris() {
         for (const char* uri : {"tcp:1.2.3.4", "unix:", "nocolon"}) {
             const RunResult r = runGilscope({"attach", "--control", uri, "1"});
