@@ -26,6 +26,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QIcon>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
@@ -76,6 +77,9 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     };
     askAfterExport = [this](const QString& path) { return askExportChoiceBox(this, path); };
     openUrl = [](const QUrl& url) { return QDesktopServices::openUrl(url); };
+    askMarkText = [this] {
+        return QInputDialog::getText(this, tr("Add marker"), tr("What happens now:")).simplified();
+    };
     askLaunch = [this]() -> std::optional<LaunchRequest> {
         LaunchDialog dialog(this);
         if (settings_) dialog.load(*settings_);

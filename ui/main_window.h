@@ -79,6 +79,8 @@ public:
     std::function<bool(const QUrl&)> openUrl; // the default browser or file manager
     // The Launch script dialog; nullopt when cancelled.
     std::function<std::optional<LaunchRequest>()> askLaunch;
+    // Recording › Add marker…: the marker's text (empty: cancelled).
+    std::function<QString()> askMarkText;
 
     ProcessPicker* picker() const { return picker_; }
     LiveFigures* figures() const { return figures_; }
@@ -104,6 +106,7 @@ public:
     QAction* pageAction() const { return pageAction_; }
     QAction* resetLayoutAction() const { return resetLayoutAction_; }
     QAction* snapshotAction() const { return snapshotAction_; }
+    QAction* markAction() const { return markAction_; }
     QToolButton* rateToggle() const { return rateToggle_; }
     QListWidget* recentList() const { return recentList_; }
     // The window's first size on a screen with this much room (90 %, at most 1600x1000).
@@ -141,6 +144,8 @@ public slots:
     // File › Dump all threads… (Snapshot): every thread of the recorded process, else of the
     // selected one, with frames, source lines and variables, in a window of its own.
     void showSnapshot();
+    // Recording › Add marker…: a named instant now, on every track and in the export.
+    void addMarker();
     void showProcessPicker(); // the start page; a recording goes on
     void showRecordingView();
     void resetLayout(); // View › Reset layout: first size, track area fitted, strip slim
@@ -242,6 +247,7 @@ private:
     QAction* pageAction_ = nullptr;
     QAction* resetLayoutAction_ = nullptr;
     QAction* snapshotAction_ = nullptr;
+    QAction* markAction_ = nullptr;
     QToolButton* rateToggle_ = nullptr;
     QListWidget* recentList_ = nullptr;
     QLabel* processName_ = nullptr; // in the toolbar: what the recording page shows

@@ -57,6 +57,13 @@ void MainWindow::buildActions() {
     snapshotAction_->setShortcut(Qt::CTRL | Qt::Key_D);
     connect(snapshotAction_, &QAction::triggered, this, &MainWindow::showSnapshot);
 
+    markAction_ = new QAction(tr("Add marker…"), this);
+    markAction_->setObjectName(QStringLiteral("markAction"));
+    markAction_->setShortcut(Qt::CTRL | Qt::Key_M);
+    markAction_->setToolTip(tr("A named instant now, drawn across every track and kept in the "
+                               "Firefox Profiler export"));
+    connect(markAction_, &QAction::triggered, this, &MainWindow::addMarker);
+
     pageAction_ = new QAction(tr("◀ Processes"), this);
     pageAction_->setObjectName(QStringLiteral("pageAction"));
     connect(pageAction_, &QAction::triggered, this, [this] {
@@ -117,6 +124,7 @@ void MainWindow::buildActions() {
     rec->addAction(recordAction_);
     rec->addAction(launchAction_);
     rec->addAction(stopAction_);
+    rec->addAction(markAction_);
     rec->addSeparator();
     rec->addAction(pageAction_);
     auto* view = menuBar()->addMenu(tr("&View"));
@@ -141,6 +149,7 @@ void MainWindow::updateActions() {
             ? tr("Cannot record: %1").arg(optionsProblem)
             : tr("Sample the selected process: %1").arg(options_->summary()));
     options_->setEnabled(idle);
+    markAction_->setEnabled(recording());
     // A snapshot reads the process being recorded, else the one selected.
     const int snapshotPid = snapshotTarget();
     snapshotAction_->setEnabled(snapshotPid > 0);
@@ -181,6 +190,13 @@ void MainWindow::showSnapshot() {
     auto* dialog = new SnapshotDialog(pid, name, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
+}
+
+void MainWindow::addMarker() {
+    if (!session_ || !recording()) return;
+    const QString text = askMarkText();
+    if (text.isEmpty() || !recording()) return; // cancelled, or it ended meanwhile
+    session_->mark(text.toStdString());
 }
 
 QComboBox* MainWindow::rateBox() const {

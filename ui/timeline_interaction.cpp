@@ -123,6 +123,10 @@ QString TimelineWidget::toolTipAt(QPoint pos) const {
     if (snapshot_.threads.empty()) return help;
     if (noteRect().contains(pos))
         return tr("Threads without samples in the chosen state. Click to show or hide them.");
+    if (const TimelineMark* mark = markAt(pos))
+        return tr("Mark “%1” at %2 s")
+            .arg(QString::fromStdString(mark->text))
+            .arg(double(mark->timeUs - snapshot_.originUs) / 1e6, 0, 'f', 3);
     const Row* row = rowAt(pos.y());
     if (pos.x() < plotLeft()) {
         if (!row) return help;

@@ -238,6 +238,7 @@ void TimelineWidget::paintEvent(QPaintEvent* event) {
     for (const Row& row : rows_)
         if (row.y < event->rect().bottom() && row.y + row.height > event->rect().top())
             paintRow(p, row);
+    paintMarks(p);
     if (noteY_ >= 0) {
         QStringList ids;
         for (uint64_t id : foldedThreads())
@@ -296,6 +297,39 @@ void TimelineWidget::paintAxis(QPainter& p, int y) {
         p.drawText(labelX, y, 100, kAxisHeight - 5,
                    (labelX == tx - 50 ? Qt::AlignHCenter : Qt::AlignRight) | Qt::AlignVCenter,
                    tickLabel(t, step));
+    }
+}
+
+int TimelineWidget::markX(const TimelineMark& mark) const {
+    if (mark.timeUs < snapshot_.originUs) return -1;
+    const double at = double(mark.timeUs - snapshot_.originUs) - viewOffsetUs();
+    if (at < 0 || at > viewSpanUs()) return -1;
+    return plotLeft() + int(std::lround(at / viewSpanUs() * plotWidth()));
+}
+
+const TimelineMark* TimelineWidget::markAt(QPoint pos) const {
+    for (const TimelineMark& m : snapshot_.marks)
+        if (const int x = markX(m); x >= 0 && std::abs(pos.x() - x) <= 3 && pos.y() >= kPlotTop)
+            return &m;
+    return nullptr;
+}
+
+// A dashed line down every track at each mark, its text in a flag at the top.
+void TimelineWidget::paintMarks(QPainter& p) {
+    static const QColor kMarkColor(200, 30, 140);
+    const int top = kMargin + kLegendHeight + kAxisHeight;
+    for (const TimelineMark& m : snapshot_.marks) {
+        const int x = markX(m);
+        if (x < 0) continue;
+        p.setPen(QPen(kMarkColor, 1, Qt::DashLine));
+        p.drawLine(x, top, x, height());
+        const QString text =
+            p.fontMetrics().elidedText(QString::fromStdString(m.text), Qt::ElideRight, 160);
+        const int w = p.fontMetrics().horizontalAdvance(text) + 8, h = kAxisHeight - 4;
+        const int flagX = std::min(x, width() - kMargin - w);
+        p.fillRect(flagX, top, w, h, kMarkColor);
+        p.setPen(Qt::white);
+        p.drawText(flagX + 4, top, w - 8, h, Qt::AlignVCenter | Qt::AlignLeft, text);
     }
 }
 

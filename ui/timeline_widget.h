@@ -128,6 +128,9 @@ private:
     void paintRow(QPainter& p, const Row& row);
     void paintName(QPainter& p, const Row& row);
     void paintAxis(QPainter& p, int y);
+    void paintMarks(QPainter& p);              // the user's marks, across every track
+    int markX(const TimelineMark& mark) const; // -1: outside the view
+    const TimelineMark* markAt(QPoint pos) const;
     void clickName(const Row& row, Qt::KeyboardModifiers modifiers);
 
     TimelineSnapshot snapshot_;

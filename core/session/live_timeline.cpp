@@ -37,7 +37,16 @@ void LiveTimeline::nameThread(uint64_t threadId, const std::string& name) {
     lock_.tryWrite([this] { applyNames(); });
 }
 
+void LiveTimeline::addMarker(uint64_t timestampUs, const std::string& text) {
+    if (marks_.size() + pendingMarks_.size() >= kMaxMarks) return;
+    pendingMarks_.push_back({timestampUs, text});
+    lock_.tryWrite([this] { applyNames(); });
+}
+
 void LiveTimeline::applyNames() {
+    for (TimelineMark& m : pendingMarks_)
+        marks_.push_back(std::move(m));
+    pendingMarks_.clear();
     for (auto& [id, name] : pendingNames_) {
         if (auto thread = threads_.find(id); thread != threads_.end())
             thread->second.name = std::move(name);
@@ -109,7 +118,7 @@ void LiveTimeline::addBatch(const SampleBatch& batch) {
     if (batch.timestampsUs.empty()) return;
     // The sampler's thread: never waits for a snapshot being copied.
     lock_.add(batch, [this](const SampleBatch& b) { apply(b); });
-    if (!pendingNames_.empty()) lock_.tryWrite([this] { applyNames(); });
+    if (!pendingNames_.empty() || !pendingMarks_.empty()) lock_.tryWrite([this] { applyNames(); });
 }
 
 // With the lock held. Every timestamp of a batch shares its stack: classified once.
@@ -191,6 +200,7 @@ void LiveTimeline::copyTo(TimelineSnapshot& s) const {
     s.finished = finished_;
     s.freeThreaded = freeThreaded_;
     s.waitLabels = waitLabels_;
+    s.marks = marks_;
     s.threads.reserve(threads_.size());
     for (const auto& [id, thread] : threads_)
         s.threads.push_back(thread);

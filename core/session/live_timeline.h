@@ -42,6 +42,13 @@ struct ThreadTimeline {
     std::vector<TimelineBucket> buckets;
 };
 
+// A named instant the user put on the recording (--control's mark, the window's Add
+// marker), drawn across every track.
+struct TimelineMark {
+    uint64_t timeUs = 0; // the sampler's clock, as the buckets
+    std::string text;
+};
+
 struct TimelineSnapshot {
     uint64_t originUs = 0; // first sample's timestamp
     uint64_t bucketUs = 0;
@@ -51,6 +58,7 @@ struct TimelineSnapshot {
     bool freeThreaded = false; // the target has no GIL: its GIL lanes stay empty, and say why
     std::vector<std::string> waitLabels; // [0] is ""; see TimelineBucket::waitLabel
     std::vector<ThreadTimeline> threads; // ordered by thread id, main thread first
+    std::vector<TimelineMark> marks;     // in the order they were made (times ascend)
 };
 
 struct LiveTimelineOptions {
@@ -75,6 +83,9 @@ public:
     // Threads the recording's --mode skips are drawn too: the timeline shows every thread.
     void addSkipped(const SampleBatch& batch) override { addBatch(batch); }
     void nameThread(uint64_t threadId, const std::string& name) override;
+    // On the sampler's thread, as every sink call (Sampler::mark hands them on).
+    void addMarker(uint64_t timestampUs, const std::string& text) override;
+    static constexpr size_t kMaxMarks = 4096; // later ones are not drawn
     void finish(const RecordingSummary& summary) override;
 
     TimelineSnapshot snapshot() const;
@@ -84,7 +95,7 @@ private:
     uint32_t waitLabelOf(FrameId leaf);
     TimelineBucket classify(const SampleBatch& batch);
     void apply(const SampleBatch& batch); // with lock_ held
-    void applyNames();                    // with lock_ held
+    void applyNames();                    // with lock_ held: names and marks
     void copyTo(TimelineSnapshot& s) const;
     void addSample(ThreadTimeline& thread, uint64_t timestampUs, const TimelineBucket& sample);
     void halveResolution();
@@ -95,6 +106,7 @@ private:
     std::vector<int32_t> waitLabelCache_;     // per FrameId: -1 unknown, else its waitLabels_ index
     static constexpr size_t kMaxWaitLabels = 1024;           // then further peers are not named
     std::unordered_map<uint64_t, std::string> pendingNames_; // sampler thread: not set yet
+    std::vector<TimelineMark> pendingMarks_;                 // likewise
 
     // Snapshots copy under it; the sampler never waits for it (ProducerLock).
     mutable ProducerLock lock_; // guards everything below
@@ -108,6 +120,7 @@ private:
     std::map<uint64_t, ThreadTimeline> threads_;
     std::vector<std::string> waitLabels_{std::string()};
     std::unordered_map<uint64_t, std::string> names_; // named before their first sample
+    std::vector<TimelineMark> marks_;
 };
 
 } // namespace gilscope

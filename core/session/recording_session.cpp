@@ -81,6 +81,10 @@ int RecordingSession::pythonMinor() const {
     return source_->pythonVersion().major == 3 ? source_->pythonVersion().minor : 0;
 }
 
+void RecordingSession::mark(std::string text) {
+    recording_->mark(std::move(text));
+}
+
 void RecordingSession::requestStop() {
     recording_->requestStop();
 }

@@ -63,6 +63,8 @@ public:
     // True once the first tick was taken: a held (launched) target may go on.
     bool firstTickTaken() const { return recording_->firstTickTaken(); }
     void requestStop();
+    // A named instant now (Recording › Add marker…): on the timeline and in the Gecko export.
+    void mark(std::string text);
     bool running() const; // false once stopped or the target has exited
     // Joins the sampler (quick: it has stopped or was asked to). Idempotent; returns why
     // the recording ended.

@@ -8,8 +8,8 @@
 // Input: 4 bytes of Py_Version (little endian), then the table.
 #include "core/remote/frame_locals.h"
 #include "core/remote/python_layout.h"
-#include "core/remote/value_describer.h"
 #include "core/remote/remote_dict.h"
+#include "core/remote/value_describer.h"
 #include "tests/support/layout_bounds.h"
 #include "tests/unit/remote/fake_memory.h"
 

@@ -595,6 +595,39 @@ private slots:
         QVERIFY(h.errors.isEmpty());
     }
 
+    // Recording › Add marker… while recording: the mark is drawn across the tracks, and
+    // hovering its line names it.
+    void markerFromTheWindow() {
+        const QList<Interpreter> all = gilscope::test::findInterpreters(8, 13);
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
+        TargetProcess target(all.last(), QStringLiteral("four_threads.py"));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        Harness h;
+        h.window.askMarkText = [] { return QStringLiteral("checkout starts"); };
+        QVERIFY(!h.window.markAction()->isEnabled()); // nothing to mark yet
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (h.window.picker()->refreshNow(), h.window.picker()->selectPid(int(target.pid()))),
+            30000);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.recordAction()));
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.recording(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().okTicks >= 100, 60000);
+        QVERIFY(h.window.markAction()->isEnabled());
+        h.window.markAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().okTicks >= 300, 60000);
+        QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
+        QTRY_VERIFY_WITH_TIMEOUT(!h.window.recording(), 30000);
+        TimelineWidget* w = h.window.timeline();
+        QTRY_COMPARE_WITH_TIMEOUT(w->snapshot().marks.size(), size_t(1), 10000);
+        const TimelineMark mark = w->snapshot().marks.front();
+        QCOMPARE(mark.text, std::string("checkout starts"));
+        QVERIFY(mark.timeUs > w->snapshot().originUs);
+        const uint64_t first = w->snapshot().threads.front().threadId;
+        const QString tip =
+            w->toolTipAt(QPoint(w->xAt(mark.timeUs), w->trackRect(first).center().y()));
+        QVERIFY2(tip.startsWith(QStringLiteral("Mark “checkout starts” at ")), qPrintable(tip));
+        QVERIFY(!h.window.markAction()->isEnabled());
+    }
+
     void filteredExportOfAnOpenedFile() {
         GILSCOPE_REQUIRE_SHARED();
         Harness h;

@@ -147,6 +147,35 @@ private slots:
         QVERIFY(s.threads[2].name.empty());
     }
 
+    // The user's marks (SampleSink::addMarker, on the sampler's thread) reach the snapshot
+    // in order, before or after samples, and stop at kMaxMarks.
+    void keepsMarksInOrder() {
+        LiveTimeline t;
+        SyntheticFeed f(t);
+        const Frames fr = frames(f);
+        t.addMarker(1000, "before any sample");
+        f.add(1, 0, {fr.work}, {2000});
+        t.addMarker(2500, "checkout start");
+        f.add(1, 0, {fr.work}, {3000});
+        t.addMarker(3500, "checkout end");
+        t.finish({});
+        auto s = t.snapshot();
+        QCOMPARE(s.marks.size(), size_t(3));
+        QCOMPARE(s.marks[1].text, std::string("checkout start"));
+        QCOMPARE(s.marks[1].timeUs, uint64_t(2500));
+        QCOMPARE(s.marks[2].text, std::string("checkout end"));
+        LiveTimeline many;
+        SyntheticFeed g(many);
+        const Frames gr = frames(g);
+        for (size_t i = 0; i < LiveTimeline::kMaxMarks + 10; ++i)
+            many.addMarker(1000 + i, "m" + std::to_string(i));
+        g.add(1, 0, {gr.work}, {5000});
+        many.finish({});
+        s = many.snapshot();
+        QCOMPARE(s.marks.size(), LiveTimeline::kMaxMarks);
+        QCOMPARE(s.marks.back().text, "m" + std::to_string(LiveTimeline::kMaxMarks - 1));
+    }
+
     void halvesResolutionInsteadOfGrowing() {
         LiveTimeline t(opts(100, 16));
         SyntheticFeed f(t);
