@@ -2,7 +2,7 @@
 // under, with the settings a first start has (point XDG_CONFIG_HOME at an empty dir).
 // Starts TARGET.py with python3, grabs the window from the screen on the start page (start.png),
 // records the target picked by keyboard (its pid in the filter, Tab, Return) for a few
-// seconds (recording.png), then with one track selected and expanded (selected.png).
+// seconds, marked after two (recording.png), then with one track selected and expanded (selected.png).
 //   XDG_CONFIG_HOME=$(mktemp -d) xvfb-run -s "-screen 0 1366x768x24"
 //       layout_screenshot_driver OUTDIR tests/targets/eight_threads.py   (one line)
 #include "ui/main_window.h"
@@ -74,7 +74,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "did not start recording: %s\n", qPrintable(window.statusText()));
         return 1;
     }
-    QTest::qWait(5000);
+    // Two seconds in, a marker (Recording › Add marker…), as a user marks a moment.
+    window.askMarkText = [] { return QStringLiteral("checkout starts"); };
+    QTest::qWait(2000);
+    window.markAction()->trigger();
+    QTest::qWait(3000);
     grabScreen(window, out.filePath(QStringLiteral("recording.png")));
 
     gilscope::ui::TimelineWidget* timeline = window.timeline();
