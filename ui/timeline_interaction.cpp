@@ -123,6 +123,10 @@ QString TimelineWidget::toolTipAt(QPoint pos) const {
     if (snapshot_.threads.empty()) return help;
     if (noteRect().contains(pos))
         return tr("Threads without samples in the chosen state. Click to show or hide them.");
+    for (const TimelineMark& m : snapshot_.marks)
+        if (markFlagRect(m).contains(pos))
+            return tr("Mark “%1” · click: the range from it to the next mark")
+                .arg(QString::fromStdString(m.text));
     if (const TimelineMark* mark = markAt(pos))
         return tr("Mark “%1” at %2 s")
             .arg(QString::fromStdString(mark->text))

@@ -7,7 +7,9 @@
 #include <QFontMetrics>
 #include <QWidget>
 
+#include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace gilscope::ui {
@@ -84,6 +86,10 @@ public:
     QRect laneRect(uint64_t threadId, int lane) const;
     QRect noteRect() const; // the "N threads folded" line; empty when none
     QString toolTipAt(QPoint pos) const;
+    // On a mark's flag: the range from that mark to the next one (or to the end), which a
+    // click on the flag selects ("from mark A to mark B").
+    std::optional<std::pair<uint64_t, uint64_t>> markRangeAt(QPoint pos) const;
+    QRect markFlagRect(const TimelineMark& mark) const; // empty: not in view
     // Height of the header (legend and axis) and of one compact track.
     static int headerHeight();
     static int trackHeight();

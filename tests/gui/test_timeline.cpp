@@ -614,11 +614,16 @@ private slots:
         QVERIFY(h.window.markAction()->isEnabled());
         h.window.markAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().okTicks >= 300, 60000);
+        h.window.askMarkText = [] { return QStringLiteral("checkout ends"); };
+        h.window.markAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().okTicks >= 500, 60000);
         QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));
         QTRY_VERIFY_WITH_TIMEOUT(!h.window.recording(), 30000);
         TimelineWidget* w = h.window.timeline();
-        QTRY_COMPARE_WITH_TIMEOUT(w->snapshot().marks.size(), size_t(1), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(w->snapshot().marks.size(), size_t(2), 10000);
         const TimelineMark mark = w->snapshot().marks.front();
+        const TimelineMark next = w->snapshot().marks.back();
+        QVERIFY(next.timeUs > mark.timeUs);
         QCOMPARE(mark.text, std::string("checkout starts"));
         QVERIFY(mark.timeUs > w->snapshot().originUs);
         const uint64_t first = w->snapshot().threads.front().threadId;
@@ -626,6 +631,15 @@ private slots:
             w->toolTipAt(QPoint(w->xAt(mark.timeUs), w->trackRect(first).center().y()));
         QVERIFY2(tip.startsWith(QStringLiteral("Mark “checkout starts” at ")), qPrintable(tip));
         QVERIFY(!h.window.markAction()->isEnabled());
+        // A click on the first mark's flag filters every view to the range up to the next.
+        const QRect flag = w->markFlagRect(mark);
+        QVERIFY(!flag.isEmpty());
+        QTest::mouseClick(w, Qt::LeftButton, {}, flag.center());
+        AnalysisController* c = h.window.analysis()->controller();
+        QTRY_VERIFY_WITH_TIMEOUT(c->latest() && c->latest()->snapshot &&
+                                     c->latest()->snapshot->filter.startUs == mark.timeUs &&
+                                     c->latest()->snapshot->filter.endUs == next.timeUs,
+                                 30000);
     }
 
     void filteredExportOfAnOpenedFile() {

@@ -86,6 +86,11 @@ bool TimelineRangeSelector::eventFilter(QObject* watched, QEvent* event) {
         if (e->button() != Qt::LeftButton || (e->modifiers() & Qt::ShiftModifier) ||
             timeline_->snapshot().threads.empty() || !timeline_->inPlot(e->position().toPoint()))
             break;
+        // A mark's flag: from that mark to the next one, in one click.
+        if (const auto range = timeline_->markRangeAt(e->position().toPoint())) {
+            emit rangeSelected(range->first, range->second);
+            return true;
+        }
         dragging_ = true;
         dragFrom_ = dragTo_ = e->position().toPoint().x();
         updateOverlay();
