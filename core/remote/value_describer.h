@@ -73,11 +73,4 @@ private:
     std::unordered_map<uint64_t, Value> scalars_;
 };
 
-// Python's repr of a str (quotes chosen as Python does, control characters escaped) and of
-// bytes. Exposed for tests.
-std::string pythonStrRepr(const std::string& utf8);
-std::string pythonBytesRepr(const uint8_t* data, size_t n);
-// Decimal text of an int given as little-endian 30-bit digits.
-std::string decimalFromDigits30(std::vector<uint32_t> digits, bool negative);
-
 } // namespace gilscope::remote

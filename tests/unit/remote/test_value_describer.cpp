@@ -5,6 +5,7 @@
 #include "core/remote/frame_locals.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/value_describer.h"
+#include "core/util/python_repr.h"
 #include "tests/unit/remote/fake_memory.h"
 #include "tests/unit/remote/fake_python.h"
 

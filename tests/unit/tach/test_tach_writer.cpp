@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <span>
 
 using namespace gilscope;
 using namespace gilscope::test;
@@ -87,6 +88,43 @@ std::vector<FlatSample> flatten(const std::vector<json>& calls) {
     });
     return out;
 }
+
+// One frame in `registry`.
+FrameId internTestFrame(FrameRegistry& registry, const char* file, const char* func, int line,
+                        bool native = false) {
+    FrameInfo f;
+    f.filename = registry.internString(file);
+    f.funcname = registry.internString(func);
+    f.line = f.endLine = line;
+    f.native = native;
+    return registry.internFrame(f);
+}
+
+// A recording of one sample of thread 7 with `frames` (leaf first), at `out`.
+bool writeOneSample(const fs::path& out, FrameRegistry& registry, std::span<const FrameId> frames) {
+    auto writer = TachWriter::create(out);
+    if (!writer.ok()) return false;
+    (*writer)->begin(registry, RecordingInfo{});
+    const uint64_t ts = 1000;
+    SampleBatch b;
+    b.threadId = 7;
+    b.frames = frames;
+    b.timestampsUs = std::span<const uint64_t>(&ts, 1);
+    (*writer)->addBatch(b);
+    (*writer)->finish(RecordingSummary{});
+    return (*writer)->finalize().ok();
+}
+
+// Each replayed frame's FrameInfo::native, in order.
+struct NativeFlags : SampleSink {
+    const FrameRegistry* registry = nullptr;
+    std::vector<bool> native;
+    void begin(const FrameRegistry& r, const RecordingInfo&) override { registry = &r; }
+    void addBatch(const SampleBatch& batch) override {
+        for (FrameId f : batch.frames)
+            native.push_back(registry->frame(f).native);
+    }
+};
 
 } // namespace
 
@@ -324,10 +362,7 @@ private slots:
         QVERIFY(dir.ok());
         const fs::path out = dir->path() / "threads.bin";
         FrameRegistry registry;
-        FrameInfo f;
-        f.filename = registry.internString("a.py");
-        f.funcname = registry.internString("f");
-        const FrameId id = registry.internFrame(f);
+        const FrameId id = internTestFrame(registry, "a.py", "f", 0);
         auto writer = TachWriter::create(out, options(TachCompression::None));
         QVERIFY(writer.ok());
         (*writer)->begin(registry, {});
@@ -392,20 +427,16 @@ private slots:
         QVERIFY(!fs::exists(dir->path() / "x.bin"));
     }
 
-    // A .bin has no native flag: --native-stacks' C frames come back native from how they
-    // look (a library, no line), and Python or synthetic frames without a line do not.
+    // A .bin has no native flag: with the side file's "native_frames", --native-stacks' C
+    // frames come back native from how they look (a library, no line), and Python or
+    // synthetic frames without a line do not.
     void nativeFramesComeBackNative() {
         auto dir = TempDir::create("gilscope-tach-test");
         QVERIFY(dir.ok());
         const fs::path out = dir->path() / "native.bin";
         FrameRegistry registry;
         auto frame = [&](const char* file, const char* func, int line, bool native) {
-            FrameInfo f;
-            f.filename = registry.internString(file);
-            f.funcname = registry.internString(func);
-            f.line = f.endLine = line;
-            f.native = native;
-            return registry.internFrame(f);
+            return internTestFrame(registry, file, func, line, native);
         };
         const std::vector<std::pair<FrameId, bool>> stack = {
             {frame("/app/cb.py", "py_cmp", 3, false), false},
@@ -420,27 +451,8 @@ private slots:
         std::vector<FrameId> ids;
         for (const auto& [id, native] : stack)
             ids.push_back(id);
-        auto writer = TachWriter::create(out);
-        QVERIFY(writer.ok());
-        (*writer)->begin(registry, RecordingInfo{});
-        const uint64_t ts = 1000;
-        SampleBatch b;
-        b.threadId = 7;
-        b.frames = ids;
-        b.timestampsUs = std::span<const uint64_t>(&ts, 1);
-        (*writer)->addBatch(b);
-        (*writer)->finish(RecordingSummary{});
-        QVERIFY((*writer)->finalize().ok());
-
-        struct NativeFlags : SampleSink {
-            const FrameRegistry* registry = nullptr;
-            std::vector<bool> native;
-            void begin(const FrameRegistry& r, const RecordingInfo&) override { registry = &r; }
-            void addBatch(const SampleBatch& batch) override {
-                for (FrameId f : batch.frames)
-                    native.push_back(registry->frame(f).native);
-            }
-        } back;
+        QVERIFY(writeOneSample(out, registry, ids));
+        NativeFlags back;
         auto reader = TachReader::open(out);
         QVERIFY(reader.ok());
         QVERIFY(reader->replay(back).ok());
@@ -468,39 +480,14 @@ private slots:
         QVERIFY(dir.ok());
         const fs::path out = dir->path() / "plain.bin";
         FrameRegistry registry;
-        FrameInfo f;
-        f.filename = registry.internString("__init__");
-        f.funcname = registry.internString("__init__");
-        f.line = f.endLine = -1;
-        const FrameId id = registry.internFrame(f);
-        auto writer = TachWriter::create(out);
-        QVERIFY(writer.ok());
-        (*writer)->begin(registry, RecordingInfo{});
-        const uint64_t ts = 1000;
-        SampleBatch b;
-        b.threadId = 7;
-        b.frames = std::span<const FrameId>(&id, 1);
-        b.timestampsUs = std::span<const uint64_t>(&ts, 1);
-        (*writer)->addBatch(b);
-        (*writer)->finish(RecordingSummary{});
-        QVERIFY((*writer)->finalize().ok());
+        const FrameId id = internTestFrame(registry, "__init__", "__init__", -1);
+        QVERIFY(writeOneSample(out, registry, std::span<const FrameId>(&id, 1)));
         QVERIFY(!fs::exists(threadNamesPath(out))); // nothing to say beside it
         auto reader = TachReader::open(out);
         QVERIFY(reader.ok());
-        struct Native : SampleSink {
-            const FrameRegistry* registry = nullptr;
-            int native = 0, frames = 0;
-            void begin(const FrameRegistry& r, const RecordingInfo&) override { registry = &r; }
-            void addBatch(const SampleBatch& batch) override {
-                for (FrameId fr : batch.frames) {
-                    ++frames;
-                    native += registry->frame(fr).native;
-                }
-            }
-        } back;
+        NativeFlags back;
         QVERIFY(reader->replay(back).ok());
-        QCOMPARE(back.frames, 1);
-        QCOMPARE(back.native, 0);
+        QCOMPARE(back.native, std::vector<bool>{false});
     }
 
     void emptyRecordingIsValid() {
