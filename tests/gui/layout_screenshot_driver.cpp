@@ -2,7 +2,8 @@
 // under, with the settings a first start has (point XDG_CONFIG_HOME at an empty dir).
 // Starts TARGET.py with python3, grabs the window from the screen on the start page (start.png),
 // records the target picked by keyboard (its pid in the filter, Tab, Return) for a few
-// seconds, marked after two (recording.png), then with one track selected and expanded (selected.png).
+// seconds, marked after two (recording.png), then with one track selected and expanded
+// (selected.png).
 //   XDG_CONFIG_HOME=$(mktemp -d) xvfb-run -s "-screen 0 1366x768x24"
 //       layout_screenshot_driver OUTDIR tests/targets/eight_threads.py   (one line)
 #include "ui/main_window.h"
