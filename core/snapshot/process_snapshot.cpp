@@ -1,5 +1,6 @@
 #include "core/snapshot/process_snapshot.h"
 
+#include "core/gecko/opcode_names.h"
 #include "core/pipeline/stack_pipeline.h"
 #include "core/remote/process_scanner.h"
 #include "core/sample/thread_status.h"
@@ -90,7 +91,10 @@ Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options) {
             fs.endLine = f.endLine;
             fs.column = f.column;
             fs.endColumn = f.endColumn;
-            if (f.opcode != kNoOpcode) fs.opcode = f.opcode;
+            if (f.opcode != kNoOpcode) {
+                fs.opcode = f.opcode;
+                fs.opcodeName = formatOpcode(f.opcode, src.pythonVersion().minor);
+            }
             const SourceLines::Line line = sources.at(fs.file, f.line);
             fs.source = line.text;
             fs.sourceChanged = line.changed;

@@ -23,9 +23,10 @@ struct SnapshotOptions {
 struct FrameSnapshot {
     std::string function, file; // as the target names them (any bytes)
     int32_t line = 0, endLine = 0, column = -1, endColumn = -1;
-    int opcode = -1;                   // --opcodes: the instruction, -1 none
-    std::string source;                // the line's text, indentation stripped; empty: none
-    bool sourceChanged = false;        // the file changed after the program started
+    int opcode = -1;            // --opcodes: the instruction, -1 none
+    std::string opcodeName;     // its name in the target's own Python ("CALL_BUILTIN_O (CALL)")
+    std::string source;         // the line's text, indentation stripped; empty: none
+    bool sourceChanged = false; // the file changed after the program started
     std::optional<FrameLocals> locals; // SnapshotOptions::locals only
 };
 

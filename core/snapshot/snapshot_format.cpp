@@ -74,7 +74,8 @@ std::string snapshotText(const ProcessSnapshot& s) {
         if (!t.waiting.empty()) out += "  waiting: " + escapeForDisplay(t.waiting) + "\n";
         for (const FrameSnapshot& f : t.frames) {
             out += "    " + escapeForDisplay(f.function) + " (" + escapeForDisplay(f.file) + ":" +
-                   std::to_string(f.line) + ")\n";
+                   std::to_string(f.line) + ")" +
+                   (f.opcodeName.empty() ? "" : " [" + f.opcodeName + "]") + "\n";
             if (!f.source.empty())
                 out += "        " + escapeForDisplay(f.source) +
                        (f.sourceChanged ? "    (file changed since the program started)" : "") +
@@ -103,7 +104,10 @@ nlohmann::json snapshotJson(const ProcessSnapshot& s) {
                               {"end_line", f.endLine},
                               {"column", f.column},
                               {"end_column", f.endColumn}};
-            if (f.opcode >= 0) jf["opcode"] = f.opcode;
+            if (f.opcode >= 0) {
+                jf["opcode"] = f.opcode;
+                jf["opcode_name"] = f.opcodeName;
+            }
             jf["source"] =
                 f.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(sanitizeUtf8(f.source));
             if (!f.source.empty()) jf["source_changed"] = f.sourceChanged;

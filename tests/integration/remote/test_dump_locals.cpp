@@ -143,6 +143,27 @@ private slots:
         QCOMPARE(stopped, running);
     }
 
+    // --opcodes names each frame's instruction with the target's own table: the frame
+    // that sleeps is in a call (CALL, CALL_FUNCTION or CALL_METHOD, or a specialised CALL).
+    void opcodesAreNamed_data() { addInterpreterRows(findEveryBuild()); }
+    void opcodesAreNamed() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "locals_values.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString pid = QString::number(target.pid());
+        const RunResult r = runGilscope({"dump", "--opcodes", "--json", pid});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const QJsonObject hold =
+            frameNamed(QJsonDocument::fromJson(r.outBytes)["threads"].toArray(), "hold");
+        const QString name = hold["opcode_name"].toString();
+        const QString base = name.contains('(') ? name.section('(', 1).chopped(1) : name;
+        QVERIFY2(base.startsWith("CALL"), qPrintable(interpreter.label + ": " + name));
+        const RunResult text = runGilscope({"dump", "--opcodes", pid});
+        QVERIFY2(
+            text.out.contains(":" + QString::number(hold["line"].toInt()) + ") [" + name + "]\n"),
+            qPrintable(text.out));
+    }
+
     // Issue 39's walk-through: two threads deadlocked on two locks; --locals shows each
     // one's own variables beside the line it waits on.
     void deadlockShowsEachThreadsVariables_data() { addInterpreterRows(findEveryBuild()); }
