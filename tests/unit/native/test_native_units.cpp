@@ -500,8 +500,6 @@ private slots:
         QCOMPARE(inCall->regs[Registers::kPc], uint64_t{0x7f0099887766});
     }
 
-    // Stack memory that lies (every word a pointer into more lies) ends in a bounded
-    // number of frames, never a hang or a crash.
     // The kernel samples a thread as it stops running, and its switch records say whether
     // it has run since: a thread blocked in read() is "stopped since its sample" (its state
     // is still the sample's, so a Python read pairs exactly), and once it runs it is not.
@@ -516,6 +514,8 @@ private slots:
         std::atomic<int> tid{0};
         std::atomic<bool> stop{false};
         std::atomic<uint64_t> spins{0};
+        // What the thread found when it looked at its own events (command 'l').
+        std::atomic<int> sawItself{-1}; // -1: no sample, 0: running, 1: stopped
         std::thread other([&] {
             tid = int(::syscall(SYS_gettid));
             char c = 0;
@@ -523,6 +523,13 @@ private slots:
                 if (c == 's')                         // spin until told to stop
                     while (!stop.load(std::memory_order_relaxed))
                         spins.fetch_add(1, std::memory_order_relaxed);
+                // A running thread looking at its own buffer: whatever preempted it, its
+                // switch back in is written before it runs again, so it is never stopped.
+                // The main thread waits on the pipe meanwhile: one user of `events` at a time.
+                if (c == 'l') {
+                    const PerfSample* self = (*events)->newest(tid);
+                    sawItself = self ? int(self->stoppedSince) : -1;
+                }
                 stop = false;
                 if (::write(fromThread[1], &c, 1) != 1) return;
             }
@@ -574,18 +581,28 @@ private slots:
             }
             QVERIFY2(s && s->stoppedSince, "a thread blocked in read() was never seen stopped");
             QVERIFY(!s->stack.empty() && s->stackAddr != 0);
-            // Spinning, it runs: no longer stopped since its sample.
+            const uint64_t blockedAt = s->timeNs;
+            // Woken, it runs: it sees itself not stopped.
+            QVERIFY(command('l'));
+            QVERIFY(answered());
+            QVERIFY2(sawItself == 0, "a running thread saw itself stopped since its sample");
+            // Spinning, seen from here: its blocked sample no longer stands for it. It is
+            // not stopped, or it was preempted since, at a newer sample. With one core free,
+            // each look from here preempts the spinner, so every look finds it preempted.
             QVERIFY(command('s'));
-            while (s->stoppedSince && clock.elapsed() < 30000) {
+            while (s->stoppedSince && s->timeNs == blockedAt && clock.elapsed() < 30000) {
                 ::usleep(1000);
                 s = (*events)->newest(tid);
             }
-            QVERIFY2(!s->stoppedSince, "a spinning thread still counted as stopped");
+            QVERIFY2(!s->stoppedSince || s->timeNs > blockedAt,
+                     "a spinning thread still counted as stopped at its blocked sample");
             stop = true;
             QVERIFY(answered());
         }
     }
 
+    // Stack memory that lies (every word a pointer into more lies) ends in a bounded
+    // number of frames, never a hang or a crash.
     void unwindOfLyingMemoryIsBounded() {
         auto unwinder = NativeUnwinder::open(::getpid());
         QVERIFY2(unwinder, unwinder ? "" : unwinder.error().message.c_str());
