@@ -83,6 +83,7 @@ public:
                std::to_string(writer_->totalSamples()) + " samples)";
     }
     void discard() override { writer_.reset(); } // removes its temporary file
+    TachWriter* binaryWriter() override { return writer_.get(); }
     bool toStdout() const override { return stdout_; }
 
 private:
@@ -242,8 +243,7 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const OutputOptio
     return makeError(ErrorKind::Internal, "unknown output format");
 }
 
-Result<std::unique_ptr<RecordingOutput>>
-createRecordingOutput(const RecordOptions& options, const fs::path& destination, int pid) {
+RecordingFacts recordingFacts(const RecordOptions& options, int pid) {
     RecordingFacts facts;
     facts.intervalUs = options.intervalUs;
     facts.opcodes = options.opcodes;
@@ -255,7 +255,12 @@ createRecordingOutput(const RecordOptions& options, const fs::path& destination,
     facts.liveTarget = true;
     facts.pid = pid;
     facts.target = "PID " + std::to_string(pid);
-    return createRecordingOutput(options, facts, destination);
+    return facts;
+}
+
+Result<std::unique_ptr<RecordingOutput>>
+createRecordingOutput(const RecordOptions& options, const fs::path& destination, int pid) {
+    return createRecordingOutput(options, recordingFacts(options, pid), destination);
 }
 
 } // namespace gilscope::cli

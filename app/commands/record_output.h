@@ -17,6 +17,10 @@
 #include <optional>
 #include <string>
 
+namespace gilscope {
+class TachWriter;
+}
+
 namespace gilscope::cli {
 
 class RecordingOutput {
@@ -32,6 +36,8 @@ public:
     virtual void discard() = 0;
     // The output goes to our standard output: messages must go to stderr.
     virtual bool toStdout() const = 0;
+    // The `.bin` writer, when the output is one (a flush checkpoints it in place).
+    virtual TachWriter* binaryWriter() { return nullptr; }
 };
 
 // What a recording says about itself that some formats write down: the record options
@@ -55,6 +61,8 @@ pprof::PprofSinkOptions pprofSinkOptions(const RecordingFacts& facts);
 Result<std::unique_ptr<RecordingOutput>>
 createRecordingOutput(const OutputOptions& options, const RecordingFacts& facts,
                       const std::filesystem::path& destination);
+// What the record options say about a recording of `pid`.
+RecordingFacts recordingFacts(const RecordOptions& options, int pid);
 // The record commands': the facts come from the options.
 Result<std::unique_ptr<RecordingOutput>>
 createRecordingOutput(const RecordOptions& options, const std::filesystem::path& destination,

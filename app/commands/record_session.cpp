@@ -4,6 +4,7 @@
 #include "app/commands/child_profilers.h"
 #include "app/commands/cli_output.h"
 #include "app/commands/push_session.h"
+#include "app/commands/record_flush.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
 #include "core/control/control_server.h"
@@ -164,6 +165,15 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
                                   if (!snap) return snap.error();
                                   return snapshotJson(*snap).dump(
                                       -1, ' ', false, nlohmann::json::error_handler_t::replace);
+                              },
+                              [&]() -> Result<std::string> {
+                                  if (!output)
+                                      return makeError(ErrorKind::BadArguments,
+                                                       "there is no output file (--push only)");
+                                  auto n = flushOutput(recording, *output, copy ? &*copy : nullptr,
+                                                       options, destination, source.pid());
+                                  if (!n) return n.error();
+                                  return "samples=" + std::to_string(*n);
                               }});
         if (!made) {
             if (hooks.afterStart) hooks.afterStart();
@@ -210,6 +220,9 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
         }
     }
     result.reason = recording.finish();
+    // Before the output is written: a flush in flight ends first, and none comes after
+    // to replace the whole output with a part.
+    controlSocket.reset();
     if (live) { // an end of its own stays on the screen until `q`; then the terminal is ours
         if (!live->quitRequested()) live->setFinished(escapeForDisplay(recording.end().describe()));
         while (!live->quitRequested() && interrupts.count() == 0)

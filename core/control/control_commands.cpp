@@ -28,6 +28,11 @@ Reply answer(std::string_view command, const ControlTarget& target) {
         if (json->size() > kMaxSnapshotBytes) return {"err snapshot_too_large"};
         return {"ok " + *json};
     }
+    if (command == "flush" && target.flush) {
+        auto said = target.flush();
+        if (!said) return {"err flush_failed: " + said.error().message};
+        return {"ok " + *said};
+    }
     if (command == "quit") {
         target.quit();
         return {"ok", true};

@@ -17,6 +17,9 @@ struct ControlTarget {
     // Every thread now, as `gilscope dump -a --locals --json` prints it, on one line (an
     // error says why there is none). gilscope's own command.
     std::function<Result<std::string>()> snapshot;
+    // Writes the output so far, whole, while the recording goes on; says how many samples
+    // it holds ("samples=N"). gilscope's own command.
+    std::function<Result<std::string>()> flush;
 };
 
 // The longest snapshot reply sent (a larger one is refused): what a client must accept.
@@ -32,7 +35,8 @@ struct Reply {
 // "ping" -> "ok"; "status" -> "ok enabled=True|False"; "quit" -> "ok", then the
 // recording ends; anything else -> "err unknown_command". gilscope adds "mark TEXT" -> "ok"
 // (a named instant in the Gecko export; "err mark_needs_text" without one) and "snapshot"
-// -> "ok " and the JSON of every thread's stack and variables, or "err snapshot_failed: WHY".
+// -> "ok " and the JSON of every thread's stack and variables, or "err snapshot_failed: WHY";
+// "flush" -> "ok samples=N" once the output so far is written, or "err flush_failed: WHY".
 Reply answer(std::string_view command, const ControlTarget& target);
 
 } // namespace gilscope::control

@@ -46,6 +46,10 @@ void Recording::mark(std::string text) {
     sampler_->mark(std::move(text));
 }
 
+bool Recording::runBetweenTicks(std::function<void()> errand) {
+    return sampler_->runBetweenTicks(std::move(errand));
+}
+
 void Recording::setEnabled(bool enabled) {
     sampler_->setEnabled(enabled);
 }

@@ -11,6 +11,7 @@
 #include "core/sample/stack_source.h"
 #include "core/sampling/sampler.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -57,7 +58,8 @@ public:
     // Sampling on or off while the recording goes on (Sampler::setEnabled).
     void setEnabled(bool enabled);
     bool enabled() const;
-    void mark(std::string text); // Sampler::mark
+    void mark(std::string text);                        // Sampler::mark
+    bool runBetweenTicks(std::function<void()> errand); // Sampler::runBetweenTicks
     // The front end saw the target go (a launched child was reaped) before the reader
     // did: stop, and count it as the target's exit.
     void targetGone();

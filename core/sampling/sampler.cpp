@@ -53,10 +53,7 @@ struct Sampler::Impl {
     std::thread thread;
     std::atomic<bool> stopRequested{false};
     std::atomic<bool> enabled{true};
-    std::mutex marksMutex; // marks from other threads, drained on the sampler's
-    std::vector<std::pair<uint64_t, std::string>> marks;
-    uint64_t marksTaken = 0;
-    void handOnMarks();
+    ProducerErrands errands;      // marks and errands from other threads, run on the sampler's
     bool pausedSinceTick = false; // the next tick's interval spans a pause: not counted
     std::atomic<bool> isRunning{false};
     bool started = false;
@@ -186,7 +183,7 @@ bool Sampler::Impl::step() {
             s.lastTickUs = endUs;
             return false;
         }
-        handOnMarks(); // marked while on or off: the instant is the user's
+        errands.handOn(sink); // marked while on or off: the instant is the user's
         if (!enabled.load(std::memory_order_relaxed)) {
             // Off (--control disable): nothing is read, and a pause is no missed tick.
             const uint64_t passed = 1 + (t > next ? (t - next) / interval : 0);
@@ -271,6 +268,10 @@ void Sampler::Impl::end() {
     } catch (const std::exception&) {
         // the names are a courtesy: the recording's end matters more
     }
+    // Errands waiting run now, still on this thread; later ones are refused, so none
+    // waits for a sampler that will not tick again.
+    errands.handOn(sink);
+    errands.close();
     s.cpuUs = threadCpuUs(); // a group's: the group thread's, shared by its samplers
     s.running = 0;
     finalStats = s;
@@ -355,23 +356,13 @@ void Sampler::start() {
 }
 
 void Sampler::mark(std::string text) {
-    Impl& d = *impl_;
-    const uint64_t now = d.clock.nowUs();
-    std::lock_guard lock(d.marksMutex);
-    if (d.marksTaken >= kMaxMarks) return; // a client in a loop cannot grow it further
-    ++d.marksTaken;
-    d.marks.emplace_back(now, std::move(text));
+    impl_->errands.mark(impl_->clock.nowUs(), std::move(text));
 }
 
-void Sampler::Impl::handOnMarks() {
-    std::vector<std::pair<uint64_t, std::string>> taken;
-    {
-        std::lock_guard lock(marksMutex);
-        if (marks.empty()) return;
-        taken.swap(marks);
-    }
-    for (const auto& [t, text] : taken)
-        sink.addMarker(t, text);
+bool Sampler::runBetweenTicks(std::function<void()> errand) {
+    Impl& d = *impl_;
+    if (!d.started) return false;
+    return d.errands.run(std::move(errand));
 }
 
 void Sampler::setEnabled(bool on) {
@@ -397,7 +388,8 @@ StopReason Sampler::wait() {
     }
     if (!d.finished) {
         d.finished = true;
-        d.handOnMarks(); // marked after the last tick (the sampler thread has ended)
+        d.errands.handOn(d.sink); // marked after the last tick (the sampler thread has ended)
+        d.errands.close();
         d.sink.finish(toRecordingSummary(d.finalStats));
     }
     return d.reason;

@@ -5,9 +5,11 @@
 
 #include "core/sample/sample_sink.h"
 #include "core/sample/stack_source.h"
+#include "core/sampling/producer_errands.h"
 #include "core/sampling/sampler_clock.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -79,7 +81,11 @@ public:
     // A named instant, now (the control socket's `mark`): handed to the sink on the
     // sampler's thread at its next tick, or at the end. Any thread; at most kMaxMarks.
     void mark(std::string text);
-    static constexpr size_t kMaxMarks = 100000;
+    static constexpr size_t kMaxMarks = ProducerErrands::kMaxMarks;
+    // Runs `errand` on the sampler's thread between two ticks, where it may use the sink
+    // (a flush), and waits for it: the recording pauses meanwhile. False when it did not
+    // run: the sampler has not started, or has ended.
+    bool runBetweenTicks(std::function<void()> errand);
     StopReason wait(); // joins; calls sink.finish() exactly once before returning
     bool running() const;
     SamplerStats stats() const;

@@ -25,7 +25,7 @@ RecordOutput::~RecordOutput() = default;
 
 Result<uint8_t*> RecordOutput::reserve(size_t size) {
     if (used_ + size > buffer_.size()) {
-        if (auto s = flush(false); !s) return s.error();
+        if (auto s = flush(Flush::Continue); !s) return s.error();
         if (size > buffer_.size()) buffer_.resize(size); // one oversized record (never in practice)
     }
     return buffer_.data() + used_;
@@ -37,7 +37,7 @@ Status RecordOutput::writeRaw(const void* data, size_t size) {
     return {};
 }
 
-Status RecordOutput::flush(bool end) {
+Status RecordOutput::flush(Flush how) {
     if (!zstd_) {
         Status s = writeRaw(buffer_.data(), used_);
         used_ = 0;
@@ -45,7 +45,9 @@ Status RecordOutput::flush(bool end) {
     }
     if (!cctx_) return makeError(ErrorKind::Internal, "cannot create a zstd compression context");
     ZSTD_inBuffer input{buffer_.data(), used_, 0};
-    const ZSTD_EndDirective mode = end ? ZSTD_e_end : ZSTD_e_continue;
+    const ZSTD_EndDirective mode = how == Flush::End      ? ZSTD_e_end
+                                   : how == Flush::Blocks ? ZSTD_e_flush
+                                                          : ZSTD_e_continue;
     for (;;) {
         ZSTD_outBuffer output{compressed_.data(), compressed_.size(), 0};
         const size_t rc = ZSTD_compressStream2(cctx_.get(), &output, &input, mode);
@@ -53,7 +55,7 @@ Status RecordOutput::flush(bool end) {
             return makeError(ErrorKind::Internal,
                              format("zstd compression error: %s", ZSTD_getErrorName(rc)));
         if (auto s = writeRaw(compressed_.data(), output.pos); !s) return s;
-        const bool done = end ? rc == 0 : input.pos == input.size;
+        const bool done = how == Flush::Continue ? input.pos == input.size : rc == 0;
         if (done) break;
     }
     used_ = 0;
@@ -61,7 +63,11 @@ Status RecordOutput::flush(bool end) {
 }
 
 Status RecordOutput::endRecords() {
-    return flush(true);
+    return flush(Flush::End);
+}
+
+Status RecordOutput::flushRecords() {
+    return flush(Flush::Blocks);
 }
 
 } // namespace gilscope::tach

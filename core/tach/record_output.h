@@ -28,13 +28,17 @@ public:
     // Flushes the buffer and ends the zstd frame. Afterwards the file position is
     // the end of the record stream.
     Status endRecords();
+    // Flushes the buffer, and zstd's, without ending the frame: the file then holds every
+    // record so far, in whole blocks (a checkpoint copies them and ends the frame itself).
+    Status flushRecords();
     // Plain (never compressed) bytes after the record stream: tables, stats, footer.
     Status writeRaw(const void* data, size_t size);
     uint64_t position() const { return position_; }
     AtomicFile& file() { return file_; }
 
 private:
-    Status flush(bool end);
+    enum class Flush { Continue, Blocks, End };
+    Status flush(Flush how);
 
     AtomicFile file_;
     bool zstd_;

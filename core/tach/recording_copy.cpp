@@ -12,6 +12,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kCopyName[] = "recording.bin";
+constexpr char kCheckpointName[] = "so-far.bin";
 
 // A path as a shell word: plain when it is only safe characters, else single-quoted.
 std::string shellWord(const std::string& s) {
@@ -67,6 +68,18 @@ void RecordingCopy::begin(const FrameRegistry& registry, const RecordingInfo& in
 
 void RecordingCopy::nameThread(uint64_t threadId, const std::string& name) {
     if (writer_) writer_->nameThread(threadId, name);
+}
+
+void RecordingCopy::addMarker(uint64_t timestampUs, const std::string& text) {
+    if (writer_) writer_->addMarker(timestampUs, text);
+}
+
+Result<fs::path> RecordingCopy::checkpoint() {
+    if (!writer_ || finalized_)
+        return makeError(ErrorKind::Io, "the recording's .bin copy is gone (" + problem_ + ")");
+    const fs::path path = dir_.path() / kCheckpointName;
+    if (Status s = writer_->checkpoint(path); !s) return s.error();
+    return path;
 }
 
 void RecordingCopy::addBatch(const SampleBatch& batch) {

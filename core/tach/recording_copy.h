@@ -27,10 +27,15 @@ public:
     void finish(const RecordingSummary& summary) override;
     // The copy keeps the names beside it (the .bin has no place for them).
     void nameThread(uint64_t threadId, const std::string& name) override;
+    void addMarker(uint64_t timestampUs, const std::string& text) override;
     // failed() stays false: a missing copy is no reason to stop a recording.
 
     // After the recording: completes the file. Idempotent.
     void finalize();
+    // While recording, on the producing thread: the samples so far as a whole `.bin` in
+    // the copy's own folder (TachWriter::checkpoint), replaced by the next one. Returns
+    // its path.
+    Result<std::filesystem::path> checkpoint();
     // The complete copy after finalize(), or empty (problem() says why).
     const std::filesystem::path& path() const { return path_; }
     const std::string& problem() const { return problem_; }

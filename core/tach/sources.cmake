@@ -12,5 +12,6 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/record_output.cpp
     ${CMAKE_CURRENT_LIST_DIR}/tach_writer.cpp
     ${CMAKE_CURRENT_LIST_DIR}/tach_writer_finalize.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/tach_writer_checkpoint.cpp
     ${CMAKE_CURRENT_LIST_DIR}/thread_names_file.cpp
 )

@@ -144,6 +144,8 @@ Result<uint64_t> TachReader::replay(SampleSink& sink, const ProgressCallback& pr
     sink.begin(impl_->registry, recording);
     for (const auto& [tid, name] : impl_->side.names)
         sink.nameThread(tid, name);
+    for (const auto& [us, text] : impl_->side.markers)
+        sink.addMarker(us, text);
 
     RecordReplayer replayer(stream, info, impl_->tables, impl_->registry, impl_->frameCache);
     auto replayed = replayer.run(sink, progress, cancel, impl_->stats);

@@ -203,6 +203,15 @@ void TachWriter::nameThread(uint64_t threadId, const std::string& name) {
     if (names.size() < kMaxNamedThreads || names.count(threadId)) names[threadId] = name;
 }
 
+void TachWriter::addMarker(uint64_t timestampUs, const std::string& text) {
+    auto& markers = impl_->markers;
+    if (markers.size() >= kMaxSideMarkers) return;
+    size_t cut = std::min(text.size(), kMaxMarkerText);
+    while (cut < text.size() && cut > 0 && (uint8_t(text[cut]) & 0xC0) == 0x80)
+        --cut; // not inside a UTF-8 sequence
+    markers.emplace_back(timestampUs, text.substr(0, cut));
+}
+
 void TachWriter::finish(const RecordingSummary& summary) {
     if (summary.durationSec != 0 || summary.sampleRate != 0 || summary.hasErrorRate ||
         summary.hasMissed)

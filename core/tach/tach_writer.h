@@ -54,6 +54,8 @@ public:
     void finish(const RecordingSummary& summary) override;
     // Kept for the side file finalize() writes beside a regular file (thread_names_file.h).
     void nameThread(uint64_t threadId, const std::string& name) override;
+    // Kept for the side file too (at most kMaxSideMarkers, each cut to kMaxMarkerText).
+    void addMarker(uint64_t timestampUs, const std::string& text) override;
     bool failed() const override;
     Error sinkError() const override;
 
@@ -62,6 +64,14 @@ public:
     // the thread names, if any, go beside it (FILE.bin.names.json); the `.bin` itself is
     // CPython's format, byte for byte.
     Status finalize();
+
+    // The samples so far as a whole `.bin` at `destination` (and its side file), while
+    // this writer goes on: the control socket's `flush`. Pending runs and zstd's buffer are
+    // flushed into this file (so its bytes then differ from CPython's writer, never its
+    // samples); the copy ends the zstd frame with an empty last block, then gets its own
+    // tables, footer and header. Written through AtomicFile: all or nothing. On the
+    // producing thread, between batches. A checkpoint's failure is not the writer's.
+    Status checkpoint(const std::filesystem::path& destination);
 
     // The first error seen so far, if any.
     std::optional<Error> lastError() const;

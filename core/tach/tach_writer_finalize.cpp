@@ -46,8 +46,8 @@ int32_t endDelta(int32_t start, int32_t end) {
 
 } // namespace
 
-Status TachWriter::Impl::writeStrings() {
-    TableBuffer table(*out);
+Status TachWriter::Impl::writeStrings(RecordOutput& to) {
+    TableBuffer table(to);
     for (StringId id : fileStrings) {
         const std::string& s = registry->string(id);
         table.varint(s.size());
@@ -57,8 +57,8 @@ Status TachWriter::Impl::writeStrings() {
     return table.flush();
 }
 
-Status TachWriter::Impl::writeFrames() {
-    TableBuffer table(*out);
+Status TachWriter::Impl::writeFrames(RecordOutput& to) {
+    TableBuffer table(to);
     for (FrameId id : fileFrames) {
         const FrameInfo& f = registry->frame(id);
         table.varint(stringIndex[f.filename]);
@@ -74,7 +74,7 @@ Status TachWriter::Impl::writeFrames() {
     return table.flush();
 }
 
-Status TachWriter::Impl::writeStatsAndFooter() {
+Status TachWriter::Impl::writeStatsAndFooter(RecordOutput& to) {
     if (summary) {
         uint8_t block[stats::Size] = {};
         storeLe<uint64_t>(block + stats::Duration, std::bit_cast<uint64_t>(summary->durationSec));
@@ -93,16 +93,17 @@ Status TachWriter::Impl::writeStatsAndFooter() {
         std::memcpy(block + stats::MagicOff, stats::Magic, sizeof stats::Magic);
         storeLe<uint32_t>(block + stats::VersionOff, stats::Version);
         storeLe<uint32_t>(block + stats::SizeOff, static_cast<uint32_t>(stats::Size));
-        if (auto s = out->writeRaw(block, sizeof block); !s) return s;
+        if (auto s = to.writeRaw(block, sizeof block); !s) return s;
     }
     uint8_t footer[kFooterSize] = {};
     storeLe<uint32_t>(footer + ftr::StringCount, static_cast<uint32_t>(fileStrings.size()));
     storeLe<uint32_t>(footer + ftr::FrameCount, static_cast<uint32_t>(fileFrames.size()));
-    storeLe<uint64_t>(footer + ftr::FileSize, out->position() + kFooterSize);
-    return out->writeRaw(footer, sizeof footer);
+    storeLe<uint64_t>(footer + ftr::FileSize, to.position() + kFooterSize);
+    return to.writeRaw(footer, sizeof footer);
 }
 
-Status TachWriter::Impl::writeHeader(uint64_t stringTableOffset, uint64_t frameTableOffset) {
+Status TachWriter::Impl::writeHeader(RecordOutput& to, uint64_t stringTableOffset,
+                                     uint64_t frameTableOffset) {
     uint8_t h[kHeaderSize] = {};
     storeLe<uint32_t>(h + hdr::Magic, kMagic);
     storeLe<uint32_t>(h + hdr::Version, kFormatVersion);
@@ -128,7 +129,25 @@ Status TachWriter::Impl::writeHeader(uint64_t stringTableOffset, uint64_t frameT
         config |= kConfigFeaturesKnown |
                   ((static_cast<uint32_t>(features) & kConfigFeaturesMask) << kConfigFeaturesShift);
     storeLe<uint32_t>(h + hdr::Config, config);
-    return out->file().pwrite(h, sizeof h, 0);
+    return to.file().pwrite(h, sizeof h, 0);
+}
+
+Status TachWriter::Impl::writeEnd(RecordOutput& to) {
+    const uint64_t stringTableOffset = to.position();
+    if (auto s = writeStrings(to); !s) return s;
+    const uint64_t frameTableOffset = to.position();
+    if (auto s = writeFrames(to); !s) return s;
+    if (auto s = writeStatsAndFooter(to); !s) return s;
+    return writeHeader(to, stringTableOffset, frameTableOffset);
+}
+
+BinSideFacts TachWriter::Impl::sideFacts() const {
+    BinSideFacts side;
+    side.names = threadNames;
+    side.freeThreaded = info.freeThreaded;
+    side.nativeFrames = nativeFrames;
+    side.markers = markers;
+    return side;
 }
 
 Status TachWriter::finalize() {
@@ -151,17 +170,12 @@ Status TachWriter::Impl::finalizeFile() {
         flushPending(t);
     if (error) return *error;
     if (auto s = out->endRecords(); !s) return s;
-    const uint64_t stringTableOffset = out->position();
-    if (auto s = writeStrings(); !s) return s;
-    const uint64_t frameTableOffset = out->position();
-    if (auto s = writeFrames(); !s) return s;
-    if (auto s = writeStatsAndFooter(); !s) return s;
-    if (auto s = writeHeader(stringTableOffset, frameTableOffset); !s) return s;
+    if (auto s = writeEnd(*out); !s) return s;
     const bool besideAFile = !out->file().direct() && !out->file().isStdout();
     const std::filesystem::path destination = out->file().destination();
     Status committed = out->file().commit();
     if (registry == &empty) registry = nullptr;
-    const BinSideFacts side{threadNames, info.freeThreaded, nativeFrames};
+    const BinSideFacts side = sideFacts();
     if (committed && besideAFile && !side.empty()) {
         std::error_code ec;
         const BinIdentity identity{std::filesystem::file_size(destination, ec),

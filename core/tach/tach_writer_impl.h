@@ -1,9 +1,10 @@
 #pragma once
 
 // TachWriter's private state, shared by tach_writer.cpp (sample path) and
-// tach_writer_finalize.cpp (tables, footer, header).
+// tach_writer_finalize.cpp (tables, footer, header) and tach_writer_checkpoint.cpp.
 #include "core/tach/record_output.h"
 #include "core/tach/tach_writer.h"
+#include "core/tach/thread_names_file.h"
 
 #include <map>
 #include <unordered_map>
@@ -50,6 +51,7 @@ struct TachWriter::Impl {
     std::vector<uint32_t> current;
     TachRecordStats stats;
     std::map<uint64_t, std::string> threadNames; // nameThread(): for the side file
+    std::vector<Marker> markers;                 // addMarker(): for the side file too
     bool nativeFrames = false;                   // writeFrames() wrote a C frame
     std::optional<Error> error;
     bool finalized = false;
@@ -65,10 +67,15 @@ struct TachWriter::Impl {
     void flushPending(tach::ThreadEntry& t);
     uint8_t* reserve(size_t size);
     Status finalizeFile();
-    Status writeStrings();
-    Status writeFrames();
-    Status writeStatsAndFooter();
-    Status writeHeader(uint64_t stringTableOffset, uint64_t frameTableOffset);
+    // The tables, footer and header, after the record stream in `to` (the file's own
+    // output, or a checkpoint's copy of it).
+    Status writeEnd(tach::RecordOutput& to);
+    Status writeStrings(tach::RecordOutput& to);
+    Status writeFrames(tach::RecordOutput& to);
+    Status writeStatsAndFooter(tach::RecordOutput& to);
+    Status writeHeader(tach::RecordOutput& to, uint64_t stringTableOffset,
+                       uint64_t frameTableOffset);
+    BinSideFacts sideFacts() const;
 };
 
 } // namespace gilscope

@@ -34,6 +34,11 @@ Status writeBinSideFile(const std::filesystem::path& bin, const BinIdentity& ide
     auto& threads = j["threads"] = nlohmann::json::array();
     for (const auto& [tid, name] : facts.names)
         threads.push_back({{"tid", tid}, {"name", sanitizeUtf8(name)}});
+    if (!facts.markers.empty()) {
+        auto& markers = j["markers"] = nlohmann::json::array();
+        for (const auto& [us, text] : facts.markers)
+            markers.push_back({{"time_us", us}, {"text", sanitizeUtf8(text)}});
+    }
     auto file = AtomicFile::create(threadNamesPath(bin));
     if (!file) return file.error();
     if (Status s = file->write(j.dump(1) + "\n"); !s) return s;
@@ -61,6 +66,16 @@ BinSideFacts readBinSideFile(const std::filesystem::path& bin, const BinIdentity
     facts.freeThreaded = ft != j.end() && ft->is_boolean() && ft->get<bool>();
     const auto native = j.find("native_frames");
     facts.nativeFrames = native != j.end() && native->is_boolean() && native->get<bool>();
+    if (const auto markers = j.find("markers"); markers != j.end() && markers->is_array())
+        for (const auto& m : *markers) {
+            if (facts.markers.size() >= kMaxSideMarkers) break;
+            if (!m.is_object() || !m.contains("time_us") || !m["time_us"].is_number_unsigned() ||
+                !m.contains("text") || !m["text"].is_string())
+                continue;
+            std::string text = m["text"].get<std::string>();
+            if (text.size() > kMaxMarkerText) continue;
+            facts.markers.emplace_back(m["time_us"].get<uint64_t>(), sanitizeUtf8(text));
+        }
     const auto threads = j.find("threads");
     if (threads == j.end() || !threads->is_array()) return facts;
     ThreadNameMap& names = facts.names;

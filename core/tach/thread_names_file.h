@@ -6,13 +6,16 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gilscope {
 
 // A `.bin` recording's thread names, beside it in "FILE.bin.names.json": CPython's format
 // has no place for them, and gilscope writes `.bin` files byte for byte as CPython does.
 // The same file says whether the target was free-threaded (python3.13t, no GIL), which
-// CPython's header has no field for either; nor for C frames (--native-stacks).
+// CPython's header has no field for either; nor for C frames (--native-stacks), nor for
+// the user's marks (the control socket's `mark`).
 // The side file names the recording it belongs to (size, start time, sample count), so
 // one left beside a `.bin` that was since replaced is ignored.
 struct BinIdentity {
@@ -23,17 +26,25 @@ struct BinIdentity {
 };
 
 using ThreadNameMap = std::map<uint64_t, std::string>;
+// A named instant: its time in the samples' clock (µs) and its text.
+using Marker = std::pair<uint64_t, std::string>;
 
 // What the side file keeps.
 struct BinSideFacts {
     ThreadNameMap names;
     bool freeThreaded = false;
     bool nativeFrames = false; // it holds C frames (--native-stacks)
-    bool empty() const { return names.empty() && !freeThreaded && !nativeFrames; }
+    std::vector<Marker> markers;
+    bool empty() const {
+        return names.empty() && !freeThreaded && !nativeFrames && markers.empty();
+    }
 };
 
 inline constexpr size_t kMaxNamesFileBytes = 4 << 20;
 inline constexpr size_t kMaxNamedThreads = 1 << 15;
+// Marks kept beside a file, and their longest text: within kMaxNamesFileBytes together.
+inline constexpr size_t kMaxSideMarkers = 4096;
+inline constexpr size_t kMaxMarkerText = 256;
 
 std::filesystem::path threadNamesPath(const std::filesystem::path& bin);
 

@@ -71,6 +71,32 @@ double samplesIn(const QString& collapsed) {
     return n;
 }
 
+// The samples in an output of `format` (gecko, binary, collapsed), with the names of the
+// Gecko markers; -1 when it cannot be read whole.
+double samplesInOutput(const QString& format, const QString& path, QStringList* marks = nullptr) {
+    if (format == "collapsed") return samplesIn(path);
+    if (format == "binary") {
+        const QString collapsed = path + ".collapsed";
+        const RunResult r = runGilscope({"replay", path, "--collapsed", "-o", collapsed});
+        return r.exitCode == 0 ? samplesIn(collapsed) : -1;
+    }
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return -1;
+    QJsonParseError error;
+    const QJsonObject profile = QJsonDocument::fromJson(f.readAll(), &error).object();
+    if (error.error != QJsonParseError::NoError) return -1;
+    const QJsonArray strings = profile["shared"].toObject()["stringArray"].toArray();
+    double n = 0;
+    for (const QJsonValue& tv : profile["threads"].toArray()) {
+        const QJsonObject th = tv.toObject();
+        n += th["samples"].toObject()["length"].toDouble();
+        const QJsonObject markers = th["markers"].toObject();
+        for (int i = 0; marks && i < markers["length"].toInt(); ++i)
+            *marks << strings[markers["name"].toArray()[i].toInt()].toString();
+    }
+    return n;
+}
+
 } // namespace
 
 class TestControl : public QObject {
@@ -327,6 +353,71 @@ private slots:
         // Without a recording the helper does nothing and the program runs as ever.
         const RunResult plain = runProgram(hosts.first().executable, {script});
         QVERIFY2(plain.exitCode == 0, qPrintable(describe(plain)));
+    }
+
+    // `flush` writes the output so far, whole, while the recording goes on: each flushed
+    // file holds exactly the samples the reply counts (and the marks made before it), a
+    // later flush holds more, and the end writes them all. An output to standard output
+    // has nothing to flush.
+    void flushWritesTheOutputSoFar_data() {
+        QTest::addColumn<QString>("format");
+        QTest::newRow("gecko") << "gecko";
+        QTest::newRow("binary") << "binary";
+        QTest::newRow("collapsed") << "collapsed";
+    }
+    void flushWritesTheOutputSoFar() {
+        QFETCH(QString, format);
+        const QList<Interpreter> found = findInterpreters();
+        GILSCOPE_REQUIRE(!found.isEmpty(), "no Python interpreter");
+        TargetProcess target(found.last(), "deep30.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString sock = dir.filePath("ctl.sock");
+        const QString out = dir.filePath("out." + format);
+        auto gilscope = startGilscope({"attach", "-r", "1khz", "--control", "unix:" + sock,
+                                       "--" + format, "-o", out, QString::number(target.pid())});
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(sock), 30000);
+        const int fd = connectTo(sock);
+        QVERIFY(fd >= 0);
+        QCOMPARE(ask(fd, "mark before the flush\n"), QStringLiteral("ok"));
+        double flushed = 0;
+        for (int round = 0; round < 2; ++round) {
+            // Until the recording holds more samples than the last flush did.
+            QString reply;
+            const auto flushedMore = [&] {
+                reply = ask(fd, "flush\n");
+                return reply.startsWith("ok samples=") && reply.mid(11).toDouble() > flushed;
+            };
+            QTRY_VERIFY2_WITH_TIMEOUT(flushedMore(), qPrintable(reply), 30000);
+            flushed = reply.mid(11).toDouble();
+            QStringList marks;
+            QCOMPARE(samplesInOutput(format, out, &marks), flushed);
+            if (format == "gecko") {
+                QVERIFY2(marks.contains("before the flush"), qPrintable(marks.join(", ")));
+                const QString checker = sharedDir() + "/tools/check-gecko";
+                if (QFile::exists(checker)) {
+                    const RunResult lint = runProgram(checker, {out});
+                    QVERIFY2(lint.exitCode == 0, qPrintable(describe(lint)));
+                }
+            }
+        }
+        QCOMPARE(ask(fd, "quit\n"), QStringLiteral("ok"));
+        ::close(fd);
+        QVERIFY(gilscope->waitForFinished(60000));
+        QCOMPARE(gilscope->exitCode(), 0);
+        QVERIFY(samplesInOutput(format, out) >= flushed);
+        if (format != "gecko") return;
+
+        // A table printed on standard output: nothing to flush to.
+        auto table = startGilscope({"attach", "-r", "1khz", "--control", "unix:" + sock, "--pstats",
+                                    QString::number(target.pid())});
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(sock), 30000);
+        const RunResult ctl = runGilscope({"ctl", sock, "flush", "quit"});
+        QVERIFY2(ctl.out.startsWith("err flush_failed: the output goes to standard output"),
+                 qPrintable(describe(ctl)));
+        QVERIFY(table->waitForFinished(60000));
+        QCOMPARE(table->exitCode(), 0);
     }
 
     void refusesBadUris() {

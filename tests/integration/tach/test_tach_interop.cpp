@@ -45,11 +45,19 @@ private:
     fs::path host_;
 };
 
-// Replays into a TachWriter.
+// Replays into a TachWriter; with a checkpoint path, takes one (the control socket's
+// `flush`) after `checkpointAfter` batches and goes on.
 struct ForwardSink : SampleSink {
     TachWriter* writer = nullptr;
+    fs::path checkpoint;
+    size_t checkpointAfter = 0, batches = 0;
+    Status checkpointed = makeError(ErrorKind::Internal, "no checkpoint was taken");
     void begin(const FrameRegistry& r, const RecordingInfo& i) override { writer->begin(r, i); }
-    void addBatch(const SampleBatch& b) override { writer->addBatch(b); }
+    void addBatch(const SampleBatch& b) override {
+        writer->addBatch(b);
+        if (++batches == checkpointAfter && !checkpoint.empty())
+            checkpointed = writer->checkpoint(checkpoint);
+    }
     void finish(const RecordingSummary& s) override { writer->finish(s); }
 };
 
@@ -114,7 +122,12 @@ private slots:
         QVERIFY(writer.ok());
         ForwardSink forward;
         forward.writer = writer->get();
+        // Halfway, a checkpoint (the control socket's flush); the file goes on after it.
+        forward.checkpoint = scratch.host("halfway.bin");
+        forward.checkpointAfter = 200;
         QVERIFY(reader->replay(forward).ok());
+        QVERIFY2(forward.batches > 2 * forward.checkpointAfter, "the recording is too short");
+        QVERIFY2(forward.checkpointed.ok(), forward.checkpointed.error().message.c_str());
         QVERIFY((*writer)->finalize().ok());
         auto again =
             chrootPython({"-m", "profiling.sampling", "replay", "--gecko", "-o",
@@ -126,6 +139,32 @@ private slots:
         QVERIFY2(rewritten.isEmpty(),
                  qPrintable("CPython replays gilscope's rewrite of its recording differently: " +
                             rewritten));
+
+        // The checkpoint is a whole file for CPython too, holding the first part only.
+        auto half =
+            chrootPython({"-m", "profiling.sampling", "replay", "--gecko", "-o",
+                          scratch.inside("cpython-halfway.json"), scratch.inside("halfway.bin")});
+        QVERIFY2(half.exitCode == 0, qPrintable(half.out + half.err));
+        auto oursHalf =
+            runGilscope({"replay", QString::fromStdString(scratch.host("halfway.bin")), "--gecko",
+                         "-o", QString::fromStdString(scratch.host("gilscope-halfway.json"))});
+        QVERIFY2(oursHalf.exitCode == 0, qPrintable(oursHalf.err));
+        auto cpythonHalf = normalizedGecko(scratch.host("cpython-halfway.json"));
+        clampBackwardIntervals(cpythonHalf);
+        const auto gilscopeHalf = normalizedGecko(scratch.host("gilscope-halfway.json"));
+        const QString halfDifference = geckoDifference(cpythonHalf, gilscopeHalf);
+        QVERIFY2(halfDifference.isEmpty(),
+                 qPrintable("CPython replays a checkpoint differently: " + halfDifference));
+        const auto countSamples = [](const nlohmann::json& g) {
+            uint64_t n = 0;
+            for (const auto& t : g["threads"])
+                n += t["samples"]["length"].get<uint64_t>();
+            return n;
+        };
+        const uint64_t halfSamples = countSamples(gilscopeHalf);
+        const uint64_t allSamples = countSamples(normalizedGecko(scratch.host("gilscope.json")));
+        QVERIFY2(halfSamples >= forward.checkpointAfter && halfSamples < allSamples,
+                 qPrintable(QString("%1 of %2").arg(halfSamples).arg(allSamples)));
     }
 
     void gilscopeRecordingIsAcceptedByCPython() {

@@ -287,6 +287,55 @@ private slots:
         QCOMPARE(sink.timestamps.size(), size_t(1));
     }
 
+    // The control socket's flush: an errand runs on the sampler's thread, between two
+    // batches (never beside one), while the recording goes on; once the sampler ended
+    // (asked to stop, or the target gone), it is refused rather than left waiting.
+    void errandsRunBetweenTicksOnTheSamplerThread() {
+        struct Sink final : SampleSink {
+            std::atomic<std::thread::id> batchThread{};
+            std::atomic<int> inBatch{0}, batches{0};
+            void addBatch(const SampleBatch&) override {
+                ++inBatch;
+                batchThread = std::this_thread::get_id();
+                ++batches;
+                --inBatch;
+            }
+        } sink;
+        ScriptedStackSource source(nullptr, nullptr, nullptr);
+        Sampler sampler(source, sink, SamplerOptions{1000, 0, {}});
+        QVERIFY(!sampler.runBetweenTicks([] {})); // not started
+        sampler.start();
+        QTRY_VERIFY_WITH_TIMEOUT(sink.batches > 0, 60000);
+        for (int i = 0; i < 20; ++i) {
+            std::thread::id ranOn;
+            int besideABatch = -1, before = -1;
+            QVERIFY(sampler.runBetweenTicks([&] {
+                ranOn = std::this_thread::get_id();
+                besideABatch = sink.inBatch;
+                before = sink.batches;
+            }));
+            QCOMPARE(ranOn, sink.batchThread.load());
+            QVERIFY(ranOn != std::this_thread::get_id());
+            QCOMPARE(besideABatch, 0);
+            QTRY_VERIFY_WITH_TIMEOUT(sink.batches > before, 60000); // and it goes on
+        }
+        sampler.requestStop();
+        sampler.wait();
+        bool ran = false;
+        QVERIFY(!sampler.runBetweenTicks([&] { ran = true; }));
+        QVERIFY(!ran);
+
+        // The target ends on its own: an errand asked afterwards does not wait for wait().
+        FakeClock clock(kStart);
+        ScriptedStackSource ending(&clock, nullptr, [](uint64_t n) { return endAfter(n, 3); });
+        RecordingSink quiet;
+        Sampler short_(ending, quiet, SamplerOptions{1000, 0, {}}, clock);
+        short_.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!short_.running(), 60000);
+        QVERIFY(!short_.runBetweenTicks([] {}));
+        QCOMPARE(short_.wait(), StopReason::TargetExited);
+    }
+
     void destructorStopsAndFinishesOnce() {
         ScriptedStackSource source(nullptr, nullptr, nullptr);
         RecordingSink sink;

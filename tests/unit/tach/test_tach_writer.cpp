@@ -115,6 +115,14 @@ bool writeOneSample(const fs::path& out, FrameRegistry& registry, std::span<cons
     return (*writer)->finalize().ok();
 }
 
+// The marks and thread names a replay hands on.
+struct MarkerSink : TraceSink {
+    std::vector<std::pair<uint64_t, std::string>> marks;
+    std::map<uint64_t, std::string> names;
+    void addMarker(uint64_t us, const std::string& text) override { marks.emplace_back(us, text); }
+    void nameThread(uint64_t tid, const std::string& name) override { names[tid] = name; }
+};
+
 // Each replayed frame's FrameInfo::native, in order.
 struct NativeFlags : SampleSink {
     const FrameRegistry* registry = nullptr;
@@ -488,6 +496,127 @@ private slots:
         NativeFlags back;
         QVERIFY(reader->replay(back).ok());
         QCOMPARE(back.native, std::vector<bool>{false});
+    }
+
+    // The control socket's flush: a checkpoint is a whole file of the samples so far (with
+    // its names and marks beside it), taken while the writer goes on; the writer's own file
+    // still holds every sample. Stacks that run on across a checkpoint (pending runs), a
+    // deep stack and both compressions.
+    void checkpointsAreWholeFilesWhileTheWriterGoesOn_data() {
+        QTest::addColumn<int>("compression");
+        QTest::newRow("zstd") << int(TachCompression::Zstd);
+        QTest::newRow("raw") << int(TachCompression::None);
+    }
+    void checkpointsAreWholeFilesWhileTheWriterGoesOn() {
+        QFETCH(int, compression);
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        const fs::path out = dir->path() / "whole.bin";
+        FrameRegistry registry;
+        std::vector<FrameId> pool;
+        for (int i = 0; i < 50; ++i)
+            pool.push_back(
+                internTestFrame(registry, "/app/m.py", ("f" + std::to_string(i)).c_str(), i + 1));
+        auto writer = TachWriter::create(out, options(TachCompression(compression)));
+        QVERIFY(writer.ok());
+        RecordingInfo info;
+        info.startTimeUs = 5'000'000;
+        (*writer)->begin(registry, info);
+        QCOMPARE((*writer)->checkpoint(dir->path() / "none.bin").error().kind,
+                 ErrorKind::NoSamples);
+        QVERIFY(!fs::exists(dir->path() / "none.bin"));
+        (*writer)->nameThread(1, "main worker");
+
+        std::mt19937 rng(3);
+        std::vector<json> expected;
+        std::vector<FrameId> stacks[2];
+        uint64_t now = info.startTimeUs;
+        const auto tick = [&] {
+            now += 100;
+            for (uint64_t t = 0; t < 2; ++t) {
+                auto& st = stacks[t];
+                if (rng() % 10 == 0) { // mostly the same stack: runs pend across checkpoints
+                    st.clear();
+                    for (unsigned k = 1 + rng() % (t == 1 ? 300 : 8); k > 0; --k)
+                        st.push_back(pool[rng() % pool.size()]);
+                }
+                SampleBatch b;
+                b.threadId = t + 1;
+                b.frames = st;
+                b.timestampsUs = std::span<const uint64_t>(&now, 1);
+                (*writer)->addBatch(b);
+                json frames = json::array();
+                for (size_t k = 0; k < std::min<size_t>(st.size(), 256); ++k)
+                    frames.push_back(frameJson(registry, st[k]));
+                expected.push_back({{"interpreter_id", 0},
+                                    {"thread_id", b.threadId},
+                                    {"status", 0},
+                                    {"timestamps_us", {now}},
+                                    {"frames", frames}});
+            }
+        };
+        const auto samplesIn = [](const fs::path& bin, MarkerSink& back) -> QString {
+            auto reader = TachReader::open(bin);
+            if (!reader.ok()) return QString::fromStdString(reader.error().message);
+            if (!reader->replay(back).ok()) return "replay failed";
+            return {};
+        };
+        for (int round = 1; round <= 3; ++round) {
+            for (int i = 0; i < 1000; ++i)
+                tick();
+            (*writer)->addMarker(now, "round " + std::to_string(round));
+            const fs::path so = dir->path() / ("so-far-" + std::to_string(round) + ".bin");
+            const Status s = (*writer)->checkpoint(so);
+            QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
+            MarkerSink back;
+            const QString why = samplesIn(so, back);
+            QVERIFY2(why.isEmpty(), qPrintable(why));
+            QCOMPARE(flatten(back.calls), flatten(expected));
+            QCOMPARE(back.marks.size(), size_t(round));
+            QCOMPARE(back.marks.back(), std::make_pair(now, "round " + std::to_string(round)));
+            QCOMPARE(back.names[1], std::string("main worker"));
+        }
+        for (int i = 0; i < 500; ++i)
+            tick();
+        QVERIFY((*writer)->finalize().ok());
+        MarkerSink whole;
+        const QString why = samplesIn(out, whole);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QCOMPARE(flatten(whole.calls), flatten(expected));
+        QCOMPARE(whole.marks.size(), size_t(3));
+        QVERIFY2(!(*writer)->checkpoint(dir->path() / "late.bin").ok(), "after finalize()");
+    }
+
+    // Marks travel in the side file, cut to kMaxMarkerText (never inside a UTF-8
+    // character) and at most kMaxSideMarkers of them.
+    void marksAreKeptBesideTheFile() {
+        auto dir = TempDir::create("gilscope-tach-test");
+        QVERIFY(dir.ok());
+        const fs::path out = dir->path() / "marks.bin";
+        FrameRegistry registry;
+        const FrameId f = internTestFrame(registry, "/app/m.py", "f", 1);
+        auto writer = TachWriter::create(out);
+        QVERIFY(writer.ok());
+        (*writer)->begin(registry, RecordingInfo{});
+        std::string longText(kMaxMarkerText - 1, 'x');
+        longText += "\xc3\xa9 and more"; // é across the cut
+        (*writer)->addMarker(10, longText);
+        for (size_t i = 1; i < kMaxSideMarkers + 5; ++i)
+            (*writer)->addMarker(10 + i, "m" + std::to_string(i));
+        const uint64_t ts = 20;
+        SampleBatch b;
+        b.threadId = 1;
+        b.frames = std::span<const FrameId>(&f, 1);
+        b.timestampsUs = std::span<const uint64_t>(&ts, 1);
+        (*writer)->addBatch(b);
+        QVERIFY((*writer)->finalize().ok());
+        auto reader = TachReader::open(out);
+        QVERIFY(reader.ok());
+        MarkerSink back;
+        QVERIFY(reader->replay(back).ok());
+        QCOMPARE(back.marks.size(), kMaxSideMarkers);
+        QCOMPARE(back.marks[0].second, std::string(kMaxMarkerText - 1, 'x'));
+        QCOMPARE(back.marks[1].second, std::string("m1"));
     }
 
     void emptyRecordingIsValid() {

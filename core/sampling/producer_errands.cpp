@@ -1,0 +1,50 @@
+#include "core/sampling/producer_errands.h"
+
+namespace gilscope {
+
+void ProducerErrands::mark(uint64_t timeUs, std::string text) {
+    std::lock_guard lock(mutex_);
+    if (marksTaken_ >= kMaxMarks) return;
+    ++marksTaken_;
+    marks_.emplace_back(timeUs, std::move(text));
+}
+
+bool ProducerErrands::run(std::function<void()> errand) {
+    auto e = std::make_shared<Errand>();
+    e->work = std::move(errand);
+    std::unique_lock lock(mutex_);
+    if (closed_) return false;
+    errands_.push_back(e);
+    doneCv_.wait(lock, [&] { return e->done; });
+    return e->ran;
+}
+
+void ProducerErrands::handOn(SampleSink& sink) {
+    std::vector<std::pair<uint64_t, std::string>> marks;
+    std::vector<std::shared_ptr<Errand>> errands;
+    {
+        std::lock_guard lock(mutex_);
+        if (marks_.empty() && errands_.empty()) return;
+        marks.swap(marks_);
+        errands.swap(errands_);
+    }
+    for (const auto& [t, text] : marks)
+        sink.addMarker(t, text);
+    for (const auto& e : errands) {
+        e->work(); // its own errors are its own: it reports them to its caller
+        std::lock_guard lock(mutex_);
+        e->ran = e->done = true;
+    }
+    if (!errands.empty()) doneCv_.notify_all();
+}
+
+void ProducerErrands::close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    for (const auto& e : errands_)
+        e->done = true;
+    errands_.clear();
+    doneCv_.notify_all();
+}
+
+} // namespace gilscope

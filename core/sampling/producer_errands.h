@@ -1,0 +1,47 @@
+#pragma once
+
+#include "core/sample/sample_sink.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gilscope {
+
+// What other threads hand to the producing (sampler) thread, handed on between two ticks
+// so that no sink is ever called from two threads: the user's marks, and errands that need
+// the sinks quiet (the control socket's `flush`).
+class ProducerErrands {
+public:
+    static constexpr size_t kMaxMarks = 100000;
+
+    // A named instant: to the sink at the next handOn(). Beyond kMaxMarks, dropped (a
+    // client in a loop cannot grow it further).
+    void mark(uint64_t timeUs, std::string text);
+    // Runs `errand` on the producer at its next handOn() and waits for it. False when it
+    // did not run: the producer has ended (close()).
+    bool run(std::function<void()> errand);
+    // On the producer: the marks to `sink`, then the errands.
+    void handOn(SampleSink& sink);
+    // The producer has ended: errands waiting, and any asked later, do not run.
+    void close();
+
+private:
+    struct Errand {
+        std::function<void()> work;
+        bool done = false, ran = false;
+    };
+    std::mutex mutex_;
+    std::condition_variable doneCv_;
+    std::vector<std::pair<uint64_t, std::string>> marks_;
+    uint64_t marksTaken_ = 0;
+    std::vector<std::shared_ptr<Errand>> errands_;
+    bool closed_ = false;
+};
+
+} // namespace gilscope
