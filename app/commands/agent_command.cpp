@@ -48,6 +48,11 @@ Result<AgentOptions> readAgentOptions(const QCommandLineParser& parser) {
     else
         return makeError(ErrorKind::BadArguments, "argument --mode: invalid choice: '" + mode +
                                                       "' (choose from 'wall', 'cpu', 'gil')");
+    o.control = parser.value("control").toStdString();
+    o.startDisabled = parser.isSet("start-disabled");
+    if (o.startDisabled && o.control.empty())
+        return makeError(ErrorKind::BadArguments,
+                         "--start-disabled needs --control: nothing could enable sampling");
     bool ok = false;
     o.maxProcesses = parser.value("max-processes").toInt(&ok);
     if (!ok || o.maxProcesses < 1 || o.maxProcesses > 4096)
@@ -73,6 +78,12 @@ int runAgent(const QStringList& args) {
         {"mode", "wall (every thread), cpu (threads on a CPU; default) or gil (the GIL holder).",
          "MODE", "cpu"},
         {"max-processes", "Record at most N processes at once (default 256).", "N", "256"},
+        {"control",
+         "Take commands on a Unix socket: enable, disable, ping, status, quit as CPython's "
+         "profiler does, flush (push every series now) and snapshot PID (`gilscope ctl`).",
+         "unix:PATH"},
+        {"start-disabled",
+         "With --control: start with sampling off, until a client sends `enable`."},
     });
     if (auto done = cli.parse(args)) return *done;
     if (!parser.positionalArguments().isEmpty()) return cli.usageErrorSeeHelp("takes no arguments");

@@ -1,7 +1,11 @@
 #include "app/commands/host_agent.h"
 
 #include "app/commands/push_session.h"
+#include "core/snapshot/snapshot_format.h"
 #include "core/util/utf8.h"
+
+#include <algorithm>
+#include <charconv>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -36,7 +40,63 @@ std::string labelValue(const std::vector<push::PushLabel>& labels, const std::st
 Result<std::unique_ptr<HostAgent>> HostAgent::create(AgentOptions options) {
     auto queue = openPushQueue(options.push);
     if (!queue) return queue.error();
-    return std::unique_ptr<HostAgent>(new HostAgent(std::move(options), std::move(*queue)));
+    std::unique_ptr<HostAgent> agent(new HostAgent(std::move(options), std::move(*queue)));
+    agent->enabled_ = !agent->options_.startDisabled;
+    if (!agent->options_.control.empty()) {
+        auto server =
+            control::ControlServer::start(agent->options_.control, agent->controlTarget());
+        if (!server) return server.error();
+        agent->control_ = std::move(*server);
+    }
+    return agent;
+}
+
+control::ControlTarget HostAgent::controlTarget() {
+    control::ControlTarget t;
+    t.setEnabled = [this](bool on) { setEnabled(on); };
+    t.enabled = [this] { return enabled_.load(); };
+    t.quit = [this] { quitRequested_ = true; };
+    // No mark: a pprof profile has no place for one ("err not_supported").
+    t.snapshot = [this](std::string_view pid) { return snapshot(pid); };
+    t.flush = [this]() -> Result<std::string> {
+        size_t series = 0;
+        {
+            const std::lock_guard lock(targetsMutex_);
+            series = targets_.size();
+        }
+        if (!pusher_->cutNow()) return makeError(ErrorKind::Cancelled, "the agent is stopping");
+        return "series=" + std::to_string(series);
+    };
+    return t;
+}
+
+void HostAgent::setEnabled(bool on) {
+    const std::lock_guard lock(targetsMutex_);
+    enabled_ = on;
+    for (const auto& target : targets_)
+        target->recording->setEnabled(on);
+}
+
+Result<std::string> HostAgent::snapshot(std::string_view which) {
+    int pid = 0;
+    const auto [end, ec] = std::from_chars(which.data(), which.data() + which.size(), pid);
+    if (which.empty() || ec != std::errc() || end != which.data() + which.size())
+        return makeError(ErrorKind::BadArguments,
+                         "snapshot needs the PID of a process the agent records");
+    {
+        const std::lock_guard lock(targetsMutex_);
+        if (std::none_of(targets_.begin(), targets_.end(),
+                         [pid](const auto& t) { return t->pid == pid; }))
+            return makeError(ErrorKind::ProcessNotFound,
+                             "the agent records no process " + std::to_string(pid));
+    }
+    return snapshotLine(pid);
+}
+
+void HostAgent::stopRecordings() {
+    control_.reset(); // no command comes in while the recordings go
+    for (auto& target : targets_)
+        target->recording->requestStop();
 }
 
 HostAgent::HostAgent(AgentOptions options, push::PushQueue queue)
@@ -48,8 +108,8 @@ HostAgent::HostAgent(AgentOptions options, push::PushQueue queue)
 }
 
 HostAgent::~HostAgent() {
-    for (auto& target : targets_)
-        target->recording->requestStop();
+    stopRecordings();
+    const std::lock_guard lock(targetsMutex_);
     targets_.clear();
 }
 
@@ -113,12 +173,15 @@ void HostAgent::record(const PythonProcessInfo& info) {
     sampler.intervalUs = options_.intervalUs;
     sampler.read = options_.read;
     sampler.group = &samplers_;
+    sampler.startEnabled = enabled_; // set again below, under the lock, should it change
     target->recording =
         std::make_unique<Recording>(target->source->reader(), *target->sink, sampler);
     say("recording " + who + ": Python " + labelValue(*labels, "python_version") +
         ", service_name " + labelValue(*labels, "service_name"));
     pusher_->addSeries(target->sink, std::move(*labels));
     target->recording->start();
+    const std::lock_guard lock(targetsMutex_); // the switch as it is now, and every later one
+    target->recording->setEnabled(enabled_);
     targets_.push_back(std::move(target));
 }
 
@@ -129,6 +192,7 @@ void HostAgent::retire(Target& target, const std::string& why) {
 }
 
 void HostAgent::retireEnded() {
+    const std::lock_guard lock(targetsMutex_);
     std::erase_if(targets_, [this](const std::unique_ptr<Target>& target) {
         if (target->recording->running()) return false;
         target->recording->finish();
@@ -153,20 +217,23 @@ int HostAgent::run(const std::function<bool()>& stopRequested,
         ::setrlimit(RLIMIT_NOFILE, &files);
     }
     pusher_->start();
-    while (!stopRequested()) {
+    const auto stopping = [&] { return quitRequested_ || stopRequested(); };
+    while (!stopping()) {
         retireEnded();
         scan();
-        for (uint64_t slept = 0; slept < options_.scanMs && !stopRequested(); slept += 50) {
+        for (uint64_t slept = 0; slept < options_.scanMs && !stopping(); slept += 50) {
             const timespec nap{0, 50'000'000};
             nanosleep(&nap, nullptr);
         }
     }
     say("stopping: " + std::to_string(targets_.size()) + " recordings end");
-    for (auto& target : targets_)
-        target->recording->requestStop();
+    stopRecordings();
     for (auto& target : targets_)
         retire(*target, "recording stopped; its last profile is pushed");
-    targets_.clear();
+    {
+        const std::lock_guard lock(targetsMutex_);
+        targets_.clear();
+    }
     pusher_->stop(10'000, cancelled);
     reportPushTotals(pusher_->totals(), options_.push.url);
     return 0;

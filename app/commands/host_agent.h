@@ -8,6 +8,7 @@
 // records, what it cannot attach to and why, and what ended.
 
 #include "app/commands/push_options.h"
+#include "core/control/control_server.h"
 #include "core/pipeline/stack_pipeline.h"
 #include "core/pprof/pprof_sink.h"
 #include "core/push/pusher.h"
@@ -19,9 +20,13 @@
 
 #include <QRegularExpression>
 
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -34,6 +39,8 @@ struct AgentOptions {
     ReadOptions read;
     int maxProcesses = 256; // recorded at once; more are said and skipped
     uint64_t scanMs = 1000;
+    std::string control; // --control unix:PATH; empty: none
+    bool startDisabled = false;
 };
 
 class HostAgent {
@@ -43,7 +50,8 @@ public:
     HostAgent(const HostAgent&) = delete;
     HostAgent& operator=(const HostAgent&) = delete;
 
-    // Scans, records and retires until `stopRequested` (polled every 50 ms) says so;
+    // Scans, records and retires until `stopRequested` (polled every 50 ms) or the control
+    // socket's `quit` says so;
     // then stops every recording and pushes what is left (for up to 10 s, less if
     // `cancelled` fires). Returns the exit code.
     int run(const std::function<bool()>& stopRequested, const std::function<bool()>& cancelled);
@@ -57,6 +65,11 @@ private:
     };
 
     HostAgent(AgentOptions options, push::PushQueue queue);
+    // --control: what its commands act on (on the socket's thread).
+    control::ControlTarget controlTarget();
+    void setEnabled(bool on);
+    Result<std::string> snapshot(std::string_view pid);
+    void stopRecordings(); // every recording, before the control socket and pusher go
     remote::PythonProcessWatch::Look judge(int pid);
     void scan();
     void record(const PythonProcessInfo& info);
@@ -69,7 +82,13 @@ private:
     remote::PythonProcessWatch watch_;
     std::unordered_map<int, PythonProcessInfo> judged_; // this scan's Python processes
     SamplerGroup samplers_; // one thread ticks every target's sampler; outlives them
+    // Changed on the agent's thread only, under the mutex; the control socket's thread
+    // reads it under the mutex.
     std::vector<std::unique_ptr<Target>> targets_;
+    std::mutex targetsMutex_;
+    std::atomic<bool> enabled_{true};
+    std::atomic<bool> quitRequested_{false};
+    std::unique_ptr<control::ControlServer> control_; // last: it goes first
 };
 
 } // namespace gilscope::cli

@@ -12,7 +12,6 @@
 #include "core/pipeline/stack_pipeline.h"
 #include "core/sample/tee_sink.h"
 #include "core/sampling/recording.h"
-#include "core/snapshot/process_snapshot.h"
 #include "core/snapshot/snapshot_format.h"
 #include "core/tach/recording_copy.h"
 #include "core/util/utf8.h"
@@ -154,27 +153,26 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     std::unique_ptr<control::ControlServer> controlSocket;
     if (!options.control.empty()) {
         auto made = control::ControlServer::start(
-            options.control, {[&recording](bool on) { recording.setEnabled(on); },
-                              [&recording] { return recording.enabled(); },
-                              [&recording] { recording.requestStop(); },
-                              [&recording](std::string text) { recording.mark(std::move(text)); },
-                              [pid = source.pid()]() -> Result<std::string> {
-                                  SnapshotOptions whole;
-                                  whole.locals = true;
-                                  auto snap = takeSnapshot(pid, whole);
-                                  if (!snap) return snap.error();
-                                  return snapshotJson(*snap).dump(
-                                      -1, ' ', false, nlohmann::json::error_handler_t::replace);
-                              },
-                              [&]() -> Result<std::string> {
-                                  if (!output)
-                                      return makeError(ErrorKind::BadArguments,
-                                                       "there is no output file (--push only)");
-                                  auto n = flushOutput(recording, *output, copy ? &*copy : nullptr,
-                                                       options, destination, source.pid());
-                                  if (!n) return n.error();
-                                  return "samples=" + std::to_string(*n);
-                              }});
+            options.control,
+            {[&recording](bool on) { recording.setEnabled(on); },
+             [&recording] { return recording.enabled(); },
+             [&recording] { recording.requestStop(); },
+             [&recording](std::string text) { recording.mark(std::move(text)); },
+             [pid = source.pid()](std::string_view which) -> Result<std::string> {
+                 if (!which.empty() && which != std::to_string(pid))
+                     return makeError(ErrorKind::BadArguments,
+                                      "this recording is of process " + std::to_string(pid));
+                 return snapshotLine(pid);
+             },
+             [&]() -> Result<std::string> {
+                 if (!output)
+                     return makeError(ErrorKind::BadArguments,
+                                      "there is no output file (--push only)");
+                 auto n = flushOutput(recording, *output, copy ? &*copy : nullptr, options,
+                                      destination, source.pid());
+                 if (!n) return n.error();
+                 return "samples=" + std::to_string(*n);
+             }});
         if (!made) {
             if (hooks.afterStart) hooks.afterStart();
             result.exitCode = fail(made.error());

@@ -15,8 +15,9 @@ struct ControlTarget {
     std::function<void()> quit; // end the recording as Ctrl-C does: the output is written
     std::function<void(std::string)> mark; // a named instant (gilscope's own command)
     // Every thread now, as `gilscope dump -a --locals --json` prints it, on one line (an
-    // error says why there is none). gilscope's own command.
-    std::function<Result<std::string>()> snapshot;
+    // error says why there is none), of the process `pid` names ("snapshot PID"; empty:
+    // the one recorded, where there is one). gilscope's own command.
+    std::function<Result<std::string>(std::string_view pid)> snapshot;
     // Writes the output so far, whole, while the recording goes on; says how many samples
     // it holds ("samples=N"). gilscope's own command.
     std::function<Result<std::string>()> flush;
@@ -37,6 +38,7 @@ struct Reply {
 // (a named instant in the Gecko export; "err mark_needs_text" without one) and "snapshot"
 // -> "ok " and the JSON of every thread's stack and variables, or "err snapshot_failed: WHY";
 // "flush" -> "ok samples=N" once the output so far is written, or "err flush_failed: WHY".
+// One of gilscope's commands that the target has no handler for -> "err not_supported".
 Reply answer(std::string_view command, const ControlTarget& target);
 
 } // namespace gilscope::control

@@ -99,6 +99,16 @@ void Pusher::stop(uint64_t flushMs, std::function<bool()> cancelled) {
     thread_.join();
 }
 
+bool Pusher::cutNow() {
+    std::unique_lock lock(mutex_);
+    if (!thread_.joinable() || stopping_) return false;
+    cutRequested_ = true;
+    const uint64_t mine = cutsDone_ + 1;
+    wake_.notify_all();
+    cutDone_.wait(lock, [&] { return cutsDone_ >= mine || stopping_; });
+    return cutsDone_ >= mine;
+}
+
 Pusher::Totals Pusher::totals() const {
     const std::lock_guard lock(mutex_);
     return totals_;
@@ -118,14 +128,27 @@ void Pusher::run() {
             std::unique_lock lock(mutex_);
             const uint64_t wakeMs = queue_.empty() ? nextCutMs : std::min(nextCutMs, nextTryMs_);
             const auto now = nowMs();
-            if (!stopping_ && !retirePending_ && wakeMs > now)
+            if (!stopping_ && !retirePending_ && !cutRequested_ && wakeMs > now)
                 wake_.wait_for(lock, std::chrono::milliseconds(wakeMs - now),
-                               [this] { return stopping_ || retirePending_; });
+                               [this] { return stopping_ || retirePending_ || cutRequested_; });
             if (stopping_) break;
         }
         cut(true, UINT64_MAX);
         const uint64_t now = nowMs();
-        if (now >= nextCutMs) {
+        bool asked = false;
+        {
+            const std::lock_guard lock(mutex_);
+            std::swap(asked, cutRequested_);
+        }
+        if (asked) {
+            cut(false, UINT64_MAX);
+            nextCutMs = nowMs() + options_.intervalMs;
+            {
+                const std::lock_guard lock(mutex_);
+                ++cutsDone_;
+            }
+            cutDone_.notify_all();
+        } else if (now >= nextCutMs) {
             cut(false, UINT64_MAX);
             nextCutMs += options_.intervalMs;
             if (nextCutMs <= now) nextCutMs = now + options_.intervalMs; // a long send
@@ -137,6 +160,7 @@ void Pusher::run() {
         const std::lock_guard lock(mutex_);
         flushMs = flushMs_;
     }
+    cutDone_.notify_all(); // a cutNow() still waiting: the final cut below takes its samples
     const uint64_t deadlineMs = nowMs() + flushMs;
     failing_ = false; // one more try at the end, whatever the backoff said
     cut(false, deadlineMs);

@@ -82,6 +82,10 @@ public:
     // Takes the last (partial) interval, then sends what is queued until all is sent, the
     // server fails, `flushMs` pass or `cancelled` says so; then the thread ends.
     void stop(uint64_t flushMs, std::function<bool()> cancelled = {});
+    // Ends every series' interval now (the control socket's `flush`): its samples are
+    // pushed, or queued when the server cannot take them, before this returns; the next
+    // interval starts now. False when the pusher is not running.
+    bool cutNow();
 
     struct Totals {
         uint64_t profiles = 0; // intervals with samples, taken
@@ -123,9 +127,12 @@ private:
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;
+    std::condition_variable cutDone_;
     std::vector<Series> series_;
     bool retirePending_ = false;
     bool stopping_ = false;
+    bool cutRequested_ = false;
+    uint64_t cutsDone_ = 0; // cutNow()'s, so that each caller waits for its own
     uint64_t flushMs_ = 0;
     std::function<bool()> cancelled_;
     Totals totals_;

@@ -135,4 +135,12 @@ nlohmann::json snapshotJson(const ProcessSnapshot& s) {
     return j;
 }
 
+Result<std::string> snapshotLine(int pid) {
+    SnapshotOptions whole;
+    whole.locals = true;
+    auto snap = takeSnapshot(pid, whole);
+    if (!snap) return snap.error();
+    return snapshotJson(*snap).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 } // namespace gilscope

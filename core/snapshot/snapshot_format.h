@@ -16,6 +16,10 @@ std::string snapshotText(const ProcessSnapshot& snapshot);
 // The same as JSON (`dump --json`), every string valid UTF-8.
 nlohmann::json snapshotJson(const ProcessSnapshot& snapshot);
 
+// Every thread of `pid` now, with its variables, as one line of JSON (`dump -a --locals
+// --json` on one line): the control socket's `snapshot`.
+Result<std::string> snapshotLine(int pid);
+
 // One variable's kind as a word: "argument", "local", "cell", "free".
 const char* variableKindName(FrameVariable::Kind kind);
 

@@ -193,6 +193,60 @@ private slots:
     // series of the same pid. Where the interpreter is not position-independent (the sid
     // chroot's), the new image has its runtime where the old one had it: reads go on
     // succeeding, so only a look at the image itself tells.
+    // --control: the agent starts with sampling off (--start-disabled), so a flush pushes
+    // nothing; once enabled, a flush pushes the samples at once (the interval is a minute);
+    // `snapshot PID` answers for a process it records, and `quit` ends it.
+    void controlSocketSwitchesFlushesAndEnds() {
+        PushReceiver receiver;
+        QVERIFY(receiver.start());
+        const QString token = QString("agent-ctl-%1").arg(QCoreApplication::applicationPid());
+        TargetOptions options;
+        options.args = {token};
+        TargetProcess target(all_.last(), targetScript("light_service.py"), options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QTemporaryDir dir;
+        const QString sock = dir.filePath("agent.sock");
+        auto agent =
+            startGilscope({"agent", "--push", receiver.url(), "--push-interval", "60s", "--mode",
+                           "wall", "--match", token, "--push-queue", dir.filePath("queue"),
+                           "--control", "unix:" + sock, "--start-disabled"},
+                          dir.path(), QProcess::MergedChannels);
+        QVERIFY(agent);
+        const QString recording = QString("recording process %1 ").arg(target.pid());
+        QString log;
+        QVERIFY2(waitForStdoutLine(
+                     *agent, [&](const QString& line) { return line.contains(recording); }, &log,
+                     kWaitMs),
+                 qPrintable(log));
+        const auto ctl = [&](const QStringList& commands) {
+            const RunResult r = runGilscope(QStringList{"ctl", sock} + commands);
+            const QString said = r.out.trimmed(); // exit 1 after an "err" reply
+            return r.exitCode == (said.contains("err ") ? 1 : 0) ? said : describe(r);
+        };
+        QCOMPARE(ctl({"status"}), QStringLiteral("ok enabled=False"));
+        QCOMPARE(ctl({"flush"}), QStringLiteral("ok series=1"));
+        QVERIFY2(receiver.accepted().isEmpty(), "sampling was off, yet samples were pushed");
+        QCOMPARE(ctl({"enable", "status"}), QStringLiteral("ok\nok enabled=True"));
+        const QString pid = QString::number(target.pid());
+        const auto flushedSamples = [&] {
+            if (ctl({"flush"}) != "ok series=1") return false;
+            for (const ReceivedPush& p : receiver.accepted())
+                if (p.labels.value("pid") == pid) return true;
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(flushedSamples(), kWaitMs);
+        const QString snapshot = ctl({"snapshot " + pid});
+        QVERIFY2(snapshot.startsWith("ok {") && snapshot.contains("\"pid\":" + pid + ","),
+                 qPrintable(snapshot.left(200)));
+        QCOMPARE(ctl({"snapshot 1"}),
+                 QStringLiteral("err snapshot_failed: the agent records no process 1"));
+        QCOMPARE(ctl({"mark phase"}), QStringLiteral("err not_supported"));
+        QCOMPARE(ctl({"quit"}), QStringLiteral("ok"));
+        QVERIFY(agent->waitForFinished(kRunTimeoutMs));
+        QCOMPARE(agent->exitCode(), 0);
+        QVERIFY(!QFile::exists(sock));
+    }
+
     void aProcessThatExecsPythonIsRecordedAgain_data() {
         QList<Interpreter> ends{all_.first()};
         if (all_.size() > 1) ends << all_.last();
