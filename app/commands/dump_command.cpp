@@ -30,7 +30,10 @@ int runDump(const QStringList& args) {
         "Show at most N frames of a stack (default 1536): a deeper one keeps its leaf frames and "
         "root frames around a '<truncated: K frames>' frame.",
         "N", "1536");
-    parser.addOptions({all, json, opcodes, locals, blocking, maxDepth});
+    const QCommandLineOption async(
+        "async-aware", "Also show asyncio's tasks (Python 3.14+): each with its coroutines, under "
+                       "the task that awaits it.");
+    parser.addOptions({all, json, opcodes, locals, blocking, async, maxDepth});
     parser.addPositionalArgument("pid", "Process ID to read.");
     if (auto done = cli.parse(args)) return *done;
     const QStringList positional = parser.positionalArguments();
@@ -45,6 +48,7 @@ int runDump(const QStringList& args) {
     options.opcodes = parser.isSet(opcodes);
     options.locals = parser.isSet(locals);
     options.blocking = parser.isSet(blocking);
+    options.tasks = parser.isSet(async);
     const qulonglong depth = parser.value(maxDepth).toULongLong(&ok);
     if (!ok || depth < 3 || depth > (1u << 20))
         return cli.usageError("argument --max-depth: expected a number of frames from 3 to "

@@ -7,12 +7,109 @@
 #include "core/sample/wait_reason.h"
 #include "core/snapshot/source_lines.h"
 
+#include <algorithm>
 #include <map>
 
 namespace gilscope {
 
 namespace {
+
 constexpr int kAttempts = 50; // the target runs on: a torn read is retried
+
+// One consistent read of every stack, or why there is none.
+Status readOnce(StackSource& src, int pid, std::vector<ThreadStack>& stacks, size_t& count) {
+    ReadOutcome outcome = ReadOutcome::Error;
+    for (int attempt = 0; attempt < kAttempts && outcome == ReadOutcome::Error; ++attempt)
+        outcome = src.read(stacks, count);
+    if (outcome == ReadOutcome::ProcessEnded)
+        return makeError(ErrorKind::ProcessEnded,
+                         "process " + std::to_string(pid) + " exited while being read");
+    if (outcome == ReadOutcome::Error)
+        return makeError(ErrorKind::Internal, "could not get a consistent stack of process " +
+                                                  std::to_string(pid) + " in " +
+                                                  std::to_string(kAttempts) + " tries (" +
+                                                  src.lastError() + "); try again");
+    return {};
+}
+
+FrameSnapshot frameOf(const FrameInfo& f, const FrameRegistry& reg, int minor,
+                      SourceLines& sources) {
+    FrameSnapshot fs;
+    fs.function = reg.string(f.funcname);
+    fs.file = reg.string(f.filename);
+    fs.line = f.line;
+    fs.endLine = f.endLine;
+    fs.column = f.column;
+    fs.endColumn = f.endColumn;
+    if (f.opcode != kNoOpcode) {
+        fs.opcode = f.opcode;
+        fs.opcodeName = formatOpcode(f.opcode, minor);
+    }
+    const SourceLines::Line line = sources.at(fs.file, f.line);
+    fs.source = line.text;
+    fs.sourceChanged = line.changed;
+    return fs;
+}
+
+// asyncio's tasks (3.14+), read as --async-aware reads them: one stack per leaf task, up
+// through the tasks awaiting it, each task's frames closed by a "<task>" frame named after
+// it. Split at those frames and merged from the root: the tree. A task already in the tree
+// keeps its frames: the running tasks are read first (`running`: from the thread's own
+// frames, where a running coroutine's callees are), then every task (`all`: suspended
+// coroutine chains, which stop at a running coroutine).
+Status readTasks(int pid, AsyncMode mode, const SnapshotOptions& options, SourceLines& sources,
+                 std::vector<TaskSnapshot>& roots) {
+    ReadOptions read;
+    read.asyncMode = mode;
+    read.opcodes = options.opcodes;
+    read.maxDepth = options.maxDepth;
+    ReadPath path;
+    path.blocking = options.blocking;
+    auto pipeline = StackPipeline::open(pid, read, path, 1000);
+    if (!pipeline) return pipeline.error();
+    StackSource& src = pipeline->reader();
+    std::vector<ThreadStack> stacks;
+    size_t count = 0;
+    if (Status s = readOnce(src, pid, stacks, count); !s) return s;
+    const FrameRegistry& reg = src.registry();
+    struct Segment {
+        std::string name;
+        std::vector<FrameId> frames; // newest first
+    };
+    std::vector<Segment> segments;
+    for (size_t i = 0; i < count; ++i) {
+        segments.assign(1, {});
+        for (FrameId id : stacks[i].frames) {
+            const FrameInfo& f = reg.frame(id);
+            if (reg.string(f.filename) != "<task>") {
+                segments.back().frames.push_back(id);
+                continue;
+            }
+            segments.back().name = reg.string(f.funcname);
+            segments.emplace_back();
+        }
+        segments.pop_back(); // after the root task's frame: nothing
+        std::vector<TaskSnapshot>* level = &roots;
+        for (auto seg = segments.rbegin(); seg != segments.rend(); ++seg) {
+            auto node = std::find_if(level->begin(), level->end(),
+                                     [&](const TaskSnapshot& t) { return t.name == seg->name; });
+            if (node == level->end()) {
+                TaskSnapshot task;
+                task.name = seg->name;
+                task.threadId = stacks[i].threadId;
+                task.running = mode == AsyncMode::Running && seg == segments.rend() - 1;
+                for (FrameId id : seg->frames)
+                    task.frames.push_back(
+                        frameOf(reg.frame(id), reg, src.pythonVersion().minor, sources));
+                level->push_back(std::move(task));
+                node = level->end() - 1;
+            }
+            level = &node->awaits;
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 std::vector<std::string> threadStatusNames(uint32_t s) {
@@ -42,17 +139,7 @@ Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options) {
 
     std::vector<ThreadStack> stacks;
     size_t count = 0;
-    ReadOutcome outcome = ReadOutcome::Error;
-    for (int attempt = 0; attempt < kAttempts && outcome == ReadOutcome::Error; ++attempt)
-        outcome = src.read(stacks, count);
-    if (outcome == ReadOutcome::ProcessEnded)
-        return makeError(ErrorKind::ProcessEnded,
-                         "process " + std::to_string(pid) + " exited while being read");
-    if (outcome == ReadOutcome::Error)
-        return makeError(ErrorKind::Internal, "could not get a consistent stack of process " +
-                                                  std::to_string(pid) + " in " +
-                                                  std::to_string(kAttempts) + " tries (" +
-                                                  src.lastError() + "); try again");
+    if (Status s = readOnce(src, pid, stacks, count); !s) return s.error();
 
     ProcessSnapshot snap;
     snap.pid = pid;
@@ -83,26 +170,16 @@ Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options) {
             if (!ts.waiting.empty()) first = 1;
         }
         for (size_t k = first; k < t.frames.size(); ++k) {
-            const FrameInfo& f = reg.frame(t.frames[k]);
-            FrameSnapshot fs;
-            fs.function = reg.string(f.funcname);
-            fs.file = reg.string(f.filename);
-            fs.line = f.line;
-            fs.endLine = f.endLine;
-            fs.column = f.column;
-            fs.endColumn = f.endColumn;
-            if (f.opcode != kNoOpcode) {
-                fs.opcode = f.opcode;
-                fs.opcodeName = formatOpcode(f.opcode, src.pythonVersion().minor);
-            }
-            const SourceLines::Line line = sources.at(fs.file, f.line);
-            fs.source = line.text;
-            fs.sourceChanged = line.changed;
+            FrameSnapshot fs =
+                frameOf(reg.frame(t.frames[k]), reg, src.pythonVersion().minor, sources);
             if (k < t.locals.size()) fs.locals = t.locals[k]; // --locals only
             ts.frames.push_back(std::move(fs));
         }
         snap.threads.push_back(std::move(ts));
     }
+    if (options.tasks)
+        for (AsyncMode mode : {AsyncMode::Running, AsyncMode::All})
+            if (Status s = readTasks(pid, mode, options, sources, snap.tasks); !s) return s.error();
     return snap;
 }
 

@@ -17,6 +17,7 @@ struct SnapshotOptions {
     bool locals = false;    // each frame's variables (FrameLocals)
     bool opcodes = false;
     bool blocking = false; // every thread stopped while it is read (ptrace)
+    bool tasks = false;    // --async-aware: asyncio's tasks as a tree too (3.14+)
     size_t maxDepth = 1536;
 };
 
@@ -39,12 +40,23 @@ struct ThreadSnapshot {
     std::vector<FrameSnapshot> frames; // newest first; the wait itself is not a frame
 };
 
+// One asyncio task: its coroutine chain, and the tasks it awaits (each under the task that
+// awaits it, as `python -m asyncio pstree` shows them).
+struct TaskSnapshot {
+    std::string name;                  // "Task-<addr>" for one without a name
+    uint64_t threadId = 0;             // the thread whose list holds it (0: the interpreter's)
+    bool running = false;              // the task its thread runs now
+    std::vector<FrameSnapshot> frames; // its own coroutines, newest first
+    std::vector<TaskSnapshot> awaits;
+};
+
 struct ProcessSnapshot {
     int pid = 0;
     std::string pythonVersion;
     bool freeThreaded = false;
     std::optional<std::string> executable, commandLine;
     std::vector<ThreadSnapshot> threads;
+    std::vector<TaskSnapshot> tasks; // SnapshotOptions::tasks: the tasks no other awaits
 };
 
 // Reads the process once (a torn read is tried again, up to 50 times). Errors say what to

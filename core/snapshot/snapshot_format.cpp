@@ -45,6 +45,58 @@ void appendLocals(std::string& out, const FrameLocals& l) {
     }
 }
 
+std::string frameLine(const FrameSnapshot& f) {
+    return escapeForDisplay(f.function) + " (" + escapeForDisplay(f.file) + ":" +
+           std::to_string(f.line) + ")" + (f.opcodeName.empty() ? "" : " [" + f.opcodeName + "]");
+}
+
+// A task, its coroutines under it, then the tasks it awaits, one level deeper.
+void appendTask(std::string& out, const TaskSnapshot& t, const std::string& indent) {
+    out += indent + "Task \"" + escapeForDisplay(t.name) + "\"" +
+           (t.running    ? " (running on thread " + std::to_string(t.threadId) + ")"
+            : t.threadId ? " (thread " + std::to_string(t.threadId) + ")"
+                         : "") +
+           "\n";
+    for (const FrameSnapshot& f : t.frames)
+        out += indent + "    " + frameLine(f) + "\n";
+    for (const TaskSnapshot& awaited : t.awaits)
+        appendTask(out, awaited, indent + "    awaits ");
+}
+
+nlohmann::json frameJson(const FrameSnapshot& f) {
+    nlohmann::json jf{{"function", sanitizeUtf8(f.function)},
+                      {"filename", sanitizeUtf8(f.file)},
+                      {"line", f.line},
+                      {"end_line", f.endLine},
+                      {"column", f.column},
+                      {"end_column", f.endColumn}};
+    if (f.opcode >= 0) {
+        jf["opcode"] = f.opcode;
+        jf["opcode_name"] = f.opcodeName;
+    }
+    jf["source"] =
+        f.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(sanitizeUtf8(f.source));
+    if (!f.source.empty()) jf["source_changed"] = f.sourceChanged;
+    if (f.locals) {
+        jf["locals"] = localsJson(*f.locals);
+        if (!f.locals->error.empty()) jf["locals_error"] = f.locals->error;
+    }
+    return jf;
+}
+
+nlohmann::json taskJson(const TaskSnapshot& t) {
+    nlohmann::json frames = nlohmann::json::array(), awaits = nlohmann::json::array();
+    for (const FrameSnapshot& f : t.frames)
+        frames.push_back(frameJson(f));
+    for (const TaskSnapshot& a : t.awaits)
+        awaits.push_back(taskJson(a));
+    return {{"name", sanitizeUtf8(t.name)},
+            {"thread_id", t.threadId},
+            {"running", t.running},
+            {"frames", std::move(frames)},
+            {"awaits", std::move(awaits)}};
+}
+
 } // namespace
 
 const char* variableKindName(FrameVariable::Kind k) {
@@ -73,9 +125,7 @@ std::string snapshotText(const ProcessSnapshot& s) {
                (t.interpreterId ? " interpreter " + std::to_string(t.interpreterId) : "") + "\n";
         if (!t.waiting.empty()) out += "  waiting: " + escapeForDisplay(t.waiting) + "\n";
         for (const FrameSnapshot& f : t.frames) {
-            out += "    " + escapeForDisplay(f.function) + " (" + escapeForDisplay(f.file) + ":" +
-                   std::to_string(f.line) + ")" +
-                   (f.opcodeName.empty() ? "" : " [" + f.opcodeName + "]") + "\n";
+            out += "    " + frameLine(f) + "\n";
             if (!f.source.empty())
                 out += "        " + escapeForDisplay(f.source) +
                        (f.sourceChanged ? "    (file changed since the program started)" : "") +
@@ -84,6 +134,9 @@ std::string snapshotText(const ProcessSnapshot& s) {
         }
         out += "\n";
     }
+    if (!s.tasks.empty()) out += "asyncio tasks (each under the task that awaits it):\n";
+    for (const TaskSnapshot& t : s.tasks)
+        appendTask(out, t, "");
     return out;
 }
 
@@ -97,26 +150,8 @@ nlohmann::json snapshotJson(const ProcessSnapshot& s) {
     j["threads"] = nlohmann::json::array();
     for (const ThreadSnapshot& t : s.threads) {
         nlohmann::json frames = nlohmann::json::array();
-        for (const FrameSnapshot& f : t.frames) {
-            nlohmann::json jf{{"function", sanitizeUtf8(f.function)},
-                              {"filename", sanitizeUtf8(f.file)},
-                              {"line", f.line},
-                              {"end_line", f.endLine},
-                              {"column", f.column},
-                              {"end_column", f.endColumn}};
-            if (f.opcode >= 0) {
-                jf["opcode"] = f.opcode;
-                jf["opcode_name"] = f.opcodeName;
-            }
-            jf["source"] =
-                f.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(sanitizeUtf8(f.source));
-            if (!f.source.empty()) jf["source_changed"] = f.sourceChanged;
-            if (f.locals) {
-                jf["locals"] = localsJson(*f.locals);
-                if (!f.locals->error.empty()) jf["locals_error"] = f.locals->error;
-            }
-            frames.push_back(std::move(jf));
-        }
+        for (const FrameSnapshot& f : t.frames)
+            frames.push_back(frameJson(f));
         j["threads"].push_back(
             {{"thread_id", t.threadId},
              {"name", t.name ? nlohmann::json(sanitizeUtf8(*t.name)) : nlohmann::json(nullptr)},
@@ -131,6 +166,11 @@ nlohmann::json snapshotJson(const ProcessSnapshot& s) {
              {"waiting", t.waiting.empty() ? nlohmann::json(nullptr)
                                            : nlohmann::json(sanitizeUtf8(t.waiting))},
              {"frames", std::move(frames)}});
+    }
+    if (!s.tasks.empty()) {
+        j["tasks"] = nlohmann::json::array();
+        for (const TaskSnapshot& t : s.tasks)
+            j["tasks"].push_back(taskJson(t));
     }
     return j;
 }

@@ -8,7 +8,9 @@
 #include "tests/support/run_gilscope.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -84,6 +86,64 @@ private slots:
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains("invalid choice: 'x' (choose from 'running', 'all')"),
                  qPrintable(bad.err));
+    }
+
+    // `dump --async-aware`: every task with its coroutines, each under the task that awaits
+    // it: the three named tasks under main's, each with its own chain (newest first), in
+    // the JSON and the text. Refused on 3.8-3.13 as the recording is.
+    void dumpShowsTheTaskTree_data() { addInterpreterRows(all_); }
+    void dumpShowsTheTaskTree() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "async_tasks.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString pid = QString::number(target.pid());
+        if (interpreter.minor < 14) {
+            const RunResult r = runGilscope({"dump", "--async-aware", pid});
+            QCOMPARE(r.exitCode, 6);
+            QVERIFY2(r.err.contains("--async-aware needs Python 3.14 or newer"),
+                     qPrintable(describe(r)));
+            return;
+        }
+        const QJsonObject chains = target.readyInfo().value("tasks").toObject();
+        const RunResult r = runGilscope({"dump", "--async-aware", "--json", pid});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const QJsonArray roots = QJsonDocument::fromJson(r.out.toUtf8())["tasks"].toArray();
+        QCOMPARE(roots.size(), 1); // main's task, awaiting the three
+        const QJsonArray awaited = roots[0]["awaits"].toArray();
+        QStringList names;
+        int whole = 0;
+        for (const QJsonValue task : awaited) {
+            const QString name = task["name"].toString();
+            names << name;
+            QStringList newestFirst;
+            for (const QJsonValue f : task["frames"].toArray())
+                newestFirst.prepend(f["function"].toString());
+            QStringList chain;
+            for (const QJsonValue fn : chains[name].toArray())
+                chain << fn.toString();
+            // A waiting task awaits asyncio.sleep(0), a coroutine too; the running one is in
+            // burn(), a plain function on its thread's stack.
+            const QString leaf = task["running"].toBool() ? "burn" : "sleep";
+            if (newestFirst.size() == chain.size() + 1 && newestFirst.last() == leaf)
+                newestFirst.removeLast();
+            // A task the loop switched to between the two reads was running at the second:
+            // its chain stops at its outer coroutine (CPython's reads stop there too).
+            QVERIFY2(!newestFirst.isEmpty() && chain.mid(0, newestFirst.size()) == newestFirst,
+                     qPrintable(name + ": " + newestFirst.join(" > ")));
+            whole += newestFirst == chain;
+            QVERIFY(task["awaits"].toArray().isEmpty());
+        }
+        names.sort();
+        QCOMPARE(names, QStringList({"alpha", "beta", "gamma"}));
+        QVERIFY2(whole >= 2, "one task at a time runs: the others wait, their chains whole");
+        const RunResult text = runGilscope({"dump", "--async-aware", pid});
+        QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+        QVERIFY2(text.out.contains("asyncio tasks (each under the task that awaits it):\n"),
+                 qPrintable(text.out));
+        QVERIFY2(text.out.contains(QRegularExpression("    awaits Task \"beta\"[^\n]*\n"
+                                                      "(    awaits     \\w+ \\([^\n]*\n)*"
+                                                      "    awaits     beta_outer \\(")),
+                 qPrintable(text.out));
     }
 
     void tasksOverTheirChains_data() { addInterpreterRows(all_); }
