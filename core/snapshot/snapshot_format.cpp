@@ -51,8 +51,9 @@ std::string frameLine(const FrameSnapshot& f) {
 }
 
 // A task, its coroutines under it, then the tasks it awaits, one level deeper.
-void appendTask(std::string& out, const TaskSnapshot& t, const std::string& indent) {
-    out += indent + "Task \"" + escapeForDisplay(t.name) + "\"" +
+void appendTask(std::string& out, const TaskSnapshot& t, const std::string& indent,
+                const char* prefix) {
+    out += indent + prefix + "Task \"" + escapeForDisplay(t.name) + "\"" +
            (t.running    ? " (running on thread " + std::to_string(t.threadId) + ")"
             : t.threadId ? " (thread " + std::to_string(t.threadId) + ")"
                          : "") +
@@ -60,7 +61,7 @@ void appendTask(std::string& out, const TaskSnapshot& t, const std::string& inde
     for (const FrameSnapshot& f : t.frames)
         out += indent + "    " + frameLine(f) + "\n";
     for (const TaskSnapshot& awaited : t.awaits)
-        appendTask(out, awaited, indent + "    awaits ");
+        appendTask(out, awaited, indent + "    ", "awaits ");
 }
 
 nlohmann::json frameJson(const FrameSnapshot& f) {
@@ -136,7 +137,7 @@ std::string snapshotText(const ProcessSnapshot& s) {
     }
     if (!s.tasks.empty()) out += "asyncio tasks (each under the task that awaits it):\n";
     for (const TaskSnapshot& t : s.tasks)
-        appendTask(out, t, "");
+        appendTask(out, t, "", "");
     return out;
 }
 
