@@ -33,7 +33,10 @@ int runDump(const QStringList& args) {
     const QCommandLineOption async(
         "async-aware", "Also show asyncio's tasks (Python 3.14+): each with its coroutines, under "
                        "the task that awaits it.");
-    parser.addOptions({all, json, opcodes, locals, blocking, async, maxDepth});
+    const QCommandLineOption native(
+        "native-stacks", "Show the C frames among the Python ones (perf events; with --blocking, "
+                         "read from the stopped threads).");
+    parser.addOptions({all, json, opcodes, locals, blocking, async, native, maxDepth});
     parser.addPositionalArgument("pid", "Process ID to read.");
     if (auto done = cli.parse(args)) return *done;
     const QStringList positional = parser.positionalArguments();
@@ -49,6 +52,7 @@ int runDump(const QStringList& args) {
     options.locals = parser.isSet(locals);
     options.blocking = parser.isSet(blocking);
     options.tasks = parser.isSet(async);
+    options.nativeStacks = parser.isSet(native);
     const qulonglong depth = parser.value(maxDepth).toULongLong(&ok);
     if (!ok || depth < 3 || depth > (1u << 20))
         return cli.usageError("argument --max-depth: expected a number of frames from 3 to "

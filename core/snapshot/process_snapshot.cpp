@@ -35,6 +35,7 @@ Status readOnce(StackSource& src, int pid, std::vector<ThreadStack>& stacks, siz
 FrameSnapshot frameOf(const FrameInfo& f, const FrameRegistry& reg, int minor,
                       SourceLines& sources) {
     FrameSnapshot fs;
+    fs.native = f.native;
     fs.function = reg.string(f.funcname);
     fs.file = reg.string(f.filename);
     fs.line = f.line;
@@ -45,6 +46,7 @@ FrameSnapshot frameOf(const FrameInfo& f, const FrameRegistry& reg, int minor,
         fs.opcode = f.opcode;
         fs.opcodeName = formatOpcode(f.opcode, minor);
     }
+    if (f.native) return fs; // no source line: a library's code
     const SourceLines::Line line = sources.at(fs.file, f.line);
     fs.source = line.text;
     fs.sourceChanged = line.changed;
@@ -131,8 +133,10 @@ Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options) {
     read.locals = options.locals;
     read.waitFrames = true; // what a waiting thread waits on, said apart from its frames
     read.maxDepth = options.maxDepth;
+    read.nativeStacks = options.nativeStacks; // the eval-loop entries pair runs with C frames
     ReadPath path;
     path.blocking = options.blocking;
+    path.nativeStacks = options.nativeStacks;
     auto pipeline = StackPipeline::open(pid, read, path, 1000);
     if (!pipeline) return pipeline.error();
     StackSource& src = pipeline->reader();
@@ -162,17 +166,25 @@ Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options) {
         ts.interpreterId = t.interpreterId;
         ts.status = t.status;
         if (auto n = names.find(t.threadId); n != names.end()) ts.name = n->second;
-        // The wait leaf ("<read TCP 10.0.0.5:5432>") is said apart from the frames.
-        size_t first = 0;
-        if (!t.frames.empty()) {
-            const FrameInfo& leaf = reg.frame(t.frames.front());
+        // The wait leaf ("<read TCP 10.0.0.5:5432>") is said apart from the frames: the
+        // first Python one (C frames of the blocked call may sit over it).
+        size_t waitAt = SIZE_MAX;
+        for (size_t k = 0; k < t.frames.size(); ++k) {
+            const FrameInfo& leaf = reg.frame(t.frames[k]);
+            if (leaf.native) continue;
             ts.waiting = waitLabelOfFrame(reg.string(leaf.filename), reg.string(leaf.funcname));
-            if (!ts.waiting.empty()) first = 1;
+            if (!ts.waiting.empty()) waitAt = k;
+            break;
         }
-        for (size_t k = first; k < t.frames.size(); ++k) {
-            FrameSnapshot fs =
-                frameOf(reg.frame(t.frames[k]), reg, src.pythonVersion().minor, sources);
-            if (k < t.locals.size()) fs.locals = t.locals[k]; // --locals only
+        // --locals: one entry per frame the Python walk read, in its order. C frames merged
+        // in between (--native-stacks) take none, so the Python ones are counted apart.
+        size_t python = 0;
+        for (size_t k = 0; k < t.frames.size(); ++k) {
+            const FrameInfo& info = reg.frame(t.frames[k]);
+            const size_t walked = info.native ? SIZE_MAX : python++;
+            if (k == waitAt) continue;
+            FrameSnapshot fs = frameOf(info, reg, src.pythonVersion().minor, sources);
+            if (walked < t.locals.size()) fs.locals = t.locals[walked];
             ts.frames.push_back(std::move(fs));
         }
         snap.threads.push_back(std::move(ts));

@@ -16,14 +16,16 @@ struct SnapshotOptions {
     bool allThreads = true; // false: the main thread only, as CPython's dump
     bool locals = false;    // each frame's variables (FrameLocals)
     bool opcodes = false;
-    bool blocking = false; // every thread stopped while it is read (ptrace)
-    bool tasks = false;    // --async-aware: asyncio's tasks as a tree too (3.14+)
+    bool blocking = false;     // every thread stopped while it is read (ptrace)
+    bool tasks = false;        // --async-aware: asyncio's tasks as a tree too (3.14+)
+    bool nativeStacks = false; // C frames among the Python ones (as --native-stacks records)
     size_t maxDepth = 1536;
 };
 
 struct FrameSnapshot {
     std::string function, file; // as the target names them (any bytes)
     int32_t line = 0, endLine = 0, column = -1, endColumn = -1;
+    bool native = false;        // a C frame: `function` is its symbol, `file` its library
     int opcode = -1;            // --opcodes: the instruction, -1 none
     std::string opcodeName;     // its name in the target's own Python ("CALL_BUILTIN_O (CALL)")
     std::string source;         // the line's text, indentation stripped; empty: none

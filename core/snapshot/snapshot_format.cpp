@@ -46,6 +46,7 @@ void appendLocals(std::string& out, const FrameLocals& l) {
 }
 
 std::string frameLine(const FrameSnapshot& f) {
+    if (f.native) return escapeForDisplay(f.function) + " (" + escapeForDisplay(f.file) + ") [C]";
     return escapeForDisplay(f.function) + " (" + escapeForDisplay(f.file) + ":" +
            std::to_string(f.line) + ")" + (f.opcodeName.empty() ? "" : " [" + f.opcodeName + "]");
 }
@@ -71,6 +72,7 @@ nlohmann::json frameJson(const FrameSnapshot& f) {
                       {"end_line", f.endLine},
                       {"column", f.column},
                       {"end_column", f.endColumn}};
+    if (f.native) jf["native"] = true;
     if (f.opcode >= 0) {
         jf["opcode"] = f.opcode;
         jf["opcode_name"] = f.opcodeName;

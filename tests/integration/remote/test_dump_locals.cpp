@@ -187,6 +187,49 @@ private slots:
             QCOMPARE(locals[0]["value"].toString(), variable.second);
         }
     }
+
+    // --native-stacks: the C frames of the blocked call sit over the Python ones; the
+    // thread still says what it waits on (the wait is no frame), and every Python frame
+    // keeps its own variables although C frames were merged in between. Running (perf
+    // events) and stopped (--blocking) alike.
+    void nativeStacksKeepEachFramesVariables_data() { addInterpreterRows(findEveryBuild()); }
+    void nativeStacksKeepEachFramesVariables() {
+        QFETCH(Interpreter, interpreter);
+        TargetProcess target(interpreter, "deadlock.py");
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        for (const QStringList& extra : {QStringList{}, QStringList{"--blocking"}}) {
+            const RunResult r =
+                runGilscope(QStringList{"dump", "-a", "--locals", "--native-stacks", "--json"} +
+                            extra + QStringList{QString::number(target.pid())});
+            if (r.exitCode != 0 && r.err.contains("perf_event_paranoid"))
+                QSKIP(qPrintable("the kernel refuses perf events here: " + r.err));
+            QVERIFY2(r.exitCode == 0, qPrintable(interpreter.label + ": " + describe(r)));
+            const QList<QPair<QString, QPair<QString, QString>>> expected = {
+                {"first", {"order", "17"}}, {"second", {"customer", "'ada'"}}};
+            for (const QJsonValue& t : QJsonDocument::fromJson(r.outBytes)["threads"].toArray()) {
+                for (const auto& [function, variable] : expected) {
+                    if (t["name"].toString() != function) continue;
+                    QCOMPARE(t["waiting"].toString(), QStringLiteral("lock wait"));
+                    const QJsonArray frames = t["frames"].toArray();
+                    qsizetype at = 0; // the first Python frame
+                    while (at < frames.size() && frames[at]["native"].toBool())
+                        ++at;
+                    QVERIFY2(at > 0 && at < frames.size(),
+                             qPrintable(interpreter.label + " " + function + ": " +
+                                        QJsonDocument(frames).toJson()));
+                    QCOMPARE(frames[at]["function"].toString(), function);
+                    const QJsonArray locals = frames[at]["locals"].toArray();
+                    QVERIFY2(locals.size() == 1, qPrintable(QJsonDocument(locals).toJson()));
+                    QCOMPARE(locals[0]["name"].toString(), variable.first);
+                    QCOMPARE(locals[0]["value"].toString(), variable.second);
+                    for (const QJsonValue& f : frames) {
+                        QVERIFY(!f["function"].toString().startsWith("<lock wait"));
+                        if (f["native"].toBool()) QVERIFY(!f.toObject().contains("locals"));
+                    }
+                }
+            }
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDumpLocals)
