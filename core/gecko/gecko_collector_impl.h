@@ -41,6 +41,7 @@ struct GeckoCollector::Impl {
     // The user's marks (addMarker), on the main thread (else the first) at export.
     void emitUserMarks();
     std::vector<std::pair<uint64_t, std::string>> userMarks;
+    bool wroteUserMarks = false; // meta.markerSchema then describes them
     void fail(Error e);
     void spillFailed(Error e); // the spill disk failed: data stays in memory, recording stops
 

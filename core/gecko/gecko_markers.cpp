@@ -112,6 +112,7 @@ void GeckoCollector::Impl::emitUserMarks() {
         rec.kind = kUserMarker;
         Status s = on->appendMarker(strings.intern(sanitizeUtf8(text)), ms, ms, 0, rec);
         if (!s.ok()) spillFailed(s.error());
+        wroteUserMarks = true;
     }
     userMarks.clear();
 }

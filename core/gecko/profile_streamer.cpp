@@ -30,7 +30,7 @@ constexpr std::string_view kWaitCategories =
     R"({"name":"Idle","color":"transparent","subcategories":["Other"]}])";
 
 constexpr std::string_view kOpcodeSchema =
-    R"([{"name":"Opcode","display":["marker-table","marker-chart"],)"
+    R"({"name":"Opcode","display":["marker-table","marker-chart"],)"
     R"("tooltipLabel":"{marker.data.opname}","tableLabel":"{marker.data.opname} at line {marker.data.line}",)"
     R"("chartLabel":"{marker.data.opname}","fields":[)"
     R"({"key":"opname","label":"Opcode","format":"string","searchable":true},)"
@@ -39,7 +39,12 @@ constexpr std::string_view kOpcodeSchema =
     R"({"key":"line","label":"Line","format":"integer"},)"
     R"({"key":"column","label":"Column","format":"integer"},)"
     R"({"key":"function","label":"Function","format":"string"},)"
-    R"({"key":"duration","label":"Duration","format":"duration"}]}])";
+    R"({"key":"duration","label":"Duration","format":"duration"}]})";
+// The user's marks (`mark TEXT`, Add marker…): instants named by their text.
+constexpr std::string_view kUserMarkSchema =
+    R"({"name":"UserMark","display":["marker-chart","marker-table","timeline-overview"],)"
+    R"("chartLabel":"{marker.name}","tableLabel":"{marker.name}",)"
+    R"("tooltipLabel":"{marker.name}","fields":[]})";
 
 constexpr uint64_t kPollMask = 4095; // poll() every 4096 items
 
@@ -210,7 +215,11 @@ Status ProfileStreamer::meta() {
     m.key("CPUName").string("");
     m.key("product").string("Python");
     m.key("symbolicated").boolean(true);
-    m.key("markerSchema").raw(impl_.opt.opcodes ? kOpcodeSchema : std::string_view("[]"));
+    std::string schema = "[";
+    if (impl_.opt.opcodes) schema += kOpcodeSchema;
+    if (impl_.wroteUserMarks)
+        schema += (schema.size() > 1 ? "," : "") + std::string(kUserMarkSchema);
+    m.key("markerSchema").raw(schema + "]");
     m.key("importedFrom").string("Tachyon Sampling Profiler");
     m.key("extensions").raw(R"({"id":[],"name":[],"baseURL":[],"length":0})");
     return out_.status();

@@ -228,6 +228,11 @@ private slots:
             }
         }
         QCOMPARE(marks, 1);
+        // Described in meta.markerSchema, so the Firefox Profiler labels it by its text.
+        QStringList schemas;
+        for (const QJsonValue& m : profile["meta"].toObject()["markerSchema"].toArray())
+            schemas << m["name"].toString();
+        QCOMPARE(schemas, QStringList{"UserMark"});
         const QString checker = sharedDir() + "/tools/check-gecko";
         if (QFile::exists(checker)) {
             const RunResult lint = runProgram(checker, {out});
