@@ -29,6 +29,8 @@ run_packages=(
     libdw-dev
     # the --live terminal view (tui/): ncurses, wide-character build
     libncurses-dev
+    # the man page (gilscope.1), made from gilscope's own --help
+    help2man
     # `gilscope run`'s default interpreter, and a font for the window's text (both come
     # with the packages above anyway)
     python3 fonts-dejavu-core
