@@ -40,7 +40,6 @@ public:
     QLineEdit* argumentsEdit() const { return arguments_; }
     QLineEdit* workDirEdit() const { return workDir_; }
     QPlainTextEdit* environmentEdit() const { return environment_; }
-    QRadioButton* moduleButton() const { return module_; }
 
 private:
     void browseInterpreter();

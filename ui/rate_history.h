@@ -33,7 +33,6 @@ public:
 
     std::vector<RatePoint> points() const; // oldest first
     size_t size() const { return old_.size() + (pendingCount_ ? 1 : 0) + recent_.size(); }
-    double bucketSec() const { return bucketSec_; }
 
 private:
     void retire(const RatePoint& p); // moves a point out of the recent window

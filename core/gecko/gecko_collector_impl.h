@@ -30,7 +30,6 @@ struct GeckoCollector::Impl {
     void transition(GeckoThread& th, bool cond, MarkerKind active, MarkerKind inactive, double t);
     void closeInterval(GeckoThread& th, MarkerKind kind, double end);
     void openInterval(GeckoThread& th, MarkerKind kind, double t, bool overwrite);
-    void scanFrames(GeckoThread& th, std::span<const FrameId> frames);
     int32_t stackFor(GeckoThread& th, std::span<const FrameId> frames, size_t common);
     uint32_t frameFor(GeckoThread& th, FrameId id, const FrameFacts& f);
     uint32_t funcFor(GeckoThread& th, const FrameFacts& f);

@@ -66,7 +66,6 @@ public:
         return f;
     }
     const std::string& text(uint32_t canonical) const { return texts_[canonical]; }
-    size_t canonicalCount() const { return texts_.size(); }
 
 private:
     uint32_t canonical(const FrameRegistry& reg, StringId id);

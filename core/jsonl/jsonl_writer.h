@@ -31,7 +31,6 @@ public:
     Status writeTo(const std::filesystem::path& path) const;
     Status writeTo(AtomicFile file) const; // an output made before the recording
     std::string text() const;
-    uint64_t samplesTotal() const { return samplesTotal_; }
 
 private:
     struct Frame {

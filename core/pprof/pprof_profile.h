@@ -41,11 +41,9 @@ public:
 
     // The kernel's name of a thread, written as its samples' thread_name label.
     void setThreadName(uint64_t threadId, std::string_view name);
-    bool hasThreadName(uint64_t threadId) const { return threadNames_.contains(threadId); }
 
     uint64_t totalSamples() const { return total_; }
     bool empty() const { return total_ == 0; }
-    size_t distinctSamples() const { return counts_.size(); }
 
     // The serialized perftools.profiles.Profile message (not compressed).
     Result<std::string> encode(const ProfileHeader& header) const;

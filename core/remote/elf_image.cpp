@@ -42,7 +42,6 @@ Result<ElfImage> ElfImage::open(const std::string& path) {
     if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
         eh.e_ident[EI_DATA] != ELFDATA2LSB)
         return makeError(ErrorKind::NotPython, path + " is not a 64-bit little-endian ELF file");
-    img.type_ = eh.e_type;
     // An ELF64 file's table entries have exactly these sizes. Any other size is a crafted
     // file: with e_phentsize 0, 65,535 copies of one header made every lookup quadratic.
     if ((eh.e_phnum != 0 && eh.e_phentsize != sizeof(Elf64_Phdr)) ||
@@ -76,7 +75,7 @@ Result<ElfImage> ElfImage::open(const std::string& path) {
 }
 
 ElfImage::ElfImage(ElfImage&& o) noexcept
-    : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), type_(o.type_),
+    : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)),
       sections_(std::move(o.sections_)), loads_(std::move(o.loads_)) {
 }
 
@@ -85,7 +84,6 @@ ElfImage& ElfImage::operator=(ElfImage&& o) noexcept {
         if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
         data_ = std::exchange(o.data_, nullptr);
         size_ = std::exchange(o.size_, 0);
-        type_ = o.type_;
         sections_ = std::move(o.sections_);
         loads_ = std::move(o.loads_);
     }

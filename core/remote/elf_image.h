@@ -40,7 +40,6 @@ public:
     std::optional<Symbol> findSymbol(std::string_view name) const;
     std::optional<Section> findSection(std::string_view name) const;
     const std::vector<Load>& loads() const { return loads_; }
-    bool isSharedOrPie() const { return type_ == 3; } // ET_DYN
 
     // File bytes at a link-time virtual address, when they lie inside a PT_LOAD's file data.
     std::span<const uint8_t> bytesAtVaddr(uint64_t vaddr, uint64_t len) const;
@@ -53,7 +52,6 @@ private:
 
     const uint8_t* data_ = nullptr;
     size_t size_ = 0;
-    uint16_t type_ = 0;
     std::vector<std::pair<std::string, Section>> sections_;
     std::vector<Load> loads_;
 };

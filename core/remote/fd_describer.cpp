@@ -129,7 +129,6 @@ std::optional<std::string> FdDescriber::describe(int fd) {
     if (n <= 0) return std::nullopt;
     const std::string key(link, size_t(n));
     if (auto it = byLink_.find(key); it != byLink_.end()) return it->second;
-    ++resolutions_;
     std::string text;
     if (key.starts_with("socket:[") && key.ends_with("]")) {
         const std::string inode = key.substr(8, key.size() - 9);

@@ -15,7 +15,6 @@ struct TornReads {
     uint64_t dropped = 0;  // reads that tore at every try: no stack for that thread and tick
     uint64_t reads() const { return firstTry + reread + dropped; }
     double droppedPct() const { return reads() ? 100.0 * double(dropped) / double(reads()) : 0; }
-    double rereadPct() const { return reads() ? 100.0 * double(reread) / double(reads()) : 0; }
 };
 
 // Off-CPU thread reads whose wait reason was asked of the kernel, and those it could not

@@ -58,7 +58,6 @@ public:
     QSortFilterProxyModel* topProxy() const { return topProxy_; }
     QTreeView* callTreeView() const { return treeView_; }
     QTreeView* bottomUpView() const { return bottomUpView_; }
-    CallTreeModel* callTreeModel() const { return treeModel_; }
     FlameGraphWidget* flameGraph() const { return flame_; }
     SourceView* sourceView() const { return source_; }
     CallersCalleesView* callersCallees() const { return callers_; }
