@@ -2,7 +2,6 @@
 
 #include "core/tach/tach_reader.h"
 #include "core/tach/tach_writer.h"
-#include "core/util/utf8.h"
 
 namespace gilscope::cli {
 

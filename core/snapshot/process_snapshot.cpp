@@ -16,8 +16,13 @@ namespace {
 
 constexpr int kAttempts = 50; // the target runs on: a torn read is retried
 
-// One consistent read of every stack, or why there is none.
-Status readOnce(StackSource& src, int pid, std::vector<ThreadStack>& stacks, size_t& count) {
+// Opens `pid` for one look and takes one consistent read of every stack, or says why there
+// is none. The pipeline it returns owns the frames' registry.
+Result<StackPipeline> readOnce(int pid, const ReadOptions& read, const ReadPath& path,
+                               std::vector<ThreadStack>& stacks, size_t& count) {
+    auto pipeline = StackPipeline::open(pid, read, path, 1000);
+    if (!pipeline) return pipeline.error();
+    StackSource& src = pipeline->reader();
     ReadOutcome outcome = ReadOutcome::Error;
     for (int attempt = 0; attempt < kAttempts && outcome == ReadOutcome::Error; ++attempt)
         outcome = src.read(stacks, count);
@@ -29,7 +34,7 @@ Status readOnce(StackSource& src, int pid, std::vector<ThreadStack>& stacks, siz
                                                   std::to_string(pid) + " in " +
                                                   std::to_string(kAttempts) + " tries (" +
                                                   src.lastError() + "); try again");
-    return {};
+    return pipeline;
 }
 
 FrameSnapshot frameOf(const FrameInfo& f, const FrameRegistry& reg, int minor,
@@ -67,12 +72,11 @@ Status readTasks(int pid, AsyncMode mode, const SnapshotOptions& options, Source
     read.maxDepth = options.maxDepth;
     ReadPath path;
     path.blocking = options.blocking;
-    auto pipeline = StackPipeline::open(pid, read, path, 1000);
-    if (!pipeline) return pipeline.error();
-    StackSource& src = pipeline->reader();
     std::vector<ThreadStack> stacks;
     size_t count = 0;
-    if (Status s = readOnce(src, pid, stacks, count); !s) return s;
+    auto pipeline = readOnce(pid, read, path, stacks, count);
+    if (!pipeline) return pipeline.error();
+    StackSource& src = pipeline->reader();
     const FrameRegistry& reg = src.registry();
     struct Segment {
         std::string name;
@@ -137,13 +141,11 @@ Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options) {
     ReadPath path;
     path.blocking = options.blocking;
     path.nativeStacks = options.nativeStacks;
-    auto pipeline = StackPipeline::open(pid, read, path, 1000);
-    if (!pipeline) return pipeline.error();
-    StackSource& src = pipeline->reader();
-
     std::vector<ThreadStack> stacks;
     size_t count = 0;
-    if (Status s = readOnce(src, pid, stacks, count); !s) return s.error();
+    auto pipeline = readOnce(pid, read, path, stacks, count);
+    if (!pipeline) return pipeline.error();
+    StackSource& src = pipeline->reader();
 
     ProcessSnapshot snap;
     snap.pid = pid;
