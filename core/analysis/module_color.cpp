@@ -40,20 +40,33 @@ uint32_t fnv1a(std::string_view s) {
 
 } // namespace
 
-std::string moduleOf(std::string_view file) {
-    std::vector<std::string_view> parts;
+ModuleLocation locateModule(std::string_view file) {
+    struct Part {
+        std::string_view text;
+        size_t end; // offset just past it in `file`
+    };
+    std::vector<Part> parts;
     for (size_t start = 0; start <= file.size();) {
         const size_t slash = std::min(file.find('/', start), file.size());
-        if (slash > start) parts.push_back(file.substr(start, slash - start));
+        if (slash > start) parts.push_back({file.substr(start, slash - start), slash});
         start = slash + 1;
     }
     // The directory right after site-packages / dist-packages / pythonX.Y is the package.
-    for (size_t i = parts.size() >= 2 ? parts.size() - 1 : 0; i-- > 0;)
-        if (parts[i] == "site-packages" || parts[i] == "dist-packages" || isStdlibDir(parts[i]))
-            return std::string(withoutPy(parts[i + 1]));
-    if (parts.empty() || file.back() == '/') return std::string(file);
-    const std::string_view base = withoutPy(parts.back());
-    return std::string(base.empty() ? file : base);
+    for (size_t i = parts.size() >= 2 ? parts.size() - 1 : 0; i-- > 0;) {
+        const std::string_view dir = parts[i].text;
+        const bool installed = dir == "site-packages" || dir == "dist-packages";
+        if (installed || isStdlibDir(dir))
+            return {installed ? ModuleOrigin::ThirdParty : ModuleOrigin::Stdlib,
+                    std::string(withoutPy(parts[i + 1].text)),
+                    std::string(file.substr(0, parts[i + 1].end))};
+    }
+    if (parts.empty() || file.back() == '/') return {ModuleOrigin::User, std::string(file), {}};
+    const std::string_view base = withoutPy(parts.back().text);
+    return {ModuleOrigin::User, std::string(base.empty() ? file : base), std::string(file)};
+}
+
+std::string moduleOf(std::string_view file) {
+    return locateModule(file).name;
 }
 
 Rgb rgbFromHsv(int hue, int saturation, int value) {

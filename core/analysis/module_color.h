@@ -14,6 +14,16 @@ namespace gilscope {
 // the file's base name without .py.
 std::string moduleOf(std::string_view file);
 
+// Where a file's module comes from: an installed package (site-packages, dist-packages),
+// the standard library (pythonX.Y), or neither (the user's own code).
+enum class ModuleOrigin : uint8_t { User, Stdlib, ThirdParty };
+struct ModuleLocation {
+    ModuleOrigin origin = ModuleOrigin::User;
+    std::string name; // moduleOf's result
+    std::string root; // "/usr/lib/python3.12/json": the package's directory (or the file)
+};
+ModuleLocation locateModule(std::string_view file);
+
 struct Rgb {
     uint8_t r = 0, g = 0, b = 0;
     bool operator==(const Rgb&) const = default;

@@ -30,6 +30,10 @@ struct ProfileSnapshot {
     uint64_t contendedTicks = 0;  // GilContention: ticks in which some thread waited
     bool finished = false;
     std::string spillProblem;
+    // Call-tree transforms (call_transforms.h): the trees are leaf-rooted (the views show
+    // bottomUpTree where they would show topDownTree), and the samples they dropped.
+    bool inverted = false;
+    uint64_t transformDropped = 0;
 
     std::vector<StackNode> nodes;
     std::vector<FunctionInfo> functions;

@@ -117,6 +117,14 @@ CallTree bottomUpTree(const ProfileSnapshot& s) {
     return std::move(b.tree);
 }
 
+CallTree shownTree(const ProfileSnapshot& s) {
+    return s.inverted ? bottomUpTree(s) : topDownTree(s);
+}
+
+CallTree otherTree(const ProfileSnapshot& s) {
+    return s.inverted ? topDownTree(s) : bottomUpTree(s);
+}
+
 CallersCallees callersAndCallees(const ProfileSnapshot& s, uint32_t func) {
     CallersCallees out;
     std::unordered_map<uint32_t, uint64_t> callers, callees;

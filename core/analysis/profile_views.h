@@ -44,6 +44,11 @@ CallTree topDownTree(const ProfileSnapshot& s);
 // Bottom-up: root -> leaf functions (total = their own samples) -> their callers -> ...
 CallTree bottomUpTree(const ProfileSnapshot& s);
 
+// The tree the views show: topDownTree, or bottomUpTree when the snapshot is inverted
+// (call_transforms.h); and the other one, for a bottom-up view.
+CallTree shownTree(const ProfileSnapshot& s);
+CallTree otherTree(const ProfileSnapshot& s);
+
 // Who calls one function and what it calls; each sample counted once per neighbour.
 struct CallersCallees {
     uint64_t total = 0;               // samples with the function on the stack

@@ -16,6 +16,7 @@
 #include "ui/analysis/source_view.h"
 #include "ui/analysis/status_line.h"
 #include "ui/analysis/top_functions_model.h"
+#include "ui/analysis/transform_bar.h"
 #include "ui/main_window.h"
 #include "ui/process_picker.h"
 #include "ui/timeline_widget.h"
@@ -26,6 +27,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
@@ -82,6 +84,14 @@ qulonglong topTotal(AnalysisPanel& panel, const QString& name) {
         if (m->index(r, TopFunctionsModel::Name).data().toString() == name)
             return m->index(r, TopFunctionsModel::Total).data().toULongLong();
     return 0;
+}
+
+// Triggers one action of the right-click menu of a frame.
+void triggerMenu(AnalysisPanel& panel, const FrameTarget& target, const char* action) {
+    std::unique_ptr<QMenu> menu(panel.frameMenu(target));
+    auto* a = menu->findChild<QAction*>(QString::fromLatin1(action));
+    QVERIFY2(a, action);
+    a->trigger();
 }
 
 bool waitForResult(AnalysisPanel& panel) {
@@ -297,6 +307,107 @@ private slots:
         QVERIFY(waitForResult(panel));
         QCOMPARE(topTotal(panel, "early_work"), 0ull);
         QCOMPARE(topTotal(panel, "late_work"), inRange);
+    }
+
+    // Right-click a frame in the flame graph, merge it: every view loses it, its time goes
+    // to its caller, the breadcrumb says so; it survives a state change, back undoes it,
+    // and transforms from the tables, invert and the crumbs' remove work the same way.
+    void transformsFromARightClickReshapeEveryView() {
+        FakeRecording rec;
+        AnalysisPanel panel;
+        panel.resize(1200, 700);
+        panel.show();
+        panel.showRecording(rec.model, 0, false);
+        QVERIFY(waitForResult(panel));
+        QVERIFY(!panel.transformBar()->isVisible());
+        panel.tabs()->setCurrentIndex(1); // Flame graph
+        FlameGraphWidget* flame = panel.flameGraph();
+        QTRY_VERIFY(flame->isVisible() && !flame->frameRect(QStringLiteral("late_work")).isEmpty());
+        const FrameTarget late =
+            panel.targetAt(flame, flame->frameRect(QStringLiteral("late_work")).center());
+        QCOMPARE(late.function.name, std::string("late_work"));
+        QCOMPARE(late.path.size(), size_t(2));
+        QCOMPARE(late.path[0].name, std::string("main"));
+        triggerMenu(panel, late, "transformMerge");
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(topTotal(panel, "late_work"), 0ull);
+        QCOMPARE(topTotal(panel, "helper"), 750ull);
+        QCOMPARE(topTotal(panel, "main"), 2000ull);
+        QCOMPARE(flame->frameRect(QStringLiteral("late_work")), QRect());
+        QVERIFY(!flame->frameRect(QStringLiteral("helper")).isEmpty());
+        QVERIFY(panel.transformBar()->isVisible());
+        QCOMPARE(panel.transformBar()->labels(), QStringList{QStringLiteral("Merge: late_work")});
+        // The call tree: main calls helper directly now.
+        CallTreeModel* tree = panel.treeModel();
+        QStringList underMain;
+        for (int r = 0; r < tree->rowCount(); ++r)
+            if (tree->index(r, 0).data().toString() == QStringLiteral("main"))
+                for (int c = 0; c < tree->rowCount(tree->index(r, 0)); ++c)
+                    underMain << tree->index(c, 0, tree->index(r, 0)).data().toString();
+        QCOMPARE(underMain, (QStringList{QStringLiteral("early_work"), QStringLiteral("helper")}));
+
+        // A state change keeps the transform.
+        panel.stateBox()->setCurrentIndex(panel.stateBox()->findData(int(StateFilter::OnCpu)));
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(topTotal(panel, "late_work"), 0ull);
+        QCOMPARE(topTotal(panel, "helper"), 750ull);
+        QCOMPARE(panel.transformBar()->labels().size(), 1);
+        // Back undoes it exactly; forward brings it back.
+        QTest::mouseClick(panel.backButton(), Qt::LeftButton);
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(topTotal(panel, "late_work"), 1000ull);
+        QVERIFY(!panel.transformBar()->isVisible());
+        QTest::mouseClick(panel.forwardButton(), Qt::LeftButton);
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(topTotal(panel, "late_work"), 0ull);
+
+        // From the top-functions table: drop the samples with helper.
+        panel.stateBox()->setCurrentIndex(panel.stateBox()->findData(int(StateFilter::All)));
+        QVERIFY(waitForResult(panel));
+        panel.tabs()->setCurrentIndex(0);
+        QTableView* top = panel.topView();
+        int helperRow = -1;
+        for (int r = 0; r < panel.topProxy()->rowCount(); ++r)
+            if (panel.topProxy()->index(r, 0).data().toString() == QStringLiteral("helper"))
+                helperRow = r;
+        QVERIFY(helperRow >= 0);
+        const QPoint at = top->visualRect(panel.topProxy()->index(helperRow, 0)).center();
+        const FrameTarget helper = panel.targetAt(top->viewport(), at);
+        QCOMPARE(helper.function.name, std::string("helper"));
+        QVERIFY(helper.path.empty());
+        triggerMenu(panel, helper, "transformDrop");
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(topTotal(panel, "helper"), 0ull);
+        QCOMPARE(topTotal(panel, "main"), 1250ull);
+        QCOMPARE(panel.transformBar()->labels(),
+                 (QStringList{QStringLiteral("Merge: late_work"), QStringLiteral("Drop: helper")}));
+
+        // Invert: the call tree's top rows are the leaves.
+        triggerMenu(panel, helper, "transformInvert");
+        QVERIFY(waitForResult(panel));
+        QVERIFY(panel.controller()->inverted());
+        QStringList roots;
+        for (int r = 0; r < panel.treeModel()->rowCount(); ++r)
+            roots << panel.treeModel()->index(r, 0).data().toString();
+        roots.sort();
+        QCOMPARE(roots, (QStringList{QStringLiteral("early_work"), QStringLiteral("idle"),
+                                     QStringLiteral("main")}));
+
+        // A crumb's remove takes out that transform only: helper is back.
+        auto crumbs =
+            panel.transformBar()->findChildren<QToolButton*>(QStringLiteral("transformCrumb"));
+        QCOMPARE(crumbs.size(), 3);
+        QTest::mouseClick(crumbs[1], Qt::LeftButton);
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(panel.transformBar()->labels(),
+                 (QStringList{QStringLiteral("Merge: late_work"), QStringLiteral("Invert")}));
+        QCOMPARE(topTotal(panel, "helper"), 750ull);
+        auto* clear =
+            panel.transformBar()->findChild<QToolButton*>(QStringLiteral("transformClear"));
+        QTest::mouseClick(clear, Qt::LeftButton);
+        QVERIFY(waitForResult(panel));
+        QVERIFY(!panel.transformBar()->isVisible());
+        QCOMPARE(topTotal(panel, "late_work"), 1000ull);
     }
 
     void flameGraphClickZoomsAndSearchHighlights() {

@@ -9,8 +9,16 @@ namespace gilscope::ui {
 
 namespace {
 
+bool addsFunctions(const TransformStack& transforms) {
+    for (const CallTransform& t : transforms)
+        if (t.kind == TransformKind::CollapseModule || t.kind == TransformKind::CollapseThirdParty)
+            return true;
+    return false;
+}
+
 AnalysisResultPtr compute(const std::shared_ptr<ProfileModel>& model, const ProfileFilter& filter,
-                          uint64_t generation, uint64_t modelSerial, const CancelToken* cancel) {
+                          const TransformStack& transforms, uint64_t generation,
+                          uint64_t modelSerial, const CancelToken* cancel) {
     auto r = std::make_shared<AnalysisResult>();
     r->generation = generation;
     r->modelSerial = modelSerial;
@@ -20,10 +28,21 @@ AnalysisResultPtr compute(const std::shared_ptr<ProfileModel>& model, const Prof
         r->error = QString::fromStdString(snap.error().message);
         return r;
     }
-    r->snapshot = *snap;
-    r->functions = functionTable(**snap);
-    r->topDown = topDownTree(**snap);
-    r->bottomUp = bottomUpTree(**snap);
+    const size_t recorded = (*snap)->functions.size();
+    auto shown = applyTransforms(*snap, transforms, cancel);
+    if (!shown) {
+        r->error = QStringLiteral("cancelled");
+        return r;
+    }
+    // A collapsed module is a function appended after the recording's own: its id moves
+    // when the recording finds new functions, so the views must not keep what they
+    // learnt per id (names, colours) across such results.
+    if (addsFunctions(transforms))
+        r->modelSerial = (uint64_t{1} << 63) | (modelSerial << 32) | recorded;
+    r->snapshot = *shown;
+    r->functions = functionTable(**shown);
+    r->topDown = shownTree(**shown);
+    r->bottomUp = otherTree(**shown);
     return r;
 }
 
@@ -117,7 +136,44 @@ void AnalysisController::setThreads(std::vector<uint64_t> threads) {
 }
 
 void AnalysisController::resetFilters() {
-    push(Entry{});
+    Entry e;
+    e.transforms = transforms();
+    push(std::move(e));
+}
+
+void AnalysisController::addTransform(CallTransform t) {
+    Entry e = stack_[index_];
+    e.transforms.push_back(std::move(t));
+    push(std::move(e));
+}
+
+void AnalysisController::removeTransform(size_t index) {
+    Entry e = stack_[index_];
+    if (index >= e.transforms.size()) return;
+    e.transforms.erase(e.transforms.begin() + static_cast<ptrdiff_t>(index));
+    push(std::move(e));
+}
+
+void AnalysisController::clearTransforms() {
+    if (transforms().empty()) return;
+    Entry e = stack_[index_];
+    e.transforms.clear();
+    push(std::move(e));
+}
+
+bool AnalysisController::inverted() const {
+    bool inverted = false;
+    for (const CallTransform& t : transforms())
+        inverted ^= t.kind == TransformKind::Invert;
+    return inverted;
+}
+
+void AnalysisController::setInverted(bool invert) {
+    if (invert == inverted()) return;
+    const TransformStack& ts = transforms();
+    for (size_t i = ts.size(); i-- > 0;)
+        if (ts[i].kind == TransformKind::Invert) return removeTransform(i);
+    addTransform(CallTransform{TransformKind::Invert, {}, {}, {}});
 }
 
 void AnalysisController::back() {
@@ -164,9 +220,10 @@ void AnalysisController::start() {
     const uint64_t generation = generation_, serial = modelSerial_;
     jobs_->start<AnalysisResultPtr>(
         QString(),
-        [model = model_, filter = filter_, generation, serial](const ProgressCallback&,
-                                                               const CancelToken* cancel) {
-            return Result<AnalysisResultPtr>(compute(model, filter, generation, serial, cancel));
+        [model = model_, filter = filter_, transforms = transforms(), generation,
+         serial](const ProgressCallback&, const CancelToken* cancel) {
+            return Result<AnalysisResultPtr>(
+                compute(model, filter, transforms, generation, serial, cancel));
         },
         [this, generation, serial](Result<AnalysisResultPtr> result) {
             onFinished(resultOf(std::move(result), generation, serial));

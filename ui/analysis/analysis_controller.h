@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/call_transforms.h"
 #include "core/analysis/profile_filter.h"
 #include "core/common/error.h"
 #include "ui/analysis/analysis_result.h"
@@ -48,7 +49,15 @@ public:
     // Pushes a new entry on the stack (dropping any forward entries).
     void setRange(uint64_t startUs, uint64_t endUs);
     void setThreads(std::vector<uint64_t> threads);
-    void resetFilters(); // pushes an entry without range or thread filter
+    void resetFilters(); // pushes an entry without range or thread filter (transforms stay)
+    // The call-tree transforms every view shows (call_transforms.h), applied after the
+    // filter; each change is an entry of the same back/forward stack.
+    const TransformStack& transforms() const { return stack_[index_].transforms; }
+    void addTransform(CallTransform t);
+    void removeTransform(size_t index);
+    void clearTransforms();
+    bool inverted() const;
+    void setInverted(bool inverted); // adds an Invert, or removes the one there is
     bool canGoBack() const { return index_ > 0; }
     bool canGoForward() const { return index_ + 1 < stack_.size(); }
     void back();
@@ -78,6 +87,7 @@ private:
         bool hasRange = false;
         uint64_t startUs = 0, endUs = UINT64_MAX;
         std::vector<uint64_t> threads;
+        TransformStack transforms;
     };
     void push(Entry e);
     void apply();

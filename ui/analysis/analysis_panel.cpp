@@ -12,6 +12,7 @@
 #include "ui/analysis/status_line.h"
 #include "ui/analysis/timeline_range_selector.h"
 #include "ui/analysis/top_functions_model.h"
+#include "ui/analysis/transform_bar.h"
 #include "ui/timeline_widget.h"
 
 #include <QCheckBox>
@@ -55,6 +56,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(buildToolbar());
+    layout->addWidget(transformBar_ = new TransformBar(controller_, this));
 
     topProxy_ = makeProxy(topModel_, this);
     topProxy_->setFilterKeyColumn(-1); // name or file:line
@@ -112,6 +114,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
     connect(flame_, &FlameGraphWidget::frameClicked, this, &AnalysisPanel::selectFunction);
     connect(stackChart_, &StackChartView::frameClicked, this, &AnalysisPanel::selectFunction);
     connect(tabs_, &QTabWidget::currentChanged, this, &AnalysisPanel::catchUp);
+    installFrameMenus();
     onFilterChanged();
 }
 

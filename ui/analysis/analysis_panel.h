@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ui/analysis/analysis_result.h"
+#include "ui/analysis/transform_menu.h"
 
 #include <QWidget>
 
@@ -15,6 +16,7 @@ class QTableView;
 class QToolButton;
 class QTreeView;
 class QCheckBox;
+class QMenu;
 
 namespace gilscope {
 class ProfileModel;
@@ -32,6 +34,7 @@ class StatusLine;
 class TimelineRangeSelector;
 class TimelineWidget;
 class TopFunctionsModel;
+class TransformBar;
 
 // Where the time goes: top functions, call tree, bottom-up tree and flame graph of one
 // recording (live or opened), with a source view. One filter drives every view: the
@@ -57,6 +60,7 @@ public:
     TopFunctionsModel* topModel() const { return topModel_; }
     QSortFilterProxyModel* topProxy() const { return topProxy_; }
     QTreeView* callTreeView() const { return treeView_; }
+    CallTreeModel* treeModel() const { return treeModel_; }
     QTreeView* bottomUpView() const { return bottomUpView_; }
     FlameGraphWidget* flameGraph() const { return flame_; }
     SourceView* sourceView() const { return source_; }
@@ -65,6 +69,12 @@ public:
     StatusLine* summary() const { return summary_; }
     QToolButton* backButton() const { return backButton_; }
     QToolButton* forwardButton() const { return forwardButton_; }
+
+    // The frame under a point of one of the views above (its function, and its call path
+    // in a top-down tree), and the menu a right-click there opens.
+    FrameTarget targetAt(QWidget* view, QPoint pos) const;
+    QMenu* frameMenu(const FrameTarget& target);
+    TransformBar* transformBar() const { return transformBar_; }
 
 signals:
     void resultShown();
@@ -78,13 +88,15 @@ private:
     void selectFunction(uint32_t func);
     void expandHottestPath(QTreeView* view);
     void applySearch(const QString& text);
-    void catchUp(); // a view whose tab is shown now gets the latest result
+    void catchUp();           // a view whose tab is shown now gets the latest result
+    void installFrameMenus(); // analysis_panel_menus.cpp
 
     AnalysisController* controller_;
     TimelineRangeSelector* selector_ = nullptr;
     QComboBox* stateBox_;
     QLineEdit* search_;
     StatusLine* summary_;
+    TransformBar* transformBar_;
     QLabel* rangeLabel_;
     QToolButton* backButton_;
     QToolButton* forwardButton_;

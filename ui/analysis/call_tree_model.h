@@ -25,6 +25,7 @@ public:
     // updated in place.
     bool setResult(AnalysisResultPtr result);
     const CallTree* tree() const;
+    const AnalysisResultPtr& result() const { return result_; }
     uint32_t nodeOf(const QModelIndex& index) const; // in tree(); 0 for the root
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;

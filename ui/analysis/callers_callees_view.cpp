@@ -33,7 +33,9 @@ void fill(QTableWidget* table, const ProfileSnapshot& s, const std::vector<Funct
         auto* share = new QTableWidgetItem(
             QStringLiteral("%1%").arg(100.0 * r.total / std::max<uint64_t>(of, 1), 0, 'f', 1));
         share->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        table->setItem(i, 0, new QTableWidgetItem(functionName(s, r.func)));
+        auto* name = new QTableWidgetItem(functionName(s, r.func));
+        name->setData(Qt::UserRole, r.func);
+        table->setItem(i, 0, name);
         table->setItem(i, 1, samples);
         table->setItem(i, 2, share);
         table->setItem(i, 3, new QTableWidgetItem(functionLocation(s, r.func)));

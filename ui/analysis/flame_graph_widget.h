@@ -43,6 +43,8 @@ public:
     // The node under a point, or UINT32_MAX; and where a function's widest frame is drawn
     // (for tests and keyboard users), or an empty rect.
     uint32_t nodeAt(QPoint p) const;
+    std::vector<uint32_t> pathTo(uint32_t node) const; // function ids, root first
+    const AnalysisResultPtr& result() const { return result_; }
     QRect frameRect(const QString& function) const;
 
     QSize sizeHint() const override;
@@ -68,7 +70,6 @@ private:
     void layoutChildren(uint32_t node, double x, double width, int depth);
     QRectF rowRect(int depth, double x, double width) const;
     bool matches(uint32_t node) const;
-    std::vector<uint32_t> pathTo(uint32_t node) const; // function ids, root first
     uint32_t resolve(const std::vector<uint32_t>& path) const;
     void updateSearchShare();
     void updateChanges();

@@ -213,6 +213,15 @@ QRect StackChartWidget::stripRect(uint64_t threadId) const {
     return {};
 }
 
+const FunctionInfo* StackChartWidget::functionAt(QPoint pos) const {
+    const int l = chart_ ? laneAt(pos.y()) : -1;
+    if (l < 0 || pos.y() < geometry_[size_t(l)].rows) return nullptr;
+    const StackChartBox* b =
+        boxAt(size_t(l), (pos.y() - geometry_[size_t(l)].rows) / kRowHeight, columnOf(pos.x()));
+    if (!b || chart_->nodes[b->node].func >= chart_->functions.size()) return nullptr;
+    return &chart_->functions[chart_->nodes[b->node].func];
+}
+
 QString StackChartWidget::toolTipAt(QPoint pos) const {
     const int l = laneAt(pos.y());
     if (l < 0) return {};

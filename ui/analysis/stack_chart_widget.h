@@ -40,6 +40,8 @@ public:
     QRect frameRect(uint64_t threadId, int depth, int x) const;
     QRect stripRect(uint64_t threadId) const;
     QString toolTipAt(QPoint pos) const;
+    // The function of the frame drawn at a point (a right-click's target), or nullptr.
+    const FunctionInfo* functionAt(QPoint pos) const;
     int matchedBoxes() const { return matchedBoxes_; } // drawn boxes the search matches
 
     static QColor stateColor(ColumnState state);

@@ -1,0 +1,270 @@
+#include "core/analysis/call_transforms.h"
+
+#include "core/analysis/module_color.h"
+
+#include <unordered_map>
+
+namespace gilscope {
+
+namespace {
+
+// Where an old node goes: a new node, or one of these.
+constexpr uint32_t kDropped = UINT32_MAX;     // its samples are dropped
+constexpr uint32_t kPending = UINT32_MAX - 1; // a focus not reached yet: dropped if it ends here
+
+bool fileMatches(std::string_view want, std::string_view file) {
+    if (want.empty() || want == file) return true;
+    return file.size() > want.size() && file.ends_with(want) &&
+           file[file.size() - want.size() - 1] == '/';
+}
+
+std::vector<char> functionsMatching(const ProfileSnapshot& s, const FunctionRef& ref) {
+    std::vector<char> match(s.functions.size(), 0);
+    for (size_t f = 0; f < s.functions.size(); ++f)
+        match[f] = s.functions[f].name == ref.name && fileMatches(ref.file, s.functions[f].file);
+    return match;
+}
+
+// One transform over one snapshot: old nodes are visited parents first (a parent's id is
+// smaller), each placed under its parent's new node by the transform's rule.
+class Rebuild {
+public:
+    Rebuild(const ProfileSnapshot& in, const CancelToken* cancel)
+        : in_(in), out_(std::make_shared<ProfileSnapshot>(in)), cancel_(cancel) {
+        out_->nodes.assign(1, in.nodes.empty() ? StackNode{} : in.nodes[0]);
+        out_->selfCounts.clear();
+        // Nodes without a sample at or below them are left out: they would only make
+        // empty nodes, and the next transform would walk them again.
+        subtree_ = in.selfCounts;
+        subtree_.resize(in.nodes.size(), 0);
+        for (size_t n = in.nodes.size(); n-- > 1;)
+            subtree_[in.nodes[n].parent] += subtree_[n];
+    }
+
+    // rule(old node, its parent's new node) -> new node, kDropped or kPending.
+    template <typename Rule>
+    std::shared_ptr<ProfileSnapshot> run(uint32_t root, Rule&& rule) {
+        map_.assign(in_.nodes.size(), kDropped);
+        if (!map_.empty()) map_[0] = root;
+        for (uint32_t n = 1; n < in_.nodes.size(); ++n) {
+            if ((n & 0xffff) == 0 && cancel_ && cancel_->cancelled()) return nullptr;
+            const uint32_t parent = map_[in_.nodes[n].parent];
+            if (subtree_[n] == 0 || parent == kDropped) continue;
+            map_[n] = rule(n, parent);
+        }
+        out_->selfCounts.assign(out_->nodes.size(), 0);
+        uint64_t dropped = 0;
+        for (uint32_t n = 0; n < in_.selfCounts.size() && n < map_.size(); ++n) {
+            if (!in_.selfCounts[n]) continue;
+            if (map_[n] >= kPending)
+                dropped += in_.selfCounts[n];
+            else
+                out_->selfCounts[map_[n]] += in_.selfCounts[n];
+        }
+        out_->matchedSamples -= std::min(dropped, out_->matchedSamples);
+        out_->transformDropped += dropped;
+        return std::move(out_);
+    }
+
+    // The new child of `parent` for old node n (its function and line).
+    uint32_t keep(uint32_t parent, uint32_t n) {
+        return child(parent, in_.nodes[n].func, in_.nodes[n].line, in_.nodes[n].flags);
+    }
+    uint32_t child(uint32_t parent, uint32_t func, uint32_t line, uint32_t flags) {
+        const uint64_t key = (static_cast<uint64_t>(parent) << 32) | line;
+        auto [it, added] = children_.try_emplace(key, static_cast<uint32_t>(out_->nodes.size()));
+        if (added) out_->nodes.push_back({parent, func, line, 0});
+        out_->nodes[it->second].flags |= flags;
+        return it->second;
+    }
+    const StackNode& newNode(uint32_t n) const { return out_->nodes[n]; }
+    ProfileSnapshot& out() { return *out_; }
+
+private:
+    const ProfileSnapshot& in_;
+    std::shared_ptr<ProfileSnapshot> out_;
+    const CancelToken* cancel_;
+    std::vector<uint64_t> subtree_;
+    std::vector<uint32_t> map_;
+    std::unordered_map<uint64_t, uint32_t> children_; // parent << 32 | line -> new node
+};
+
+// How far each old node follows a call path (root first): -1 off it, 0..k along it,
+// k + 1 below its end.
+std::vector<int32_t> pathDepths(const ProfileSnapshot& s, const std::vector<FunctionRef>& path) {
+    std::vector<std::vector<char>> steps;
+    for (const FunctionRef& ref : path)
+        steps.push_back(functionsMatching(s, ref));
+    const auto k = static_cast<int32_t>(path.size());
+    std::vector<int32_t> depth(s.nodes.size(), -1);
+    if (!depth.empty()) depth[0] = 0;
+    for (uint32_t n = 1; n < s.nodes.size(); ++n) {
+        const int32_t d = depth[s.nodes[n].parent];
+        if (d >= k)
+            depth[n] = k + 1;
+        else if (d >= 0 && steps[d][s.nodes[n].func])
+            depth[n] = d + 1;
+    }
+    return depth;
+}
+
+// Per function: the collapsed frame it becomes (kNoFunction: none), and that frame's
+// line. Adds the collapsed functions, and a line for each, to the output.
+struct Collapsed {
+    std::vector<uint32_t> function;
+    std::unordered_map<uint32_t, uint32_t> line; // collapsed function -> its line
+};
+Collapsed collapsedFunctions(Rebuild& r, const CallTransform& t) {
+    ProfileSnapshot& out = r.out();
+    const size_t count = out.functions.size();
+    Collapsed c;
+    c.function.assign(count, kNoFunction);
+    std::unordered_map<std::string, uint32_t> made;
+    for (size_t f = 0; f < count; ++f) {
+        const ModuleLocation where = locateModule(out.functions[f].file);
+        const bool collapse = t.kind == TransformKind::CollapseThirdParty
+                                  ? where.origin == ModuleOrigin::ThirdParty
+                                  : where.name == t.module;
+        if (!collapse) continue;
+        const std::string name = collapsedModuleName(out.functions[f].file);
+        auto [it, added] = made.try_emplace(name, static_cast<uint32_t>(out.functions.size()));
+        if (added) {
+            out.functions.push_back({name, where.root, kNoLocation, out.functions[f].native});
+            c.line[it->second] = static_cast<uint32_t>(out.lines.size());
+            out.lines.push_back({it->second, kNoLocation});
+        }
+        c.function[f] = it->second;
+    }
+    return c;
+}
+
+std::shared_ptr<ProfileSnapshot> applyOne(const ProfileSnapshot& in, const CallTransform& t,
+                                          const CancelToken* cancel) {
+    Rebuild r(in, cancel);
+    const auto funcOf = [&in](uint32_t n) { return in.nodes[n].func; };
+    switch (t.kind) {
+    case TransformKind::MergeFunction: {
+        const auto match = functionsMatching(in, t.function);
+        return r.run(0,
+                     [&](uint32_t n, uint32_t p) { return match[funcOf(n)] ? p : r.keep(p, n); });
+    }
+    case TransformKind::DropFunction: {
+        const auto match = functionsMatching(in, t.function);
+        return r.run(
+            0, [&](uint32_t n, uint32_t p) { return match[funcOf(n)] ? kDropped : r.keep(p, n); });
+    }
+    case TransformKind::FocusFunction: {
+        const auto match = functionsMatching(in, t.function);
+        return r.run(kPending, [&](uint32_t n, uint32_t p) {
+            if (p != kPending) return r.keep(p, n);
+            return match[funcOf(n)] ? r.keep(0, n) : kPending;
+        });
+    }
+    case TransformKind::FocusModule: {
+        std::vector<char> inModule(in.functions.size());
+        for (size_t f = 0; f < in.functions.size(); ++f)
+            inModule[f] = moduleOf(in.functions[f].file) == t.module;
+        return r.run(kPending, [&](uint32_t n, uint32_t p) {
+            if (!inModule[funcOf(n)]) return p;
+            return r.keep(p == kPending ? 0 : p, n);
+        });
+    }
+    case TransformKind::MergeCallNode:
+    case TransformKind::FocusSubtree: {
+        const auto depth = pathDepths(in, t.path);
+        const auto k = static_cast<int32_t>(t.path.size());
+        if (t.kind == TransformKind::MergeCallNode)
+            return r.run(0,
+                         [&](uint32_t n, uint32_t p) { return depth[n] == k ? p : r.keep(p, n); });
+        return r.run(kPending, [&](uint32_t n, uint32_t p) {
+            if (depth[n] == k) return r.keep(0, n);
+            return depth[n] == k + 1 ? r.keep(p, n) : kPending;
+        });
+    }
+    case TransformKind::CollapseRecursion:
+    case TransformKind::CollapseDirectRecursion: {
+        const bool every = t.function.name.empty();
+        const auto match = every ? std::vector<char>() : functionsMatching(in, t.function);
+        const bool direct = t.kind == TransformKind::CollapseDirectRecursion;
+        return r.run(0, [&](uint32_t n, uint32_t p) {
+            const uint32_t f = funcOf(n);
+            if (!every && !match[f]) return r.keep(p, n);
+            // The outermost call of the function on the new path takes this one's place.
+            uint32_t found = kDropped;
+            for (uint32_t a = p; a != 0; a = r.newNode(a).parent) {
+                if (r.newNode(a).func == f)
+                    found = a;
+                else if (direct)
+                    break;
+            }
+            return found != kDropped ? found : r.keep(p, n);
+        });
+    }
+    case TransformKind::CollapseModule:
+    case TransformKind::CollapseThirdParty: {
+        Collapsed to = collapsedFunctions(r, t);
+        return r.run(0, [&](uint32_t n, uint32_t p) {
+            const uint32_t f = to.function[funcOf(n)];
+            if (f == kNoFunction) return r.keep(p, n);
+            if (p != 0 && r.newNode(p).func == f) return p;
+            return r.child(p, f, to.line[f], in.nodes[n].flags);
+        });
+    }
+    case TransformKind::Invert:
+        break;
+    }
+    auto out = std::make_shared<ProfileSnapshot>(in);
+    out->inverted = !in.inverted;
+    return out;
+}
+
+} // namespace
+
+std::string collapsedModuleName(std::string_view file) {
+    const ModuleLocation where = locateModule(file);
+    return where.origin == ModuleOrigin::Stdlib ? "[stdlib: " + where.name + "]"
+                                                : "[" + where.name + "]";
+}
+
+std::string transformLabel(const CallTransform& t) {
+    const std::string& name = t.function.name;
+    switch (t.kind) {
+    case TransformKind::MergeFunction:
+        return "Merge: " + name;
+    case TransformKind::MergeCallNode:
+        return "Merge node: " + (t.path.empty() ? std::string() : t.path.back().name);
+    case TransformKind::FocusFunction:
+        return "Focus: " + name;
+    case TransformKind::FocusSubtree:
+        return "Focus on subtree: " + (t.path.empty() ? std::string() : t.path.back().name);
+    case TransformKind::FocusModule:
+        return "Focus on module: " + t.module;
+    case TransformKind::CollapseRecursion:
+        return name.empty() ? "Collapse recursion" : "Collapse recursion: " + name;
+    case TransformKind::CollapseDirectRecursion:
+        return name.empty() ? "Collapse direct recursion" : "Collapse direct recursion: " + name;
+    case TransformKind::CollapseModule:
+        return "Collapse: [" + t.module + "]";
+    case TransformKind::CollapseThirdParty:
+        return "Collapse: third-party packages";
+    case TransformKind::DropFunction:
+        return "Drop: " + name;
+    case TransformKind::Invert:
+        return "Invert";
+    }
+    return {};
+}
+
+std::optional<std::shared_ptr<const ProfileSnapshot>>
+applyTransforms(std::shared_ptr<const ProfileSnapshot> snapshot, const TransformStack& transforms,
+                const CancelToken* cancel) {
+    for (const CallTransform& t : transforms) {
+        if (!snapshot) break;
+        auto next = applyOne(*snapshot, t, cancel);
+        if (!next) return std::nullopt;
+        snapshot = std::move(next);
+    }
+    return snapshot;
+}
+
+} // namespace gilscope
