@@ -4,6 +4,7 @@
 #include "app/commands/cli_output.h"
 #include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
+#include "app/commands/transform_options.h"
 #include "core/analysis/profile_diff.h"
 #include "core/analysis/profile_model.h"
 
@@ -51,6 +52,7 @@ int runDiff(const QStringList& args) {
         "repeatable.",
         "FUNC:PCT");
     parser.addOptions({mode, limit, json, failIfGrows});
+    parser.addOptions(transformOptions());
     if (auto done = cli.parse(args)) return *done;
     if (parser.positionalArguments().size() != 2)
         return cli.usageErrorSeeHelp("expected a baseline and a current .bin file");
@@ -62,6 +64,8 @@ int runDiff(const QStringList& args) {
     bool ok = false;
     const int n = parser.value(limit).toInt(&ok);
     if (!ok || n < 0) return cli.usageError("-l needs a count >= 0");
+    auto transforms = readTransforms(parser);
+    if (!transforms) return cli.usageError(QString::fromStdString(transforms.error().message));
     std::vector<GrowthLimit> limits;
     for (const QString& spec : parser.values(failIfGrows)) {
         const int colon = spec.lastIndexOf(':');
@@ -87,6 +91,11 @@ int runDiff(const QStringList& args) {
     if (!base) return fail(base.error());
     auto cur = keptSamples(*current, *state);
     if (!cur) return fail(cur.error());
+    // The same transforms on both sides, so call paths and shares compare like for like.
+    auto reshaped = applyTransformOptions({*base, *cur}, *transforms);
+    if (!reshaped) return fail(reshaped.error());
+    base = (*reshaped)[0];
+    cur = (*reshaped)[1];
     for (const auto& [side, snap] : {std::pair{"baseline", *base}, std::pair{"current", *cur}})
         if (snap->matchedSamples == 0)
             return fail(makeError(ErrorKind::NoSamples, std::string("diff: the ") + side +

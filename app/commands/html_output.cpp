@@ -41,6 +41,7 @@ Result<std::unique_ptr<RecordingOutput>> createHtmlOutput(const OutputOptions& o
     html::FlameRecorderOptions r;
     r.target = facts.target;
     r.mode = facts.mode;
+    r.transforms = options.transforms;
     if (options.format == OutputFormat::DiffFlamegraph) {
         auto baseline = html::loadBaseline(options.baseline, facts.mode, facts.captureFeatures);
         if (!baseline) return baseline.error();

@@ -5,6 +5,7 @@
 // commands and `replay` choose their output here, so a format names its default file
 // the same way in both.
 
+#include "core/analysis/call_transforms.h"
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -41,6 +42,7 @@ struct OutputOptions {
     std::string sort = "nsamples";               // --pstats table: --sort, -l/--limit, --no-summary
     long limit = 15;
     bool summary = true;
+    TransformStack transforms; // --merge, --focus, ...: the HTML flame graphs only
 };
 
 // The flag without its dashes: "collapsed", "gecko", ..., "flamegraph", "diff-flamegraph".

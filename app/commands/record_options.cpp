@@ -1,6 +1,7 @@
 #include "app/commands/record_options.h"
 
 #include "app/commands/cli_arguments.h"
+#include "app/commands/transform_options.h"
 #include "core/control/control_server.h"
 #include "core/pstats/pstats_collector.h"
 #include "core/sample/capture_rules.h"
@@ -201,7 +202,7 @@ const QList<QCommandLineOption>& recordOptions() {
              "its leaf frames and root frames around a '<truncated: K frames>' frame.",
              "N", "1536"},
         } +
-        hiddenRecordOptions() + pushOptionTable();
+        hiddenRecordOptions() + pushOptionTable() + transformOptions();
     return table;
 }
 
@@ -308,6 +309,7 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     if (o.format == OutputFormat::DiffFlamegraph)
         o.baseline = argumentBytes(parser.value("diff-flamegraph"));
     if (auto s = readPstatsOptions(parser, o); !s) return s.error();
+    if (auto s = readOutputTransforms(parser, o); !s) return s.error();
 
     const std::string compression = parser.value("compression").toStdString();
     if (auto c = parseCompression(compression))

@@ -10,6 +10,7 @@
 #include "app/commands/output_options.h"
 #include "app/commands/record_interrupts.h"
 #include "app/commands/record_output.h"
+#include "app/commands/transform_options.h"
 #include "core/pstats/pstats_collector.h"
 #include "core/tach/tach_describe.h"
 #include "core/tach/tach_reader.h"
@@ -116,11 +117,14 @@ int runReplay(const QStringList& args) {
         {"no-summary", "--pstats table without the summary."},
         {{"o", "output"}, "Output file or directory.", "path"},
     });
+    parser.addOptions(transformOptions());
     if (auto done = cli.parse(args)) return *done;
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1) return cli.usageErrorSeeHelp("expected one input file");
     OutputOptions outputOptions;
     if (auto done = readOutputOptions(cli, parser, outputOptions)) return *done;
+    if (auto s = readOutputTransforms(parser, outputOptions); !s)
+        return cli.usageError(QString::fromStdString(s.error().message));
     const bool browser = parser.isSet("browser");
     if (browser && !opensAsPage(outputOptions.format))
         return cli.usageError(

@@ -4,6 +4,7 @@
 #include "app/commands/cli_output.h"
 #include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
+#include "app/commands/transform_options.h"
 #include "core/analysis/profile_diff.h"
 #include "core/analysis/profile_model.h"
 #include "core/analysis/profile_report.h"
@@ -70,10 +71,13 @@ int runReport(const QStringList& args) {
         "lock-contention", "For the ticks in which some thread waited on a lock: what the threads "
                            "on a CPU ran (needs a recording with wait reasons).");
     parser.addOptions({by, mode, thread, range, sort, limit, json, contention, lockContention});
+    parser.addOptions(transformOptions());
     if (auto done = cli.parse(args)) return *done;
     if (parser.positionalArguments().size() != 1)
         return cli.usageErrorSeeHelp("expected one input file");
 
+    auto transforms = readTransforms(parser);
+    if (!transforms) return cli.usageError(QString::fromStdString(transforms.error().message));
     ReportOptions options;
     const QString byValue = parser.value(by);
     if (byValue == "line")
@@ -148,9 +152,12 @@ int runReport(const QStringList& args) {
                                       " is not in the recording (threads: " + list + ")"));
         }
     }
-    auto snap = model.query(filter);
-    if (!snap) return fail(snap.error());
-    const auto rows = reportRows(**snap, options);
+    auto queried = model.query(filter);
+    if (!queried) return fail(queried.error());
+    auto shown = applyTransformOptions({*queried}, *transforms);
+    if (!shown) return fail(shown.error());
+    const std::shared_ptr<const ProfileSnapshot> snap = shown->front();
+    const auto rows = reportRows(*snap, options);
     // A state the recording never read matches nothing: say so, and which it holds.
     const int recordedMode = loaded->info.mode.value_or(-1);
     const int minor = loaded->info.pythonMajor == 3 ? loaded->info.pythonMinor : 0;
@@ -162,12 +169,24 @@ int runReport(const QStringList& args) {
         if (stateFilterUnavailable(st, recordedMode, minor, noGil).empty())
             held.emplace_back(stateFilterName(st));
     if (parser.isSet(json)) {
-        auto j = reportJson(**snap, rows, options);
+        auto j = reportJson(*snap, rows, options);
         j["recorded_states"] = held;
+        if (!transforms->empty()) {
+            j["transforms"] = nlohmann::ordered_json::array();
+            for (const CallTransform& t : *transforms)
+                j["transforms"].push_back(transformLabel(t));
+            j["transform_dropped"] = snap->transformDropped;
+        }
         if (!unavailable.empty()) j["unavailable"] = unavailable;
         std::printf("%s\n", j.dump(2).c_str());
     } else {
-        std::printf("%s", reportText(**snap, rows, options).c_str());
+        if (!transforms->empty()) {
+            std::string labels;
+            for (const CallTransform& t : *transforms)
+                labels += (labels.empty() ? "" : " \u203a ") + escapeForDisplay(transformLabel(t));
+            std::printf("Transforms: %s\n", labels.c_str());
+        }
+        std::printf("%s", reportText(*snap, rows, options).c_str());
         if (!unavailable.empty()) {
             std::string list;
             for (const std::string& h : held)

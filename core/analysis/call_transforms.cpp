@@ -21,7 +21,7 @@ bool fileMatches(std::string_view want, std::string_view file) {
 std::vector<char> functionsMatching(const ProfileSnapshot& s, const FunctionRef& ref) {
     std::vector<char> match(s.functions.size(), 0);
     for (size_t f = 0; f < s.functions.size(); ++f)
-        match[f] = s.functions[f].name == ref.name && fileMatches(ref.file, s.functions[f].file);
+        match[f] = functionMatches(ref, s.functions[f]);
     return match;
 }
 
@@ -219,6 +219,14 @@ std::shared_ptr<ProfileSnapshot> applyOne(const ProfileSnapshot& in, const CallT
 }
 
 } // namespace
+
+bool functionMatches(const FunctionRef& ref, const FunctionInfo& f) {
+    // "wrapper" names 3.11+'s "traced.<locals>.wrapper" too, as a user types it.
+    const bool named =
+        f.name == ref.name || (f.name.size() > ref.name.size() && f.name.ends_with(ref.name) &&
+                               f.name[f.name.size() - ref.name.size() - 1] == '.');
+    return named && fileMatches(ref.file, f.file);
+}
 
 std::string collapsedModuleName(std::string_view file) {
     const ModuleLocation where = locateModule(file);

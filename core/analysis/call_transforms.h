@@ -19,13 +19,17 @@
 namespace gilscope {
 
 // A function by name, not id, so a transform keeps its meaning as a live recording grows,
-// in a .bin opened later, and on the command line. An empty file matches any file; a
-// file matches a function's file when equal or when it ends with "/" + file.
+// in a .bin opened later, and on the command line. A name matches a function's name when
+// equal or its last dotted part ("wrapper" matches "traced.<locals>.wrapper"); an empty
+// file matches any file, else a function's file when equal or ending with "/" + file.
 struct FunctionRef {
     std::string name;
     std::string file;
     bool operator==(const FunctionRef&) const = default;
 };
+
+// Whether ref names this function.
+bool functionMatches(const FunctionRef& ref, const FunctionInfo& f);
 
 enum class TransformKind : uint8_t {
     MergeFunction,           // remove it from every stack: its time goes to its caller

@@ -188,7 +188,7 @@ ShareTable shareTable(const ProfileSnapshot& s) {
         keys.push_back(functionKey(f));
     for (const FunctionRow& r : functionTable(s))
         out.functionTotalPct[keys[r.func]] += pct(r.total, s.matchedSamples);
-    const CallTree tree = topDownTree(s);
+    const CallTree tree = shownTree(s); // the paths the flame graph draws
     if (tree.nodes.empty()) return out;
     const uint64_t all = tree.nodes[0].total;
     std::vector<std::pair<uint32_t, uint64_t>> todo{{0, 0}}; // node, its path key

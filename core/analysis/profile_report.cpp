@@ -237,6 +237,7 @@ nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<Re
     j["interval_us"] = s.intervalUs;
     j["recorded_samples"] = s.recordedSamples;
     j["matched_samples"] = s.matchedSamples;
+    j["max_depth"] = deepestStack(s);
     if (!s.spillProblem.empty()) j["spill_problem"] = s.spillProblem;
     if (isContention(s.filter.state)) j["contended_ticks"] = s.contendedTicks;
     auto& arr = j["rows"] = nlohmann::ordered_json::array();

@@ -117,6 +117,16 @@ CallTree bottomUpTree(const ProfileSnapshot& s) {
     return std::move(b.tree);
 }
 
+uint32_t deepestStack(const ProfileSnapshot& s) {
+    std::vector<uint32_t> depth(s.nodes.size(), 0); // a parent's id is smaller
+    uint32_t deepest = 0;
+    for (uint32_t n = 1; n < s.nodes.size(); ++n) {
+        depth[n] = depth[s.nodes[n].parent] + 1;
+        if (n < s.selfCounts.size() && s.selfCounts[n]) deepest = std::max(deepest, depth[n]);
+    }
+    return deepest;
+}
+
 CallTree shownTree(const ProfileSnapshot& s) {
     return s.inverted ? bottomUpTree(s) : topDownTree(s);
 }

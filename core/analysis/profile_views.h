@@ -49,6 +49,9 @@ CallTree bottomUpTree(const ProfileSnapshot& s);
 CallTree shownTree(const ProfileSnapshot& s);
 CallTree otherTree(const ProfileSnapshot& s);
 
+// Frames in the deepest stack with kept samples (0: none).
+uint32_t deepestStack(const ProfileSnapshot& s);
+
 // Who calls one function and what it calls; each sample counted once per neighbour.
 struct CallersCallees {
     uint64_t total = 0;               // samples with the function on the stack

@@ -89,7 +89,7 @@ std::vector<uint64_t> pathKeys(const ProfileSnapshot& s, const CallTree& tree, c
 
 void writeView(JsonText& j, const FlameView& v, const ShareTable* base) {
     const ProfileSnapshot& s = *v.snapshot;
-    const CallTree tree = topDownTree(s);
+    const CallTree tree = shownTree(s);
     const Preorder p = preorder(tree);
     j.raw("{").key("label", true).str(v.label).key("tid").num(v.threadId);
     j.key("samples").num(s.matchedSamples);
@@ -136,7 +136,7 @@ struct OnlyOneSide {
 // subtree), largest share first.
 std::vector<OnlyOneSide> framesMissingFrom(const ProfileSnapshot& s, const ShareTable& other,
                                            size_t limit) {
-    const CallTree tree = topDownTree(s);
+    const CallTree tree = shownTree(s);
     std::vector<OnlyOneSide> out;
     if (tree.nodes.empty() || tree.nodes[0].total == 0) return out;
     std::vector<std::pair<uint32_t, uint64_t>> todo{{0, 0}};

@@ -65,7 +65,15 @@ void FlameRecorder::finish(const RecordingSummary& summary) {
 }
 
 Result<std::string> FlameRecorder::page(const CancelToken* cancel) const {
-    auto all = model_.query({}, cancel);
+    // The page shows the stacks as the transforms reshape them, on every tree.
+    auto reshaped = [&](Result<std::shared_ptr<const ProfileSnapshot>> snap)
+        -> Result<std::shared_ptr<const ProfileSnapshot>> {
+        if (!snap) return snap.error();
+        auto out = applyTransforms(*snap, options_.transforms, cancel);
+        if (!out) return makeError(ErrorKind::Cancelled, "cancelled");
+        return *out;
+    };
+    auto all = reshaped(model_.query({}, cancel));
     if (!all) return all.error();
     const ProfileSnapshot& s = **all;
 
@@ -81,7 +89,7 @@ Result<std::string> FlameRecorder::page(const CancelToken* cancel) const {
         for (const ProfileThread* t : busiest) {
             ProfileFilter one;
             one.threads = {t->threadId};
-            auto snap = model_.query(one, cancel);
+            auto snap = reshaped(model_.query(one, cancel));
             if (!snap) return snap.error();
             views.push_back({threadLabel(*t), t->threadId, *snap});
         }
@@ -89,6 +97,11 @@ Result<std::string> FlameRecorder::page(const CancelToken* cancel) const {
 
     FlameFacts facts;
     facts.title = diff ? "Differential flame graph" : "Flame graph";
+    // A shared page says which view it shows.
+    std::string labels;
+    for (const CallTransform& t : options_.transforms)
+        labels += (labels.empty() ? "" : " \u203a ") + transformLabel(t);
+    if (!labels.empty()) facts.title += " (" + labels + ")";
     facts.target = !options_.target.empty() ? options_.target
                    : !commandLine_.empty()  ? commandLine_
                                             : "pid " + std::to_string(info_.pid);
@@ -105,7 +118,7 @@ Result<std::string> FlameRecorder::page(const CancelToken* cancel) const {
 
     std::optional<FlameComparison> comparison;
     if (diff) {
-        auto base = options_.baseline->model->query({}, cancel);
+        auto base = reshaped(options_.baseline->model->query({}, cancel));
         if (!base) return base.error();
         comparison = FlameComparison{options_.baselinePath, *base};
     }

@@ -4,6 +4,7 @@
 // `report` and the window use) and remembers what the page's header says, then writes
 // the page whole through an AtomicFile. With a baseline it writes the differential page.
 
+#include "core/analysis/call_transforms.h"
 #include "core/analysis/profile_diff.h"
 #include "core/analysis/profile_model.h"
 #include "core/common/error.h"
@@ -24,6 +25,7 @@ struct FlameRecorderOptions {
     std::shared_ptr<const ProfileFile> baseline;
     std::string baselinePath;
     size_t maxThreadViews = 32; // busiest threads with a tree of their own
+    TransformStack transforms;  // --merge, --focus, ...: on every tree, the baseline's too
 };
 
 // Loads a baseline for --diff-flamegraph and refuses one that cannot be compared with the

@@ -415,6 +415,18 @@ private slots:
         qInfo("checked %d transforms on random recordings", checked);
     }
 
+    // A name as a user types it: the last dotted part of 3.11+'s qualified names, and a
+    // file by its last parts.
+    void functionsMatchByNameAndFileEnd() {
+        const FunctionInfo wrapper{"traced.<locals>.wrapper", "/srv/app/deco.py", 3, false};
+        QVERIFY(functionMatches({"wrapper", ""}, wrapper));
+        QVERIFY(functionMatches({"traced.<locals>.wrapper", "app/deco.py"}, wrapper));
+        QVERIFY(functionMatches({"wrapper", "/srv/app/deco.py"}, wrapper));
+        QVERIFY(!functionMatches({"rapper", ""}, wrapper));
+        QVERIFY(!functionMatches({"wrapper", "pp/deco.py"}, wrapper));
+        QVERIFY(!functionMatches({"wrapper", "other.py"}, wrapper));
+    }
+
     void cancelStopsIt() {
         Stacks in;
         for (int i = 0; i < 70000; ++i)
