@@ -2,6 +2,8 @@
 
 #include "core/analysis/module_color.h"
 
+#include "core/gecko/flat_map.h"
+
 #include <unordered_map>
 
 namespace gilscope {
@@ -25,14 +27,40 @@ std::vector<char> functionsMatching(const ProfileSnapshot& s, const FunctionRef&
     return match;
 }
 
+// The snapshot's figures and tables without its stacks (nodes, self counts), which a
+// transform rebuilds: copying a million nodes only to drop them cost more than the rest.
+std::shared_ptr<ProfileSnapshot> withoutStacks(const ProfileSnapshot& in) {
+    auto out = std::make_shared<ProfileSnapshot>();
+    out->filter = in.filter;
+    out->originUs = in.originUs;
+    out->lastUs = in.lastUs;
+    out->intervalUs = in.intervalUs;
+    out->recordedMode = in.recordedMode;
+    out->recordedSamples = in.recordedSamples;
+    out->matchedSamples = in.matchedSamples;
+    out->contendedTicks = in.contendedTicks;
+    out->finished = in.finished;
+    out->spillProblem = in.spillProblem;
+    out->inverted = in.inverted;
+    out->transformDropped = in.transformDropped;
+    out->functions = in.functions;
+    out->lines = in.lines;
+    out->threads = in.threads;
+    return out;
+}
+// A field added to ProfileSnapshot must be copied above.
+static_assert(sizeof(ProfileSnapshot) == sizeof(ProfileFilter) + 8 * 8 + 2 * 8 +
+                                             sizeof(std::string) + 5 * sizeof(std::vector<int>),
+              "copy the new ProfileSnapshot field in withoutStacks()");
+
 // One transform over one snapshot: old nodes are visited parents first (a parent's id is
 // smaller), each placed under its parent's new node by the transform's rule.
 class Rebuild {
 public:
     Rebuild(const ProfileSnapshot& in, const CancelToken* cancel)
-        : in_(in), out_(std::make_shared<ProfileSnapshot>(in)), cancel_(cancel) {
+        : in_(in), out_(withoutStacks(in)), cancel_(cancel) {
         out_->nodes.assign(1, in.nodes.empty() ? StackNode{} : in.nodes[0]);
-        out_->selfCounts.clear();
+        shared_.assign(1, 1); // the root: many old nodes may land on it
         // Nodes without a sample at or below them are left out: they would only make
         // empty nodes, and the next transform would walk them again.
         subtree_ = in.selfCounts;
@@ -50,7 +78,11 @@ public:
             if ((n & 0xffff) == 0 && cancel_ && cancel_->cancelled()) return nullptr;
             const uint32_t parent = map_[in_.nodes[n].parent];
             if (subtree_[n] == 0 || parent == kDropped) continue;
-            map_[n] = rule(n, parent);
+            const auto before = static_cast<uint32_t>(out_->nodes.size());
+            const uint32_t m = rule(n, parent);
+            // An existing node got one more old node: its children must be looked up.
+            if (m < before) shared_[m] = 1;
+            map_[n] = m;
         }
         out_->selfCounts.assign(out_->nodes.size(), 0);
         uint64_t dropped = 0;
@@ -71,11 +103,24 @@ public:
         return child(parent, in_.nodes[n].func, in_.nodes[n].line, in_.nodes[n].flags);
     }
     uint32_t child(uint32_t parent, uint32_t func, uint32_t line, uint32_t flags) {
+        // Under a node that is one old node's only image, the old tree's children are
+        // already distinct: no lookup. (Children made before the node became shared are
+        // not found by later lookups; a duplicate sibling then holds part of a path's
+        // samples, which every view adds up by function and line.)
+        if (!shared_[parent]) {
+            out_->nodes.push_back({parent, func, line, flags});
+            shared_.push_back(0);
+            return static_cast<uint32_t>(out_->nodes.size() - 1);
+        }
         const uint64_t key = (static_cast<uint64_t>(parent) << 32) | line;
-        auto [it, added] = children_.try_emplace(key, static_cast<uint32_t>(out_->nodes.size()));
-        if (added) out_->nodes.push_back({parent, func, line, 0});
-        out_->nodes[it->second].flags |= flags;
-        return it->second;
+        const auto [node, added] =
+            children_.tryEmplace(key, static_cast<uint32_t>(out_->nodes.size()));
+        if (added) {
+            out_->nodes.push_back({parent, func, line, 0});
+            shared_.push_back(0);
+        }
+        out_->nodes[node].flags |= flags;
+        return node;
     }
     const StackNode& newNode(uint32_t n) const { return out_->nodes[n]; }
     ProfileSnapshot& out() { return *out_; }
@@ -86,7 +131,8 @@ private:
     const CancelToken* cancel_;
     std::vector<uint64_t> subtree_;
     std::vector<uint32_t> map_;
-    std::unordered_map<uint64_t, uint32_t> children_; // parent << 32 | line -> new node
+    std::vector<uint8_t> shared_; // per new node: more than one old node maps to it
+    FlatMap64 children_;          // parent << 32 | line -> new node
 };
 
 // How far each old node follows a call path (root first): -1 off it, 0..k along it,
