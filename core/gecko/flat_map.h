@@ -39,13 +39,6 @@ public:
         }
     }
     size_t size() const { return size_; }
-    // Room for n entries without growing.
-    void reserve(size_t n) {
-        size_t count = slots_.size();
-        while (count * 3 < n * 4)
-            count *= 2;
-        if (count > slots_.size()) rehash(count);
-    }
 
 private:
     static constexpr uint64_t kEmpty = ~0ull;
