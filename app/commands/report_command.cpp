@@ -43,8 +43,10 @@ int runReport(const QStringList& args) {
     const QCommandLineOption by("by",
                                 "Rows per function (default), per source line, or per wait "
                                 "(recorded with --wait-reasons: time per lock, socket peer, "
-                                "sleep... and the call site that waits there most).",
-                                "function|line|wait", "function");
+                                "sleep... and the call site that waits there most), or per "
+                                "line and instruction (recorded with --opcodes: LOAD_ATTR vs "
+                                "its specialised forms).",
+                                "function|line|wait|opcode", "function");
     const QCommandLineOption mode(
         "mode",
         "Which thread-samples to count: all (wall clock, default), cpu (on CPU), gil (holding "
@@ -84,8 +86,11 @@ int runReport(const QStringList& args) {
         options.by = ReportBy::Line;
     else if (byValue == "wait")
         options.by = ReportBy::Wait;
+    else if (byValue == "opcode")
+        options.by = ReportBy::Opcode;
     else if (byValue != "function")
-        return cli.usageError("--by must be function, line or wait, not \"" + byValue + "\"");
+        return cli.usageError("--by must be function, line, wait or opcode, not \"" + byValue +
+                              "\"");
     if (auto s = parseReportSort(parser.value(sort).toStdString()))
         options.sort = *s;
     else
@@ -157,7 +162,12 @@ int runReport(const QStringList& args) {
     auto shown = applyTransformOptions({*queried}, *transforms);
     if (!shown) return fail(shown.error());
     const std::shared_ptr<const ProfileSnapshot> snap = shown->front();
+    options.pythonMinor = loaded->info.pythonMajor == 3 ? loaded->info.pythonMinor : 0;
     const auto rows = reportRows(*snap, options);
+    if (options.by == ReportBy::Opcode && rows.empty() && snap->matchedSamples > 0)
+        return fail(makeError(ErrorKind::NoSamples,
+                              "report --by opcode: the recording holds no instructions (record "
+                              "with --opcodes, Python 3.11+ names the specialised forms)"));
     // A state the recording never read matches nothing: say so, and which it holds.
     const int recordedMode = loaded->info.mode.value_or(-1);
     const int minor = loaded->info.pythonMajor == 3 ? loaded->info.pythonMinor : 0;

@@ -29,6 +29,7 @@ std::vector<char> functionsMatching(const ProfileSnapshot& s, const FunctionRef&
 
 // The snapshot's figures and tables without its stacks (nodes, self counts), which a
 // transform rebuilds: copying a million nodes only to drop them cost more than the rest.
+// Every other field of ProfileSnapshot is copied here (test_call_transforms checks them).
 std::shared_ptr<ProfileSnapshot> withoutStacks(const ProfileSnapshot& in) {
     auto out = std::make_shared<ProfileSnapshot>();
     out->filter = in.filter;
@@ -36,6 +37,7 @@ std::shared_ptr<ProfileSnapshot> withoutStacks(const ProfileSnapshot& in) {
     out->lastUs = in.lastUs;
     out->intervalUs = in.intervalUs;
     out->recordedMode = in.recordedMode;
+    out->pythonMinor = in.pythonMinor;
     out->recordedSamples = in.recordedSamples;
     out->matchedSamples = in.matchedSamples;
     out->contendedTicks = in.contendedTicks;
@@ -48,11 +50,6 @@ std::shared_ptr<ProfileSnapshot> withoutStacks(const ProfileSnapshot& in) {
     out->threads = in.threads;
     return out;
 }
-// A field added to ProfileSnapshot must be copied above.
-static_assert(sizeof(ProfileSnapshot) == sizeof(ProfileFilter) + 8 * 8 + 2 * 8 +
-                                             sizeof(std::string) + 5 * sizeof(std::vector<int>),
-              "copy the new ProfileSnapshot field in withoutStacks()");
-
 // One transform over one snapshot: old nodes are visited parents first (a parent's id is
 // smaller), each placed under its parent's new node by the transform's rule.
 class Rebuild {
@@ -102,6 +99,8 @@ public:
     uint32_t keep(uint32_t parent, uint32_t n) {
         return child(parent, in_.nodes[n].func, in_.nodes[n].line, in_.nodes[n].flags);
     }
+    // flags: the node's opcode and GC bit. Nodes that differ only by opcode stay apart
+    // (the instruction each line runs is a view of its own); the GC bit adds up.
     uint32_t child(uint32_t parent, uint32_t func, uint32_t line, uint32_t flags) {
         // Under a node that is one old node's only image, the old tree's children are
         // already distinct: no lookup. (Children made before the node became shared are
@@ -112,14 +111,18 @@ public:
             shared_.push_back(0);
             return static_cast<uint32_t>(out_->nodes.size() - 1);
         }
-        const uint64_t key = (static_cast<uint64_t>(parent) << 32) | line;
+        const uint32_t opcode = (flags & StackNode::kOpcodeMask) >> StackNode::kOpcodeShift;
+        // 24 bits of line id, the opcode above them (a recording with more lines than
+        // that only merges nodes across opcodes).
+        const uint32_t lineKey = line < (1u << 24) ? line | (opcode << 24) : line;
+        const uint64_t key = (static_cast<uint64_t>(parent) << 32) | lineKey;
         const auto [node, added] =
             children_.tryEmplace(key, static_cast<uint32_t>(out_->nodes.size()));
         if (added) {
-            out_->nodes.push_back({parent, func, line, 0});
+            out_->nodes.push_back({parent, func, line, flags});
             shared_.push_back(0);
         }
-        out_->nodes[node].flags |= flags;
+        out_->nodes[node].flags |= flags & StackNode::kGc;
         return node;
     }
     const StackNode& newNode(uint32_t n) const { return out_->nodes[n]; }
@@ -253,7 +256,9 @@ std::shared_ptr<ProfileSnapshot> applyOne(const ProfileSnapshot& in, const CallT
             const uint32_t f = to.function[funcOf(n)];
             if (f == kNoFunction) return r.keep(p, n);
             if (p != 0 && r.newNode(p).func == f) return p;
-            return r.child(p, f, to.line[f], in.nodes[n].flags);
+            return r.child(p, f, to.line[f],
+                           (in.nodes[n].flags & StackNode::kGc) |
+                               (uint32_t{kNoOpcode} << StackNode::kOpcodeShift));
         });
     }
     case TransformKind::Invert:

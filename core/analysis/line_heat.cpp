@@ -52,13 +52,17 @@ struct FileLines {
 std::vector<FileHeat> lineHeatByFile(const ProfileSnapshot& s) {
     const FileLines fl(s);
     std::vector<uint64_t> own(fl.pairs.size(), 0), total(fl.pairs.size(), 0);
-    std::vector<uint32_t> seen(fl.pairs.size(), 0); // stamp: the leaf of the walk
+    std::map<std::pair<uint32_t, uint8_t>, uint64_t> opcodes; // (line id, opcode) -> own
+    std::vector<uint32_t> seen(fl.pairs.size(), 0);           // stamp: the leaf of the walk
     std::vector<uint32_t> fileSeen(fl.files.size(), 0);
     std::vector<uint64_t> fileSamples(fl.files.size(), 0);
     for (uint32_t leaf = 1; leaf < s.selfCounts.size(); ++leaf) {
         const uint64_t count = s.selfCounts[leaf];
         if (!count) continue;
-        if (const uint32_t id = fl.idOfLine[s.nodes[leaf].line]; id != UINT32_MAX) own[id] += count;
+        if (const uint32_t id = fl.idOfLine[s.nodes[leaf].line]; id != UINT32_MAX) {
+            own[id] += count;
+            if (s.nodes[leaf].opcode() != kNoOpcode) opcodes[{id, s.nodes[leaf].opcode()}] += count;
+        }
         for (uint32_t n = leaf; n != 0; n = s.nodes[n].parent) {
             const uint32_t id = fl.idOfLine[s.nodes[n].line];
             if (id == UINT32_MAX || seen[id] == leaf) continue;
@@ -78,7 +82,13 @@ std::vector<FileHeat> lineHeatByFile(const ProfileSnapshot& s) {
     for (size_t id = 0; id < fl.pairs.size(); ++id) {
         if (!total[id]) continue;
         FileHeat& h = out[fl.pairs[id].first];
-        h.lines.push_back({fl.pairs[id].second, own[id], total[id]});
+        FileLineHeat line{fl.pairs[id].second, own[id], total[id], {}};
+        for (auto it = opcodes.lower_bound({uint32_t(id), 0});
+             it != opcodes.end() && it->first.first == id; ++it)
+            line.opcodes.emplace_back(it->first.second, it->second);
+        std::stable_sort(line.opcodes.begin(), line.opcodes.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        h.lines.push_back(std::move(line));
         h.own += own[id];
         h.total += total[id];
     }

@@ -19,6 +19,9 @@ struct FileLineHeat {
     int32_t line = 0;
     uint64_t own = 0;
     uint64_t total = 0;
+    // The own samples split by the instruction that ran (recorded with --opcodes), most
+    // first: {opcode, samples}. Empty when the recording has no instructions.
+    std::vector<std::pair<uint8_t, uint64_t>> opcodes;
 };
 
 // One source file with samples. own and total are the sums over its lines (CPython's

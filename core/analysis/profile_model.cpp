@@ -51,6 +51,7 @@ void ProfileModel::begin(const FrameRegistry& registry, const RecordingInfo& inf
                     interner_.setRegistry(&registry);
                     intervalUs_ = info.sampleIntervalUs;
                     recordedMode_ = info.mode;
+                    pythonMinor_ = info.pythonMajor == 3 ? info.pythonMinor : 0;
                 });
 }
 
@@ -161,6 +162,7 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
         snap->lastUs = lastUs_;
         snap->intervalUs = intervalUs_;
         snap->recordedMode = recordedMode_;
+        snap->pythonMinor = pythonMinor_;
         snap->recordedSamples = samples_;
         snap->finished = finished_;
         snap->spillProblem = store_.spillProblem();

@@ -78,6 +78,7 @@ private:
     uint64_t lastUs_ = 0;
     uint64_t intervalUs_ = 0;
     int recordedMode_ = -1;
+    int pythonMinor_ = 0;
     uint64_t samples_ = 0;
 };
 

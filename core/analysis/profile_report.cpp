@@ -1,6 +1,7 @@
 #include "core/analysis/profile_report.h"
 
 #include "core/analysis/profile_views.h"
+#include "core/gecko/opcode_names.h"
 #include "core/sample/wait_reason.h"
 #include "core/util/utf8.h"
 
@@ -56,29 +57,52 @@ std::vector<ReportRow> waitRows(const ProfileSnapshot& s) {
     return rows;
 }
 
+// One row per (line, opcode) of the leaf frames that carry one.
+std::vector<ReportRow> opcodeRows(const ProfileSnapshot& s, int pythonMinor) {
+    std::map<std::pair<uint32_t, uint8_t>, uint64_t> counts;
+    for (size_t n = 1; n < s.nodes.size() && n < s.selfCounts.size(); ++n)
+        if (s.selfCounts[n] && s.nodes[n].opcode() != kNoOpcode)
+            counts[{s.nodes[n].line, s.nodes[n].opcode()}] += s.selfCounts[n];
+    std::vector<ReportRow> rows;
+    for (const auto& [key, count] : counts) {
+        const LineKey& k = s.lines[key.first];
+        const FunctionInfo& f = s.functions[k.func];
+        const OpcodeInfo op = opcodeInfo(key.second, pythonMinor);
+        ReportRow row{f.name, f.file, k.line, count, count, {}, 0, {}, {}, false};
+        row.opcode = op.opname;
+        row.baseOpcode = op.baseOpname;
+        row.specialized = op.isSpecialized;
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
 } // namespace
 
 std::vector<ReportRow> reportRows(const ProfileSnapshot& s, const ReportOptions& options) {
     std::vector<ReportRow> rows;
     if (options.by == ReportBy::Wait) {
         rows = waitRows(s);
+    } else if (options.by == ReportBy::Opcode) {
+        rows = opcodeRows(s, options.pythonMinor);
     } else if (options.by == ReportBy::Function) {
         for (const FunctionRow& r : functionTable(s)) {
             const FunctionInfo& f = s.functions[r.func];
-            rows.push_back({f.name, f.file, f.firstLine, r.own, r.total, {}, 0});
+            rows.push_back({f.name, f.file, f.firstLine, r.own, r.total, {}, 0, {}, {}, false});
         }
     } else {
         for (const LineRow& r : lineTable(s)) {
             const LineKey& k = s.lines[r.line];
             const FunctionInfo& f = s.functions[k.func];
-            rows.push_back({f.name, f.file, k.line, r.own, r.total, {}, 0});
+            rows.push_back({f.name, f.file, k.line, r.own, r.total, {}, 0, {}, {}, false});
         }
     }
     auto tie = [](const ReportRow& a, const ReportRow& b) {
         if (a.total != b.total) return a.total > b.total;
         if (a.function != b.function) return a.function < b.function;
         if (a.file != b.file) return a.file < b.file;
-        return a.line < b.line;
+        if (a.line != b.line) return a.line < b.line;
+        return a.opcode < b.opcode;
     };
     std::sort(rows.begin(), rows.end(), [&](const ReportRow& a, const ReportRow& b) {
         switch (options.sort) {
@@ -204,8 +228,9 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
     }
     std::snprintf(buf, sizeof buf, "%15s %9s %12s %9s %12s  %s\n", "nsamples", "sample%",
                   "tottime (s)", "cumul%", "cumtime (s)",
-                  options.by == ReportBy::Line ? "filename:lineno(function)"
-                                               : "filename:firstlineno(function)");
+                  options.by == ReportBy::Function ? "filename:firstlineno(function)"
+                  : options.by == ReportBy::Opcode ? "filename:lineno(function) instruction"
+                                                   : "filename:lineno(function)");
     out += buf;
     for (const ReportRow& r : rows) {
         const std::string counts = std::to_string(r.own) + "/" + std::to_string(r.total);
@@ -214,7 +239,10 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
                       pct(r.total, s.matchedSamples), seconds(s, r.total));
         out += buf;
         out += escapeForDisplay(r.file) + ":" + std::to_string(r.line) + "(" +
-               escapeForDisplay(r.function) + ")\n";
+               escapeForDisplay(r.function) + ")";
+        if (options.by == ReportBy::Opcode)
+            out += " " + r.opcode + (r.specialized ? " (" + r.baseOpcode + ")" : "");
+        out += "\n";
     }
     return out + threadList(s);
 }
@@ -223,9 +251,10 @@ nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<Re
                                   const ReportOptions& options) {
     nlohmann::ordered_json j;
     j["mode"] = std::string(stateFilterName(s.filter.state));
-    j["by"] = options.by == ReportBy::Line   ? "line"
-              : options.by == ReportBy::Wait ? "wait"
-                                             : "function";
+    j["by"] = options.by == ReportBy::Line     ? "line"
+              : options.by == ReportBy::Wait   ? "wait"
+              : options.by == ReportBy::Opcode ? "opcode"
+                                               : "function";
     if (s.filter.hasRange) {
         j["range_start_s"] =
             s.filter.startUs > s.originUs ? (s.filter.startUs - s.originUs) / 1e6 : 0.0;
@@ -254,6 +283,11 @@ nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<Re
             o["call_site"] = r.callSite.empty() ? nlohmann::ordered_json(nullptr)
                                                 : nlohmann::ordered_json(sanitizeUtf8(r.callSite));
             o["call_site_samples"] = r.callSiteSamples;
+        }
+        if (options.by == ReportBy::Opcode) {
+            o["opcode"] = r.opcode;
+            o["base_opcode"] = r.baseOpcode;
+            o["specialized"] = r.specialized;
         }
         arr.push_back(std::move(o));
     }

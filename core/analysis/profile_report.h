@@ -15,7 +15,9 @@ namespace gilscope {
 // The top-functions (or top-lines) table of `gilscope report`, as rows ready to print.
 // Wait: one row per wait leaf (--wait-reasons: "<lock wait>", "<read TCP 10.0.0.5:5432>"),
 // with the call site that waits there most.
-enum class ReportBy { Function, Line, Wait };
+// Opcode: one row per (line, instruction) where samples ended (--opcodes), with the
+// instruction's name in the target's Python: "this attribute load never specialised".
+enum class ReportBy { Function, Line, Wait, Opcode };
 enum class ReportSort { Own, Total, Name, File };
 
 std::optional<ReportSort> parseReportSort(std::string_view name); // own|total|name|file
@@ -30,12 +32,18 @@ struct ReportRow {
     // Wait rows: where the Python code waits there most, and its samples there.
     std::string callSite;
     uint64_t callSiteSamples = 0;
+    // Opcode rows: "LOAD_ATTR_INSTANCE_VALUE", its base form "LOAD_ATTR", and whether it
+    // is a specialisation.
+    std::string opcode;
+    std::string baseOpcode;
+    bool specialized = false;
 };
 
 struct ReportOptions {
     ReportBy by = ReportBy::Function;
     ReportSort sort = ReportSort::Own;
-    size_t limit = 15; // 0: every row
+    size_t limit = 15;   // 0: every row
+    int pythonMinor = 0; // the recording's 3.x, for opcode names (0: unknown)
 };
 
 // Sorted rows (ties broken by total, then name) and cut to the limit.

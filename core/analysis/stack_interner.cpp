@@ -47,6 +47,7 @@ const StackInterner::FrameMeta& StackInterner::meta(FrameId id) {
     auto [lit, newLine] = lineIds_.try_emplace(lkey, static_cast<uint32_t>(lines_.size()));
     if (newLine) lines_.push_back({m.func, f.line});
     m.line = lit->second;
+    m.opcode = f.opcode;
     // The remote reader marks garbage collection with a synthetic "<GC>" frame.
     m.gc = fn.name == "<GC>";
     // `python -m profiling.sampling run` starts the target from this file; CPython's
@@ -65,7 +66,8 @@ uint32_t StackInterner::child(uint32_t parent, FrameId frame) {
         n.parent = parent;
         n.func = m.func;
         n.line = m.line;
-        n.flags = (nodes_[parent].flags & StackNode::kGc) | (m.gc ? StackNode::kGc : 0);
+        n.flags = (nodes_[parent].flags & StackNode::kGc) | (m.gc ? StackNode::kGc : 0) |
+                  (uint32_t{m.opcode} << StackNode::kOpcodeShift);
         nodes_.push_back(n);
         nodeFrames_.push_back(frame);
     }

@@ -34,8 +34,12 @@ struct StackNode {
     uint32_t parent = 0;
     uint32_t func = kNoFunction;
     uint32_t line = 0; // index into lines()
-    uint32_t flags = 0;
+    uint32_t flags = kNoOpcode << kOpcodeShift;
     static constexpr uint32_t kGc = 1; // a <GC> frame is on the stack at or above this node
+    // Bits 8-15: the instruction the frame executed (--opcodes), kNoOpcode when unknown.
+    static constexpr uint32_t kOpcodeShift = 8;
+    static constexpr uint32_t kOpcodeMask = 0xffu << kOpcodeShift;
+    uint8_t opcode() const { return static_cast<uint8_t>(flags >> kOpcodeShift); }
 };
 
 // Interns stacks into the prefix tree, functions and lines into small dense ids.
@@ -64,6 +68,7 @@ private:
         uint32_t func = kNoFunction;
         uint32_t line = 0;
         bool gc = false;
+        uint8_t opcode = kNoOpcode;
         bool filtered = false; // CPython's profiler bootstrap: never shown
         bool known = false;
     };

@@ -3,9 +3,13 @@
 // Starts TARGET.py with python3, grabs the window from the screen on the start page (start.png),
 // records the target picked by keyboard (its pid in the filter, Tab, Return) for a few
 // seconds, marked after two (recording.png), then with one track selected and expanded
-// (selected.png).
+// (selected.png). With a third argument, "transforms", the flame graph after collapsing
+// recursion and merging `wrapper` (transforms.png), as a user does from a right-click on
+// tests/targets/ast_visitor.py.
 //   XDG_CONFIG_HOME=$(mktemp -d) xvfb-run -s "-screen 0 1366x768x24"
 //       layout_screenshot_driver OUTDIR tests/targets/eight_threads.py   (one line)
+#include "ui/analysis/analysis_controller.h"
+#include "ui/analysis/analysis_panel.h"
 #include "ui/main_window.h"
 #include "ui/process_picker.h"
 #include "ui/process_table_model.h"
@@ -17,6 +21,7 @@
 #include <QProcess>
 #include <QScreen>
 #include <QSettings>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 
@@ -90,6 +95,16 @@ int main(int argc, char** argv) {
     }
     QTest::qWait(1500);
     grabScreen(window, out.filePath(QStringLiteral("selected.png")));
+    if (argc > 3 && QByteArray(argv[3]) == "transforms") {
+        using namespace gilscope;
+        QTest::mouseClick(timeline, Qt::LeftButton, {}, timeline->nameRect(shown[0]).center());
+        ui::AnalysisPanel* panel = window.analysis();
+        panel->tabs()->setCurrentIndex(1); // the flame graph
+        panel->controller()->addTransform({TransformKind::CollapseRecursion, {}, {}, {}});
+        panel->controller()->addTransform({TransformKind::MergeFunction, {"wrapper", ""}, {}, {}});
+        QTest::qWait(2500);
+        grabScreen(window, out.filePath(QStringLiteral("transforms.png")));
+    }
     window.stop();
     target.kill();
     target.waitForFinished();

@@ -1,5 +1,7 @@
 #include "ui/analysis/source_view.h"
 
+#include "core/gecko/opcode_names.h"
+
 #include "core/heatmap/source_text.h"
 #include "core/util/file_name.h"
 
@@ -138,12 +140,19 @@ void SourceView::applyHeat(const ProfileSnapshot& s, uint32_t func) {
     shownMatched_ = s.matchedSamples;
     std::vector<uint64_t> now(shownHeat_.size(), 0);
     std::vector<uint64_t> own(shownHeat_.size(), 0);
+    std::vector<QString> instructions(shownHeat_.size()); // --opcodes: the own split
     uint64_t best = 0;
     hottestLine_ = -1;
     for (const FileLineHeat& h : heat) {
         if (h.line < 1 || size_t(h.line) > now.size()) continue;
         now[size_t(h.line - 1)] = h.total;
         own[size_t(h.line - 1)] = h.own;
+        for (const auto& [opcode, count] : h.opcodes)
+            instructions[size_t(h.line - 1)] +=
+                QStringLiteral("\n  %1  %2 (%3%)")
+                    .arg(QString::fromStdString(formatOpcode(opcode, s.pythonMinor)))
+                    .arg(count)
+                    .arg(100.0 * double(count) / double(std::max<uint64_t>(h.own, 1)), 0, 'f', 1);
         if (h.total > best && funcLines.count(h.line)) {
             best = h.total;
             hottestLine_ = h.line;
@@ -161,9 +170,13 @@ void SourceView::applyHeat(const ProfileSnapshot& s, uint32_t func) {
         } else {
             const double share = 100.0 * now[i] / std::max<uint64_t>(s.matchedSamples, 1);
             samples->setText(QStringLiteral("%1%").arg(share, 0, 'f', 1));
-            samples->setToolTip(tr("%1 samples with this line on the stack, %2 with it executing")
-                                    .arg(now[i])
-                                    .arg(own[i]));
+            QString tip = tr("%1 samples with this line on the stack, %2 with it executing")
+                              .arg(now[i])
+                              .arg(own[i]);
+            // Which instruction ran: "LOAD_ATTR" where a "LOAD_ATTR_INSTANCE_VALUE" was
+            // hoped for says the load never specialised.
+            if (!instructions[i].isEmpty()) tip += tr("\nby instruction:") + instructions[i];
+            samples->setToolTip(tip);
             const int alpha = 40 + int(200.0 * double(now[i]) / double(maxTotal));
             samples->setBackground(QColor(230, 60, 30, alpha));
         }

@@ -427,6 +427,42 @@ private slots:
         QVERIFY(!functionMatches({"wrapper", "other.py"}, wrapper));
     }
 
+    // A transform rebuilds the stacks and keeps everything else of the snapshot; nodes that
+    // differ only by the instruction they ran (--opcodes) stay apart.
+    void keepsTheFiguresAndTheInstructions() {
+        auto s = std::make_shared<ProfileSnapshot>();
+        s->filter.state = StateFilter::OnCpu;
+        s->filter.threads = {7};
+        s->originUs = 1, s->lastUs = 2, s->intervalUs = 3, s->recordedMode = 4;
+        s->pythonMinor = 12, s->recordedSamples = 50, s->matchedSamples = 30;
+        s->contendedTicks = 5, s->finished = true, s->spillProblem = "disk";
+        s->functions = {{"main", "m.py", 1, false}, {"f", "m.py", 5, false}};
+        s->lines = {{0, 1}, {1, 6}};
+        s->threads = {{7, true, 50, "worker"}};
+        auto op = [](uint8_t o) { return uint32_t{o} << StackNode::kOpcodeShift; };
+        s->nodes = {{}, {0, 0, 0, op(kNoOpcode)}, {1, 1, 1, op(10)}, {1, 1, 1, op(20)}};
+        s->selfCounts = {0, 0, 20, 10};
+        const auto m = apply(s, {{TransformKind::MergeFunction, {"main", ""}, {}, {}}});
+        QCOMPARE(m->filter, s->filter);
+        QCOMPARE(m->originUs + m->lastUs + m->intervalUs, uint64_t(6));
+        QCOMPARE(m->recordedMode, 4);
+        QCOMPARE(m->pythonMinor, 12);
+        QCOMPARE(m->recordedSamples, uint64_t(50));
+        QCOMPARE(m->matchedSamples, uint64_t(30));
+        QCOMPARE(m->contendedTicks, uint64_t(5));
+        QVERIFY(m->finished);
+        QCOMPARE(m->spillProblem, std::string("disk"));
+        QCOMPARE(m->threads.size(), size_t(1));
+        QCOMPARE(m->threads[0].name, std::string("worker"));
+        QCOMPARE(m->functions.size(), size_t(2));
+        std::map<uint8_t, uint64_t> byOpcode;
+        for (uint32_t n = 1; n < m->nodes.size(); ++n) {
+            QCOMPARE(m->nodes[n].parent, 0u); // main merged away: f at the root
+            byOpcode[m->nodes[n].opcode()] += m->selfCounts[n];
+        }
+        QCOMPARE(byOpcode, (std::map<uint8_t, uint64_t>{{10, 20}, {20, 10}}));
+    }
+
     void cancelStopsIt() {
         Stacks in;
         for (int i = 0; i < 70000; ++i)

@@ -62,7 +62,7 @@ private slots:
     void farLineIsOneRow() {
         FileHeat heat;
         heat.file = "/x.py";
-        heat.lines = {{2, 1, 1}, {2000000000, 3, 3}};
+        heat.lines = {{2, 1, 1, {}}, {2000000000, 3, 3, {}}};
         heatmap::FilePage page;
         page.heat = &heat;
         page.source.ok = true;
