@@ -1,7 +1,6 @@
 #include "ui/analysis/source_view.h"
 
 #include "core/gecko/opcode_names.h"
-
 #include "core/heatmap/source_text.h"
 #include "core/util/file_name.h"
 
