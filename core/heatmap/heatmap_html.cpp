@@ -1,5 +1,6 @@
 #include "core/heatmap/heatmap_html.h"
 
+#include "core/gecko/opcode_names.h"
 #include "core/html/html_escape.h"
 
 #include "core/util/utf8.h"
@@ -183,7 +184,15 @@ std::string renderFilePage(const HeatmapSummary& summary, const FilePage& page) 
         if (hot)
             h += " data-own=\"" + std::to_string(own) + "\" data-total=\"" + std::to_string(total) +
                  "\"";
+        // --opcodes: the line's own samples by instruction, as the cell's tooltip.
+        std::string byInstruction;
+        if (hot)
+            for (const auto& [opcode, count] : f.lines[heat].opcodes)
+                byInstruction += (byInstruction.empty() ? "" : "&#10;") +
+                                 htmlEscape(formatOpcode(opcode, summary.pythonMinor)) + ": " +
+                                 std::to_string(count);
         h += "><td class=\"n\"><a href=\"#line-" + id + "\">" + id + "</a></td><td class=\"own\"" +
+             (byInstruction.empty() ? "" : " title=\"" + byInstruction + "\"") +
              heatStyle(own, maxOwn) + ">" + (own ? std::to_string(own) : "") +
              "</td><td class=\"tot\"" + heatStyle(total, maxTotal) + ">" +
              (total ? std::to_string(total) : "") + "</td><td class=\"src\">" +

@@ -22,6 +22,7 @@ struct HeatmapSummary {
     uint64_t intervalUs = 0; // sampling interval
     double durationSec = 0;  // first to last sample
     std::string mode;        // "wall", "cpu", ... (empty: unknown)
+    int pythonMinor = 0;     // the target's 3.x, for the instructions' names (--opcodes)
 };
 
 // One link to a line of another page ("" page: no page, plain text).

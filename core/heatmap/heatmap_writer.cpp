@@ -71,6 +71,8 @@ Result<size_t> writeHeatmap(const ProfileSnapshot& snapshot, SourceCache& source
                             const HeatmapSummary& summary, AtomicFolder& folder,
                             const CancelToken* cancel) {
     const std::vector<FileHeat> files = lineHeatByFile(snapshot);
+    HeatmapSummary named = summary;
+    if (!named.pythonMinor) named.pythonMinor = snapshot.pythonMinor;
     std::vector<std::string> names;
     std::unordered_map<std::string, size_t> pageOf;
     std::vector<FilePage> pages(files.size());
@@ -84,7 +86,7 @@ Result<size_t> writeHeatmap(const ProfileSnapshot& snapshot, SourceCache& source
         if (cancel && cancel->cancelled())
             return makeError(ErrorKind::Cancelled, "aborted; no output written");
         pages[i].source = sources.get(files[i].file);
-        if (auto s = folder.writeFile(names[i], renderFilePage(summary, pages[i])); !s)
+        if (auto s = folder.writeFile(names[i], renderFilePage(named, pages[i])); !s)
             return s.error();
         pages[i].source = {}; // a page's source is not needed again
     }

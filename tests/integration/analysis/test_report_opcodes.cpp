@@ -7,9 +7,12 @@
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
 
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -97,6 +100,27 @@ private slots:
         const auto text = runGilscope({"report", bin, "--by", "opcode", "-l", "5"});
         QVERIFY2(text.exitCode == 0 && text.out.contains("instruction"),
                  qPrintable(describe(text)));
+
+        // The heatmap page: the line's own cell names its instructions in its tooltip.
+        const QString folder = dir.filePath("heat");
+        const auto heat = runGilscope({"replay", bin, "--heatmap", "-o", folder});
+        QVERIFY2(heat.exitCode == 0, qPrintable(describe(heat)));
+        QString page;
+        for (const QString& name : QDir(folder).entryList({"*.html"})) {
+            QFile f(QDir(folder).filePath(name));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QString text = QString::fromUtf8(f.readAll());
+            if (text.contains("attr_loads.py") && text.contains("id=\"line-")) page = text;
+        }
+        const QRegularExpression stableRow(
+            QStringLiteral("<tr id=\"line-%1\"[^>]*><td class=\"n\">.*?</td><td class=\"own\" "
+                           "title=\"([^\"]*)\"")
+                .arg(stableLine));
+        const QRegularExpressionMatch m = stableRow.match(page);
+        QVERIFY2(m.hasMatch(), qPrintable(page.left(300)));
+        QVERIFY2(m.captured(1).contains(interpreter.minor >= 11 ? "LOAD_ATTR_INSTANCE_VALUE"
+                                                                : "LOAD_ATTR"),
+                 qPrintable(m.captured(1)));
 
         // Without --opcodes, the recording has none: refused with the reason.
         const QString plain = dir.filePath("plain.bin");
