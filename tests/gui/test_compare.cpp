@@ -218,7 +218,8 @@ private slots:
         QVERIFY2(w.errors.isEmpty(), qPrintable(w.errors.join('\n')));
         CompareController* compare = w.window.compare()->controller();
         AnalysisController* analysis = w.panel().controller();
-        auto check = [&](const char* what) {
+        auto check = [&](const char* what, std::vector<const char*> functions = {
+                                               "heavy_part", "light_part", "busy"}) {
             // Wait until the views and the comparison are both for the latest filter.
             QTRY_VERIFY_WITH_TIMEOUT(!analysis->busy() && analysis->latest() &&
                                          analysis->latest()->snapshot->filter ==
@@ -227,7 +228,7 @@ private slots:
                                          compare->comparison()->baseline.samples ==
                                              analysis->latest()->snapshot->matchedSamples,
                                      30000);
-            for (const char* f : {"heavy_part", "light_part", "busy"})
+            for (const char* f : functions)
                 QVERIFY2(w.delta(f) == 0.0,
                          qPrintable(QString("%1: %2 %3").arg(what, f).arg(w.delta(f))));
         };
@@ -243,6 +244,12 @@ private slots:
         if (QTest::currentTestFailed()) return;
         QVERIFY(compare->comparison()->rangeApplied);
         QVERIFY(compare->comparison()->baseline.samples < allSamples / 2);
+        // A call-tree transform reshapes the baseline as it does the recording.
+        const uint64_t before = analysis->latest()->snapshot->matchedSamples;
+        analysis->addTransform({TransformKind::DropFunction, {"light_part", ""}, {}, {}});
+        QTRY_VERIFY_WITH_TIMEOUT(analysis->latest()->snapshot->matchedSamples < before, 30000);
+        check("a transform", {"heavy_part", "busy"});
+        QVERIFY(std::isnan(w.delta("light_part"))); // dropped on both sides
     }
 
     // A live recording (the window's all mode) compared with a wall-mode baseline while it

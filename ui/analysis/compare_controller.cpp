@@ -76,8 +76,9 @@ void CompareController::recompute() {
     if (!baseline_) return;
     queries_->start<ComparisonPtr>(
         QString(),
-        [baseline = baseline_, filter = analysis_->filter(), mode = currentMode_](
-            const ProgressCallback&, const CancelToken* cancel) -> Result<ComparisonPtr> {
+        [baseline = baseline_, filter = analysis_->filter(), transforms = analysis_->transforms(),
+         mode = currentMode_](const ProgressCallback&,
+                              const CancelToken* cancel) -> Result<ComparisonPtr> {
             auto c = std::make_shared<Comparison>();
             c->baselinePath = baseline->path;
             const std::optional<int> current = mode < 0 ? std::nullopt : std::optional(mode);
@@ -106,7 +107,10 @@ void CompareController::recompute() {
             }
             auto snap = baseline->model->query(f, cancel);
             if (!snap) return snap.error();
-            c->baseline = shareTable(**snap);
+            // The same transforms as the current side, so the same call paths compare.
+            auto shown = applyTransforms(*snap, transforms, cancel);
+            if (!shown) return makeError(ErrorKind::Cancelled, "cancelled");
+            c->baseline = shareTable(**shown);
             return ComparisonPtr(std::move(c));
         },
         [this](Result<ComparisonPtr> done) {
