@@ -220,6 +220,7 @@ std::shared_ptr<ProfileSnapshot> applyOne(const ProfileSnapshot& in, const CallT
     }
     case TransformKind::MergeCallNode:
     case TransformKind::FocusSubtree: {
+        if (t.path.empty()) break; // names no call node: changes nothing
         const auto depth = pathDepths(in, t.path);
         const auto k = static_cast<int32_t>(t.path.size());
         if (t.kind == TransformKind::MergeCallNode)
@@ -261,12 +262,13 @@ std::shared_ptr<ProfileSnapshot> applyOne(const ProfileSnapshot& in, const CallT
                                (uint32_t{kNoOpcode} << StackNode::kOpcodeShift));
         });
     }
-    case TransformKind::Invert:
-        break;
+    case TransformKind::Invert: {
+        auto out = std::make_shared<ProfileSnapshot>(in);
+        out->inverted = !in.inverted;
+        return out;
     }
-    auto out = std::make_shared<ProfileSnapshot>(in);
-    out->inverted = !in.inverted;
-    return out;
+    }
+    return std::make_shared<ProfileSnapshot>(in);
 }
 
 } // namespace
