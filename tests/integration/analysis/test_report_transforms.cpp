@@ -66,9 +66,10 @@ private slots:
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const double visit = total(plain, "visit"), names = total(plain, "count_names");
         QVERIFY2(visit > 100, qPrintable(QString::number(visit)));
-        // The tower: visit > generic_visit > visit > ... many frames deep.
+        // The tower: visit > generic_visit > visit > ... many frames deep (22-33 measured;
+        // a loaded machine takes fewer samples, and sees the deepest calls less often).
         const int deepest = plain["max_depth"].toInt();
-        QVERIFY2(deepest >= 20, qPrintable(QString::number(deepest)));
+        QVERIFY2(deepest >= 16, qPrintable(QString::number(deepest)));
 
         // Collapsed, the tower is one visit frame (its children below it) with the same
         // total, and the stacks are shallow.
@@ -77,7 +78,8 @@ private slots:
         QCOMPARE(total(flat, "visit"), visit);
         QCOMPARE(flat["matched_samples"].toDouble(), plain["matched_samples"].toDouble());
         const int flatDepth = flat["max_depth"].toInt();
-        QVERIFY2(flatDepth <= 14, qPrintable(QString::number(flatDepth)));
+        QVERIFY2(flatDepth <= 14 && flatDepth + 6 <= deepest,
+                 qPrintable(QString("%1 of %2").arg(flatDepth).arg(deepest)));
         qInfo("%s: %.0f samples in visit; deepest stack %d frames, %d collapsed",
               qPrintable(interpreter.label), visit, deepest, flatDepth);
         QCOMPARE(flat["transforms"].toArray().first().toString(),
