@@ -190,12 +190,8 @@ int runReport(const QStringList& args) {
         if (!unavailable.empty()) j["unavailable"] = unavailable;
         std::printf("%s\n", j.dump(2).c_str());
     } else {
-        if (!transforms->empty()) {
-            std::string labels;
-            for (const CallTransform& t : *transforms)
-                labels += (labels.empty() ? "" : " \u203a ") + escapeForDisplay(transformLabel(t));
-            std::printf("Transforms: %s\n", labels.c_str());
-        }
+        if (!transforms->empty())
+            std::printf("Transforms: %s\n", escapeForDisplay(transformsLabel(*transforms)).c_str());
         std::printf("%s", reportText(*snap, rows, options).c_str());
         if (!unavailable.empty()) {
             std::string list;

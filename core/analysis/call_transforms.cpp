@@ -316,6 +316,13 @@ std::string transformLabel(const CallTransform& t) {
     return {};
 }
 
+std::string transformsLabel(const TransformStack& stack) {
+    std::string out;
+    for (const CallTransform& t : stack)
+        out += (out.empty() ? "" : " \u203a ") + transformLabel(t);
+    return out;
+}
+
 std::optional<std::shared_ptr<const ProfileSnapshot>>
 applyTransforms(std::shared_ptr<const ProfileSnapshot> snapshot, const TransformStack& transforms,
                 const CancelToken* cancel) {

@@ -56,6 +56,8 @@ using TransformStack = std::vector<CallTransform>;
 
 // "Merge: wrapper", "Focus: handle_request", "Collapse: [django]", "Invert".
 std::string transformLabel(const CallTransform& t);
+// A stack's labels in order, "Collapse recursion › Merge: wrapper" (empty: none).
+std::string transformsLabel(const TransformStack& stack);
 // The frame a collapsed module becomes: "[django]", "[stdlib: asyncio]".
 std::string collapsedModuleName(std::string_view file);
 

@@ -98,10 +98,8 @@ Result<std::string> FlameRecorder::page(const CancelToken* cancel) const {
     FlameFacts facts;
     facts.title = diff ? "Differential flame graph" : "Flame graph";
     // A shared page says which view it shows.
-    std::string labels;
-    for (const CallTransform& t : options_.transforms)
-        labels += (labels.empty() ? "" : " \u203a ") + transformLabel(t);
-    if (!labels.empty()) facts.title += " (" + labels + ")";
+    if (!options_.transforms.empty())
+        facts.title += " (" + transformsLabel(options_.transforms) + ")";
     facts.target = !options_.target.empty() ? options_.target
                    : !commandLine_.empty()  ? commandLine_
                                             : "pid " + std::to_string(info_.pid);
