@@ -142,6 +142,7 @@ SessionResult recordSession(StackSource& source, const RecordOptions& options,
     samplerOptions.durationSec = options.durationSec;
     samplerOptions.read = options.readOptions();
     samplerOptions.realtimePriority = options.realtimePriority;
+    samplerOptions.countersEveryMs = kCountersEveryMs;
     // A private .bin copy beside every local output but a .bin itself: if writing the
     // output fails at the end (full disk), the samples, which can never be taken again,
     // are kept.

@@ -5,6 +5,7 @@
 #include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
 #include "app/commands/transform_options.h"
+#include "core/analysis/counters_json.h"
 #include "core/analysis/profile_diff.h"
 #include "core/analysis/profile_model.h"
 #include "core/analysis/profile_report.h"
@@ -188,6 +189,10 @@ int runReport(const QStringList& args) {
             j["transform_dropped"] = snap->transformDropped;
         }
         if (!unavailable.empty()) j["unavailable"] = unavailable;
+        // The process around the stacks, over the same range.
+        const uint64_t from = filter.hasRange ? filter.startUs : 0;
+        const uint64_t to = filter.hasRange ? filter.endUs : UINT64_MAX;
+        j["counters"] = countersJson(loaded->counters, (*all)->originUs, from, to);
         std::printf("%s\n", j.dump(2).c_str());
     } else {
         if (!transforms->empty())

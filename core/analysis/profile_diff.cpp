@@ -53,7 +53,9 @@ Result<ProfileFile> loadProfileFile(const std::filesystem::path& path,
         return makeError(ErrorKind::Io, "Input file not found: " + path.string());
     auto reader = TachReader::open(path);
     if (!reader) return reader.error();
-    ProfileFile out{std::make_shared<ProfileModel>(), reader->info()};
+    ProfileFile out{std::make_shared<ProfileModel>(), reader->info(), {}};
+    for (const ProcessCounters& c : reader->counters())
+        out.counters.add(c);
     if (auto replayed = reader->replay(*out.model, progress, cancel); !replayed)
         return replayed.error();
     return out;

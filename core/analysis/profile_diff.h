@@ -3,6 +3,7 @@
 #include "core/analysis/profile_snapshot.h"
 #include "core/analysis/profile_views.h"
 #include "core/common/error.h"
+#include "core/sample/process_counters.h"
 #include "core/tach/tach_info.h"
 #include "core/util/cancel.h"
 
@@ -25,6 +26,7 @@ class ProfileModel;
 struct ProfileFile {
     std::shared_ptr<ProfileModel> model;
     TachInfo info;
+    CounterSeries counters; // the process's memory, threads and CPU, from the side file
 };
 Result<ProfileFile> loadProfileFile(const std::filesystem::path& path,
                                     const ProgressCallback& progress = {},

@@ -24,6 +24,7 @@ public:
     void nameThread(uint64_t threadId, const std::string& name) override {
         next_.nameThread(threadId, name); // a thread keeps its name whatever is kept of it
     }
+    void addCounters(const ProcessCounters& reading) override { next_.addCounters(reading); }
     void finish(const RecordingSummary& summary) override { next_.finish(summary); }
     bool failed() const override { return next_.failed(); }
     Error sinkError() const override { return next_.sinkError(); }

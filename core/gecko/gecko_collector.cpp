@@ -127,6 +127,10 @@ void GeckoCollector::addMarker(uint64_t timestampUs, const std::string& text) {
     if (impl_->userMarks.size() < kMaxMarks) impl_->userMarks.emplace_back(timestampUs, text);
 }
 
+void GeckoCollector::addCounters(const ProcessCounters& reading) {
+    impl_->counters.add(reading);
+}
+
 void GeckoCollector::nameThread(uint64_t threadId, const std::string& name) {
     constexpr size_t kMaxNamedThreads = 1 << 15; // a churning target cannot grow it further
     if (impl_->threadNames.size() < kMaxNamedThreads || impl_->threadNames.count(threadId))

@@ -65,6 +65,8 @@ public:
     // Named threads export as "name (tid)", others as CPython's "Thread-<tid>".
     void nameThread(uint64_t threadId, const std::string& name) override;
     void addMarker(uint64_t timestampUs, const std::string& text) override;
+    // Kept (thinned as CounterSeries does) for the export's "counters".
+    void addCounters(const ProcessCounters& reading) override;
     void finish(const RecordingSummary& summary) override;
     // True once the spill directory failed (disk full, not writable): the recording
     // should stop; everything collected until then still exports (it stayed in memory).

@@ -41,6 +41,7 @@ struct GeckoCollector::Impl {
     void emitUserMarks();
     std::vector<std::pair<uint64_t, std::string>> userMarks;
     bool wroteUserMarks = false; // meta.markerSchema then describes them
+    CounterSeries counters;      // addCounters(): the export's "counters"
     void fail(Error e);
     void spillFailed(Error e); // the spill disk failed: data stays in memory, recording stops
 

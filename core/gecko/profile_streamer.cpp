@@ -1,5 +1,6 @@
 #include "core/gecko/profile_streamer.h"
 
+#include "core/gecko/gecko_counters.h"
 #include "core/gecko/opcode_names.h"
 #include "core/util/file_name.h"
 
@@ -157,6 +158,12 @@ Status ProfileStreamer::run() {
             }
         }
         root.key("pages").raw(std::string_view("[]"));
+        if (!impl_.counters.empty() && impl_.haveBase && !impl_.threads.empty()) {
+            uint32_t main = 0;
+            for (uint32_t i = 0; i < impl_.threads.size(); ++i)
+                if (impl_.threads[i]->isMainThread) main = i;
+            writeGeckoCounters(root.key("counters"), impl_.counters, impl_.baseUs, pid_, main);
+        }
         JsonObject shared(root.key("shared"));
         if (Status s = stringArray(shared); !s.ok()) return s;
         shared.key("sources").raw(R"({"length":0,"uuid":[],"filename":[]})");

@@ -1,5 +1,6 @@
 target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/gecko_collector.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/gecko_counters.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gecko_ingest.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gecko_markers.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gecko_strings.cpp

@@ -179,6 +179,10 @@ Result<std::string> PprofProfile::encode(const ProfileHeader& header) const {
     p.set_period(header.periodNs);
     p.set_time_nanos(header.timeNanos);
     p.set_duration_nanos(header.durationNs);
+    for (const std::string& c : header.comments) {
+        p.add_comment(strings->size());
+        strings->Add(std::string(c));
+    }
 
     p.mutable_function()->Reserve(static_cast<int>(functions_.size()));
     for (size_t i = 0; i < functions_.size(); ++i) {

@@ -22,6 +22,9 @@ struct ProfileHeader {
     // At most this many pprof samples (0: no bound): past it, threads are merged (no
     // thread_id / thread_name labels) and only stacks and states stay apart.
     size_t maxSamples = 0;
+    // Free text for the profile's comment field: pprof has no counters, so the process's
+    // memory, threads and CPU over the profile ride here (counterComments).
+    std::vector<std::string> comments;
 };
 
 // One pprof profile's samples, aggregated as they arrive: each distinct (stack, thread,

@@ -1,5 +1,6 @@
 #include "core/pprof/pprof_sink.h"
 
+#include "core/pprof/counter_comments.h"
 #include "core/pprof/gzip.h"
 #include "core/sampling/sampler_clock.h"
 
@@ -75,13 +76,22 @@ void PprofSink::finish(const RecordingSummary&) {
         labelThread(tid);
 }
 
+void PprofSink::addCounters(const ProcessCounters& reading) {
+    const std::lock_guard lock(mutex_);
+    counters_.add(reading);
+}
+
 TakenProfile PprofSink::take(bool byClock) {
     TakenProfile taken;
     taken.profile = std::make_unique<PprofProfile>(); // made outside the lock
     uint64_t startUs, endUs;
+    CounterSeries counters;
     {
         const std::lock_guard lock(mutex_);
         std::swap(taken.profile, profile_);
+        std::swap(counters, counters_);
+        // The next window starts where this one ended: its CPU and memory change is whole.
+        if (!counters.empty()) counters_.add(counters.readings().back());
         threads_.clear();
         lastStacks_.clear(); // their stack ids were profile_'s
         if (byClock) {
@@ -101,6 +111,7 @@ TakenProfile PprofSink::take(bool byClock) {
     taken.header.periodNs = periodNs_;
     taken.header.timeNanos = wallNs(startUs);
     taken.header.durationNs = static_cast<int64_t>(endUs - startUs) * 1000;
+    taken.header.comments = counterComments(counters);
     return taken;
 }
 

@@ -52,6 +52,8 @@ public:
     uint64_t totalSamples() const;
     // The source's names (Python's threading names, read off the sampling path).
     void nameThread(uint64_t threadId, const std::string& name) override;
+    // Kept for the profile's comments (counter_comments.h), one take's worth at a time.
+    void addCounters(const ProcessCounters& reading) override;
 
 private:
     void labelThread(uint64_t threadId); // with mutex_ held
@@ -76,6 +78,7 @@ private:
     uint64_t windowStartUs_ = 0;                           // monotonic: the last take (or begin)
     uint64_t firstUs_ = UINT64_MAX, lastUs_ = 0;
     uint64_t total_ = 0;
+    CounterSeries counters_; // since the last take
 };
 
 } // namespace gilscope::pprof

@@ -24,5 +24,6 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/thread_state.cpp
     ${CMAKE_CURRENT_LIST_DIR}/pprof_profile.cpp
     ${CMAKE_CURRENT_LIST_DIR}/pprof_sink.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/counter_comments.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gzip.cpp
 )

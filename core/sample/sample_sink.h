@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/common/error.h"
+#include "core/sample/process_counters.h"
 #include "core/sample/sample.h"
 
 #include <string>
@@ -37,6 +38,10 @@ public:
         (void)timestampUs;
         (void)text;
     }
+    // The target process as a whole (memory, threads, CPU), about every 20 ms, on the
+    // producing thread, in the samples' clock. Not a sample: the timeline draws it, the
+    // exports keep it (Gecko counters, pprof comments, the `.bin` side file).
+    virtual void addCounters(const ProcessCounters& reading) { (void)reading; }
     // Called once after the last batch, with the sampler's figures when it had any.
     virtual void finish(const RecordingSummary& summary) { (void)summary; }
 

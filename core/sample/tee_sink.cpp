@@ -27,6 +27,11 @@ void TeeSink::addMarker(uint64_t timestampUs, const std::string& text) {
         s->addMarker(timestampUs, text);
 }
 
+void TeeSink::addCounters(const ProcessCounters& reading) {
+    for (SampleSink* s : sinks_)
+        s->addCounters(reading);
+}
+
 void TeeSink::finish(const RecordingSummary& summary) {
     for (auto* s : sinks_)
         s->finish(summary);

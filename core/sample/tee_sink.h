@@ -15,6 +15,7 @@ public:
     void addSkipped(const SampleBatch& batch) override;
     void nameThread(uint64_t threadId, const std::string& name) override;
     void addMarker(uint64_t timestampUs, const std::string& text) override;
+    void addCounters(const ProcessCounters& reading) override;
     void finish(const RecordingSummary& summary) override;
     bool failed() const override;
     Error sinkError() const override;

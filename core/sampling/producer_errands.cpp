@@ -9,6 +9,12 @@ void ProducerErrands::mark(uint64_t timeUs, std::string text) {
     marks_.emplace_back(timeUs, std::move(text));
 }
 
+void ProducerErrands::counters(const ProcessCounters& reading) {
+    std::lock_guard lock(mutex_);
+    if (counters_.size() >= kMaxPendingCounters) counters_.erase(counters_.begin());
+    counters_.push_back(reading);
+}
+
 bool ProducerErrands::run(std::function<void()> errand) {
     auto e = std::make_shared<Errand>();
     e->work = std::move(errand);
@@ -21,15 +27,19 @@ bool ProducerErrands::run(std::function<void()> errand) {
 
 void ProducerErrands::handOn(SampleSink& sink) {
     std::vector<std::pair<uint64_t, std::string>> marks;
+    std::vector<ProcessCounters> counters;
     std::vector<std::shared_ptr<Errand>> errands;
     {
         std::lock_guard lock(mutex_);
-        if (marks_.empty() && errands_.empty()) return;
+        if (marks_.empty() && counters_.empty() && errands_.empty()) return;
         marks.swap(marks_);
+        counters.swap(counters_);
         errands.swap(errands_);
     }
     for (const auto& [t, text] : marks)
         sink.addMarker(t, text);
+    for (const ProcessCounters& c : counters)
+        sink.addCounters(c);
     for (const auto& e : errands) {
         e->work(); // its own errors are its own: it reports them to its caller
         std::lock_guard lock(mutex_);

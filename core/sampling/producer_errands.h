@@ -23,10 +23,14 @@ public:
     // A named instant: to the sink at the next handOn(). Beyond kMaxMarks, dropped (a
     // client in a loop cannot grow it further).
     void mark(uint64_t timeUs, std::string text);
+    // A reading of the process's counters: to the sink at the next handOn(). At most
+    // kMaxPendingCounters wait (a producer that stalls drops the oldest).
+    void counters(const ProcessCounters& reading);
+    static constexpr size_t kMaxPendingCounters = 1024;
     // Runs `errand` on the producer at its next handOn() and waits for it. False when it
     // did not run: the producer has ended (close()).
     bool run(std::function<void()> errand);
-    // On the producer: the marks to `sink`, then the errands.
+    // On the producer: the marks and counters to `sink`, then the errands.
     void handOn(SampleSink& sink);
     // The producer has ended: errands waiting, and any asked later, do not run.
     void close();
@@ -40,6 +44,7 @@ private:
     std::condition_variable doneCv_;
     std::vector<std::pair<uint64_t, std::string>> marks_;
     uint64_t marksTaken_ = 0;
+    std::vector<ProcessCounters> counters_;
     std::vector<std::shared_ptr<Errand>> errands_;
     bool closed_ = false;
 };

@@ -1,5 +1,7 @@
 #include "core/sampling/recording.h"
 
+#include "core/counters/counter_poller.h"
+
 #include <ctime>
 
 namespace gilscope {
@@ -21,20 +23,32 @@ std::string RecordingEnd::describe() const {
 }
 
 Recording::Recording(StackSource& source, SampleSink& sink, const SamplerOptions& options)
-    : sampler_(std::make_unique<Sampler>(source, sink, options)) {
+    : sampler_(std::make_unique<Sampler>(source, sink, options)), pid_(source.pid()),
+      countersEveryMs_(options.group ? 0 : options.countersEveryMs) {
 }
 
 Recording::Recording(StackSource& source, SampleSink& sink, const SamplerOptions& options,
                      SamplerClock& clock)
-    : sampler_(std::make_unique<Sampler>(source, sink, options, clock)) {
+    : sampler_(std::make_unique<Sampler>(source, sink, options, clock)), pid_(source.pid()),
+      countersEveryMs_(options.group ? 0 : options.countersEveryMs) {
 }
 
-Recording::~Recording() = default; // the sampler's destructor stops and joins
+Recording::~Recording() {
+    counters_.reset(); // it hands readings to the sampler: stop it first
+}
 
 void Recording::start() {
     if (started_) return;
     started_ = true;
     sampler_->start();
+    if (countersEveryMs_ == 0) return;
+    // A process /proc does not show (another namespace) records without counters.
+    if (auto reader = ProcCounterReader::open(pid_)) {
+        Sampler* sampler = sampler_.get();
+        counters_ = std::make_unique<CounterPoller>(
+            std::move(*reader), std::chrono::milliseconds(countersEveryMs_),
+            [sampler](const ProcessCounters& c) { sampler->addCounters(c); });
+    }
 }
 
 bool Recording::firstTickTaken() const {
@@ -80,6 +94,7 @@ bool Recording::running() const {
 
 StopReason Recording::finish() {
     if (finished_) return reason_;
+    if (counters_) counters_->stop(); // its last reading reaches the sink at the end
     sampler_->requestStop();
     reason_ = sampler_->wait();
     // Seen gone by the front end first: the reader never got to say why.

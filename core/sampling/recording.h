@@ -17,6 +17,8 @@
 
 namespace gilscope {
 
+class CounterPoller;
+
 // How a recording ended, in one place for every front end.
 struct RecordingEnd {
     StopReason reason = StopReason::NotStopped;
@@ -44,7 +46,8 @@ public:
     Recording(const Recording&) = delete;
     Recording& operator=(const Recording&) = delete;
 
-    // Starts the sampler thread. Once.
+    // Starts the sampler thread, and the counters' poller (SamplerOptions::countersEveryMs).
+    // Once.
     void start();
     bool started() const { return started_; }
     // True once the first tick was taken (read or failed), or the sampler has ended:
@@ -77,6 +80,9 @@ public:
 
 private:
     std::unique_ptr<Sampler> sampler_;
+    int pid_ = 0;
+    uint32_t countersEveryMs_ = 0;
+    std::unique_ptr<CounterPoller> counters_; // after sampler_: stopped before it goes
     bool started_ = false;
     bool finished_ = false;
     bool targetGone_ = false;

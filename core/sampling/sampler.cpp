@@ -359,6 +359,11 @@ void Sampler::mark(std::string text) {
     impl_->errands.mark(impl_->clock.nowUs(), std::move(text));
 }
 
+void Sampler::addCounters(ProcessCounters reading) {
+    reading.timeUs = impl_->clock.nowUs();
+    impl_->errands.counters(reading);
+}
+
 bool Sampler::runBetweenTicks(std::function<void()> errand) {
     Impl& d = *impl_;
     if (!d.started) return false;

@@ -17,6 +17,10 @@ namespace gilscope {
 
 class SamplerGroup;
 
+// How often a recording reads its target's counters: fine enough to place a step in
+// memory beside the stacks that ran then, at about 1/3000 of a core.
+inline constexpr uint32_t kCountersEveryMs = 20;
+
 struct SamplerOptions {
     uint64_t intervalUs = 1000; // 1 kHz, CPython's default
     double durationSec = 0;     // 0: until stopped or the target exits
@@ -31,6 +35,10 @@ struct SamplerOptions {
     SamplerGroup* group = nullptr;
     // false: the sampler starts with sampling off (--start-disabled) until setEnabled.
     bool startEnabled = true;
+    // >0: the Recording also reads the process's counters (memory, threads, CPU) this
+    // often, on a thread of its own (kCountersEveryMs where a user records). Not in a
+    // group (the agent): one more wake-up per target.
+    uint32_t countersEveryMs = 0;
 };
 
 // A consistent snapshot of the live figures; cheap to take from any thread.
@@ -82,6 +90,9 @@ public:
     // sampler's thread at its next tick, or at the end. Any thread; at most kMaxMarks.
     void mark(std::string text);
     static constexpr size_t kMaxMarks = ProducerErrands::kMaxMarks;
+    // A reading of the process's counters, stamped now in the samples' clock and handed to
+    // the sink like a mark. Any thread.
+    void addCounters(ProcessCounters reading);
     // Runs `errand` on the sampler's thread between two ticks, where it may use the sink
     // (a flush), and waits for it: the recording pauses meanwhile. False when it did not
     // run: the sampler has not started, or has ended.

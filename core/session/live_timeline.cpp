@@ -43,10 +43,18 @@ void LiveTimeline::addMarker(uint64_t timestampUs, const std::string& text) {
     lock_.tryWrite([this] { applyNames(); });
 }
 
+void LiveTimeline::addCounters(const ProcessCounters& reading) {
+    if (pendingCounters_.size() < CounterSeries::kMaxReadings) pendingCounters_.push_back(reading);
+    lock_.tryWrite([this] { applyNames(); });
+}
+
 void LiveTimeline::applyNames() {
     for (TimelineMark& m : pendingMarks_)
         marks_.push_back(std::move(m));
     pendingMarks_.clear();
+    for (const ProcessCounters& c : pendingCounters_)
+        counters_.add(c);
+    pendingCounters_.clear();
     for (auto& [id, name] : pendingNames_) {
         if (auto thread = threads_.find(id); thread != threads_.end())
             thread->second.name = std::move(name);
@@ -118,7 +126,7 @@ void LiveTimeline::addBatch(const SampleBatch& batch) {
     if (batch.timestampsUs.empty()) return;
     // The sampler's thread: never waits for a snapshot being copied.
     lock_.add(batch, [this](const SampleBatch& b) { apply(b); });
-    if (!pendingNames_.empty() || !pendingMarks_.empty()) lock_.tryWrite([this] { applyNames(); });
+    if (pending()) lock_.tryWrite([this] { applyNames(); });
 }
 
 // With the lock held. Every timestamp of a batch shares its stack: classified once.
@@ -201,6 +209,7 @@ void LiveTimeline::copyTo(TimelineSnapshot& s) const {
     s.freeThreaded = freeThreaded_;
     s.waitLabels = waitLabels_;
     s.marks = marks_;
+    s.counters = counters_;
     s.threads.reserve(threads_.size());
     for (const auto& [id, thread] : threads_)
         s.threads.push_back(thread);

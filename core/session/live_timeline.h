@@ -59,6 +59,7 @@ struct TimelineSnapshot {
     std::vector<std::string> waitLabels; // [0] is ""; see TimelineBucket::waitLabel
     std::vector<ThreadTimeline> threads; // ordered by thread id, main thread first
     std::vector<TimelineMark> marks;     // in the order they were made (times ascend)
+    CounterSeries counters;              // the process's memory, threads and CPU
 };
 
 struct LiveTimelineOptions {
@@ -86,6 +87,8 @@ public:
     // On the sampler's thread, as every sink call (Sampler::mark hands them on).
     void addMarker(uint64_t timestampUs, const std::string& text) override;
     static constexpr size_t kMaxMarks = 4096; // later ones are not drawn
+    // The process's counters, for the counter tracks; on the sampler's thread too.
+    void addCounters(const ProcessCounters& reading) override;
     void finish(const RecordingSummary& summary) override;
 
     TimelineSnapshot snapshot() const;
@@ -95,7 +98,10 @@ private:
     uint32_t waitLabelOf(FrameId leaf);
     TimelineBucket classify(const SampleBatch& batch);
     void apply(const SampleBatch& batch); // with lock_ held
-    void applyNames();                    // with lock_ held: names and marks
+    void applyNames();                    // with lock_ held: names, marks and counters
+    bool pending() const {
+        return !pendingNames_.empty() || !pendingMarks_.empty() || !pendingCounters_.empty();
+    }
     void copyTo(TimelineSnapshot& s) const;
     void addSample(ThreadTimeline& thread, uint64_t timestampUs, const TimelineBucket& sample);
     void halveResolution();
@@ -107,6 +113,7 @@ private:
     static constexpr size_t kMaxWaitLabels = 1024;           // then further peers are not named
     std::unordered_map<uint64_t, std::string> pendingNames_; // sampler thread: not set yet
     std::vector<TimelineMark> pendingMarks_;                 // likewise
+    std::vector<ProcessCounters> pendingCounters_;           // likewise
 
     // Snapshots copy under it; the sampler never waits for it (ProducerLock).
     mutable ProducerLock lock_; // guards everything below
@@ -121,6 +128,7 @@ private:
     std::vector<std::string> waitLabels_{std::string()};
     std::unordered_map<uint64_t, std::string> names_; // named before their first sample
     std::vector<TimelineMark> marks_;
+    CounterSeries counters_;
 };
 
 } // namespace gilscope

@@ -60,7 +60,8 @@ RecordingSession::RecordingSession(StackPipeline pipeline, const RecordingOption
     SamplerOptions samplerOptions;
     samplerOptions.intervalUs = options.intervalUs;
     samplerOptions.durationSec = options.durationSec;
-    samplerOptions.read = readOptionsFor(options); // the header's mode comes from these
+    samplerOptions.read = readOptionsFor(options);     // the header's mode comes from these
+    samplerOptions.countersEveryMs = kCountersEveryMs; // the counter tracks
     recording_ = std::make_unique<Recording>(*source_, tee_, samplerOptions);
 }
 

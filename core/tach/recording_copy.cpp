@@ -74,6 +74,10 @@ void RecordingCopy::addMarker(uint64_t timestampUs, const std::string& text) {
     if (writer_) writer_->addMarker(timestampUs, text);
 }
 
+void RecordingCopy::addCounters(const ProcessCounters& reading) {
+    if (writer_) writer_->addCounters(reading);
+}
+
 Result<fs::path> RecordingCopy::checkpoint() {
     if (!writer_ || finalized_)
         return makeError(ErrorKind::Io, "the recording's .bin copy is gone (" + problem_ + ")");

@@ -28,6 +28,7 @@ public:
     // The copy keeps the names beside it (the .bin has no place for them).
     void nameThread(uint64_t threadId, const std::string& name) override;
     void addMarker(uint64_t timestampUs, const std::string& text) override;
+    void addCounters(const ProcessCounters& reading) override;
     // failed() stays false: a missing copy is no reason to stop a recording.
 
     // After the recording: completes the file. Idempotent.

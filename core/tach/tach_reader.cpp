@@ -118,6 +118,10 @@ const TachInfo& TachReader::info() const {
 const TachRecordStats& TachReader::recordStats() const {
     return impl_->stats;
 }
+const std::vector<ProcessCounters>& TachReader::counters() const {
+    return impl_->side.counters;
+}
+
 const FrameRegistry& TachReader::registry() const {
     return impl_->registry;
 }
@@ -146,6 +150,8 @@ Result<uint64_t> TachReader::replay(SampleSink& sink, const ProgressCallback& pr
         sink.nameThread(tid, name);
     for (const auto& [us, text] : impl_->side.markers)
         sink.addMarker(us, text);
+    for (const ProcessCounters& c : impl_->side.counters)
+        sink.addCounters(c);
 
     RecordReplayer replayer(stream, info, impl_->tables, impl_->registry, impl_->frameCache);
     auto replayed = replayer.run(sink, progress, cancel, impl_->stats);

@@ -29,6 +29,9 @@ public:
     ~TachReader();
 
     const TachInfo& info() const;
+    // The process's counters kept beside the file (thread_names_file.h); replay() hands
+    // them to its sink too.
+    const std::vector<ProcessCounters>& counters() const;
 
     // Replays every record into `sink`: begin(), addBatch()..., finish() (finish gets
     // the file's TACHSTAT figures; it is not called when replay fails). Progress is

@@ -212,6 +212,10 @@ void TachWriter::addMarker(uint64_t timestampUs, const std::string& text) {
     markers.emplace_back(timestampUs, text.substr(0, cut));
 }
 
+void TachWriter::addCounters(const ProcessCounters& reading) {
+    impl_->counters.add(reading);
+}
+
 void TachWriter::finish(const RecordingSummary& summary) {
     if (summary.durationSec != 0 || summary.sampleRate != 0 || summary.hasErrorRate ||
         summary.hasMissed)

@@ -56,6 +56,8 @@ public:
     void nameThread(uint64_t threadId, const std::string& name) override;
     // Kept for the side file too (at most kMaxSideMarkers, each cut to kMaxMarkerText).
     void addMarker(uint64_t timestampUs, const std::string& text) override;
+    // And the process's counters (thinned as CounterSeries does).
+    void addCounters(const ProcessCounters& reading) override;
     bool failed() const override;
     Error sinkError() const override;
 

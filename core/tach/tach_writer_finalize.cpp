@@ -147,6 +147,7 @@ BinSideFacts TachWriter::Impl::sideFacts() const {
     side.freeThreaded = info.freeThreaded;
     side.nativeFrames = nativeFrames;
     side.markers = markers;
+    side.counters = counters.readings();
     return side;
 }
 

@@ -52,6 +52,7 @@ struct TachWriter::Impl {
     TachRecordStats stats;
     std::map<uint64_t, std::string> threadNames; // nameThread(): for the side file
     std::vector<Marker> markers;                 // addMarker(): for the side file too
+    CounterSeries counters;                      // addCounters(): for the side file too
     bool nativeFrames = false;                   // writeFrames() wrote a C frame
     std::optional<Error> error;
     bool finalized = false;

@@ -12,6 +12,40 @@ namespace gilscope {
 namespace {
 constexpr const char* kFormat = "gilscope-thread-names";
 constexpr int kVersion = 1;
+
+// The side file's counter columns: all four of one length, unsigned, times in order;
+// anything else keeps no counters rather than wrong ones.
+void readCounters(const nlohmann::json& j, std::vector<ProcessCounters>& out) {
+    const auto c = j.find("counters");
+    if (c == j.end() || !c->is_object()) return;
+    const char* names[] = {"time_us", "rss_bytes", "threads", "cpu_ns"};
+    const nlohmann::json* cols[4];
+    for (int i = 0; i < 4; ++i) {
+        const auto col = c->find(names[i]);
+        if (col == c->end() || !col->is_array()) return;
+        cols[i] = &*col;
+    }
+    const size_t n = cols[0]->size();
+    if (n > CounterSeries::kMaxReadings) return;
+    for (int i = 1; i < 4; ++i)
+        if (cols[i]->size() != n) return;
+    std::vector<ProcessCounters> readings;
+    for (size_t k = 0; k < n; ++k) {
+        for (int i = 0; i < 4; ++i)
+            if (!(*cols[i])[k].is_number_unsigned()) return;
+        ProcessCounters r;
+        r.timeUs = (*cols[0])[k].get<uint64_t>();
+        r.rssBytes = (*cols[1])[k].get<uint64_t>();
+        const uint64_t threads = (*cols[2])[k].get<uint64_t>();
+        if (threads > UINT32_MAX) return;
+        r.threads = uint32_t(threads);
+        r.cpuNs = (*cols[3])[k].get<uint64_t>();
+        if (!readings.empty() && r.timeUs < readings.back().timeUs) return;
+        readings.push_back(r);
+    }
+    out = std::move(readings);
+}
+
 } // namespace
 
 std::filesystem::path threadNamesPath(const std::filesystem::path& bin) {
@@ -38,6 +72,20 @@ Status writeBinSideFile(const std::filesystem::path& bin, const BinIdentity& ide
         auto& markers = j["markers"] = nlohmann::json::array();
         for (const auto& [us, text] : facts.markers)
             markers.push_back({{"time_us", us}, {"text", sanitizeUtf8(text)}});
+    }
+    if (!facts.counters.empty()) {
+        // Columns, not objects: 16k readings stay well within kMaxNamesFileBytes.
+        auto time = nlohmann::json::array(), rss = time, threads = time, cpu = time;
+        for (const ProcessCounters& r : facts.counters) {
+            time.push_back(r.timeUs);
+            rss.push_back(r.rssBytes);
+            threads.push_back(r.threads);
+            cpu.push_back(r.cpuNs);
+        }
+        j["counters"] = {{"time_us", std::move(time)},
+                         {"rss_bytes", std::move(rss)},
+                         {"threads", std::move(threads)},
+                         {"cpu_ns", std::move(cpu)}};
     }
     auto file = AtomicFile::create(threadNamesPath(bin));
     if (!file) return file.error();
@@ -76,6 +124,7 @@ BinSideFacts readBinSideFile(const std::filesystem::path& bin, const BinIdentity
             if (text.size() > kMaxMarkerText) continue;
             facts.markers.emplace_back(m["time_us"].get<uint64_t>(), sanitizeUtf8(text));
         }
+    readCounters(j, facts.counters);
     const auto threads = j.find("threads");
     if (threads == j.end() || !threads->is_array()) return facts;
     ThreadNameMap& names = facts.names;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/common/error.h"
+#include "core/sample/process_counters.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -15,7 +16,8 @@ namespace gilscope {
 // has no place for them, and gilscope writes `.bin` files byte for byte as CPython does.
 // The same file says whether the target was free-threaded (python3.13t, no GIL), which
 // CPython's header has no field for either; nor for C frames (--native-stacks), nor for
-// the user's marks (the control socket's `mark`).
+// the user's marks (the control socket's `mark`), nor the process's counters (memory,
+// threads, CPU).
 // The side file names the recording it belongs to (size, start time, sample count), so
 // one left beside a `.bin` that was since replaced is ignored.
 struct BinIdentity {
@@ -35,8 +37,10 @@ struct BinSideFacts {
     bool freeThreaded = false;
     bool nativeFrames = false; // it holds C frames (--native-stacks)
     std::vector<Marker> markers;
+    std::vector<ProcessCounters> counters; // in time order, at most CounterSeries::kMaxReadings
     bool empty() const {
-        return names.empty() && !freeThreaded && !nativeFrames && markers.empty();
+        return names.empty() && !freeThreaded && !nativeFrames && markers.empty() &&
+               counters.empty();
     }
 };
 

@@ -52,7 +52,8 @@ public:
 
     ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override;
     FrameRegistry& registry() override { return registry_; }
-    int pid() const override { return 4242; }
+    int pid() const override { return pid_; }
+    void setPid(int pid) { pid_ = pid; } // a real one: a Recording reads its counters
     PythonVersion pythonVersion() const override { return {3, 13, 1}; }
     uint64_t reads() const { return reads_.load(); }
 
@@ -64,6 +65,7 @@ private:
     FrameRegistry registry_;
     std::vector<FrameId> stack_;
     std::atomic<uint64_t> reads_{0};
+    int pid_ = 4242;
 };
 
 // Records what the sampler hands over, on the sampler thread.

@@ -9,8 +9,11 @@
 
 #include <QTest>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 using namespace gilscope;
@@ -27,11 +30,13 @@ public:
     bool freeThreaded = false;
     void nameThread(uint64_t tid, const std::string& name) override { names[tid] = name; }
     std::map<uint64_t, std::string> names;
+    void addCounters(const ProcessCounters& c) override { counters.push_back(c); }
+    std::vector<ProcessCounters> counters;
 };
 
 // A small recording of two threads; names (tid -> name) go through nameThread.
 void record(const fs::path& path, const ThreadNameMap& names, uint64_t startUs = 1000,
-            bool freeThreaded = false) {
+            bool freeThreaded = false, const std::vector<ProcessCounters>& counters = {}) {
     auto writer = TachWriter::create(path);
     QVERIFY(writer);
     FrameRegistry registry;
@@ -49,6 +54,8 @@ void record(const fs::path& path, const ThreadNameMap& names, uint64_t startUs =
         }
     for (const auto& [tid, name] : names)
         (*writer)->nameThread(tid, name);
+    for (const ProcessCounters& c : counters)
+        (*writer)->addCounters(c);
     (*writer)->finish({});
     QVERIFY((*writer)->finalize());
 }
@@ -71,6 +78,55 @@ std::string slurp(const fs::path& p) {
 class TestThreadNamesFile : public QObject {
     Q_OBJECT
 private slots:
+    // The process's counters (memory, threads, CPU) go beside the .bin, come back in
+    // order through info and replay, and a side file whose columns disagree keeps none
+    // of them (and still its names).
+    void countersGoBesideTheBinAndComeBack() {
+        auto dir = TempDir::create("gilscope-test-names-");
+        QVERIFY(dir);
+        const fs::path bin = dir->path() / "counted.bin";
+        std::vector<ProcessCounters> counters;
+        for (uint64_t i = 0; i < 30; ++i)
+            counters.push_back(
+                {1000 + i * 20'000, (100 + i) << 20, uint32_t(4 + i), i * 7'000'000});
+        record(bin, {{11, "db-writer"}}, 1000, false, counters);
+        if (QTest::currentTestFailed()) return;
+        auto reader = TachReader::open(bin);
+        QVERIFY(reader);
+        QVERIFY(reader->counters() == counters);
+        NameSink sink;
+        QVERIFY(reader->replay(sink));
+        QVERIFY(sink.counters == counters);
+
+        const fs::path side = threadNamesPath(bin);
+        const nlohmann::json good = nlohmann::json::parse(slurp(side));
+        const auto rewritten = [&](const std::function<void(nlohmann::json&)>& change) {
+            nlohmann::json j = good;
+            change(j["counters"]);
+            std::ofstream(side, std::ios::trunc) << j.dump();
+            NameSink s;
+            auto r = TachReader::open(bin);
+            if (!r || !r->replay(s)) return std::make_pair(size_t(99), size_t(0));
+            return std::make_pair(s.counters.size(), s.names.size());
+        };
+        using Change = std::function<void(nlohmann::json&)>;
+        const Change hostile[] = {
+            [](nlohmann::json& c) { c["rss_bytes"].erase(0); }, // lengths differ
+            [](nlohmann::json& c) { c["threads"][3] = -1; },    // not unsigned
+            [](nlohmann::json& c) { c["cpu_ns"][2] = "lots"; }, // not a number
+            [](nlohmann::json& c) { std::swap(c["time_us"][4], c["time_us"][5]); }, // order
+            [](nlohmann::json& c) { c["threads"][0] = uint64_t(1) << 40; }, // beyond 32 bits
+            [](nlohmann::json& c) { c.erase("cpu_ns"); },                   // a column missing
+            [](nlohmann::json& c) { c = nlohmann::json::array(); },         // not an object
+        };
+        for (const Change& change : hostile) {
+            const auto [kept, named] = rewritten(change);
+            QCOMPARE(kept, size_t(0));
+            QCOMPARE(named, size_t(1));
+        }
+        QCOMPARE(rewritten([](nlohmann::json&) {}).first, counters.size());
+    }
+
     void namesGoBesideTheBinAndComeBack() {
         auto dir = TempDir::create("gilscope-test-names-");
         QVERIFY(dir);

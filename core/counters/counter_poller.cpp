@@ -1,0 +1,44 @@
+#include "core/counters/counter_poller.h"
+
+namespace gilscope {
+
+CounterPoller::CounterPoller(ProcCounterReader reader, std::chrono::milliseconds period,
+                             Deliver deliver)
+    : reader_(std::move(reader)), period_(period), deliver_(std::move(deliver)) {
+    thread_ = std::thread([this] { run(); });
+}
+
+CounterPoller::~CounterPoller() {
+    stop();
+}
+
+void CounterPoller::stop() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+void CounterPoller::run() {
+    auto next = std::chrono::steady_clock::now();
+    for (;;) {
+        const auto reading = reader_.read();
+        if (!reading) return; // the process is gone
+        deliver_(*reading);
+        next += period_;
+        std::unique_lock lock(mutex_);
+        if (stopping_) return;
+        // Behind (a stopped machine): start again from now, no burst of readings.
+        const auto now = std::chrono::steady_clock::now();
+        if (next < now) next = now + period_;
+        if (wake_.wait_until(lock, next, [this] { return stopping_; })) {
+            lock.unlock();
+            if (const auto last = reader_.read()) deliver_(*last);
+            return;
+        }
+    }
+}
+
+} // namespace gilscope
