@@ -131,6 +131,8 @@ QString TimelineWidget::toolTipAt(QPoint pos) const {
         return tr("Mark “%1” at %2 s")
             .arg(QString::fromStdString(mark->text))
             .arg(double(mark->timeUs - snapshot_.originUs) / 1e6, 0, 'f', 3);
+    if (const int track = counterTrackAt(pos); track >= 0)
+        return counterToolTip(track, pos) + QStringLiteral("\n\n") + help;
     const Row* row = rowAt(pos.y());
     if (pos.x() < plotLeft()) {
         if (!row) return help;

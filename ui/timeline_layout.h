@@ -52,4 +52,10 @@ inline const QColor kIdleColor(150, 150, 150);
 inline constexpr int kExpandedHeight = kTrackHeight + kLaneCount * (kLaneHeight + kLaneGap) + 4;
 inline constexpr int kPlotTop = kMargin + kLegendHeight + kAxisHeight;
 
+// The process's counter tracks above the threads (timeline_counters.cpp), when the
+// recording has counters: memory, threads, CPU, and the share of samples in GC.
+enum class CounterTrack { Memory, Threads, Cpu, Gc };
+inline constexpr int kCounterTrackCount = 4;
+inline constexpr int kCounterTrackHeight = 26;
+
 } // namespace gilscope::ui::timeline

@@ -163,7 +163,7 @@ void TimelineWidget::relayout() {
         if (count == 0 && state_ != StateFilter::All) folded_.push_back(index);
     // The note goes first, where it is seen however many threads there are; the
     // folded threads, when shown, go last.
-    int y = kPlotTop;
+    int y = kPlotTop + countersHeight();
     noteY_ = folded_.empty() ? -1 : y;
     if (!folded_.empty()) y += kNoteHeight;
     auto add = [&](size_t index, bool folded) {
@@ -184,7 +184,7 @@ void TimelineWidget::relayout() {
 }
 
 int TimelineWidget::contentHeight() const {
-    int bottom = kPlotTop + kTrackHeight; // room for "No samples yet"
+    int bottom = kPlotTop + countersHeight() + kTrackHeight; // room for "No samples yet"
     if (!rows_.empty()) bottom = std::max(bottom, rows_.back().y + rows_.back().height);
     if (noteY_ >= 0) bottom = std::max(bottom, noteY_ + kNoteHeight);
     return bottom + kMargin;
@@ -235,6 +235,7 @@ void TimelineWidget::paintEvent(QPaintEvent* event) {
         return;
     }
     paintAxis(p, kMargin + kLegendHeight);
+    paintCounters(p);
     for (const Row& row : rows_)
         if (row.y < event->rect().bottom() && row.y + row.height > event->rect().top())
             paintRow(p, row);

@@ -85,6 +85,10 @@ public:
     QRect twistyRect(uint64_t threadId) const;
     QRect laneRect(uint64_t threadId, int lane) const;
     QRect noteRect() const; // the "N threads folded" line; empty when none
+    // The process's counter tracks (memory, threads, CPU, GC) above the threads, when the
+    // recording has counters; `track` indexes counterTrackNames(). Empty when not drawn.
+    QRect counterTrackRect(int track) const;
+    static QStringList counterTrackNames();
     QString toolTipAt(QPoint pos) const;
     // On a mark's flag: the range from that mark to the next one (or to the end), which a
     // click on the flag selects ("from mark A to mark B").
@@ -134,8 +138,14 @@ private:
     void paintRow(QPainter& p, const Row& row);
     void paintName(QPainter& p, const Row& row);
     void paintAxis(QPainter& p, int y);
-    void paintMarks(QPainter& p);              // the user's marks, across every track
-    int markX(const TimelineMark& mark) const; // -1: outside the view
+    void paintMarks(QPainter& p); // the user's marks, across every track
+    int countersHeight() const;   // 0 without counters
+    void paintCounters(QPainter& p);
+    void paintCounter(QPainter& p, int track, const QRect& plot);
+    int counterTrackAt(QPoint pos) const; // -1: not over one
+    QString counterToolTip(int track, QPoint pos) const;
+    double gcShareIn(uint64_t fromUs, uint64_t toUs) const; // of all threads' samples
+    int markX(const TimelineMark& mark) const;              // -1: outside the view
     const TimelineMark* markAt(QPoint pos) const;
     void clickName(const Row& row, Qt::KeyboardModifiers modifiers);
 

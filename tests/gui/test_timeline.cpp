@@ -297,6 +297,61 @@ private slots:
                  qPrintable(busy));
     }
 
+    // The process's counters (issue 38) draw as tracks above the threads, on their time
+    // axis: memory steps from 100 to 300 MB at 1 s, the pool from 4 to 40 threads at
+    // 1.5 s, one core busy. Hover tells the value then; a range its min, max and change.
+    void counterTracksShowTheProcess() {
+        LiveTimeline timeline;
+        {
+            SyntheticFeed feed(timeline);
+            const FrameId work = feed.frame("app.py", 1, "work");
+            for (uint64_t i = 0; i < 2000; ++i)
+                feed.add(1, TS::HasGil | TS::OnCpu | TS::MainThread, {work}, {kT0 + i * 1000});
+            for (uint64_t ms = 0; ms <= 2000; ms += 20)
+                timeline.addCounters({kT0 + ms * 1000, (ms < 1000 ? 100u : 300u) << 20,
+                                      ms < 1500 ? 4u : 40u, ms * 1'000'000});
+            timeline.finish({});
+        }
+        TimelineWidget w;
+        w.resize(1000, 400);
+        w.setSnapshot(timeline.snapshot());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QCOMPARE(TimelineWidget::counterTrackNames().size(), 4);
+        for (int i = 0; i < 4; ++i) {
+            QVERIFY(!w.counterTrackRect(i).isEmpty());
+            QVERIFY(w.counterTrackRect(i).bottom() < w.trackRect(1).top());
+        }
+        const int memY = w.counterTrackRect(0).center().y();
+        const QString low = w.toolTipAt({w.xAt(kT0 + 500'000), memY});
+        QVERIFY2(low.contains(QStringLiteral("100.0 MB")), qPrintable(low));
+        const QString high = w.toolTipAt({w.xAt(kT0 + 1'200'000), memY});
+        QVERIFY2(high.contains(QStringLiteral("300.0 MB")), qPrintable(high));
+        const QString pool =
+            w.toolTipAt({w.xAt(kT0 + 1'700'000), w.counterTrackRect(1).center().y()});
+        QVERIFY2(pool.contains(QStringLiteral("40 threads")), qPrintable(pool));
+        const QString cpu = w.toolTipAt({w.xAt(kT0 + 700'000), w.counterTrackRect(2).center().y()});
+        QVERIFY2(cpu.contains(QStringLiteral("1.00 cores")), qPrintable(cpu));
+        w.setHighlightRange(true, kT0 + 500'000, kT0 + 1'200'000);
+        const QString range = w.toolTipAt({w.xAt(kT0 + 1'100'000), memY});
+        QVERIFY2(range.contains(QStringLiteral("In the selected range")) &&
+                     range.contains(QStringLiteral("min 100.0 MB, max 300.0 MB, change +200.0 MB")),
+                 qPrintable(range));
+        // Drawn as the values say: at 1.2 s the memory track is filled to its top (the
+        // peak), at 0.5 s only its lower third.
+        const QImage image = w.grab().toImage();
+        const QRect mem = w.counterTrackRect(0);
+        const QColor base = w.palette().color(QPalette::Base);
+        const int nearTop = mem.top() + 4;
+        QVERIFY(image.pixelColor(w.xAt(kT0 + 1'200'000), nearTop) != base);
+        QCOMPARE(image.pixelColor(w.xAt(kT0 + 500'000), nearTop), base);
+        QVERIFY(image.pixelColor(w.xAt(kT0 + 500'000), mem.bottom() - 3) != base);
+        // A recording without counters draws no such tracks.
+        w.setSnapshot(syntheticTimeline(2000));
+        QVERIFY(w.counterTrackRect(0).isEmpty());
+        QCOMPARE(w.trackRect(1).top(), TimelineWidget::headerHeight());
+    }
+
     // A free-threaded target (issue 37) has no GIL: hover names no GIL state, and the
     // expanded GIL lanes say why they are empty.
     void freeThreadedHasNoGilStates() {
@@ -474,6 +529,7 @@ private slots:
                 const TimelineSnapshot& s = w.snapshot();
                 if (s.threads.size() < 7 || exceptionSamples(s, tid("in-except")) < 50)
                     return false;
+                if (s.counters.size() < 2) return false; // the process's counters, too
                 if (!w.threadTitle(tid("contender-0")).contains(expectedName)) return false;
                 for (const char* c : {"contender-0", "contender-1", "contender-2", "contender-3"})
                     if (onCpu(tid(c)) < 50) return false;

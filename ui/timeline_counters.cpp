@@ -1,0 +1,209 @@
+// The process's counter tracks above the threads: resident memory, thread count, CPU use
+// (in cores) and the share of samples in garbage collection. They share the tracks' time
+// axis, zoom and range; hovering tells the value, and with a range selected its
+// min, max and change.
+#include "ui/timeline_layout.h"
+#include "ui/timeline_widget.h"
+
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gilscope::ui {
+using namespace timeline;
+
+namespace {
+
+const QColor kCounterColors[kCounterTrackCount] = {QColor(214, 110, 40), QColor(110, 90, 200),
+                                                   QColor(40, 110, 220), QColor(160, 60, 190)};
+
+QString megabytes(double bytes) {
+    return QObject::tr("%1 MB").arg(bytes / (1024.0 * 1024.0), 0, 'f', 1);
+}
+
+QString signedMegabytes(double bytes) {
+    return (bytes >= 0 ? QStringLiteral("+") : QString()) + megabytes(bytes);
+}
+
+// CPU use at `t` in cores: the CPU time between the readings around it over their gap.
+double coresAt(const std::vector<ProcessCounters>& r, uint64_t t) {
+    const auto byTime = [](uint64_t at, const ProcessCounters& c) { return at < c.timeUs; };
+    auto next = std::upper_bound(r.begin(), r.end(), t, byTime);
+    if (next == r.begin() || next == r.end()) return -1;
+    const ProcessCounters& before = *(next - 1);
+    if (next->timeUs <= before.timeUs || next->cpuNs < before.cpuNs) return 0;
+    return double(next->cpuNs - before.cpuNs) / (double(next->timeUs - before.timeUs) * 1e3);
+}
+
+} // namespace
+
+QStringList TimelineWidget::counterTrackNames() {
+    return {tr("Memory"), tr("Threads"), tr("CPU"), tr("GC")};
+}
+
+int TimelineWidget::countersHeight() const {
+    return snapshot_.counters.empty() ? 0 : kCounterTrackCount * kCounterTrackHeight + kLaneGap;
+}
+
+QRect TimelineWidget::counterTrackRect(int track) const {
+    if (snapshot_.counters.empty() || track < 0 || track >= kCounterTrackCount) return {};
+    return QRect(kMargin, kPlotTop + track * kCounterTrackHeight, width() - 2 * kMargin,
+                 kCounterTrackHeight);
+}
+
+int TimelineWidget::counterTrackAt(QPoint pos) const {
+    for (int i = 0; i < kCounterTrackCount; ++i)
+        if (counterTrackRect(i).contains(pos)) return i;
+    return -1;
+}
+
+double TimelineWidget::gcShareIn(uint64_t fromUs, uint64_t toUs) const {
+    uint64_t gc = 0, samples = 0;
+    for (const ThreadTimeline& t : snapshot_.threads) {
+        const TimelineBucket b = totalIn(t, fromUs, toUs);
+        gc += b.gc;
+        samples += b.samples;
+    }
+    return samples ? double(gc) / double(samples) : -1;
+}
+
+void TimelineWidget::paintCounters(QPainter& p) {
+    if (snapshot_.counters.empty()) return;
+    const QColor faint = palette().color(QPalette::Mid);
+    for (int i = 0; i < kCounterTrackCount; ++i) {
+        const QRect track = counterTrackRect(i);
+        const QRect plot(plotLeft(), track.top() + 2, plotWidth(), track.height() - 4);
+        p.setPen(faint);
+        p.drawLine(plot.left(), track.bottom(), plot.right(), track.bottom());
+        paintCounter(p, i, plot);
+    }
+}
+
+void TimelineWidget::paintCounter(QPainter& p, int track, const QRect& plot) {
+    const auto& readings = snapshot_.counters.readings();
+    const auto kind = CounterTrack(track);
+    const int w = plot.width();
+    // Per pixel column, the value drawn there (negative: nothing known there).
+    std::vector<double> values(size_t(w), -1.0);
+    const double from = double(viewStartUs()), span = double(viewEndUs()) - from;
+    const uint64_t first = readings.front().timeUs, last = readings.back().timeUs;
+    if (kind == CounterTrack::Gc) {
+        std::vector<uint64_t> gc(static_cast<size_t>(w)), samples(static_cast<size_t>(w));
+        for (const ThreadTimeline& t : snapshot_.threads) {
+            const auto columns = columnsOf(t, w);
+            for (int x = 0; x < w; ++x) {
+                gc[size_t(x)] += columns[size_t(x)].gc;
+                samples[size_t(x)] += columns[size_t(x)].samples;
+            }
+        }
+        for (int x = 0; x < w; ++x)
+            if (samples[size_t(x)]) values[size_t(x)] = double(gc[size_t(x)]) / samples[size_t(x)];
+    } else {
+        for (int x = 0; x < w; ++x) {
+            const auto t = uint64_t(from + (x + 0.5) * span / w);
+            if (t < first || t > last) continue;
+            const ProcessCounters* r = snapshot_.counters.at(t);
+            values[size_t(x)] = kind == CounterTrack::Memory    ? double(r->rssBytes)
+                                : kind == CounterTrack::Threads ? double(r->threads)
+                                                                : coresAt(readings, t);
+        }
+    }
+    // The scale: the whole recording's peak, so zooming keeps heights comparable (CPU at
+    // least one core, GC the whole of the samples).
+    double top = 1.0;
+    if (kind == CounterTrack::Memory || kind == CounterTrack::Threads) {
+        const auto whole = snapshot_.counters.whole();
+        top = std::max(1.0, kind == CounterTrack::Memory ? double(whole->rssMax)
+                                                         : double(whole->threadsMax));
+    } else if (kind == CounterTrack::Cpu) {
+        for (size_t i = 1; i < readings.size(); ++i)
+            top = std::max(top, coresAt(readings, readings[i - 1].timeUs));
+    }
+    QColor fill = kCounterColors[track];
+    fill.setAlpha(110);
+    for (int x = 0; x < w; ++x) {
+        if (values[size_t(x)] < 0) continue;
+        const int h = int(std::lround(std::min(1.0, values[size_t(x)] / top) * plot.height()));
+        if (h > 0) p.fillRect(plot.left() + x, plot.bottom() + 1 - h, 1, h, fill);
+    }
+    // The name and the latest value, on the left.
+    const ProcessCounters& now = readings.back();
+    QString label = counterTrackNames()[track];
+    if (kind == CounterTrack::Memory)
+        label += QStringLiteral("  ") + megabytes(double(now.rssBytes));
+    if (kind == CounterTrack::Threads) label += QStringLiteral("  %1").arg(now.threads);
+    if (kind == CounterTrack::Cpu)
+        if (const auto whole = snapshot_.counters.whole(); whole && whole->elapsedUs)
+            label += tr("  %1 cores avg").arg(whole->cores(), 0, 'f', 2);
+    if (kind == CounterTrack::Gc)
+        if (const double share = gcShareIn(0, UINT64_MAX); share >= 0)
+            label += tr("  %1 % of samples").arg(100.0 * share, 0, 'f', 1);
+    p.setPen(palette().color(QPalette::Text));
+    const QRect name(kMargin + kTwistyWidth, plot.top() - 2,
+                     plotLeft() - kTwistyWidth - 2 * kMargin, kCounterTrackHeight);
+    p.fillRect(kMargin + 3, plot.center().y() - 4, 8, 8, kCounterColors[track]);
+    p.drawText(name, Qt::AlignVCenter | Qt::AlignLeft,
+               fontMetrics().elidedText(label, Qt::ElideRight, name.width()));
+}
+
+QString TimelineWidget::counterToolTip(int track, QPoint pos) const {
+    const auto kind = CounterTrack(track);
+    const auto& counters = snapshot_.counters;
+    const uint64_t origin = snapshot_.originUs;
+    const auto sec = [origin](uint64_t t) { return double(int64_t(t) - int64_t(origin)) / 1e6; };
+    QString text;
+    if (pos.x() >= plotLeft()) {
+        const uint64_t t = timeAt(pos.x());
+        const ProcessCounters* r = counters.at(t);
+        text = tr("%1 at %2 s: ").arg(counterTrackNames()[track]).arg(sec(t), 0, 'f', 3);
+        if (kind == CounterTrack::Memory) text += megabytes(double(r->rssBytes)) + tr(" resident");
+        if (kind == CounterTrack::Threads) text += tr("%1 threads").arg(r->threads);
+        if (kind == CounterTrack::Cpu) {
+            const double cores = coresAt(counters.readings(), t);
+            text += cores < 0 ? tr("not read then") : tr("%1 cores busy").arg(cores, 0, 'f', 2);
+        }
+        if (kind == CounterTrack::Gc) {
+            const uint64_t bucket = std::max<uint64_t>(snapshot_.bucketUs, 1);
+            const uint64_t at = origin + (t - std::min(t, origin)) / bucket * bucket;
+            const double share = gcShareIn(at, at + bucket - 1);
+            text += share < 0 ? tr("no samples")
+                              : tr("%1 % of samples in GC").arg(100 * share, 0, 'f', 1);
+        }
+    } else {
+        text = counterTrackNames()[track];
+        static const char* what[] = {
+            QT_TR_NOOP("The target's resident memory (RSS), read from /proc about every 20 ms"),
+            QT_TR_NOOP("How many threads the process has (Python or not)"),
+            QT_TR_NOOP("CPU use of all the process's threads, in cores (1 = one core busy)"),
+            QT_TR_NOOP("The share of all threads' samples with a <GC> frame on the stack")};
+        text += QStringLiteral("\n") + tr(what[track]);
+    }
+    // The range in force (the selection, else the view): min, max, change.
+    const uint64_t from = hasHighlight_ ? highlightStartUs_ : viewStartUs();
+    const uint64_t to = hasHighlight_ ? highlightEndUs_ : viewEndUs();
+    text += tr("\n%1 %2–%3 s: ")
+                .arg(hasHighlight_ ? tr("In the selected range") : tr("In view"))
+                .arg(sec(from), 0, 'f', 3)
+                .arg(sec(to), 0, 'f', 3);
+    if (kind == CounterTrack::Gc) {
+        const double share = gcShareIn(from, to);
+        return text + (share < 0 ? tr("no samples") : tr("%1 % in GC").arg(100 * share, 0, 'f', 1));
+    }
+    const auto span = counters.span(from, to);
+    if (!span) return text + tr("no readings");
+    if (kind == CounterTrack::Memory)
+        text += tr("min %1, max %2, change %3")
+                    .arg(megabytes(double(span->rssMin)), megabytes(double(span->rssMax)),
+                         signedMegabytes(double(span->rssDelta())));
+    if (kind == CounterTrack::Threads)
+        text += tr("min %1, max %2").arg(span->threadsMin).arg(span->threadsMax);
+    if (kind == CounterTrack::Cpu)
+        text += tr("%1 s of CPU, %2 cores on average")
+                    .arg(double(span->cpuNs) / 1e9, 0, 'f', 3)
+                    .arg(span->cores(), 0, 'f', 2);
+    return text;
+}
+
+} // namespace gilscope::ui
