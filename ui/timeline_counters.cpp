@@ -16,7 +16,8 @@ using namespace timeline;
 
 namespace {
 
-const QColor kCounterColors[kCounterTrackCount] = {QColor(214, 110, 40), QColor(110, 90, 200),
+// Memory amber, threads slate; CPU and GC as the thread lanes' On CPU and GC.
+const QColor kCounterColors[kCounterTrackCount] = {QColor(185, 140, 30), QColor(90, 125, 145),
                                                    QColor(40, 110, 220), QColor(160, 60, 190)};
 
 QString megabytes(double bytes) {
@@ -110,22 +111,27 @@ void TimelineWidget::paintCounter(QPainter& p, int track, const QRect& plot) {
                                                                 : coresAt(readings, t);
         }
     }
-    // The scale: the whole recording's peak, so zooming keeps heights comparable (CPU at
-    // least one core, GC the whole of the samples).
-    double top = 1.0;
+    // The scale: memory from the recording's low to its peak, as the Firefox Profiler's
+    // memory track, so 20 MB on top of 2 GB still shows; threads from none to their peak;
+    // CPU from idle to at least one core; GC the whole of the samples. Zooming keeps it.
+    double bottom = 0, top = 1.0;
     if (kind == CounterTrack::Memory || kind == CounterTrack::Threads) {
         const auto whole = snapshot_.counters.whole();
-        top = std::max(1.0, kind == CounterTrack::Memory ? double(whole->rssMax)
-                                                         : double(whole->threadsMax));
+        top = kind == CounterTrack::Memory ? double(whole->rssMax) : double(whole->threadsMax);
+        if (kind == CounterTrack::Memory) bottom = double(whole->rssMin);
     } else if (kind == CounterTrack::Cpu) {
         for (size_t i = 1; i < readings.size(); ++i)
             top = std::max(top, coresAt(readings, readings[i - 1].timeUs));
     }
     QColor fill = kCounterColors[track];
     fill.setAlpha(110);
+    const int floor = kind == CounterTrack::Memory ? 2 : 0; // the low is drawn, thinly
     for (int x = 0; x < w; ++x) {
-        if (values[size_t(x)] < 0) continue;
-        const int h = int(std::lround(std::min(1.0, values[size_t(x)] / top) * plot.height()));
+        const double v = values[size_t(x)];
+        if (v < 0) continue;
+        const double share = top > bottom ? std::clamp((v - bottom) / (top - bottom), 0.0, 1.0)
+                                          : (v > 0 ? 1.0 : 0.0);
+        const int h = floor + int(std::lround(share * (plot.height() - floor)));
         if (h > 0) p.fillRect(plot.left() + x, plot.bottom() + 1 - h, 1, h, fill);
     }
     // The name and the latest value, on the left.

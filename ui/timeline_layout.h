@@ -56,6 +56,6 @@ inline constexpr int kPlotTop = kMargin + kLegendHeight + kAxisHeight;
 // recording has counters: memory, threads, CPU, and the share of samples in GC.
 enum class CounterTrack { Memory, Threads, Cpu, Gc };
 inline constexpr int kCounterTrackCount = 4;
-inline constexpr int kCounterTrackHeight = 26;
+inline constexpr int kCounterTrackHeight = 20;
 
 } // namespace gilscope::ui::timeline
