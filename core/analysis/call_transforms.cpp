@@ -127,6 +127,12 @@ public:
     }
     const StackNode& newNode(uint32_t n) const { return out_->nodes[n]; }
     ProfileSnapshot& out() { return *out_; }
+    // After run(): each old node's new node, or kDroppedNode.
+    std::vector<uint32_t> takeMap() {
+        for (uint32_t& m : map_)
+            if (m >= kPending) m = kDroppedNode;
+        return std::move(map_);
+    }
 
 private:
     const ProfileSnapshot& in_;
@@ -188,8 +194,7 @@ Collapsed collapsedFunctions(Rebuild& r, const CallTransform& t) {
 }
 
 std::shared_ptr<ProfileSnapshot> applyOne(const ProfileSnapshot& in, const CallTransform& t,
-                                          const CancelToken* cancel) {
-    Rebuild r(in, cancel);
+                                          Rebuild& r) {
     const auto funcOf = [&in](uint32_t n) { return in.nodes[n].func; };
     switch (t.kind) {
     case TransformKind::MergeFunction: {
@@ -271,6 +276,13 @@ std::shared_ptr<ProfileSnapshot> applyOne(const ProfileSnapshot& in, const CallT
     return std::make_shared<ProfileSnapshot>(in);
 }
 
+// Whether `t` rebuilt the tree (else its nodes are the input's).
+bool rebuilds(const CallTransform& t) {
+    return t.kind != TransformKind::Invert &&
+           !((t.kind == TransformKind::MergeCallNode || t.kind == TransformKind::FocusSubtree) &&
+             t.path.empty());
+}
+
 } // namespace
 
 bool functionMatches(const FunctionRef& ref, const FunctionInfo& f) {
@@ -323,16 +335,47 @@ std::string transformsLabel(const TransformStack& stack) {
     return out;
 }
 
+bool transformsAddFunctions(const TransformStack& transforms) {
+    for (const CallTransform& t : transforms)
+        if (t.kind == TransformKind::CollapseModule || t.kind == TransformKind::CollapseThirdParty)
+            return true;
+    return false;
+}
+
 std::optional<std::shared_ptr<const ProfileSnapshot>>
 applyTransforms(std::shared_ptr<const ProfileSnapshot> snapshot, const TransformStack& transforms,
                 const CancelToken* cancel) {
     for (const CallTransform& t : transforms) {
         if (!snapshot) break;
-        auto next = applyOne(*snapshot, t, cancel);
+        Rebuild r(*snapshot, cancel);
+        auto next = applyOne(*snapshot, t, r);
         if (!next) return std::nullopt;
         snapshot = std::move(next);
     }
     return snapshot;
+}
+
+std::optional<MappedTransform>
+applyTransformsMapped(std::shared_ptr<const ProfileSnapshot> snapshot,
+                      const TransformStack& transforms, const CancelToken* cancel) {
+    MappedTransform out;
+    out.nodeMap.resize(snapshot ? snapshot->nodes.size() : 0);
+    for (uint32_t n = 0; n < out.nodeMap.size(); ++n)
+        out.nodeMap[n] = n;
+    for (const CallTransform& t : transforms) {
+        if (!snapshot) break;
+        Rebuild r(*snapshot, cancel);
+        auto next = applyOne(*snapshot, t, r);
+        if (!next) return std::nullopt;
+        if (rebuilds(t)) {
+            const std::vector<uint32_t> step = r.takeMap();
+            for (uint32_t& m : out.nodeMap)
+                if (m != kDroppedNode) m = m < step.size() ? step[m] : kDroppedNode;
+        }
+        snapshot = std::move(next);
+    }
+    out.snapshot = std::move(snapshot);
+    return out;
 }
 
 } // namespace gilscope

@@ -65,6 +65,22 @@ std::string collapsedModuleName(std::string_view file);
 // functions and lines of the input (plus one per collapsed module), matchedSamples less
 // the samples dropped, and `inverted` set by Invert (ProfileSnapshot::inverted). The
 // input itself is returned when the stack is empty. Returns nullopt when cancelled.
+// Whether the stack adds functions (a collapsed module, "[django]"): their ids follow the
+// recording's own, so they move as a live recording finds new functions.
+bool transformsAddFunctions(const TransformStack& transforms);
+
+// applyTransforms, and where each of the input's nodes went: its node in the result, or
+// kDroppedNode (its samples were dropped, or it has none at or below it). The stack
+// chart draws time-ordered stacks through it.
+inline constexpr uint32_t kDroppedNode = UINT32_MAX;
+struct MappedTransform {
+    std::shared_ptr<const ProfileSnapshot> snapshot;
+    std::vector<uint32_t> nodeMap;
+};
+std::optional<MappedTransform>
+applyTransformsMapped(std::shared_ptr<const ProfileSnapshot> snapshot,
+                      const TransformStack& transforms, const CancelToken* cancel = nullptr);
+
 std::optional<std::shared_ptr<const ProfileSnapshot>>
 applyTransforms(std::shared_ptr<const ProfileSnapshot> snapshot, const TransformStack& transforms,
                 const CancelToken* cancel = nullptr);

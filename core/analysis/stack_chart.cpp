@@ -126,10 +126,32 @@ public:
         prevStatus_ = status;
     }
 
-    void finish(const std::vector<StackNode>& nodes, const std::vector<uint16_t>& depthOf) {
+    // The last sample's cover: every column's stack is decided.
+    void settle() {
         if (hasPrev_) cover(prevTime_ + maxCover_ / 2);
         close();
-        buildBoxes(nodes, depthOf);
+    }
+
+    // Per depth, runs of columns whose stacks share the node there (a node is a whole
+    // prefix, so equal nodes also mean equal callers).
+    void buildBoxes(const std::vector<StackNode>& nodes, const std::vector<uint16_t>& depthOf) {
+        std::vector<uint32_t> path;
+        for (uint32_t x = 0; x < cols_.width; ++x) {
+            const uint32_t leaf = lane_.leaf[x];
+            if (leaf == StackChartLane::kNoLeaf || leaf >= nodes.size()) continue;
+            path.resize(depthOf[leaf]);
+            uint32_t n = leaf;
+            for (size_t d = path.size(); d-- > 0; n = nodes[n].parent)
+                path[d] = n;
+            if (lane_.depths.size() < path.size()) lane_.depths.resize(path.size());
+            for (size_t d = 0; d < path.size(); ++d) {
+                std::vector<StackChartBox>& row = lane_.depths[d];
+                if (!row.empty() && row.back().x1 == x && row.back().node == path[d])
+                    row.back().x1 = x + 1;
+                else
+                    row.push_back({x, x + 1, path[d]});
+            }
+        }
     }
 
 private:
@@ -165,28 +187,6 @@ private:
         }
     }
 
-    // Per depth, runs of columns whose stacks share the node there (a node is a whole
-    // prefix, so equal nodes also mean equal callers).
-    void buildBoxes(const std::vector<StackNode>& nodes, const std::vector<uint16_t>& depthOf) {
-        std::vector<uint32_t> path;
-        for (uint32_t x = 0; x < cols_.width; ++x) {
-            const uint32_t leaf = lane_.leaf[x];
-            if (leaf == StackChartLane::kNoLeaf || leaf >= nodes.size()) continue;
-            path.resize(depthOf[leaf]);
-            uint32_t n = leaf;
-            for (size_t d = path.size(); d-- > 0; n = nodes[n].parent)
-                path[d] = n;
-            if (lane_.depths.size() < path.size()) lane_.depths.resize(path.size());
-            for (size_t d = 0; d < path.size(); ++d) {
-                std::vector<StackChartBox>& row = lane_.depths[d];
-                if (!row.empty() && row.back().x1 == x && row.back().node == path[d])
-                    row.back().x1 = x + 1;
-                else
-                    row.push_back({x, x + 1, path[d]});
-            }
-        }
-    }
-
     StackChartLane& lane_;
     const Columns cols_;
     const uint64_t maxCover_;
@@ -197,6 +197,44 @@ private:
     uint32_t prevNode_ = 0;
     uint8_t prevStatus_ = 0;
 };
+
+// The chart's column stacks as the views' transforms reshape them: the stacks drawn are
+// made a snapshot of their own (one sample per column), transformed, and each column's
+// leaf follows its node; a dropped stack leaves its column empty.
+Status reshape(StackChart& chart, const TransformStack& transforms, const CancelToken* cancel) {
+    TransformStack overTime;
+    for (const CallTransform& t : transforms)
+        if (t.kind != TransformKind::Invert) overTime.push_back(t);
+    if (overTime.empty()) return {};
+    auto drawn = std::make_shared<ProfileSnapshot>();
+    drawn->nodes = std::move(chart.nodes);
+    drawn->functions = std::move(chart.functions);
+    drawn->lines = std::move(chart.lines);
+    drawn->selfCounts.assign(drawn->nodes.size(), 0);
+    for (const StackChartLane& lane : chart.lanes)
+        for (uint32_t leaf : lane.leaf)
+            if (leaf < drawn->nodes.size()) {
+                ++drawn->selfCounts[leaf];
+                ++drawn->matchedSamples;
+            }
+    auto mapped = applyTransformsMapped(std::move(drawn), overTime, cancel);
+    if (!mapped) return makeError(ErrorKind::Cancelled, "cancelled");
+    for (StackChartLane& lane : chart.lanes)
+        for (size_t x = 0; x < lane.leaf.size(); ++x) {
+            uint32_t& leaf = lane.leaf[x];
+            if (leaf == StackChartLane::kNoLeaf) continue;
+            leaf = leaf < mapped->nodeMap.size() ? mapped->nodeMap[leaf] : kDroppedNode;
+            if (leaf == kDroppedNode) {
+                leaf = StackChartLane::kNoLeaf;
+                lane.state[x] = ColumnState::None;
+            }
+        }
+    const ProfileSnapshot& shown = *mapped->snapshot;
+    chart.nodes = shown.nodes;
+    chart.functions = shown.functions;
+    chart.lines = shown.lines;
+    return {};
+}
 
 } // namespace
 
@@ -296,9 +334,14 @@ ProfileModel::stackChart(const StackChartRequest& request, const CancelToken* ca
         },
         cancel);
     if (!st) return st.error();
+    for (size_t i : order)
+        builders[i]->settle();
+    chart->recordedFunctions = chart->functions.size();
+    if (!request.transforms.empty())
+        if (Status t = reshape(*chart, request.transforms, cancel); !t) return t.error();
     const std::vector<uint16_t> depthOf = nodeDepths(chart->nodes);
     for (size_t i : order)
-        builders[i]->finish(chart->nodes, depthOf);
+        builders[i]->buildBoxes(chart->nodes, depthOf);
     return std::shared_ptr<const StackChart>(std::move(chart));
 }
 

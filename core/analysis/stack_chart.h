@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/call_transforms.h"
 #include "core/analysis/stack_interner.h"
 
 #include <cstdint>
@@ -23,6 +24,9 @@ struct StackChartRequest {
     uint64_t endUs = 0;
     uint32_t widthPx = 0;
     size_t maxLanes = 32; // threads beyond these (least busy) are left out and counted
+    // The views' call-tree transforms: each column's stack is drawn as they reshape it
+    // (a dropped one draws nothing). Invert has no meaning over time and is left out.
+    TransformStack transforms;
 };
 
 struct StackChartBox {
@@ -51,6 +55,8 @@ struct StackChart {
     std::vector<FunctionInfo> functions;
     std::vector<LineKey> lines;
     std::vector<StackChartLane> lanes;
+    // The recording's functions before the transforms (a collapse appends its own).
+    size_t recordedFunctions = 0;
 
     // The column a time is drawn in (clamped), and the time a column starts at.
     uint32_t columnAt(uint64_t timeUs) const;

@@ -14,6 +14,8 @@
 #include "ui/analysis/callers_callees_view.h"
 #include "ui/analysis/flame_graph_widget.h"
 #include "ui/analysis/source_view.h"
+#include "ui/analysis/stack_chart_view.h"
+#include "ui/analysis/stack_chart_widget.h"
 #include "ui/analysis/status_line.h"
 #include "ui/analysis/top_functions_model.h"
 #include "ui/analysis/transform_bar.h"
@@ -345,6 +347,22 @@ private slots:
                 for (int c = 0; c < tree->rowCount(tree->index(r, 0)); ++c)
                     underMain << tree->index(c, 0, tree->index(r, 0)).data().toString();
         QCOMPARE(underMain, (QStringList{QStringLiteral("early_work"), QStringLiteral("helper")}));
+        // The stack chart too: no column draws late_work, helper still shows.
+        StackChartView* chartView = panel.stackChart();
+        panel.tabs()->setCurrentWidget(chartView);
+        const auto chartNames = [&] {
+            QStringList names;
+            if (const StackChart* c = chartView->chart()->chart())
+                for (const StackChartLane& lane : c->lanes)
+                    for (const auto& row : lane.depths)
+                        for (const StackChartBox& b : row)
+                            names << QString::fromStdString(
+                                c->functions[c->nodes[b.node].func].name);
+            return names;
+        };
+        QTRY_VERIFY(chartNames().contains(QStringLiteral("helper")));
+        QVERIFY(!chartNames().contains(QStringLiteral("late_work")));
+        panel.tabs()->setCurrentIndex(1);
 
         // A state change keeps the transform.
         panel.stateBox()->setCurrentIndex(panel.stateBox()->findData(int(StateFilter::OnCpu)));

@@ -9,13 +9,6 @@ namespace gilscope::ui {
 
 namespace {
 
-bool addsFunctions(const TransformStack& transforms) {
-    for (const CallTransform& t : transforms)
-        if (t.kind == TransformKind::CollapseModule || t.kind == TransformKind::CollapseThirdParty)
-            return true;
-    return false;
-}
-
 AnalysisResultPtr compute(const std::shared_ptr<ProfileModel>& model, const ProfileFilter& filter,
                           const TransformStack& transforms, uint64_t generation,
                           uint64_t modelSerial, const CancelToken* cancel) {
@@ -37,7 +30,7 @@ AnalysisResultPtr compute(const std::shared_ptr<ProfileModel>& model, const Prof
     // A collapsed module is a function appended after the recording's own: its id moves
     // when the recording finds new functions, so the views must not keep what they
     // learnt per id (names, colours) across such results.
-    if (addsFunctions(transforms))
+    if (transformsAddFunctions(transforms))
         r->modelSerial = (uint64_t{1} << 63) | (modelSerial << 32) | recorded;
     r->snapshot = *shown;
     r->functions = functionTable(**shown);

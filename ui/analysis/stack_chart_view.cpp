@@ -82,7 +82,8 @@ void StackChartView::onResultReady() {
     const ProfileFilter& f = controller_->filter();
     const bool sameFilter = controller_->modelSerial() == lastSerial_ &&
                             f.threads == lastThreads_ && f.hasRange == lastHasRange_ &&
-                            f.startUs == lastStartUs_ && f.endUs == lastEndUs_;
+                            f.startUs == lastStartUs_ && f.endUs == lastEndUs_ &&
+                            controller_->transforms() == lastTransforms_;
     // More samples of the same view: wait until it is due. Another filter: now.
     const qint64 due = 3 * lastQueryMs_ - (sinceChart_.isValid() ? sinceChart_.elapsed() : 0);
     if (sameFilter && chart_->chart() && due > 0) {
@@ -127,12 +128,14 @@ void StackChartView::request() {
     StackChartRequest r;
     if (!window(r.startUs, r.endUs)) return;
     r.threads = controller_->filter().threads;
+    r.transforms = controller_->transforms();
     r.widthPx = uint32_t(std::max(1, scroll_->viewport()->width()));
     stale_ = false;
     const uint64_t serial = controller_->modelSerial();
     const ProfileFilter& f = controller_->filter();
     lastSerial_ = serial;
     lastThreads_ = f.threads;
+    lastTransforms_ = r.transforms;
     lastHasRange_ = f.hasRange;
     lastStartUs_ = f.startUs;
     lastEndUs_ = f.endUs;
@@ -158,6 +161,10 @@ void StackChartView::request() {
 
 void StackChartView::onChart(std::shared_ptr<const StackChart> chart, uint64_t modelSerial) {
     const StackChart& c = *chart;
+    // A collapsed module's function id moves as the recording finds functions: the
+    // chart's per-id caches must not outlive such a chart (as AnalysisResult::modelSerial).
+    if (c.functions.size() != c.recordedFunctions)
+        modelSerial = (uint64_t{1} << 63) | (modelSerial << 32) | c.recordedFunctions;
     auto sec = [&c](uint64_t t) { return t > c.originUs ? double(t - c.originUs) / 1e6 : 0.0; };
     QLocale loc;
     QString text = tr("%1 – %2 s · %3 samples in view · %4")

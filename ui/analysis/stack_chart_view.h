@@ -67,6 +67,7 @@ private:
     QElapsedTimer sinceChart_;          // since the last chart was shown
     qint64 lastQueryMs_ = 0;            // what the last chart took on the worker
     std::vector<uint64_t> lastThreads_; // the filter the last chart was made for
+    TransformStack lastTransforms_;
     bool lastHasRange_ = false;
     uint64_t lastStartUs_ = 0, lastEndUs_ = 0, lastSerial_ = 0;
 };

@@ -75,15 +75,17 @@ std::shared_ptr<const ProfileSnapshot> record(const Stacks& in, uint32_t seed = 
     return record(list, seed);
 }
 
+Stack pathOf(const ProfileSnapshot& s, uint32_t n) {
+    Stack path;
+    for (uint32_t a = n; a != 0; a = s.nodes[a].parent)
+        path.insert(path.begin(), s.functions[s.nodes[a].func].name);
+    return path;
+}
+
 Stacks stacksOf(const ProfileSnapshot& s) {
     Stacks out;
-    for (uint32_t n = 0; n < s.selfCounts.size(); ++n) {
-        if (!s.selfCounts[n]) continue;
-        Stack path;
-        for (uint32_t a = n; a != 0; a = s.nodes[a].parent)
-            path.insert(path.begin(), s.functions[s.nodes[a].func].name);
-        out[join(path)] += s.selfCounts[n];
-    }
+    for (uint32_t n = 0; n < s.selfCounts.size(); ++n)
+        if (s.selfCounts[n]) out[join(pathOf(s, n))] += s.selfCounts[n];
     return out;
 }
 
@@ -409,6 +411,23 @@ private slots:
                 for (const auto& [k, v] : reference(want, u))
                     twice[k] += v;
                 QCOMPARE(stacksOf(*apply(snap, {t, u})), twice);
+                // Mapped (the stack chart's way): each recorded stack's node lands on the
+                // node of the stack the reference makes of it, or is dropped with it.
+                const auto mapped = applyTransformsMapped(snap, {t, u});
+                QVERIFY(mapped);
+                QCOMPARE(stacksOf(*mapped->snapshot), twice);
+                for (uint32_t n = 0; n < snap->selfCounts.size(); ++n) {
+                    if (!snap->selfCounts[n]) continue;
+                    const auto once = reference(pathOf(*snap, n), t);
+                    const auto both = once ? reference(*once, u) : std::nullopt;
+                    const uint32_t m = mapped->nodeMap[n];
+                    if (!both) {
+                        QCOMPARE(m, kDroppedNode);
+                    } else {
+                        QVERIFY(m != kDroppedNode);
+                        QCOMPARE(pathOf(*mapped->snapshot, m), *both);
+                    }
+                }
                 ++checked;
             }
         }

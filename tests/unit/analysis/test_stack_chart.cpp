@@ -18,12 +18,14 @@ namespace {
 constexpr uint64_t kT0 = 5'000'000;
 
 std::shared_ptr<const StackChart> chartOf(const ProfileModel& m, uint64_t start, uint64_t end,
-                                          uint32_t width, std::vector<uint64_t> threads = {}) {
+                                          uint32_t width, std::vector<uint64_t> threads = {},
+                                          TransformStack transforms = {}) {
     StackChartRequest r;
     r.startUs = start;
     r.endUs = end;
     r.widthPx = width;
     r.threads = std::move(threads);
+    r.transforms = std::move(transforms);
     auto c = m.stackChart(r);
     if (!c) qFatal("stack chart failed: %s", c.error().message.c_str());
     return *c;
@@ -92,6 +94,71 @@ private slots:
                         ++parents;
                 QCOMPARE(parents, 1);
             }
+    }
+
+    // The views' transforms reshape each column's stack (issue 38): merge takes a frame
+    // out of every column, drop empties the columns with it, collapse recursion turns a
+    // tower into one frame, focus roots the columns at the function; invert changes
+    // nothing over time. The columns' times and states stay where they were.
+    void transformsReshapeEveryColumn() {
+        ProfileModel m;
+        SyntheticFeed f(m);
+        const FrameId main = f.frame("app.py", 1, "main"), wrap = f.frame("app.py", 2, "wrapper"),
+                      visit = f.frame("app.py", 3, "visit"), leaf = f.frame("app.py", 4, "leaf"),
+                      idle = f.frame("app.py", 5, "idle");
+        const std::vector<std::vector<FrameId>> stacks = {
+            {leaf, visit, visit, visit, wrap, main}, {visit, wrap, main}, {idle, main}};
+        for (uint64_t i = 0; i < 30; ++i)
+            f.add(7, TS::HasGil | TS::OnCpu, stacks[i % 3], {kT0 + i * 1000});
+        const uint64_t from = kT0 + 3000, to = kT0 + 27000;
+        const auto plain = chartOf(m, from, to, 240);
+        const auto at = [&](const StackChart& c, uint32_t x) { return stackAt(c, 0, x); };
+        auto call = [](TransformKind kind, const char* fn = "") {
+            CallTransform t;
+            t.kind = kind;
+            t.function = {fn, {}};
+            return t;
+        };
+        const auto merged =
+            chartOf(m, from, to, 240, {}, {call(TransformKind::MergeFunction, "wrapper")});
+        const auto dropped =
+            chartOf(m, from, to, 240, {}, {call(TransformKind::DropFunction, "idle")});
+        const auto collapsed =
+            chartOf(m, from, to, 240, {}, {call(TransformKind::CollapseRecursion)});
+        const auto focused =
+            chartOf(m, from, to, 240, {}, {call(TransformKind::FocusFunction, "visit")});
+        const auto inverted = chartOf(m, from, to, 240, {}, {call(TransformKind::Invert)});
+        for (uint32_t x = 0; x < 240; ++x) {
+            const uint64_t i = (plain->columnStartUs(x) - kT0) / 1000;
+            const QStringList stack = at(*plain, x);
+            QStringList noWrapper = stack;
+            noWrapper.removeAll("wrapper");
+            QCOMPARE(at(*merged, x), noWrapper);
+            QCOMPARE(at(*inverted, x), stack);
+            QCOMPARE(merged->lanes[0].state[x], plain->lanes[0].state[x]);
+            if (i % 3 == 2) { // main > idle
+                QVERIFY(at(*dropped, x).isEmpty());
+                QCOMPARE(dropped->lanes[0].leaf[x], StackChartLane::kNoLeaf);
+                QVERIFY(at(*focused, x).isEmpty());
+            } else {
+                QCOMPARE(at(*dropped, x), stack);
+            }
+            if (i % 3 == 0) { // the tower
+                QCOMPARE(at(*collapsed, x), (QStringList{"main", "wrapper", "visit", "leaf"}));
+                QCOMPARE(at(*focused, x), (QStringList{"visit", "visit", "visit", "leaf"}));
+            }
+            if (i % 3 == 1) QCOMPARE(at(*focused, x), QStringList{"visit"});
+        }
+        QCOMPARE(collapsed->lanes[0].depths.size(), 4u);
+        QCOMPARE(plain->recordedFunctions, plain->functions.size());
+        // A collapsed module is a function of its own, after the recording's.
+        CallTransform mod;
+        mod.kind = TransformKind::CollapseModule;
+        mod.module = "app";
+        const auto folded = chartOf(m, from, to, 240, {}, {mod});
+        QCOMPARE(folded->recordedFunctions, plain->functions.size());
+        QCOMPARE(folded->functions.size(), plain->functions.size() + 1);
+        QCOMPARE(at(*folded, 0), QStringList{"[app]"});
     }
 
     // 10 samples per column: a column shows the stack covering most of its time.
