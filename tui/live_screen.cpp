@@ -62,7 +62,8 @@ void drawLiveFrame(const LiveFrame& frame) {
             std::snprintf(figures, sizeof figures, "%6.1f %9llu %6.1f %9llu  ", r.ownPct,
                           static_cast<unsigned long long>(r.own), r.totalPct,
                           static_cast<unsigned long long>(r.total));
-            line(y++, figures + r.function + "  (" + r.where + ")");
+            line(y++, figures + r.function + "  (" + r.where + ")" +
+                          (r.instruction.empty() ? "" : "  [" + r.instruction + "]"));
         }
         if (frame.table->rows.empty()) line(4, "  (" + frame.empty + ")");
     }

@@ -1,9 +1,12 @@
 #include "tui/live_table.h"
 
 #include "core/analysis/profile_views.h"
+#include "core/gecko/opcode_names.h"
 #include "core/util/utf8.h"
 
 #include <algorithm>
+#include <cmath>
+#include <unordered_map>
 
 namespace gilscope::tui {
 
@@ -44,6 +47,41 @@ StateFilter nextState(StateFilter s) {
     }
 }
 
+namespace {
+
+// Per function, the instruction most of its own samples ran, and its share of them.
+std::vector<std::string> topInstructions(const ProfileSnapshot& s) {
+    std::vector<std::unordered_map<uint32_t, uint64_t>> byFunction(s.functions.size());
+    std::vector<uint64_t> own(s.functions.size(), 0);
+    bool any = false;
+    for (size_t n = 1; n < s.nodes.size() && n < s.selfCounts.size(); ++n) {
+        const uint64_t count = s.selfCounts[n];
+        if (!count || s.nodes[n].func >= s.functions.size()) continue;
+        own[s.nodes[n].func] += count;
+        const uint32_t op = s.nodes[n].opcode();
+        if (op == kNoOpcode) continue;
+        byFunction[s.nodes[n].func][op] += count;
+        any = true;
+    }
+    std::vector<std::string> out(s.functions.size());
+    if (!any) return out;
+    for (size_t f = 0; f < out.size(); ++f) {
+        uint32_t best = kNoOpcode;
+        uint64_t most = 0;
+        for (const auto& [op, count] : byFunction[f])
+            if (count > most || (count == most && op < best)) {
+                best = op;
+                most = count;
+            }
+        if (!most) continue;
+        const long pct = std::lround(100.0 * double(most) / double(std::max<uint64_t>(own[f], 1)));
+        out[f] = formatOpcode(best, s.pythonMinor) + " " + std::to_string(pct) + "%";
+    }
+    return out;
+}
+
+} // namespace
+
 LiveTable buildLiveTable(const ProfileSnapshot& s, SortKey sort) {
     LiveTable t;
     t.matched = s.matchedSamples;
@@ -69,6 +107,7 @@ LiveTable buildLiveTable(const ProfileSnapshot& s, SortKey sort) {
         return a.func < b.func;
     });
     const double all = double(std::max<uint64_t>(s.matchedSamples, 1));
+    const std::vector<std::string> instructions = topInstructions(s);
     t.rows.reserve(rows.size());
     for (const FunctionRow& r : rows) {
         const FunctionInfo& f = s.functions[r.func];
@@ -76,7 +115,8 @@ LiveTable buildLiveTable(const ProfileSnapshot& s, SortKey sort) {
         std::string where = slash == std::string::npos ? f.file : f.file.substr(slash + 1);
         if (f.firstLine > 0) where += ":" + std::to_string(f.firstLine);
         t.rows.push_back({escapeForDisplay(f.name), escapeForDisplay(where), r.own, r.total,
-                          100.0 * double(r.own) / all, 100.0 * double(r.total) / all});
+                          100.0 * double(r.own) / all, 100.0 * double(r.total) / all,
+                          instructions[r.func]});
     }
     return t;
 }

@@ -24,6 +24,9 @@ struct LiveRow {
     std::string where;    // "file.py:12"
     uint64_t own = 0, total = 0;
     double ownPct = 0, totalPct = 0; // of the samples the filter kept
+    // With --opcodes: the instruction most of its own samples ran, named from the target's
+    // Python ("LOAD_ATTR_INSTANCE_VALUE (LOAD_ATTR) 62%"); empty without.
+    std::string instruction;
 };
 
 struct LiveTable {

@@ -324,10 +324,11 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     if (o.browser && o.format != OutputFormat::Gecko && !opensAsPage(o.format))
         return makeError(ErrorKind::BadArguments, "--browser is only valid with --flamegraph, "
                                                   "--diff-flamegraph, --heatmap or --gecko");
-    if (o.opcodes && o.format != OutputFormat::Gecko && o.format != OutputFormat::Binary &&
-        o.format != OutputFormat::Heatmap)
+    // As CPython's: --live names each function's top instruction.
+    if (o.opcodes && !parser.isSet("live") && o.format != OutputFormat::Gecko &&
+        o.format != OutputFormat::Binary && o.format != OutputFormat::Heatmap)
         return makeError(ErrorKind::BadArguments,
-                         "--opcodes is only compatible with --gecko, --heatmap, --binary.");
+                         "--opcodes is only compatible with --live, --gecko, --heatmap, --binary.");
     if (auto s = readAsyncOptions(parser, o); !s) return s.error();
     auto push = readPushOptions(parser);
     if (!push) return push.error();

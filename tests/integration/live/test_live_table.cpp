@@ -1,6 +1,7 @@
 // The --live table without a terminal: shares of the kept samples, the three sort orders,
 // the key cycles, and threads busiest first.
 #include "core/analysis/profile_model.h"
+#include "core/gecko/opcode_names.h"
 #include "core/sample/thread_status.h"
 #include "tests/support/synthetic_feed.h"
 #include "tui/live_table.h"
@@ -67,6 +68,37 @@ private slots:
             QCOMPARE(t.recorded, uint64_t(100));
             QCOMPARE(order(t), std::string("light <module>"));
         }
+    }
+
+    // --opcodes: each row names the instruction most of its own samples ran, with its
+    // share; a function without instructions (and a recording without) names none.
+    void rowsNameTheirTopInstruction() {
+        ProfileModel model;
+        SyntheticFeed feed(model);
+        const uint8_t first = 44, second = 45;
+        const FrameId main = feed.frame("app.py", 1, "<module>");
+        const FrameId a = feed.frame("app.py", 5, "loads", first),
+                      b = feed.frame("app.py", 6, "loads", second);
+        feed.add(1, ThreadStatus::MainThread, {a, main}, times(0, 60));
+        feed.add(1, ThreadStatus::MainThread, {b, main}, times(60'000, 40));
+        model.finish({});
+        auto s = model.query({});
+        QVERIFY(s);
+        const LiveTable t = buildLiveTable(**s, SortKey::Own);
+        QCOMPARE(t.rows.size(), size_t(2));
+        QCOMPARE(t.rows[0].function, std::string("loads"));
+        QCOMPARE(t.rows[0].instruction, formatOpcode(first, 0) + " 60%");
+        QVERIFY(t.rows[1].instruction.empty()); // <module> ran no instruction of its own
+        QVERIFY(formatOpcode(first, 0) != formatOpcode(second, 0));
+
+        ProfileModel plain;
+        SyntheticFeed plainFeed(plain);
+        const FrameId f = plainFeed.frame("app.py", 5, "loads");
+        plainFeed.add(1, ThreadStatus::MainThread, {f}, times(0, 10));
+        plain.finish({});
+        auto p = plain.query({});
+        QVERIFY(p);
+        QVERIFY(buildLiveTable(**p, SortKey::Own).rows[0].instruction.empty());
     }
 
     void keysCycle() {
