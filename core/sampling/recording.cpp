@@ -47,7 +47,10 @@ void Recording::start() {
         Sampler* sampler = sampler_.get();
         counters_ = std::make_unique<CounterPoller>(
             std::move(*reader), std::chrono::milliseconds(countersEveryMs_),
-            [sampler](const ProcessCounters& c) { sampler->addCounters(c); });
+            // Once the sampler ended (the duration, the target), nothing hands them on.
+            [sampler](const ProcessCounters& c) {
+                if (sampler->running()) sampler->addCounters(c);
+            });
     }
 }
 
