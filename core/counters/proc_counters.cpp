@@ -1,7 +1,8 @@
 #include "core/counters/proc_counters.h"
 
+#include "core/util/proc_stat.h"
+
 #include <charconv>
-#include <cstring>
 #include <fcntl.h>
 #include <string>
 #include <string_view>
@@ -23,17 +24,13 @@ std::optional<std::string_view> readAgain(const UniqueFd& fd, char* buf, size_t 
     return std::string_view(buf, size_t(n));
 }
 
-// The n-th space-separated field of `s` (0-based) as a number.
-std::optional<uint64_t> field(std::string_view s, int n) {
-    size_t pos = 0;
-    for (int i = 0; i < n; ++i) {
-        pos = s.find(' ', pos);
-        if (pos == std::string_view::npos) return std::nullopt;
-        ++pos;
-    }
+// statm's second field: the resident pages.
+std::optional<uint64_t> residentPages(std::string_view statm) {
+    const size_t space = statm.find(' ');
+    if (space == std::string_view::npos) return std::nullopt;
     uint64_t v = 0;
-    const auto [end, ec] = std::from_chars(s.data() + pos, s.data() + s.size(), v);
-    if (ec != std::errc()) return std::nullopt;
+    if (std::from_chars(statm.data() + space + 1, statm.data() + statm.size(), v).ec != std::errc())
+        return std::nullopt;
     return v;
 }
 
@@ -57,19 +54,15 @@ std::optional<ProcessCounters> ProcCounterReader::read() const {
     ProcessCounters c;
     const auto statm = readAgain(statm_, buf, sizeof buf);
     if (!statm) return std::nullopt;
-    const auto resident = field(*statm, 1);
+    const auto resident = residentPages(*statm);
     // None resident: the process is exiting (its memory already gone), not a reading.
     if (!resident || *resident == 0) return std::nullopt;
     c.rssBytes = *resident * uint64_t(pageSize_);
 
     const auto stat = readAgain(stat_, buf, sizeof buf);
     if (!stat) return std::nullopt;
-    // The command name in parentheses may hold spaces: count fields after its ')'.
-    const size_t close = stat->rfind(')');
-    if (close == std::string_view::npos || close + 2 >= stat->size()) return std::nullopt;
-    const std::string_view rest = stat->substr(close + 2);       // field 3 (state) onwards
-    const auto threads = field(rest, 17);                        // field 20: num_threads
-    const auto utime = field(rest, 11), stime = field(rest, 12); // fields 14 and 15
+    const auto threads = procStatField(*stat, 20); // num_threads
+    const auto utime = procStatField(*stat, 14), stime = procStatField(*stat, 15);
     if (!threads || !utime || !stime) return std::nullopt;
     c.threads = uint32_t(*threads);
 

@@ -1,43 +1,18 @@
 #include "core/remote/exec_watch.h"
 
 #include "core/remote/proc_files.h"
+#include "core/util/proc_stat.h"
 
 #include <fcntl.h>
 
-#include <charconv>
 #include <unistd.h>
 
 namespace gilscope::remote {
 
-namespace {
-
-// Field `n` (1-based, as proc(5) numbers them) of /proc/PID/stat, counted after the
-// command name, which may itself hold spaces and parentheses.
-std::optional<uint64_t> statField(const std::string& stat, int n) {
-    size_t pos = stat.rfind(')');
-    if (pos == std::string::npos) return std::nullopt;
-    ++pos;
-    for (int field = 3; pos < stat.size(); ++field) {
-        while (pos < stat.size() && stat[pos] == ' ')
-            ++pos;
-        const size_t end = std::min(stat.find(' ', pos), stat.size());
-        if (field == n) {
-            uint64_t v = 0;
-            if (std::from_chars(stat.data() + pos, stat.data() + end, v).ec != std::errc())
-                return std::nullopt;
-            return v;
-        }
-        pos = end;
-    }
-    return std::nullopt;
-}
-
-} // namespace
-
 std::optional<int> parentPid(int pid) {
     const auto stat = readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096);
     if (!stat) return std::nullopt;
-    const auto ppid = statField(*stat, 4);
+    const auto ppid = procStatField(*stat, 4);
     if (!ppid) return std::nullopt;
     return static_cast<int>(*ppid);
 }
@@ -59,7 +34,7 @@ std::optional<ProcessImage> processImage(int pid) {
     const std::string proc = "/proc/" + std::to_string(pid);
     const auto stat = readProcFile(proc + "/stat", 4096);
     if (!stat) return std::nullopt;
-    const auto code = statField(*stat, 26), stack = statField(*stat, 28);
+    const auto code = procStatField(*stat, 26), stack = procStatField(*stat, 28);
     if (!code || !stack) return std::nullopt;
     char buf[4096];
     const ssize_t n = ::readlink((proc + "/exe").c_str(), buf, sizeof buf);

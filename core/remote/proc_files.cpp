@@ -1,5 +1,6 @@
 #include "core/remote/proc_files.h"
 
+#include "core/util/proc_stat.h"
 #include "core/util/unique_fd.h"
 #include "core/util/utf8.h"
 
@@ -109,29 +110,6 @@ std::optional<uint32_t> uidFromStatus(std::string_view text) {
 
 namespace {
 
-// A numeric field of /proc/PID/stat (1-based, as proc(5) counts them), from field 3 on:
-// comm (field 2) may hold spaces and parentheses, so fields are counted after its last ')'.
-std::optional<uint64_t> statField(const std::string& text, int wanted) {
-    const size_t close = text.rfind(')');
-    if (close == std::string::npos || wanted < 3) return std::nullopt;
-    std::string_view rest = std::string_view(text).substr(close + 1);
-    int field = 2;
-    size_t i = 0;
-    while (i < rest.size()) {
-        while (i < rest.size() && rest[i] == ' ')
-            ++i;
-        const size_t start = i;
-        while (i < rest.size() && rest[i] != ' ')
-            ++i;
-        if (++field < wanted) continue;
-        uint64_t v = 0;
-        if (std::from_chars(rest.data() + start, rest.data() + i, v).ec != std::errc{})
-            return std::nullopt;
-        return v;
-    }
-    return std::nullopt;
-}
-
 double clockTicksPerSecond() {
     static const long ticks = ::sysconf(_SC_CLK_TCK);
     return double(ticks > 0 ? ticks : 100);
@@ -143,7 +121,7 @@ std::optional<double> readStartTime(int pid) {
     auto text = readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096);
     auto stat = readProcFile("/proc/stat", 1 << 16);
     if (!text || !stat) return std::nullopt;
-    const auto ticks = statField(*text, 22); // starttime, in clock ticks after boot
+    const auto ticks = procStatField(*text, 22); // starttime, in clock ticks after boot
     const size_t b = stat->find("\nbtime ");
     if (!ticks || b == std::string::npos) return std::nullopt;
     uint64_t boot = 0;
@@ -156,7 +134,7 @@ std::optional<double> readStartTime(int pid) {
 std::optional<double> readCpuSeconds(int pid) {
     auto text = readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096);
     if (!text) return std::nullopt;
-    const auto user = statField(*text, 14), system = statField(*text, 15); // utime, stime
+    const auto user = procStatField(*text, 14), system = procStatField(*text, 15); // utime, stime
     if (!user || !system) return std::nullopt;
     return double(*user + *system) / clockTicksPerSecond();
 }

@@ -5,6 +5,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/atomic_file.cpp
     ${CMAKE_CURRENT_LIST_DIR}/atomic_folder.cpp
     ${CMAKE_CURRENT_LIST_DIR}/output_target.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/proc_stat.cpp
     ${CMAKE_CURRENT_LIST_DIR}/python_float.cpp
     ${CMAKE_CURRENT_LIST_DIR}/python_repr.cpp
     ${CMAKE_CURRENT_LIST_DIR}/python_version.cpp
