@@ -29,13 +29,16 @@ QString signedMegabytes(double bytes) {
 }
 
 // CPU use at `t` in cores: the CPU time between the readings around it over their gap.
+double coresBetween(const ProcessCounters& before, const ProcessCounters& next) {
+    if (next.timeUs <= before.timeUs || next.cpuNs < before.cpuNs) return 0;
+    return double(next.cpuNs - before.cpuNs) / (double(next.timeUs - before.timeUs) * 1e3);
+}
+
 double coresAt(const std::vector<ProcessCounters>& r, uint64_t t) {
     const auto byTime = [](uint64_t at, const ProcessCounters& c) { return at < c.timeUs; };
     auto next = std::upper_bound(r.begin(), r.end(), t, byTime);
     if (next == r.begin() || next == r.end()) return -1;
-    const ProcessCounters& before = *(next - 1);
-    if (next->timeUs <= before.timeUs || next->cpuNs < before.cpuNs) return 0;
-    return double(next->cpuNs - before.cpuNs) / (double(next->timeUs - before.timeUs) * 1e3);
+    return coresBetween(*(next - 1), *next);
 }
 
 } // namespace
@@ -121,7 +124,7 @@ void TimelineWidget::paintCounter(QPainter& p, int track, const QRect& plot) {
         if (kind == CounterTrack::Memory) bottom = double(whole->rssMin);
     } else if (kind == CounterTrack::Cpu) {
         for (size_t i = 1; i < readings.size(); ++i)
-            top = std::max(top, coresAt(readings, readings[i - 1].timeUs));
+            top = std::max(top, coresBetween(readings[i - 1], readings[i]));
     }
     QColor fill = kCounterColors[track];
     fill.setAlpha(110);
