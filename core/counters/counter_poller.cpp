@@ -29,10 +29,11 @@ void CounterPoller::run() {
         deliver_(*reading);
         next += period_;
         std::unique_lock lock(mutex_);
-        if (stopping_) return;
         // Behind (a stopped machine): start again from now, no burst of readings.
         const auto now = std::chrono::steady_clock::now();
         if (next < now) next = now + period_;
+        // Stop asked (even while the reading above was delivered): one more reading, taken
+        // after the ask, so a recording always ends on a reading from its end.
         if (wake_.wait_until(lock, next, [this] { return stopping_; })) {
             lock.unlock();
             if (const auto last = reader_.read()) deliver_(*last);
