@@ -9,7 +9,9 @@
 #include <QPainterPath>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <optional>
 
 namespace gilscope::ui {
 using namespace timeline;
@@ -39,6 +41,28 @@ double coresAt(const std::vector<ProcessCounters>& r, uint64_t t) {
     auto next = std::upper_bound(r.begin(), r.end(), t, byTime);
     if (next == r.begin() || next == r.end()) return -1;
     return coresBetween(*(next - 1), *next);
+}
+
+// The interpreter's GC collections (per generation) between the readings at or before
+// fromUs and toUs; nullopt when its counts are not known there.
+std::optional<std::array<uint64_t, kGcGenerations>>
+collectionsBetween(const CounterSeries& c, uint64_t fromUs, uint64_t toUs) {
+    const ProcessCounters* a = c.at(fromUs);
+    const ProcessCounters* b = c.at(toUs);
+    if (!a || !b || !a->gcKnown || !b->gcKnown) return std::nullopt;
+    std::array<uint64_t, kGcGenerations> n{};
+    for (size_t g = 0; g < kGcGenerations; ++g)
+        n[g] = b->gcCollections[g] >= a->gcCollections[g]
+                   ? b->gcCollections[g] - a->gcCollections[g]
+                   : 0;
+    return n;
+}
+
+QString collectionsText(const std::array<uint64_t, kGcGenerations>& n) {
+    return QObject::tr("collections: gen 0 ×%1, gen 1 ×%2, gen 2 ×%3")
+        .arg(n[0])
+        .arg(n[1])
+        .arg(n[2]);
 }
 
 } // namespace
@@ -137,6 +161,7 @@ void TimelineWidget::paintCounter(QPainter& p, int track, const QRect& plot) {
         const int h = floor + int(std::lround(share * (plot.height() - floor)));
         if (h > 0) p.fillRect(plot.left() + x, plot.bottom() + 1 - h, 1, h, fill);
     }
+    if (kind == CounterTrack::Gc) paintCollections(p, plot);
     // The name and the latest value, on the left.
     const ProcessCounters& now = readings.back();
     QString label = counterTrackNames()[track];
@@ -146,9 +171,12 @@ void TimelineWidget::paintCounter(QPainter& p, int track, const QRect& plot) {
     if (kind == CounterTrack::Cpu)
         if (const auto whole = snapshot_.counters.whole(); whole && whole->elapsedUs)
             label += tr("  %1 cores avg").arg(whole->cores(), 0, 'f', 2);
-    if (kind == CounterTrack::Gc)
+    if (kind == CounterTrack::Gc) {
         if (const double share = gcShareIn(0, UINT64_MAX); share >= 0)
             label += tr("  %1 % of samples").arg(100.0 * share, 0, 'f', 1);
+        if (const auto whole = snapshot_.counters.whole(); whole && whole->gcKnown)
+            label += tr(", %1 full collections").arg(whole->gcCollections[2]);
+    }
     p.setPen(palette().color(QPalette::Text));
     const QRect name(kMargin + kTwistyWidth, plot.top() - 2,
                      plotLeft() - kTwistyWidth - 2 * kMargin, kCounterTrackHeight);
@@ -179,6 +207,13 @@ QString TimelineWidget::counterToolTip(int track, QPoint pos) const {
             const double share = gcShareIn(at, at + bucket - 1);
             text += share < 0 ? tr("no samples")
                               : tr("%1 % of samples in GC").arg(100 * share, 0, 'f', 1);
+            // The collections the interpreter counted between the readings around t.
+            const auto& r = counters.readings();
+            const auto byTime = [](uint64_t at, const ProcessCounters& c) { return at < c.timeUs; };
+            auto next = std::upper_bound(r.begin(), r.end(), t, byTime);
+            if (next != r.begin() && next != r.end())
+                if (const auto n = collectionsBetween(counters, (next - 1)->timeUs, next->timeUs))
+                    text += QStringLiteral("; ") + collectionsText(*n);
         }
     } else {
         text = counterTrackNames()[track];
@@ -186,7 +221,9 @@ QString TimelineWidget::counterToolTip(int track, QPoint pos) const {
             QT_TR_NOOP("The target's resident memory (RSS), read from /proc about every 20 ms"),
             QT_TR_NOOP("How many threads the process has (Python or not)"),
             QT_TR_NOOP("CPU use of all the process's threads, in cores (1 = one core busy)"),
-            QT_TR_NOOP("The share of all threads' samples with a <GC> frame on the stack")};
+            QT_TR_NOOP("The share of all threads' samples with a <GC> frame on the stack; "
+                       "a mark where the interpreter ran a collection of its older "
+                       "generations (short: generation 1, full height: a full collection)")};
         text += QStringLiteral("\n") + tr(what[track]);
     }
     // The range in force (the selection, else the view): min, max, change.
@@ -198,7 +235,13 @@ QString TimelineWidget::counterToolTip(int track, QPoint pos) const {
                 .arg(sec(to), 0, 'f', 3);
     if (kind == CounterTrack::Gc) {
         const double share = gcShareIn(from, to);
-        return text + (share < 0 ? tr("no samples") : tr("%1 % in GC").arg(100 * share, 0, 'f', 1));
+        text += share < 0 ? tr("no samples") : tr("%1 % in GC").arg(100 * share, 0, 'f', 1);
+        if (const auto n = collectionsBetween(counters, from, to)) {
+            text += QStringLiteral("; ") + collectionsText(*n);
+            if (const auto span = counters.span(from, to); span && span->gcKnown)
+                text += tr(", %1 objects freed").arg(span->gcCollected);
+        }
+        return text;
     }
     const auto span = counters.span(from, to);
     if (!span) return text + tr("no readings");
@@ -213,6 +256,34 @@ QString TimelineWidget::counterToolTip(int track, QPoint pos) const {
                     .arg(double(span->cpuNs) / 1e9, 0, 'f', 3)
                     .arg(span->cores(), 0, 'f', 2);
     return text;
+}
+
+// Where the interpreter collected its older generations: per pixel column, a short mark
+// for generation 1 and a full-height one for a full collection. Young collections come
+// by the hundred a second and are left to the tooltip.
+void TimelineWidget::paintCollections(QPainter& p, const QRect& plot) {
+    const auto& readings = snapshot_.counters.readings();
+    const int w = plot.width();
+    const double from = double(viewStartUs()), span = double(viewEndUs()) - from;
+    if (w <= 0 || span <= 0) return;
+    std::vector<uint8_t> level(size_t(w), 0); // 0 none, 1 generation 1, 2 full
+    for (size_t i = 1; i < readings.size(); ++i) {
+        const ProcessCounters &a = readings[i - 1], &b = readings[i];
+        if (!a.gcKnown || !b.gcKnown) continue;
+        const uint8_t l = b.gcCollections[2] > a.gcCollections[2]   ? 2
+                          : b.gcCollections[1] > a.gcCollections[1] ? 1
+                                                                    : 0;
+        if (l == 0) continue;
+        const double x = (double(b.timeUs) - from) * w / span;
+        if (x < 0 || x >= w) continue;
+        level[size_t(x)] = std::max(level[size_t(x)], l);
+    }
+    const QColor mark = kCounterColors[int(CounterTrack::Gc)].darker(150);
+    for (int x = 0; x < w; ++x) {
+        if (!level[size_t(x)]) continue;
+        const int h = level[size_t(x)] == 2 ? plot.height() : plot.height() / 3;
+        p.fillRect(plot.left() + x, plot.top(), 1, h, mark);
+    }
 }
 
 } // namespace gilscope::ui

@@ -142,7 +142,8 @@ private:
     int countersHeight() const;   // 0 without counters
     void paintCounters(QPainter& p);
     void paintCounter(QPainter& p, int track, const QRect& plot);
-    int counterTrackAt(QPoint pos) const; // -1: not over one
+    void paintCollections(QPainter& p, const QRect& plot); // the GC track's marks
+    int counterTrackAt(QPoint pos) const;                  // -1: not over one
     QString counterToolTip(int track, QPoint pos) const;
     double gcShareIn(uint64_t fromUs, uint64_t toUs) const; // of all threads' samples
     int markX(const TimelineMark& mark) const;              // -1: outside the view

@@ -2,9 +2,10 @@
 
 namespace gilscope {
 
-CounterPoller::CounterPoller(ProcCounterReader reader, std::chrono::milliseconds period,
-                             Deliver deliver)
-    : reader_(std::move(reader)), period_(period), deliver_(std::move(deliver)) {
+CounterPoller::CounterPoller(ProcCounterReader reader, std::unique_ptr<CounterProbe> probe,
+                             std::chrono::milliseconds period, Deliver deliver)
+    : reader_(std::move(reader)), probe_(std::move(probe)), period_(period),
+      deliver_(std::move(deliver)) {
     thread_ = std::thread([this] { run(); });
 }
 
@@ -21,10 +22,16 @@ void CounterPoller::stop() {
     if (thread_.joinable()) thread_.join();
 }
 
+std::optional<ProcessCounters> CounterPoller::read() {
+    auto reading = reader_.read();
+    if (reading && probe_) probe_->fill(*reading);
+    return reading;
+}
+
 void CounterPoller::run() {
     auto next = std::chrono::steady_clock::now();
     for (;;) {
-        const auto reading = reader_.read();
+        const auto reading = read();
         if (!reading) return; // the process is gone
         deliver_(*reading);
         next += period_;
@@ -36,7 +43,7 @@ void CounterPoller::run() {
         // after the ask, so a recording always ends on a reading from its end.
         if (wake_.wait_until(lock, next, [this] { return stopping_; })) {
             lock.unlock();
-            if (const auto last = reader_.read()) deliver_(*last);
+            if (const auto last = read()) deliver_(*last);
             return;
         }
     }

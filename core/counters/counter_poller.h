@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -16,7 +17,9 @@ namespace gilscope {
 class CounterPoller {
 public:
     using Deliver = std::function<void(const ProcessCounters&)>;
-    CounterPoller(ProcCounterReader reader, std::chrono::milliseconds period, Deliver deliver);
+    // `probe` (may be null) adds the interpreter's own counts to each reading.
+    CounterPoller(ProcCounterReader reader, std::unique_ptr<CounterProbe> probe,
+                  std::chrono::milliseconds period, Deliver deliver);
     ~CounterPoller(); // stops and joins
     CounterPoller(const CounterPoller&) = delete;
     CounterPoller& operator=(const CounterPoller&) = delete;
@@ -26,7 +29,9 @@ public:
 
 private:
     void run();
+    std::optional<ProcessCounters> read();
     ProcCounterReader reader_;
+    std::unique_ptr<CounterProbe> probe_;
     std::chrono::milliseconds period_;
     Deliver deliver_;
     std::mutex mutex_;

@@ -1,6 +1,8 @@
 #include "core/gecko/gecko_counters.h"
 
+#include <algorithm>
 #include <functional>
+#include <optional>
 
 namespace gilscope {
 
@@ -10,7 +12,8 @@ struct CounterColumn {
     const char* name;
     const char* category;
     const char* description;
-    std::function<uint64_t(const ProcessCounters&)> value;
+    // nullopt: not known at this reading (the total stands, a delta of 0).
+    std::function<std::optional<uint64_t>(const ProcessCounters&)> value;
 };
 
 void writeCounter(JsonWriter& out, const CounterColumn& col, const CounterSeries& counters,
@@ -33,12 +36,18 @@ void writeCounter(JsonWriter& out, const CounterColumn& col, const CounterSeries
         JsonArray count(samples.key("count"));
         int64_t previous = 0;
         for (const ProcessCounters& r : readings) {
-            const auto v = int64_t(col.value(r));
-            count.item().integer(v - previous);
-            previous = v;
+            const auto v = col.value(r);
+            const int64_t now = v ? int64_t(*v) : previous;
+            count.item().integer(now - previous);
+            previous = now;
         }
     }
     samples.key("length").unsignedInteger(readings.size());
+}
+
+std::optional<uint64_t> gcCount(const ProcessCounters& r, size_t generation) {
+    if (!r.gcKnown) return std::nullopt;
+    return r.gcCollections[generation];
 }
 
 } // namespace
@@ -53,9 +62,26 @@ void writeGeckoCounters(JsonWriter& out, const CounterSeries& counters, uint64_t
         {"CPU time", "CPU", "CPU time of all the target's threads, in nanoseconds",
          [](const ProcessCounters& r) { return r.cpuNs; }},
     };
+    // The interpreter's own GC counts, where gilscope could read them: one counter per
+    // generation, so a full collection (generation 2) stands apart.
+    static const CounterColumn kGcColumns[] = {
+        {"GC collections (generation 0)", "GC / CC",
+         "Collections of the youngest generation (gc.get_stats()[0]['collections'])",
+         [](const ProcessCounters& r) { return gcCount(r, 0); }},
+        {"GC collections (generation 1)", "GC / CC",
+         "Collections of generation 1 (gc.get_stats()[1]['collections'])",
+         [](const ProcessCounters& r) { return gcCount(r, 1); }},
+        {"GC collections (generation 2)", "GC / CC",
+         "Full collections (gc.get_stats()[2]['collections'])",
+         [](const ProcessCounters& r) { return gcCount(r, 2); }},
+    };
     JsonArray array(out);
     for (const CounterColumn& col : kColumns)
         writeCounter(array.item(), col, counters, baseUs, pid, mainThreadIndex);
+    const auto& r = counters.readings();
+    if (std::any_of(r.begin(), r.end(), [](const ProcessCounters& c) { return c.gcKnown; }))
+        for (const CounterColumn& col : kGcColumns)
+            writeCounter(array.item(), col, counters, baseUs, pid, mainThreadIndex);
 }
 
 } // namespace gilscope

@@ -36,9 +36,21 @@ std::vector<std::string> counterComments(const CounterSeries& counters) {
                   static_cast<unsigned long long>(whole->rssLast), whole->threadsMin,
                   whole->threadsMax, double(whole->cpuNs) / 1e9, whole->cores());
     const auto& r = counters.readings();
-    return {summary, series("rss_bytes", r, [](const ProcessCounters& c) { return c.rssBytes; }),
-            series("threads", r, [](const ProcessCounters& c) { return c.threads; }),
-            series("cpu_ns", r, [](const ProcessCounters& c) { return c.cpuNs; })};
+    std::vector<std::string> lines{summary};
+    if (whole->gcKnown) {
+        char gc[200];
+        std::snprintf(gc, sizeof gc,
+                      "gilscope gc collections: gen0=%llu gen1=%llu gen2=%llu collected=%llu",
+                      static_cast<unsigned long long>(whole->gcCollections[0]),
+                      static_cast<unsigned long long>(whole->gcCollections[1]),
+                      static_cast<unsigned long long>(whole->gcCollections[2]),
+                      static_cast<unsigned long long>(whole->gcCollected));
+        lines.push_back(gc);
+    }
+    lines.push_back(series("rss_bytes", r, [](const ProcessCounters& c) { return c.rssBytes; }));
+    lines.push_back(series("threads", r, [](const ProcessCounters& c) { return c.threads; }));
+    lines.push_back(series("cpu_ns", r, [](const ProcessCounters& c) { return c.cpuNs; }));
+    return lines;
 }
 
 } // namespace gilscope::pprof

@@ -1,3 +1,4 @@
+#include "core/remote/gc_counts_probe.h"
 #include "core/remote/python_layout.h"
 
 #include <string>
@@ -194,6 +195,7 @@ Result<PythonLayout> builtinLayout(uint32_t versionHex) {
         table312(l);
         break;
     }
+    locateInlineGcStats(l); // generation_stats[3], right before gc.collecting
     return l;
 }
 

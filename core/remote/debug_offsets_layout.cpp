@@ -1,4 +1,5 @@
 #include "core/remote/debug_offsets_tables.h"
+#include "core/remote/gc_counts_probe.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/struct_view.h"
 
@@ -251,6 +252,15 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     for (const auto& check : checks)
         if (!check.ok)
             return badTable(ver, std::string(check.name) + " lies outside its structure");
+    // The GC's own counts: where they lie outside the gc state, they are not read (the
+    // stacks do not need them).
+    const uint64_t gcState = r.at(p->inGc), gcSize = r.at(p->gcSize);
+    if (within(gcState, interpSize, gcSize))
+        locateGcStatsFromDebugOffsets(l, gcState, r.at(p->gcCollecting), r.at(p->gcStats),
+                                      r.at(p->gcStatsSize));
+    if (l.inGcStats != kAbsent &&
+        !within(l.inGcStats - gcState, gcSize, l.gcStats.behindPointer ? 8 : l.gcStats.size))
+        l.gcStats = {};
     return l;
 }
 

@@ -25,6 +25,7 @@ struct TablePositions {
     size_t bytesSize, bytesObSize, bytesSval;
     size_t strSize, strState, strLength, strAsciiSize, strCompactSize;
     size_t gcSize, gcCollecting;
+    size_t gcStatsSize, gcStats; // 3.15: sizeof(struct gc_stats), gc.generation_stats
 };
 
 constexpr size_t N = 0; // field absent in this minor
@@ -91,6 +92,8 @@ constexpr TablePositions k313{
     .strCompactSize = N,
     .gcSize = 0x238,
     .gcCollecting = 0x240,
+    .gcStatsSize = N,
+    .gcStats = N,
 };
 // 3.14: Include/internal/pycore_debug_offsets.h, 760 bytes.
 constexpr TablePositions k314{
@@ -154,6 +157,8 @@ constexpr TablePositions k314{
     .strCompactSize = N,
     .gcSize = 0x288,
     .gcCollecting = 0x290,
+    .gcStatsSize = N,
+    .gcStats = N,
 };
 // 3.15: 888 bytes; adds base/last-profiled frames, holds_gil, gil_requested, exceptions.
 constexpr TablePositions k315{
@@ -217,6 +222,8 @@ constexpr TablePositions k315{
     .strCompactSize = 0x2e8,
     .gcSize = 0x2f0,
     .gcCollecting = 0x2f8,
+    .gcStatsSize = 0x308,
+    .gcStats = 0x310,
 };
 
 } // namespace gilscope::remote::debug_tables

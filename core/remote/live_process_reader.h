@@ -5,6 +5,7 @@
 #include "core/remote/exec_watch.h"
 #include "core/remote/frame_locals.h"
 #include "core/remote/frame_walker.h"
+#include "core/remote/gc_counts_probe.h"
 #include "core/remote/python_layout.h"
 #include "core/remote/read_ahead.h"
 #include "core/remote/remote_memory.h"
@@ -52,6 +53,9 @@ public:
     bool takeThreadNames(std::vector<ThreadName>& changed) override;
     std::vector<ThreadName> threadNamesNow() override;
     uint64_t runtimeAddress() const override { return loc_.runtimeAddr; }
+    std::unique_ptr<CounterProbe> counterProbe() override {
+        return makeGcCountsProbe(pid_, layout_, loc_.runtimeAddr, mainInterp_);
+    }
     void setTickInterval(uint64_t intervalUs) override;
     TornReads tornReads() const override { return torn_; }
     WaitTally waitTally() const override { return waits_; }

@@ -14,6 +14,22 @@ namespace gilscope::remote {
 // An offset of kAbsent means "this version has no such field".
 inline constexpr uint64_t kAbsent = ~uint64_t{0};
 
+// Where the GC keeps what gc.get_stats() returns (core/remote/gc_counts_probe.cpp has the
+// measured values): per generation, `entries` running totals of entrySize bytes from
+// `items`; with a ring (3.15) the int8 at `index` says which is the latest.
+struct GcStatsLayout {
+    struct Generation {
+        uint64_t items = 0, entries = 1, index = ~uint64_t{0};
+    };
+    uint64_t entrySize = 0;                  // 0: this build's counts are not located
+    uint64_t collections = 0, collected = 8; // Py_ssize_t, within an entry
+    Generation generations[3];
+    uint64_t size = 0;           // bytes read in one copy
+    uint64_t seq = ~uint64_t{0}; // uint32 update_seq, odd while written (3.15.1+)
+    bool behindPointer = false;  // 3.15: the stats address holds a pointer to them
+    bool valid() const;
+};
+
 struct PythonLayout {
     uint8_t major = 3, minor = 0, micro = 0;
     uint32_t versionHex = 0;
@@ -25,11 +41,14 @@ struct PythonLayout {
     uint64_t rtGilHolder = kAbsent;    // ceval.gil.last_holder (<= 3.11)
     uint64_t rtGilLocked = kAbsent;    // ceval.gil.locked (<= 3.11)
     uint64_t rtGcCollecting = kAbsent; // 3.8 keeps the GC state in the runtime
+    uint64_t rtGcStats = kAbsent;      // 3.8: _PyRuntime.gc.generation_stats
 
     // PyInterpreterState
     uint64_t inNext = kAbsent, inId = kAbsent, inThreadsHead = kAbsent;
     uint64_t inThreadsMain = kAbsent; // 3.13+
     uint64_t inGcCollecting = kAbsent;
+    uint64_t inGcStats = kAbsent;    // interp->gc.generation_stats (3.9+)
+    GcStatsLayout gcStats;           // its elements
     uint64_t inGilPointer = kAbsent; // 3.12: interp->ceval.gil (struct _gil_runtime_state*)
     uint64_t inGilHolder = kAbsent;  // interp->_gil.last_holder (3.12 own GIL, 3.13+)
     uint64_t inGilLocked = kAbsent;  // interp->_gil.locked

@@ -30,7 +30,12 @@ std::optional<CounterSpan> CounterSeries::span(uint64_t fromUs, uint64_t toUs) c
     s.rssMin = s.rssMax = s.rssFirst = first->rssBytes;
     s.threadsMin = s.threadsMax = first->threads;
     const ProcessCounters* last = &*first;
+    const ProcessCounters *gcFirst = nullptr, *gcLast = nullptr;
     for (auto it = first; it != readings_.end() && it->timeUs <= toUs; ++it) {
+        if (it->gcKnown) {
+            if (!gcFirst) gcFirst = &*it;
+            gcLast = &*it;
+        }
         ++s.readings;
         s.rssMin = std::min(s.rssMin, it->rssBytes);
         s.rssMax = std::max(s.rssMax, it->rssBytes);
@@ -41,6 +46,16 @@ std::optional<CounterSpan> CounterSeries::span(uint64_t fromUs, uint64_t toUs) c
     s.rssLast = last->rssBytes;
     s.cpuNs = last->cpuNs >= first->cpuNs ? last->cpuNs - first->cpuNs : 0;
     s.elapsedUs = last->timeUs - first->timeUs;
+    if (gcFirst) {
+        // Running totals; one that went back (a hostile or restarted count) adds nothing.
+        const auto since = [](uint64_t later, uint64_t earlier) {
+            return later >= earlier ? later - earlier : 0;
+        };
+        s.gcKnown = true;
+        for (size_t g = 0; g < kGcGenerations; ++g)
+            s.gcCollections[g] = since(gcLast->gcCollections[g], gcFirst->gcCollections[g]);
+        s.gcCollected = since(gcLast->gcCollected, gcFirst->gcCollected);
+    }
     return s;
 }
 

@@ -1,11 +1,13 @@
 #pragma once
 
 #include "core/sample/frame_registry.h"
+#include "core/sample/process_counters.h"
 #include "core/sample/thread_status.h"
 #include "core/sample/torn_reads.h"
 #include "core/util/python_version.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -167,6 +169,9 @@ public:
     // Where _PyRuntime lies in the target (0: not known): --native-stacks finds the
     // interpreter's own module by it, when its eval loop has no symbol.
     virtual uint64_t runtimeAddress() const { return 0; }
+    // Reads the interpreter's own counters (its GC counts) for the counters' poller, on the
+    // poller's thread; null where this source cannot locate them.
+    virtual std::unique_ptr<CounterProbe> counterProbe() { return nullptr; }
 };
 
 // A source that reads through another (--blocking, --native-stacks): all but read() is the
@@ -187,6 +192,7 @@ public:
     }
     std::vector<ThreadName> threadNamesNow() override { return inner_.threadNamesNow(); }
     uint64_t runtimeAddress() const override { return inner_.runtimeAddress(); }
+    std::unique_ptr<CounterProbe> counterProbe() override { return inner_.counterProbe(); }
     void setTickInterval(uint64_t intervalUs) override { inner_.setTickInterval(intervalUs); }
     TornReads tornReads() const override { return inner_.tornReads(); }
     std::vector<TornReason> tornReasons() const override { return inner_.tornReasons(); }

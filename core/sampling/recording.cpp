@@ -23,14 +23,14 @@ std::string RecordingEnd::describe() const {
 }
 
 Recording::Recording(StackSource& source, SampleSink& sink, const SamplerOptions& options)
-    : sampler_(std::make_unique<Sampler>(source, sink, options)), pid_(source.pid()),
-      countersEveryMs_(options.group ? 0 : options.countersEveryMs) {
+    : sampler_(std::make_unique<Sampler>(source, sink, options)), source_(&source),
+      pid_(source.pid()), countersEveryMs_(options.group ? 0 : options.countersEveryMs) {
 }
 
 Recording::Recording(StackSource& source, SampleSink& sink, const SamplerOptions& options,
                      SamplerClock& clock)
-    : sampler_(std::make_unique<Sampler>(source, sink, options, clock)), pid_(source.pid()),
-      countersEveryMs_(options.group ? 0 : options.countersEveryMs) {
+    : sampler_(std::make_unique<Sampler>(source, sink, options, clock)), source_(&source),
+      pid_(source.pid()), countersEveryMs_(options.group ? 0 : options.countersEveryMs) {
 }
 
 Recording::~Recording() {
@@ -46,7 +46,8 @@ void Recording::start() {
     if (auto reader = ProcCounterReader::open(pid_)) {
         Sampler* sampler = sampler_.get();
         counters_ = std::make_unique<CounterPoller>(
-            std::move(*reader), std::chrono::milliseconds(countersEveryMs_),
+            std::move(*reader), source_->counterProbe(),
+            std::chrono::milliseconds(countersEveryMs_),
             // Once the sampler ended (the duration, the target), nothing hands them on.
             [sampler](const ProcessCounters& c) {
                 if (sampler->running()) sampler->addCounters(c);

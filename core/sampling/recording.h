@@ -80,6 +80,7 @@ public:
 
 private:
     std::unique_ptr<Sampler> sampler_;
+    StackSource* source_ = nullptr; // outlives the recording; its probe reads GC counts
     int pid_ = 0;
     uint32_t countersEveryMs_ = 0;
     std::unique_ptr<CounterPoller> counters_; // after sampler_: stopped before it goes

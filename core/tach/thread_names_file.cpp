@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 namespace gilscope {
@@ -12,6 +13,54 @@ namespace gilscope {
 namespace {
 constexpr const char* kFormat = "gilscope-thread-names";
 constexpr int kVersion = 1;
+
+// The interpreter's GC counts, in columns beside the others: null where a reading has
+// none. Only written when some reading has them.
+constexpr const char* kGcColumns[] = {"gc0", "gc1", "gc2", "gc_collected"};
+
+void writeGcColumns(const std::vector<ProcessCounters>& counters, nlohmann::json& out) {
+    if (std::none_of(counters.begin(), counters.end(),
+                     [](const ProcessCounters& r) { return r.gcKnown; }))
+        return;
+    for (size_t col = 0; col < std::size(kGcColumns); ++col) {
+        auto values = nlohmann::json::array();
+        for (const ProcessCounters& r : counters) {
+            if (!r.gcKnown)
+                values.push_back(nullptr);
+            else
+                values.push_back(col < kGcGenerations ? r.gcCollections[col] : r.gcCollected);
+        }
+        out[kGcColumns[col]] = std::move(values);
+    }
+}
+
+// The GC columns, when present: each as long as the others, unsigned or null in every
+// column at once. False: they disagree, and the counters are not kept.
+bool readGcColumns(const nlohmann::json& c, std::vector<ProcessCounters>& readings) {
+    const nlohmann::json* cols[std::size(kGcColumns)];
+    size_t present = 0;
+    for (size_t i = 0; i < std::size(kGcColumns); ++i) {
+        const auto col = c.find(kGcColumns[i]);
+        cols[i] = col == c.end() ? nullptr : &*col;
+        if (!cols[i]) continue;
+        if (!cols[i]->is_array() || cols[i]->size() != readings.size()) return false;
+        ++present;
+    }
+    if (present == 0) return true;
+    if (present != std::size(kGcColumns)) return false;
+    for (size_t k = 0; k < readings.size(); ++k) {
+        const bool known = !(*cols[0])[k].is_null();
+        for (const nlohmann::json* col : cols)
+            if (known ? !(*col)[k].is_number_unsigned() : !(*col)[k].is_null()) return false;
+        if (!known) continue;
+        ProcessCounters& r = readings[k];
+        r.gcKnown = true;
+        for (size_t g = 0; g < kGcGenerations; ++g)
+            r.gcCollections[g] = (*cols[g])[k].get<uint64_t>();
+        r.gcCollected = (*cols[kGcGenerations])[k].get<uint64_t>();
+    }
+    return true;
+}
 
 // The side file's counter columns: all four of one length, unsigned, times in order;
 // anything else keeps no counters rather than wrong ones.
@@ -43,6 +92,7 @@ void readCounters(const nlohmann::json& j, std::vector<ProcessCounters>& out) {
         if (!readings.empty() && r.timeUs < readings.back().timeUs) return;
         readings.push_back(r);
     }
+    if (!readGcColumns(*c, readings)) return;
     out = std::move(readings);
 }
 
@@ -86,10 +136,12 @@ Status writeBinSideFile(const std::filesystem::path& bin, const BinIdentity& ide
                          {"rss_bytes", std::move(rss)},
                          {"threads", std::move(threads)},
                          {"cpu_ns", std::move(cpu)}};
+        writeGcColumns(facts.counters, j["counters"]);
     }
     auto file = AtomicFile::create(threadNamesPath(bin));
     if (!file) return file.error();
-    if (Status s = file->write(j.dump(1) + "\n"); !s) return s;
+    // Compact: 16k readings of eight columns, names and marks stay within kMaxNamesFileBytes.
+    if (Status s = file->write(j.dump() + "\n"); !s) return s;
     return file->commit();
 }
 

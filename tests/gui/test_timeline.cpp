@@ -352,6 +352,54 @@ private slots:
         QCOMPARE(w.trackRect(1).top(), TimelineWidget::headerHeight());
     }
 
+    // The interpreter's GC counts on the GC track: a full collection at 1.2 s is a
+    // full-height mark there and nowhere else; hover and a range count the collections.
+    void gcTrackMarksCollections() {
+        LiveTimeline timeline;
+        {
+            SyntheticFeed feed(timeline);
+            const FrameId work = feed.frame("app.py", 1, "work");
+            for (uint64_t i = 0; i < 2000; ++i)
+                feed.add(1, TS::HasGil | TS::OnCpu | TS::MainThread, {work}, {kT0 + i * 1000});
+            for (uint64_t ms = 0; ms <= 2000; ms += 20) {
+                ProcessCounters c{kT0 + ms * 1000, 100u << 20, 4, ms * 1'000'000};
+                c.gcKnown = true;
+                // Ten young collections a reading; one full one at 1.2 s.
+                c.gcCollections = {ms / 2, 0, ms >= 1200 ? 1u : 0u};
+                c.gcCollected = ms * 3;
+                timeline.addCounters(c);
+            }
+            timeline.finish({});
+        }
+        TimelineWidget w;
+        w.resize(1000, 400);
+        w.setSnapshot(timeline.snapshot());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const QRect gcTrack = w.counterTrackRect(3);
+        const QString at = w.toolTipAt({w.xAt(kT0 + 1'190'000), gcTrack.center().y()});
+        QVERIFY2(at.contains(QStringLiteral("collections: gen 0 ×10, gen 1 ×0, gen 2 ×1")),
+                 qPrintable(at));
+        w.setHighlightRange(true, kT0 + 500'000, kT0 + 1'500'000);
+        const QString range = w.toolTipAt({w.xAt(kT0 + 1'000'000), gcTrack.center().y()});
+        QVERIFY2(range.contains(QStringLiteral("gen 0 ×500, gen 1 ×0, gen 2 ×1")) &&
+                     range.contains(QStringLiteral("3000 objects freed")),
+                 qPrintable(range));
+        w.setHighlightRange(false, 0, 0);
+        // The mark: the GC track's top row is painted in the 1.2 s column only (no sample
+        // is in GC, so nothing else is drawn there).
+        const QImage image = w.grab().toImage();
+        const QColor base = w.palette().color(QPalette::Base);
+        const int top = gcTrack.top() + 3;
+        const int markX = w.xAt(kT0 + 1'200'000);
+        bool marked = false;
+        for (int x = markX - 1; x <= markX + 1; ++x)
+            marked = marked || image.pixelColor(x, top) != base;
+        QVERIFY(marked);
+        QCOMPARE(image.pixelColor(w.xAt(kT0 + 600'000), top), base);
+        QCOMPARE(image.pixelColor(w.xAt(kT0 + 1'800'000), top), base);
+    }
+
     // A free-threaded target (issue 37) has no GIL: hover names no GIL state, and the
     // expanded GIL lanes say why they are empty.
     void freeThreadedHasNoGilStates() {

@@ -77,6 +77,13 @@ inline const char* fieldOutsideItsStruct(const remote::PythonLayout& l) {
         {"interp.threads_head", in(l.inThreadsHead, 8, kMaxInterp)},
         {"interp.threads_main", opt(l.inThreadsMain, 8, kMaxInterp)},
         {"interp.gc.collecting", opt(l.inGcCollecting, 4, kMaxInterp)},
+        // The GC's counts are read in their own copy, never beyond it; where they are
+        // located, inside the interpreter.
+        {"interp.gc.generation_stats",
+         !l.gcStats.valid() ||
+             opt(l.inGcStats, l.gcStats.behindPointer ? 8 : l.gcStats.size, kMaxInterp)},
+        {"runtime.gc.generation_stats",
+         !l.gcStats.valid() || opt(l.rtGcStats, l.gcStats.size, kMaxInterp)},
         {"interp.gil holder", opt(l.inGilHolder, 8, kMaxInterp)},
         {"interp.gil locked", opt(l.inGilLocked, 4, kMaxInterp)},
         {"interp.code generation", opt(l.inCodeGeneration, 8, kMaxInterp)},

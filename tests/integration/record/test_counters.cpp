@@ -3,7 +3,8 @@
 // one counter period (20 ms) of the target saying it was done, plus a margin for a
 // loaded machine; and every output that keeps counters must carry them: the `.bin` side
 // file, `report --json`, the Gecko export's memory counter and pprof's comments (read
-// by Go's own pprof).
+// by Go's own pprof). And the interpreter's own GC counts, read from its memory, against
+// what gc.get_stats() says in the target.
 #include "tests/integration/pprof/go_pprof.h"
 #include "tests/integration/tach/tach_cli_support.h"
 #include "tests/support/python_interpreters.h"
@@ -195,6 +196,132 @@ private slots:
                  qPrintable(comments.out.left(2000)));
         QVERIFY2(comments.out.contains("gilscope counter threads (ms:value):"),
                  qPrintable(comments.out.left(2000)));
+        // The interpreter's GC counts, read on every interpreter gilscope supports.
+        QVERIFY2(comments.out.contains("gilscope gc collections: gen0="),
+                 qPrintable(comments.out.left(2000)));
+    }
+
+    // The interpreter's own GC counts, read from its memory: a target that runs known
+    // collections with automatic collection off. Each step must show within one counter
+    // period (plus the load margin) of the target saying so, no reading may run ahead of
+    // what the target had done, and the last reading must equal gc.get_stats() at the end.
+    void gcCountsMatchTheInterpreter_data() { addInterpreterRows(all_); }
+    void gcCountsMatchTheInterpreter() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        TargetProcess target(interpreter, targetScript("gc_counts.py"), gatedTarget(dir, {}));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString bin = dir.filePath("gc.bin");
+        const RunResult r =
+            runGatedGilscope({"attach", "--binary", "-o", bin, QString::number(target.pid())},
+                             dir.path(), gatePath(dir));
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        struct GcStep {
+            uint64_t doneUs = 0;
+            uint64_t collections[3] = {};
+            uint64_t collected = 0;
+        };
+        std::vector<GcStep> steps;
+        uint64_t doneUs = 0;
+        for (;;) {
+            const auto line = target.readLine();
+            QVERIFY2(line, "the target said no DONE");
+            const QStringList w = line->split(' ');
+            if (w[0] == "DONE") {
+                doneUs = w.value(1).toULongLong();
+                break;
+            }
+            QVERIFY2(w.size() == 6 && w[0] == "GC", qPrintable(*line));
+            steps.push_back({w[1].toULongLong(),
+                             {w[2].toULongLong(), w[3].toULongLong(), w[4].toULongLong()},
+                             w[5].toULongLong()});
+        }
+        QCOMPARE(steps.size(), size_t(6));
+
+        const json side = readJson(bin + ".names.json");
+        QVERIFY2(side.contains("counters"), "no counters beside the .bin");
+        const json& c = side["counters"];
+        QVERIFY2(c.contains("gc0"), qPrintable(QString::fromStdString(c.dump().substr(0, 300))));
+        const auto& time = c["time_us"];
+        const size_t n = time.size();
+        const json* gen[3] = {&c["gc0"], &c["gc1"], &c["gc2"]};
+        // A reading has the step's counts (or later ones) once it reached them all.
+        auto reached = [&](size_t i, const GcStep& s) {
+            if ((*gen[0])[i].is_null()) return false;
+            for (int g = 0; g < 3; ++g)
+                if ((*gen[g])[i].get<uint64_t>() < s.collections[g]) return false;
+            return true;
+        };
+        for (size_t k = 1; k < steps.size(); ++k) {
+            const GcStep& s = steps[k];
+            size_t first = n;
+            for (size_t i = 0; i < n && first == n; ++i)
+                if (reached(i, s)) first = i;
+            QVERIFY2(first < n, qPrintable(QString("step %1 never seen").arg(k)));
+            const uint64_t seen = time[first].get<uint64_t>();
+            qInfo("%s: GC step %zu seen %lld ms after the target ran it",
+                  qPrintable(interpreter.label), k,
+                  static_cast<long long>(qint64(seen) - qint64(s.doneUs)) / 1000);
+            QVERIFY2(seen <= s.doneUs + kLateUs, qPrintable(QString::number(seen - s.doneUs)));
+            // Nothing runs ahead: before the previous step was done, no reading had this one.
+            for (size_t i = 0; i < n && time[i].get<uint64_t>() < steps[k - 1].doneUs; ++i)
+                QVERIFY2(!reached(i, s), qPrintable(QString("step %1 seen too early").arg(k)));
+        }
+        // The last reading before DONE (0.4 s after the last step; the interpreter's exit
+        // collects once more after it) is what gc.get_stats() said then.
+        size_t last = 0;
+        for (size_t i = 0; i < n && time[i].get<uint64_t>() <= doneUs; ++i)
+            if (!(*gen[0])[i].is_null()) last = i + 1;
+        QVERIFY(last > 0 && time[last - 1].get<uint64_t>() > steps.back().doneUs);
+        const GcStep& end = steps.back();
+        for (int g = 0; g < 3; ++g)
+            QCOMPARE((*gen[g])[last - 1].get<uint64_t>(), end.collections[g]);
+        QCOMPARE(c["gc_collected"][last - 1].get<uint64_t>(), end.collected);
+
+        size_t firstKnown = 0, lastKnown = n - 1;
+        while (firstKnown < n && (*gen[0])[firstKnown].is_null())
+            ++firstKnown;
+        while (lastKnown > firstKnown && (*gen[0])[lastKnown].is_null())
+            --lastKnown;
+        QVERIFY(firstKnown < n);
+
+        // report --json: the collections over the recording, per generation.
+        const RunResult report = runGilscope({"report", "--json", bin});
+        QVERIFY2(report.exitCode == 0, qPrintable(describe(report)));
+        const json rj = json::parse(report.out.toStdString(), nullptr, false);
+        const json& gc = rj["counters"]["gc"];
+        QVERIFY2(gc.is_object(), qPrintable(report.out.left(2000)));
+        // At least the steps' own (the first reading may come before the first step).
+        for (int g = 0; g < 3; ++g)
+            QVERIFY(gc["collections"][g].get<uint64_t>() >=
+                    end.collections[g] - steps[0].collections[g]);
+        QCOMPARE(rj["counters"]["series"]["gc_collections"].size(), n);
+        QCOMPARE(gc["collections"][2].get<uint64_t>(),
+                 (*gen[2])[lastKnown].get<uint64_t>() - (*gen[2])[firstKnown].get<uint64_t>());
+
+        // The Gecko export: per generation, the counts' running sum is the last total
+        // (which may hold the exit's own collection).
+        const QString gecko = dir.filePath("gc.json");
+        const RunResult g = runGilscope({"replay", bin, "--gecko", "-o", gecko});
+        QVERIFY2(g.exitCode == 0, qPrintable(describe(g)));
+        const json profile = readJson(gecko);
+        int found = 0;
+        for (const json& counter : profile["counters"]) {
+            const std::string name = counter["name"];
+            if (name.rfind("GC collections (generation ", 0) != 0) continue;
+            const int generation = name[27] - '0';
+            QVERIFY(generation >= 0 && generation < 3);
+            int64_t sum = 0;
+            for (const json& d : counter["samples"]["count"])
+                sum += d.get<int64_t>();
+            QCOMPARE(uint64_t(sum), (*gen[generation])[lastKnown].get<uint64_t>());
+            ++found;
+        }
+        QCOMPARE(found, 3);
+        if (haveSharedDir()) {
+            const QString lint = checkGecko(gecko.toStdString());
+            QVERIFY2(lint.isEmpty(), qPrintable(lint));
+        }
     }
 };
 

@@ -179,6 +179,12 @@ private slots:
             QCOMPARE(layout->coCodeAdaptive, uint64_t(200));
             QCOMPARE(layout->inModules, uint64_t(7656));
         }
+        // gc.get_stats()'s counts, where each build keeps them (measured live, and checked
+        // against gc.get_stats() by test_counters): 3.13/3.14 inline, 3.15 behind a pointer.
+        QVERIFY(layout->gcStats.valid());
+        QCOMPARE(layout->inGcStats, uint64_t(interpreter.minor == 15 ? 7400 + 104 : 7528));
+        QCOMPARE(layout->gcStats.behindPointer, interpreter.minor == 15);
+        QCOMPARE(layout->gcStats.size, uint64_t(interpreter.minor == 15 ? 1120 : 72));
         // threading's registry (thread names): dicts and heap types as measured live.
         QCOMPARE(layout->dictKeys, uint64_t(32));
         QCOMPARE(layout->dictValues, uint64_t(40));
@@ -230,6 +236,7 @@ private slots:
         QCOMPARE(layout->inGilHolder, kAbsent); // no GIL to read
         QCOMPARE(layout->inGilLocked, kAbsent);
         QCOMPARE(layout->frameTagMask, ~uint64_t{0});
+        QCOMPARE(layout->inGcStats, uint64_t(7528)); // as the GIL build's (measured live)
         QVERIFY(!test::fieldOutsideItsStruct(*layout));
         // Its table with the GIL build's flag is a GIL table with the wrong header: refused.
         auto broken = table;
@@ -278,6 +285,7 @@ private slots:
              {0x030800f0u, 0x030900f0u, 0x030a00f0u, 0x030b00f0u, 0x030c00f0u}) {
             auto layout = builtinLayout(hex);
             QVERIFY(layout);
+            QVERIFY(layout->gcStats.valid()); // gc.get_stats()'s counts are located
             const char* outside = test::fieldOutsideItsStruct(*layout);
             QVERIFY2(!outside, outside);
         }

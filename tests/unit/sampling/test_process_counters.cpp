@@ -105,6 +105,33 @@ private slots:
         QCOMPARE(s.at(50)->timeUs, uint64_t(100));
         QCOMPARE(s.at(9999)->timeUs, uint64_t(400));
         QVERIFY(!CounterSeries().at(1));
+        QVERIFY(!all->gcKnown); // no reading had the interpreter's counts
+    }
+
+    // The interpreter's GC counts over a span: from the first reading that had them to the
+    // last, readings without them skipped; a count that went back adds nothing.
+    void spanCountsCollections() {
+        CounterSeries s;
+        const auto gc = [](uint64_t t, std::array<uint64_t, 3> n, uint64_t freed, bool known) {
+            ProcessCounters r = reading(t, 1, 1, 0);
+            r.gcKnown = known;
+            r.gcCollections = n;
+            r.gcCollected = freed;
+            return r;
+        };
+        s.add(gc(100, {}, 0, false));
+        s.add(gc(200, {10, 1, 0}, 500, true));
+        s.add(gc(300, {99, 99, 99}, 99999, false)); // not known: its figures do not count
+        s.add(gc(400, {25, 3, 1}, 900, true));
+        s.add(gc(500, {30, 2, 1}, 950, true)); // generation 1 went back
+        const auto all = s.whole();
+        QVERIFY(all && all->gcKnown);
+        QCOMPARE(all->gcCollections, (std::array<uint64_t, 3>{20, 1, 1}));
+        QCOMPARE(all->gcCollected, uint64_t(450));
+        const auto mid = s.span(150, 450);
+        QCOMPARE(mid->gcCollections, (std::array<uint64_t, 3>{15, 2, 1}));
+        QVERIFY(!s.span(50, 150)->gcKnown);
+        QVERIFY(!s.span(300, 300)->gcKnown);
     }
 
     // This process, read as a target is: memory it writes, threads it starts and CPU it
@@ -174,7 +201,7 @@ private slots:
         auto reader = ProcCounterReader::open(getpid());
         QVERIFY(reader);
         Readings got;
-        CounterPoller poller(std::move(*reader), 5ms,
+        CounterPoller poller(std::move(*reader), nullptr, 5ms,
                              [&](const ProcessCounters& c) { got.add(c); });
         QVERIFY(got.waitFor(3));
         const size_t before = got.size();

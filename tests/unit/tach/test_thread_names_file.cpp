@@ -86,9 +86,16 @@ private slots:
         QVERIFY(dir);
         const fs::path bin = dir->path() / "counted.bin";
         std::vector<ProcessCounters> counters;
-        for (uint64_t i = 0; i < 30; ++i)
+        for (uint64_t i = 0; i < 30; ++i) {
             counters.push_back(
                 {1000 + i * 20'000, (100 + i) << 20, uint32_t(4 + i), i * 7'000'000});
+            // The interpreter's GC counts, but not at every reading (one it could not read).
+            if (i % 7 != 3) {
+                counters.back().gcKnown = true;
+                counters.back().gcCollections = {10 + i * 3, 2 + i / 4, i / 10};
+                counters.back().gcCollected = 1000 + i * 50;
+            }
+        }
         record(bin, {{11, "db-writer"}}, 1000, false, counters);
         if (QTest::currentTestFailed()) return;
         auto reader = TachReader::open(bin);
@@ -118,6 +125,11 @@ private slots:
             [](nlohmann::json& c) { c["threads"][0] = uint64_t(1) << 40; }, // beyond 32 bits
             [](nlohmann::json& c) { c.erase("cpu_ns"); },                   // a column missing
             [](nlohmann::json& c) { c = nlohmann::json::array(); },         // not an object
+            [](nlohmann::json& c) { c["gc1"].erase(0); },                   // GC lengths differ
+            [](nlohmann::json& c) { c["gc2"][0] = -3; },                    // GC not unsigned
+            [](nlohmann::json& c) { c.erase("gc_collected"); },             // GC column missing
+            [](nlohmann::json& c) { c["gc0"][0] = nullptr; }, // known in some columns only
+            [](nlohmann::json& c) { c["gc0"][3] = 5; },       // ... or the other way
         };
         for (const Change& change : hostile) {
             const auto [kept, named] = rewritten(change);
@@ -125,6 +137,12 @@ private slots:
             QCOMPARE(named, size_t(1));
         }
         QCOMPARE(rewritten([](nlohmann::json&) {}).first, counters.size());
+        // A side file from before GC counts (no GC columns) keeps its other counters.
+        QCOMPARE(rewritten([](nlohmann::json& c) {
+                     for (const char* col : {"gc0", "gc1", "gc2", "gc_collected"})
+                         c.erase(col);
+                 }).first,
+                 counters.size());
     }
 
     void namesGoBesideTheBinAndComeBack() {
