@@ -5,7 +5,7 @@
 // the recording names from the target's own filesystem, so the pages have them even when
 // the recording ends with the target.
 
-#include "app/commands/record_output.h"
+#include "app/commands/recording_output.h"
 
 #include <filesystem>
 #include <memory>

@@ -1,10 +1,10 @@
 #pragma once
 
 // The HTML outputs (--flamegraph, --diff-flamegraph) of the record commands and `replay`,
-// made by createRecordingOutput like every other format.
+// made by their rows of the output table (output_formats.cpp) like every other format.
 
 #include "app/commands/output_options.h"
-#include "app/commands/record_output.h"
+#include "app/commands/recording_output.h"
 
 namespace gilscope::cli {
 

@@ -1,48 +1,14 @@
 #include "app/commands/output_options.h"
 
 #include "app/commands/heatmap_output.h"
+#include "app/commands/output_formats.h"
 
 namespace gilscope::cli {
 
-namespace {
-
 namespace fs = std::filesystem;
 
-// CPython's name of each format and the extension of its default file name.
-struct FormatNames {
-    const char* name;
-    const char* extension;
-    const char* fileStem = name; // CPython's default file name: {stem}_{pid}.{extension}
-};
-
-FormatNames namesOf(OutputFormat f) {
-    switch (f) {
-    case OutputFormat::Pstats:
-        return {"pstats", "pstats"};
-    case OutputFormat::Jsonl:
-        return {"jsonl", "jsonl"};
-    case OutputFormat::Collapsed:
-        return {"collapsed", "txt"};
-    case OutputFormat::Gecko:
-        return {"gecko", "json"};
-    case OutputFormat::Binary:
-        return {"binary", "bin"};
-    case OutputFormat::Pprof: // gzip'd profile.proto, as `go tool pprof` names its files
-        return {"pprof", "pb.gz"};
-    case OutputFormat::Flamegraph:
-        return {"flamegraph", "html"};
-    case OutputFormat::DiffFlamegraph:
-        return {"diff-flamegraph", "html", "diff_flamegraph"};
-    case OutputFormat::Heatmap: // a folder: heatmapFolder() names it
-        return {"heatmap", ""};
-    }
-    return {"collapsed", "txt"};
-}
-
-} // namespace
-
 const char* formatName(OutputFormat f) {
-    return namesOf(f).name;
+    return outputFormatRow(f).flag;
 }
 
 bool isHtmlFormat(OutputFormat f) {
@@ -80,9 +46,9 @@ fs::path outputPath(const OutputOptions& options, int pid) {
     if (options.format == OutputFormat::Heatmap) return heatmapFolder(options.output, pid);
     // CPython's naming: {format}_{pid}.{ext} without -o, and inside the directory -o
     // names; otherwise -o itself.
-    const FormatNames names = namesOf(options.format);
+    const OutputFormatRow& row = outputFormatRow(options.format);
     const std::string name =
-        std::string(names.fileStem) + "_" + std::to_string(pid) + "." + names.extension;
+        std::string(row.fileStem) + "_" + std::to_string(pid) + "." + row.extension;
     if (options.output.empty()) return name;
     const fs::path option(options.output);
     std::error_code ec;

@@ -25,11 +25,7 @@ enum class OutputFormat {
     Heatmap
 };
 
-// Every format, in --help order; each one's flag is --<formatName>.
-inline constexpr OutputFormat kOutputFormats[] = {
-    OutputFormat::Collapsed,  OutputFormat::Gecko,          OutputFormat::Binary,
-    OutputFormat::Pstats,     OutputFormat::Jsonl,          OutputFormat::Pprof,
-    OutputFormat::Flamegraph, OutputFormat::DiffFlamegraph, OutputFormat::Heatmap};
+// Each format's flag, help, file name and factory: output_formats.h.
 
 // --compression of --binary output; Auto is zstd, as in CPython.
 enum class Compression { Auto, Zstd, None };
@@ -45,7 +41,8 @@ struct OutputOptions {
     TransformStack transforms; // --merge, --focus, ...: the HTML flame graphs only
 };
 
-// The flag without its dashes: "collapsed", "gecko", ..., "flamegraph", "diff-flamegraph".
+// The flag without its dashes: "collapsed", "gecko", ..., "flamegraph", "diff-flamegraph"
+// (its row's).
 const char* formatName(OutputFormat f);
 // The HTML pages, which --browser opens.
 bool isHtmlFormat(OutputFormat f);

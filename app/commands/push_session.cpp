@@ -1,7 +1,7 @@
 #include "app/commands/push_session.h"
 
 #include "app/commands/cli_output.h"
-#include "app/commands/record_output.h"
+#include "app/commands/recording_output.h"
 #include "net/push_transport.h"
 
 #include <QUrl>

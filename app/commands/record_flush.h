@@ -4,7 +4,7 @@
 // the recording goes on.
 
 #include "app/commands/record_options.h"
-#include "app/commands/record_output.h"
+#include "app/commands/recording_output.h"
 #include "core/common/error.h"
 #include "core/sampling/recording.h"
 #include "core/tach/recording_copy.h"

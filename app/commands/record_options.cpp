@@ -1,6 +1,7 @@
 #include "app/commands/record_options.h"
 
 #include "app/commands/cli_arguments.h"
+#include "app/commands/output_formats.h"
 #include "app/commands/transform_options.h"
 #include "core/control/control_server.h"
 #include "core/pstats/pstats_collector.h"
@@ -106,6 +107,14 @@ QList<QCommandLineOption> hiddenRecordOptions() {
     all.setFlags(QCommandLineOption::HiddenFromHelp);
     return {all};
 }
+// --collapsed, --gecko, ...: one per row of the output table, in its order.
+QList<QCommandLineOption> outputFormatOptions() {
+    QList<QCommandLineOption> options;
+    for (const OutputFormatRow& row : outputFormatRows())
+        options.append(QCommandLineOption(QString(row.flag), QString(row.help),
+                                          row.valueName ? QString(row.valueName) : QString()));
+    return options;
+}
 } // namespace
 
 const QList<QCommandLineOption>& recordOptions() {
@@ -141,23 +150,9 @@ const QList<QCommandLineOption>& recordOptions() {
             {{"o", "output"},
              "Output file (default: {format}_{pid}.{ext}; inside it if it is a directory).",
              "PATH"},
-            {"collapsed", "Write collapsed stacks for flamegraph.pl / speedscope (default)."},
-            {"gecko", "Write a Firefox Profiler (Gecko) profile."},
-            {"binary", "Write CPython's binary .bin format (replayable with `gilscope replay`)."},
-            {"pstats", "Write pstats: a table on stdout, or with -o a file pstats.Stats() loads."},
-            {"jsonl", "Write newline-delimited JSON (CPython's JSONL schema)."},
-            {"heatmap",
-             "Write an HTML heatmap folder (default heatmap_PID; -o names the folder): an index "
-             "of the source files by samples and each file with own and total samples per line."},
-            {"pprof",
-             "Write a gzip'd pprof profile (profile.proto) for go tool pprof, Pyroscope or Parca, "
-             "with thread_id, thread_name and thread_state labels."},
-            {"flamegraph", "Write an interactive HTML flame graph: one offline file (default "
-                           "flamegraph_{pid}.html)."},
-            {"diff-flamegraph",
-             "Write an HTML flame graph coloured by each frame's change of share against "
-             "BASELINE, a .bin recording (default diff_flamegraph_{pid}.html).",
-             "BASELINE"},
+        } +
+        outputFormatOptions() +
+        QList<QCommandLineOption>{
             {"sort",
              "--pstats table order: nsamples, tottime, cumtime, sample-pct, cumul-pct, "
              "nsamples-cumul or name (default nsamples).",
@@ -296,16 +291,17 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
     o.output = argumentBytes(parser.value("output"));
 
     int formats = 0;
-    for (OutputFormat f : kOutputFormats)
-        if (parser.isSet(formatName(f))) {
-            o.format = f;
+    std::string flags;
+    for (const OutputFormatRow& row : outputFormatRows()) {
+        flags += std::string(flags.empty() ? "--" : "/--") + row.flag;
+        if (parser.isSet(row.flag)) {
+            o.format = row.format;
             ++formats;
         }
+    }
     if (formats > 1)
-        return makeError(
-            ErrorKind::BadArguments,
-            "argument --collapsed/--gecko/--binary/--pstats/--jsonl/--pprof/--flamegraph/"
-            "--diff-flamegraph/--heatmap: only one output format may be given");
+        return makeError(ErrorKind::BadArguments,
+                         "argument " + flags + ": only one output format may be given");
     if (o.format == OutputFormat::DiffFlamegraph)
         o.baseline = argumentBytes(parser.value("diff-flamegraph"));
     if (auto s = readPstatsOptions(parser, o); !s) return s.error();

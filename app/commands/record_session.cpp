@@ -6,7 +6,7 @@
 #include "app/commands/push_session.h"
 #include "app/commands/record_flush.h"
 #include "app/commands/record_interrupts.h"
-#include "app/commands/record_output.h"
+#include "app/commands/recording_output.h"
 #include "core/control/control_server.h"
 #include "core/native/native_stack_source.h"
 #include "core/pipeline/stack_pipeline.h"

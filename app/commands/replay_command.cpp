@@ -9,7 +9,7 @@
 #include "app/commands/command_registry.h"
 #include "app/commands/output_options.h"
 #include "app/commands/record_interrupts.h"
-#include "app/commands/record_output.h"
+#include "app/commands/recording_output.h"
 #include "app/commands/transform_options.h"
 #include "core/pstats/pstats_collector.h"
 #include "core/tach/tach_describe.h"

@@ -9,7 +9,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/tach_reader.cpp
     ${CMAKE_CURRENT_LIST_DIR}/tach_info_json.cpp
     ${CMAKE_CURRENT_LIST_DIR}/tach_describe.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/record_output.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/record_stream.cpp
     ${CMAKE_CURRENT_LIST_DIR}/tach_writer.cpp
     ${CMAKE_CURRENT_LIST_DIR}/tach_writer_finalize.cpp
     ${CMAKE_CURRENT_LIST_DIR}/tach_writer_checkpoint.cpp

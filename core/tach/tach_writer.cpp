@@ -4,7 +4,7 @@
 #include "core/tach/thread_names_file.h"
 
 #include "core/tach/file_io.h"
-#include "core/tach/record_output.h"
+#include "core/tach/record_stream.h"
 #include "core/tach/tach_format.h"
 #include "core/tach/varint.h"
 #include "core/util/atomic_file.h"

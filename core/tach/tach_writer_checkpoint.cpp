@@ -22,7 +22,7 @@ constexpr uint8_t kEmptyLastBlock[3] = {0x01, 0x00, 0x00};
 
 // Copies the first `size` bytes of `from` (read with pread: the writer's own offset is
 // left alone) to the end of `to`.
-Status copyPrefix(int from, uint64_t size, RecordOutput& to) {
+Status copyPrefix(int from, uint64_t size, RecordStream& to) {
     std::vector<uint8_t> buffer(1 << 20);
     for (uint64_t at = 0; at < size;) {
         const size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), size - at));
@@ -54,7 +54,7 @@ Status TachWriter::checkpoint(const std::filesystem::path& destination) {
     }
     auto file = AtomicFile::create(destination, {.needsSeek = true});
     if (!file) return file.error();
-    RecordOutput copy(std::move(*file), /*zstd=*/false); // raw: the bytes are copied as they are
+    RecordStream copy(std::move(*file), /*zstd=*/false); // raw: the bytes are copied as they are
     Status s = copyPrefix(w.out->file().fd(), w.out->position(), copy);
     if (s && w.options.compression == TachCompression::Zstd)
         s = copy.writeRaw(kEmptyLastBlock, sizeof kEmptyLastBlock);

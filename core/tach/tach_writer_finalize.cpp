@@ -21,7 +21,7 @@ namespace {
 // Collects small table entries and writes them in 64 KiB pieces.
 class TableBuffer {
 public:
-    explicit TableBuffer(RecordOutput& out) : out_(out) {}
+    explicit TableBuffer(RecordStream& out) : out_(out) {}
     void varint(uint64_t v) {
         uint8_t tmp[kMaxVarintSize];
         bytes_.append(reinterpret_cast<const char*>(tmp), encodeVarint(v, tmp));
@@ -35,7 +35,7 @@ public:
     }
 
 private:
-    RecordOutput& out_;
+    RecordStream& out_;
     std::string bytes_;
 };
 
@@ -46,7 +46,7 @@ int32_t endDelta(int32_t start, int32_t end) {
 
 } // namespace
 
-Status TachWriter::Impl::writeStrings(RecordOutput& to) {
+Status TachWriter::Impl::writeStrings(RecordStream& to) {
     TableBuffer table(to);
     for (StringId id : fileStrings) {
         const std::string& s = registry->string(id);
@@ -57,7 +57,7 @@ Status TachWriter::Impl::writeStrings(RecordOutput& to) {
     return table.flush();
 }
 
-Status TachWriter::Impl::writeFrames(RecordOutput& to) {
+Status TachWriter::Impl::writeFrames(RecordStream& to) {
     TableBuffer table(to);
     for (FrameId id : fileFrames) {
         const FrameInfo& f = registry->frame(id);
@@ -74,7 +74,7 @@ Status TachWriter::Impl::writeFrames(RecordOutput& to) {
     return table.flush();
 }
 
-Status TachWriter::Impl::writeStatsAndFooter(RecordOutput& to) {
+Status TachWriter::Impl::writeStatsAndFooter(RecordStream& to) {
     if (summary) {
         uint8_t block[stats::Size] = {};
         storeLe<uint64_t>(block + stats::Duration, std::bit_cast<uint64_t>(summary->durationSec));
@@ -102,7 +102,7 @@ Status TachWriter::Impl::writeStatsAndFooter(RecordOutput& to) {
     return to.writeRaw(footer, sizeof footer);
 }
 
-Status TachWriter::Impl::writeHeader(RecordOutput& to, uint64_t stringTableOffset,
+Status TachWriter::Impl::writeHeader(RecordStream& to, uint64_t stringTableOffset,
                                      uint64_t frameTableOffset) {
     uint8_t h[kHeaderSize] = {};
     storeLe<uint32_t>(h + hdr::Magic, kMagic);
@@ -132,7 +132,7 @@ Status TachWriter::Impl::writeHeader(RecordOutput& to, uint64_t stringTableOffse
     return to.file().pwrite(h, sizeof h, 0);
 }
 
-Status TachWriter::Impl::writeEnd(RecordOutput& to) {
+Status TachWriter::Impl::writeEnd(RecordStream& to) {
     const uint64_t stringTableOffset = to.position();
     if (auto s = writeStrings(to); !s) return s;
     const uint64_t frameTableOffset = to.position();

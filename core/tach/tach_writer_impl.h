@@ -2,7 +2,7 @@
 
 // TachWriter's private state, shared by tach_writer.cpp (sample path) and
 // tach_writer_finalize.cpp (tables, footer, header) and tach_writer_checkpoint.cpp.
-#include "core/tach/record_output.h"
+#include "core/tach/record_stream.h"
 #include "core/tach/tach_writer.h"
 #include "core/tach/thread_names_file.h"
 
@@ -36,7 +36,7 @@ struct ThreadKeyHash {
 
 struct TachWriter::Impl {
     TachWriterOptions options;
-    std::optional<tach::RecordOutput> out;
+    std::optional<tach::RecordStream> out;
     const FrameRegistry* registry = nullptr;
     RecordingInfo info;
     std::optional<RecordingSummary> summary;
@@ -70,11 +70,11 @@ struct TachWriter::Impl {
     Status finalizeFile();
     // The tables, footer and header, after the record stream in `to` (the file's own
     // output, or a checkpoint's copy of it).
-    Status writeEnd(tach::RecordOutput& to);
-    Status writeStrings(tach::RecordOutput& to);
-    Status writeFrames(tach::RecordOutput& to);
-    Status writeStatsAndFooter(tach::RecordOutput& to);
-    Status writeHeader(tach::RecordOutput& to, uint64_t stringTableOffset,
+    Status writeEnd(tach::RecordStream& to);
+    Status writeStrings(tach::RecordStream& to);
+    Status writeFrames(tach::RecordStream& to);
+    Status writeStatsAndFooter(tach::RecordStream& to);
+    Status writeHeader(tach::RecordStream& to, uint64_t stringTableOffset,
                        uint64_t frameTableOffset);
     BinSideFacts sideFacts() const;
 };

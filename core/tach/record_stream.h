@@ -14,11 +14,11 @@ namespace gilscope::tach {
 // The writer's output file: a fixed-size record buffer that, when full, goes to disk
 // raw or through one streaming zstd frame (level 5, no other parameters, like
 // CPython's writer). Memory stays at two fixed buffers however long the recording.
-class RecordOutput {
+class RecordStream {
 public:
-    RecordOutput(AtomicFile file, bool zstd);
-    RecordOutput(RecordOutput&&) noexcept;
-    ~RecordOutput();
+    RecordStream(AtomicFile file, bool zstd);
+    RecordStream(RecordStream&&) noexcept;
+    ~RecordStream();
 
     // Reserves room for `size` record bytes, flushing the buffer first if needed;
     // returns where to write them (valid until the next call).

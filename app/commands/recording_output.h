@@ -1,7 +1,7 @@
 #pragma once
 
-// The one place that turns an output format into a sink and, at the end, a file: for
-// the record commands and for `replay`. Each format is a few lines in record_output.cpp.
+// What an output is to the record commands and `replay`: a sink, and at the end a file.
+// Each format is one row of output_formats.cpp, which makes it.
 // The output file (or its temporary file) is made when the output is created, before
 // sampling (or replaying) starts, so a path that cannot be written fails at once.
 

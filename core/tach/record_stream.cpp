@@ -1,4 +1,4 @@
-#include "core/tach/record_output.h"
+#include "core/tach/record_stream.h"
 
 #include "core/tach/file_io.h"
 #include "core/tach/tach_format.h"
@@ -7,11 +7,11 @@
 
 namespace gilscope::tach {
 
-void RecordOutput::CCtxFree::operator()(ZSTD_CCtx* p) const {
+void RecordStream::CCtxFree::operator()(ZSTD_CCtx* p) const {
     ZSTD_freeCCtx(p);
 }
 
-RecordOutput::RecordOutput(AtomicFile file, bool zstd)
+RecordStream::RecordStream(AtomicFile file, bool zstd)
     : file_(std::move(file)), zstd_(zstd), buffer_(kWriteBufferSize) {
     if (zstd_) {
         compressed_.resize(kWriteBufferSize);
@@ -20,10 +20,10 @@ RecordOutput::RecordOutput(AtomicFile file, bool zstd)
     }
 }
 
-RecordOutput::RecordOutput(RecordOutput&&) noexcept = default;
-RecordOutput::~RecordOutput() = default;
+RecordStream::RecordStream(RecordStream&&) noexcept = default;
+RecordStream::~RecordStream() = default;
 
-Result<uint8_t*> RecordOutput::reserve(size_t size) {
+Result<uint8_t*> RecordStream::reserve(size_t size) {
     if (used_ + size > buffer_.size()) {
         if (auto s = flush(Flush::Continue); !s) return s.error();
         if (size > buffer_.size()) buffer_.resize(size); // one oversized record (never in practice)
@@ -31,13 +31,13 @@ Result<uint8_t*> RecordOutput::reserve(size_t size) {
     return buffer_.data() + used_;
 }
 
-Status RecordOutput::writeRaw(const void* data, size_t size) {
+Status RecordStream::writeRaw(const void* data, size_t size) {
     if (auto s = file_.write(data, size); !s) return s;
     position_ += size;
     return {};
 }
 
-Status RecordOutput::flush(Flush how) {
+Status RecordStream::flush(Flush how) {
     if (!zstd_) {
         Status s = writeRaw(buffer_.data(), used_);
         used_ = 0;
@@ -62,11 +62,11 @@ Status RecordOutput::flush(Flush how) {
     return {};
 }
 
-Status RecordOutput::endRecords() {
+Status RecordStream::endRecords() {
     return flush(Flush::End);
 }
 
-Status RecordOutput::flushRecords() {
+Status RecordStream::flushRecords() {
     return flush(Flush::Blocks);
 }
 
