@@ -11,7 +11,7 @@
 
 #include "core/analysis/profile_model.h"
 #include "core/common/error.h"
-#include "core/sampling/sampler.h"
+#include "core/sampler/sampler.h"
 
 #include <atomic>
 #include <mutex>

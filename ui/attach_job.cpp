@@ -11,7 +11,7 @@ AttachJob::~AttachJob() {
     delete runner_; // waits now, while the callbacks' `this` is still an AttachJob
 }
 
-void AttachJob::start(int pid, const RecordingOptions& options) {
+void AttachJob::start(int pid, const SessionOptions& options) {
     pid_ = pid;
     using SessionPtr = std::shared_ptr<RecordingSession>;
     runner_->start<SessionPtr>(

@@ -23,8 +23,8 @@ public:
     explicit AttachJob(QObject* parent = nullptr);
     ~AttachJob() override; // waits for running attaches: they only read their target
 
-    void start(int pid, const RecordingOptions& options); // supersedes a pending one
-    void cancel();                                        // drops the pending attach
+    void start(int pid, const SessionOptions& options); // supersedes a pending one
+    void cancel();                                      // drops the pending attach
     bool busy() const { return pid_ != 0; }
     int pid() const { return pid_; } // of the pending attach, or 0
 

@@ -29,7 +29,7 @@ bool LaunchJob::busy() const {
     return attach_->running();
 }
 
-void LaunchJob::start(const LaunchRequest& request, const RecordingOptions& options) {
+void LaunchJob::start(const LaunchRequest& request, const SessionOptions& options) {
     terminate();
     delete outputNotifier_;
     outputNotifier_ = nullptr;

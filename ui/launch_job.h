@@ -35,7 +35,7 @@ public:
     explicit LaunchJob(QObject* parent = nullptr);
     ~LaunchJob() override;
 
-    void start(const LaunchRequest& request, const RecordingOptions& options);
+    void start(const LaunchRequest& request, const SessionOptions& options);
     bool busy() const;
     void cancel(); // terminates the program being started; failed() follows
     // The program launched last (running, or exited and reaped), if any.
@@ -64,7 +64,7 @@ private:
     std::shared_ptr<GatedChild> child_;
     JobRunner* attach_; // a new start supersedes an attach still running: its result goes
     QSocketNotifier* outputNotifier_ = nullptr;
-    RecordingOptions options_;
+    SessionOptions options_;
 };
 
 } // namespace gilscope::ui

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/sampling/sampler.h"
+#include "core/sampler/sampler.h"
 
 #include <QWidget>
 

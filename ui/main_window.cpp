@@ -1,6 +1,6 @@
 #include "ui/main_window.h"
 
-#include "core/sampling/rate_parser.h"
+#include "core/sampler/rate_parser.h"
 #include "core/session/recording_file.h"
 #include "core/session/recording_session.h"
 #include "net/profile_server.h"

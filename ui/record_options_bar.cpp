@@ -1,7 +1,7 @@
 #include "ui/record_options_bar.h"
 
 #include "core/sample/capture_rules.h"
-#include "core/sampling/rate_parser.h"
+#include "core/sampler/rate_parser.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -139,10 +139,10 @@ void RecordOptionsBar::setEnabled(bool enabled) {
         g->setEnabled(enabled);
 }
 
-Result<RecordingOptions> RecordOptionsBar::options() const {
+Result<SessionOptions> RecordOptionsBar::options() const {
     auto interval = parseSamplingRate(rate_->currentText().trimmed().toStdString());
     if (!interval) return interval.error();
-    RecordingOptions o;
+    SessionOptions o;
     o.intervalUs = *interval;
     o.read.allThreads = threads_->currentData().toBool();
     o.read.opcodes = opcodes_->isChecked();

@@ -34,7 +34,7 @@ public:
 
     // The options chosen, or CPython's words for a rate it would refuse or options it
     // refuses together.
-    Result<RecordingOptions> options() const;
+    Result<SessionOptions> options() const;
     // The version of the process Record would attach to ("3.11.7"; empty: not known).
     void setTargetVersion(const QString& version);
     // Why the chosen options cannot record that process, or empty.

@@ -6,7 +6,7 @@
 #include "app/commands/command_registry.h"
 #include "app/commands/host_agent.h"
 #include "app/commands/record_interrupts.h"
-#include "core/sampling/rate_parser.h"
+#include "core/sampler/rate_parser.h"
 
 namespace gilscope::cli {
 

@@ -1,10 +1,10 @@
 // gilscope attach PID: records a running Python process, as
 // `python -m profiling.sampling attach PID` does.
 #include "app/commands/cli_output.h"
+#include "app/commands/cli_recording.h"
 #include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
 #include "app/commands/record_options.h"
-#include "app/commands/record_session.h"
 #include "core/remote/live_stack_source.h"
 
 namespace gilscope::cli {
@@ -32,7 +32,7 @@ int runAttach(const QStringList& args) {
     auto source = openLiveProcess(pid, options->readOptions());
     if (!source) return fail(source.error());
 
-    const SessionResult r = recordSession(**source, *options);
+    const RecordResult r = recordToOutput(**source, *options);
     return r.exitCode;
 }
 

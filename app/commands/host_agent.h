@@ -15,8 +15,8 @@
 #include "core/remote/process_scanner.h"
 #include "core/remote/python_process_watch.h"
 #include "core/sample/stack_source.h"
-#include "core/sampling/recording.h"
-#include "core/sampling/sampler_group.h"
+#include "core/sampler/recording.h"
+#include "core/sampler/sampler_group.h"
 
 #include <QRegularExpression>
 

@@ -6,7 +6,7 @@
 #include "app/commands/record_options.h"
 #include "app/commands/recording_output.h"
 #include "core/common/error.h"
-#include "core/sampling/recording.h"
+#include "core/sampler/recording.h"
 #include "core/tach/recording_copy.h"
 
 #include <cstdint>

@@ -6,7 +6,7 @@
 #include "core/control/control_server.h"
 #include "core/pstats/pstats_collector.h"
 #include "core/sample/capture_rules.h"
-#include "core/sampling/rate_parser.h"
+#include "core/sampler/rate_parser.h"
 
 #include <cmath>
 #include <cstdio>

@@ -3,10 +3,10 @@
 // and exits with the target's exit code, as `python -m profiling.sampling run` does.
 #include "app/commands/cli_arguments.h"
 #include "app/commands/cli_output.h"
+#include "app/commands/cli_recording.h"
 #include "app/commands/command_line.h"
 #include "app/commands/command_registry.h"
 #include "app/commands/record_options.h"
-#include "app/commands/record_session.h"
 #include "core/launch/gated_child.h"
 
 #include <csignal>
@@ -102,11 +102,11 @@ int runRun(const QStringList& args) {
     }
     const int pythonPid = (*source)->pid();
 
-    SessionHooks hooks;
+    RecordHooks hooks;
     hooks.afterStart = [&] { target.release(); };
     hooks.targetGone = [&] { return target.exited(); };
     hooks.subprocessRoot = target.pid();
-    const SessionResult r = recordSession(**source, *options, hooks);
+    const RecordResult r = recordToOutput(**source, *options, hooks);
 
     bool terminatedByUs = false;
     if (r.reason == StopReason::TargetExited) {

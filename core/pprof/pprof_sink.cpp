@@ -2,7 +2,7 @@
 
 #include "core/pprof/counter_comments.h"
 #include "core/pprof/gzip.h"
-#include "core/sampling/sampler_clock.h"
+#include "core/sampler/sampler_clock.h"
 
 #include <algorithm>
 #include <ctime>

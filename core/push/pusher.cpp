@@ -1,7 +1,7 @@
 #include "core/push/pusher.h"
 
 #include "core/push/push_request.h"
-#include "core/sampling/sampler_clock.h"
+#include "core/sampler/sampler_clock.h"
 #include "core/util/utf8.h"
 
 #include <nlohmann/json.hpp>

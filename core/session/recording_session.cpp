@@ -7,7 +7,7 @@ namespace gilscope {
 namespace {
 
 // C frames too (the window's "C stacks"): read through perf events, never paused.
-ReadPath readPathFor(const RecordingOptions& options) {
+ReadPath readPathFor(const SessionOptions& options) {
     ReadPath path;
     path.nativeStacks = options.read.nativeStacks;
     return path;
@@ -22,7 +22,7 @@ GeckoOptions geckoOptions(uint64_t intervalUs) {
 } // namespace
 
 Result<std::unique_ptr<RecordingSession>> RecordingSession::open(int pid,
-                                                                 const RecordingOptions& options) {
+                                                                 const SessionOptions& options) {
     auto pipeline =
         StackPipeline::open(pid, readOptionsFor(options), readPathFor(options), options.intervalUs);
     if (!pipeline) return pipeline.error();
@@ -30,14 +30,14 @@ Result<std::unique_ptr<RecordingSession>> RecordingSession::open(int pid,
 }
 
 Result<std::unique_ptr<RecordingSession>>
-RecordingSession::fromSource(std::unique_ptr<StackSource> source, const RecordingOptions& options) {
+RecordingSession::fromSource(std::unique_ptr<StackSource> source, const SessionOptions& options) {
     auto pipeline =
         StackPipeline::over(std::move(source), readPathFor(options), options.intervalUs);
     if (!pipeline) return pipeline.error();
     return std::unique_ptr<RecordingSession>(new RecordingSession(std::move(*pipeline), options));
 }
 
-ReadOptions RecordingSession::readOptionsFor(const RecordingOptions& options) {
+ReadOptions RecordingSession::readOptionsFor(const SessionOptions& options) {
     ReadOptions read = options.read;
     read.mode = options.mode;
     read.reportSkipped = true;                                      // for the live timeline
@@ -49,7 +49,7 @@ void RecordingSession::startSampling() {
     if (!recording_->finished()) recording_->start();
 }
 
-RecordingSession::RecordingSession(StackPipeline pipeline, const RecordingOptions& options)
+RecordingSession::RecordingSession(StackPipeline pipeline, const SessionOptions& options)
     : pipeline_(std::move(pipeline)), source_(&pipeline_.reader()),
       collector_(geckoOptions(options.intervalUs)), timeline_(options.timeline),
       pid_(source_->pid()), mode_(options.mode) {

@@ -6,7 +6,7 @@
 #include "core/pipeline/stack_pipeline.h"
 #include "core/sample/stack_source.h"
 #include "core/sample/tee_sink.h"
-#include "core/sampling/recording.h"
+#include "core/sampler/recording.h"
 #include "core/session/live_timeline.h"
 #include "core/tach/recording_copy.h"
 
@@ -15,7 +15,7 @@
 
 namespace gilscope {
 
-struct RecordingOptions {
+struct SessionOptions {
     uint64_t intervalUs = 1000;
     ReadOptions read{
         .allThreads = true, .opcodes = false, .gc = true, .cpuState = true, .waitFrames = true};
@@ -41,14 +41,14 @@ public:
     // Attaches to pid without sampling yet. Opening a process (its ELF symbols,
     // _PyRuntime) can take hundreds of milliseconds, so the GUI calls this on a worker
     // thread; a session that is then dropped never sampled the target.
-    static Result<std::unique_ptr<RecordingSession>> open(int pid, const RecordingOptions& options);
+    static Result<std::unique_ptr<RecordingSession>> open(int pid, const SessionOptions& options);
     // The same over a source already open (a launched program, core/launch), which
     // was opened with options' read options (and cpuState off in wall mode). Fails only
     // when native stacks are asked for and perf events are refused.
     static Result<std::unique_ptr<RecordingSession>> fromSource(std::unique_ptr<StackSource> source,
-                                                                const RecordingOptions& options);
+                                                                const SessionOptions& options);
     // What the source must be opened with for these options.
-    static ReadOptions readOptionsFor(const RecordingOptions& options);
+    static ReadOptions readOptionsFor(const SessionOptions& options);
     ~RecordingSession();
 
     // Starts the sampler thread (cheap). Once; the owner's thread from then on.
@@ -97,7 +97,7 @@ public:
                          const CancelToken* cancel = nullptr) const;
 
 private:
-    RecordingSession(StackPipeline pipeline, const RecordingOptions& options);
+    RecordingSession(StackPipeline pipeline, const SessionOptions& options);
 
     // What the sampler reads (source_, the pipeline's reader). Declared first: it goes last.
     StackPipeline pipeline_;

@@ -7,7 +7,7 @@
 #include "core/analysis/profile_model.h"
 #include "core/remote/live_stack_source.h"
 #include "core/sample/tee_sink.h"
-#include "core/sampling/recording.h"
+#include "core/sampler/recording.h"
 #include "core/session/live_timeline.h"
 #include "tests/support/python_interpreters.h"
 #include "ui/analysis/analysis_controller.h"

@@ -550,7 +550,7 @@ private slots:
             return uint64_t(threads.value(QLatin1String(name)).toInteger());
         };
         const int pid = int(target.pid());
-        auto session = RecordingSession::open(pid, RecordingOptions{});
+        auto session = RecordingSession::open(pid, SessionOptions{});
         QVERIFY2(session, session ? "" : session.error().message.c_str());
         (*session)->startSampling();
         TimelineWidget w;

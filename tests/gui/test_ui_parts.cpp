@@ -52,12 +52,12 @@ private slots:
         QSignalSpy attached(&job, &gilscope::ui::AttachJob::attached);
         QSignalSpy failed(&job, &gilscope::ui::AttachJob::failed);
         QSignalSpy discarded(&job, &gilscope::ui::AttachJob::discarded);
-        job.start(4194305, RecordingOptions{});
+        job.start(4194305, SessionOptions{});
         QVERIFY(job.busy());
         QCOMPARE(job.pid(), 4194305);
         job.cancel();
         QVERIFY(!job.busy());
-        job.start(4194306, RecordingOptions{});
+        job.start(4194306, SessionOptions{});
         QCOMPARE(job.pid(), 4194306);
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
         QTRY_COMPARE_WITH_TIMEOUT(discarded.count(), 1, 60000);

@@ -13,7 +13,7 @@
 #include "core/collapsed/collapsed_writer.h"
 #include "core/remote/live_stack_source.h"
 #include "core/sample/tee_sink.h"
-#include "core/sampling/recording.h"
+#include "core/sampler/recording.h"
 #include "tests/support/python_interpreters.h"
 #include "tui/live_view.h"
 

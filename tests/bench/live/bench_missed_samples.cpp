@@ -43,7 +43,7 @@ double median(std::vector<double> v) {
 
 Figures measure(int pid, Readers readers, int seconds) {
     Figures f;
-    RecordingOptions options;
+    SessionOptions options;
     options.intervalUs = 100; // 10 kHz
     auto session = RecordingSession::open(pid, options);
     if (!session) {

@@ -13,7 +13,7 @@
 //   50 readings a second cost 0.36 ms of CPU a second (1/2800 of a core), below the noise.
 #include "core/counters/proc_counters.h"
 #include "core/remote/live_stack_source.h"
-#include "core/sampling/recording.h"
+#include "core/sampler/recording.h"
 #include "tests/support/python_interpreters.h"
 
 #include <QCoreApplication>

@@ -6,8 +6,8 @@
 //   bench_sampler --python PY --script tests/targets/deep30.py [--rates 1k,10k,...]
 //                 [--duration S] [--repeat N] [-a] [-- script args]
 #include "core/remote/live_stack_source.h"
-#include "core/sampling/rate_parser.h"
-#include "core/sampling/sampler.h"
+#include "core/sampler/rate_parser.h"
+#include "core/sampler/sampler.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -16,7 +16,7 @@
 //   both directions: the machine's load, not the names. One refresh: 0.11-0.13 ms, once a
 //   second, on the watcher's thread.
 #include "core/remote/live_stack_source.h"
-#include "core/sampling/sampler.h"
+#include "core/sampler/sampler.h"
 #include "tests/support/python_interpreters.h"
 
 #include <QCoreApplication>

@@ -124,7 +124,7 @@ private slots:
         TargetProcess target(interpreter, QStringLiteral("named_threads.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         const auto ids = threadIds(target);
-        RecordingOptions options;
+        SessionOptions options;
         options.intervalUs = 5000;
         auto opened = RecordingSession::open(int(target.pid()), options);
         QVERIFY2(opened, opened ? "" : opened.error().message.c_str());

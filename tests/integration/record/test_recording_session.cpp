@@ -42,7 +42,7 @@ private slots:
         const fs::path dest = dir.filePath(QStringLiteral("saved.bin")).toStdString();
 
         const size_t threadsBefore = ownThreads();
-        auto opened = RecordingSession::open(int(target.pid()), RecordingOptions{});
+        auto opened = RecordingSession::open(int(target.pid()), SessionOptions{});
         QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
         RecordingSession& session = **opened;
         QVERIFY(!session.running());
@@ -76,7 +76,7 @@ private slots:
         GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess target(all.first(), QStringLiteral("three_deep.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
-        auto opened = RecordingSession::open(int(target.pid()), RecordingOptions{});
+        auto opened = RecordingSession::open(int(target.pid()), SessionOptions{});
         QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
         (*opened)->finish();
         QVERIFY(!(*opened)->hasBinCopy());
@@ -89,7 +89,7 @@ private slots:
     }
 
     void openOfAMissingProcessIsAnError() {
-        auto opened = RecordingSession::open(4194305, RecordingOptions{}); // > any pid_max
+        auto opened = RecordingSession::open(4194305, SessionOptions{}); // > any pid_max
         QVERIFY(!opened);
         QCOMPARE(opened.error().kind, ErrorKind::ProcessNotFound);
     }

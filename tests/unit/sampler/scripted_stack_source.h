@@ -6,7 +6,7 @@
 
 #include "core/sample/sample_sink.h"
 #include "core/sample/stack_source.h"
-#include "core/sampling/sampler_clock.h"
+#include "core/sampler/sampler_clock.h"
 
 #include <algorithm>
 #include <atomic>

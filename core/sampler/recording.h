@@ -9,7 +9,7 @@
 
 #include "core/sample/sample_sink.h"
 #include "core/sample/stack_source.h"
-#include "core/sampling/sampler.h"
+#include "core/sampler/sampler.h"
 
 #include <functional>
 #include <memory>

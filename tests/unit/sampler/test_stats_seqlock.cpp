@@ -3,7 +3,7 @@
 // they get is one the writer published (all fields from the same counter value) and that
 // snapshots never go back in time. A torn read mixes two publishes and is caught.
 // Ends on events (the writer's last value seen by every reader), never on time.
-#include "core/sampling/sampler_stats_publisher.h"
+#include "core/sampler/sampler_stats_publisher.h"
 
 #include <QTest>
 

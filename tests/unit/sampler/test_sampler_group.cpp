@@ -1,7 +1,7 @@
 // SamplerGroup: samplers ticked by one shared thread (the host agent's) keep their own
 // ends: a target that exits, a duration reached, a stop request and a destructor each end
 // their sampler only, with sink.finish() once, while the others go on. Real clock.
-#include "core/sampling/sampler_group.h"
+#include "core/sampler/sampler_group.h"
 #include "scripted_stack_source.h"
 
 #include <QTest>

@@ -1,6 +1,6 @@
-#include "core/sampling/sampler_group.h"
+#include "core/sampler/sampler_group.h"
 
-#include "core/sampling/sampler_clock.h"
+#include "core/sampler/sampler_clock.h"
 
 #include <sys/prctl.h>
 

@@ -1,7 +1,7 @@
-// The one recording life both front ends share (core/sampling/recording.h): the first
+// The one recording life both front ends share (core/sampler/recording.h): the first
 // tick before a held target goes on, how the recording ended and what it says of it.
 // Scripted sources on a fake clock, so every case ends in no real time.
-#include "core/sampling/recording.h"
+#include "core/sampler/recording.h"
 #include "scripted_stack_source.h"
 
 #include <QTest>

@@ -1,4 +1,4 @@
-#include "core/sampling/thread_scheduling.h"
+#include "core/sampler/thread_scheduling.h"
 
 #include <cerrno>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-#include "core/sampling/recording.h"
+#include "core/sampler/recording.h"
 
 #include "core/counters/counter_poller.h"
 

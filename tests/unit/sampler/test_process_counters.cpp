@@ -4,8 +4,8 @@
 #include "core/counters/counter_poller.h"
 #include "core/counters/proc_counters.h"
 #include "core/sample/process_counters.h"
-#include "core/sampling/recording.h"
-#include "tests/unit/sampling/scripted_stack_source.h"
+#include "core/sampler/recording.h"
+#include "tests/unit/sampler/scripted_stack_source.h"
 
 #include <QTest>
 

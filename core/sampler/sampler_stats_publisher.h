@@ -4,7 +4,7 @@
 // threads through a seqlock. The sampler thread only stores (never waits); a reader
 // retries if it raced a publish, so neither side takes a lock.
 
-#include "core/sampling/sampler.h"
+#include "core/sampler/sampler.h"
 
 #include <atomic>
 #include <cstdint>

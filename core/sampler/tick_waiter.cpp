@@ -1,4 +1,4 @@
-#include "core/sampling/tick_waiter.h"
+#include "core/sampler/tick_waiter.h"
 
 #include <algorithm>
 

@@ -6,26 +6,26 @@
 
 #include "app/commands/record_options.h"
 #include "core/sample/stack_source.h"
-#include "core/sampling/sampler.h"
+#include "core/sampler/sampler.h"
 
 #include <functional>
 
 namespace gilscope::cli {
 
-struct SessionHooks {
+struct RecordHooks {
     std::function<void()> afterStart; // run: release the gated target
     std::function<bool()> targetGone; // run: polled ~20 times a second; true once the child exited
     int subprocessRoot = 0; // --subprocesses: whose descendants (default: the source's pid)
 };
 
-struct SessionResult {
+struct RecordResult {
     StopReason reason = StopReason::NotStopped;
     bool interrupted = false; // Ctrl-C
     bool aborted = false;     // second Ctrl-C: nothing written
     int exitCode = 0;         // 0, or the error's exit code when the output failed
 };
 
-SessionResult recordSession(StackSource& source, const RecordOptions& options,
-                            const SessionHooks& hooks = {});
+RecordResult recordToOutput(StackSource& source, const RecordOptions& options,
+                            const RecordHooks& hooks = {});
 
 } // namespace gilscope::cli

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/sampling/sampler_clock.h"
+#include "core/sampler/sampler_clock.h"
 
 #include <atomic>
 #include <cstdint>

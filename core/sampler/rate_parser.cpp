@@ -1,4 +1,4 @@
-#include "core/sampling/rate_parser.h"
+#include "core/sampler/rate_parser.h"
 
 #include <cctype>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "core/sampling/sampler_clock.h"
+#include "core/sampler/sampler_clock.h"
 
 #include <cerrno>
 #include <ctime>

@@ -1,7 +1,7 @@
 // Table-driven check of -r/--sampling-rate against CPython's _parse_sampling_rate:
 // regex ^(\d+(?:\.\d+)?)(hz|khz|k)?$ on the stripped, lower-cased text, interval =
 // int(1_000_000 / hz), and its three error messages word for word.
-#include "core/sampling/rate_parser.h"
+#include "core/sampler/rate_parser.h"
 
 #include <QTest>
 

@@ -5,8 +5,8 @@
 
 #include "core/sample/sample_sink.h"
 #include "core/sample/stack_source.h"
-#include "core/sampling/producer_errands.h"
-#include "core/sampling/sampler_clock.h"
+#include "core/sampler/producer_errands.h"
+#include "core/sampler/sampler_clock.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,10 +1,10 @@
-#include "core/sampling/sampler.h"
+#include "core/sampler/sampler.h"
 
 #include "core/sample/thread_status.h"
-#include "core/sampling/sampler_group.h"
-#include "core/sampling/sampler_stats_publisher.h"
-#include "core/sampling/thread_scheduling.h"
-#include "core/sampling/tick_waiter.h"
+#include "core/sampler/sampler_group.h"
+#include "core/sampler/sampler_stats_publisher.h"
+#include "core/sampler/thread_scheduling.h"
+#include "core/sampler/tick_waiter.h"
 
 #include <algorithm>
 #include <atomic>

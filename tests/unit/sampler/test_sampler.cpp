@@ -1,8 +1,8 @@
 // Scheduler tests run on a fake clock: deadlines, skipped ticks, duration and
 // target-exit stops are checked to the microsecond, in no real time. Two tests use
 // the real clock, for the cross-thread statistics and a prompt stop.
-#include "core/sampling/sampler.h"
-#include "core/sampling/tick_waiter.h"
+#include "core/sampler/sampler.h"
+#include "core/sampler/tick_waiter.h"
 #include "scripted_stack_source.h"
 
 #include <QTest>

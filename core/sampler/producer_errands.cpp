@@ -1,4 +1,4 @@
-#include "core/sampling/producer_errands.h"
+#include "core/sampler/producer_errands.h"
 
 namespace gilscope {
 

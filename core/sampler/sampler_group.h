@@ -6,7 +6,7 @@
 // keeps its own deadlines, statistics and end; the group runs whichever are due, in
 // turn, then sleeps until the next deadline. A stop request is seen within one tick.
 
-#include "core/sampling/sampler.h"
+#include "core/sampler/sampler.h"
 
 #include <condition_variable>
 #include <mutex>

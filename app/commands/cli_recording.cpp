@@ -1,4 +1,4 @@
-#include "app/commands/record_session.h"
+#include "app/commands/cli_recording.h"
 
 #include "app/commands/browser_open.h"
 #include "app/commands/child_profilers.h"
@@ -11,7 +11,7 @@
 #include "core/native/native_stack_source.h"
 #include "core/pipeline/stack_pipeline.h"
 #include "core/sample/tee_sink.h"
-#include "core/sampling/recording.h"
+#include "core/sampler/recording.h"
 #include "core/snapshot/snapshot_format.h"
 #include "core/tach/recording_copy.h"
 #include "core/util/utf8.h"
@@ -86,9 +86,9 @@ void printTornReasons(const std::vector<TornReason>& reasons) {
 
 } // namespace
 
-SessionResult recordSession(StackSource& source, const RecordOptions& options,
-                            const SessionHooks& hooks) {
-    SessionResult result;
+RecordResult recordToOutput(StackSource& source, const RecordOptions& options,
+                            const RecordHooks& hooks) {
+    RecordResult result;
     const auto destination = outputPath(options, source.pid());
     std::unique_ptr<RecordingOutput> output; // none with --push alone
     if (options.localOutput) {

@@ -1,4 +1,4 @@
-#include "core/sampling/sampler_stats_publisher.h"
+#include "core/sampler/sampler_stats_publisher.h"
 
 #include <algorithm>
 #include <cstring>
