@@ -36,10 +36,6 @@ public:
     void save(QSettings& settings) const;
 
     QComboBox* interpreterBox() const { return interpreter_; }
-    QLineEdit* targetEdit() const { return target_; }
-    QLineEdit* argumentsEdit() const { return arguments_; }
-    QLineEdit* workDirEdit() const { return workDir_; }
-    QPlainTextEdit* environmentEdit() const { return environment_; }
 
 private:
     void browseInterpreter();

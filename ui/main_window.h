@@ -94,7 +94,6 @@ public:
     QAction* exportAction() const { return exportAction_; }
     QAction* saveBinAction() const { return saveBinAction_; }
     QAction* openAction() const { return openAction_; }
-    QAction* aboutAction() const { return aboutAction_; }
     QAction* launchAction() const { return launchAction_; }
     QPlainTextEdit* outputPane() const { return output_; }
     QMenu* recentMenu() const { return recentMenu_; }
@@ -108,7 +107,6 @@ public:
     QAction* snapshotAction() const { return snapshotAction_; }
     QAction* markAction() const { return markAction_; }
     QToolButton* rateToggle() const { return rateToggle_; }
-    QListWidget* recentList() const { return recentList_; }
     // The window's first size on a screen with this much room (90 %, at most 1600x1000).
     static QSize defaultSize(QSize available);
     QStringList recentFiles() const { return recentFiles_; }

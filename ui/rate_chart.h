@@ -23,7 +23,6 @@ public:
     QSize sizeHint() const override;
     // A slim strip (no legend, no time labels) or the full chart.
     void setCompact(bool compact);
-    bool compact() const { return compact_; }
     // The strip shares the thread tracks' time axis: seconds [fromSec, toSec] of the
     // recording drawn between x = plotLeft and plotRight (the chart's own pixels), the
     // tracks' plot columns. The full chart keeps its own axis, from 0 to the end.

@@ -35,7 +35,6 @@ public:
 
     // Orders threads by their samples in this state and folds those without any.
     void setStateFilter(StateFilter state);
-    StateFilter stateFilter() const { return state_; }
     // What a left drag does, said in the tooltip (the range selector sets it).
     void setDragHint(const QString& hint);
     // The range the views are filtered to: tooltips give each thread's shares in it.

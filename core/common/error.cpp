@@ -1,5 +1,8 @@
 #include "core/common/error.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace gilscope {
 
 const char* errorKindName(ErrorKind kind) {
@@ -60,6 +63,12 @@ int exitCodeFor(ErrorKind kind) {
         return 1;
     }
     return 1;
+}
+
+void resultMisused(const char* what, const std::string& message) {
+    std::fprintf(stderr, "gilscope: internal error: Result::%s misused (%s)\n", what,
+                 message.c_str());
+    std::abort();
 }
 
 } // namespace gilscope

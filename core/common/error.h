@@ -1,6 +1,5 @@
 #pragma once
 
-#include <cassert>
 #include <string>
 #include <utility>
 #include <variant>
@@ -38,6 +37,10 @@ const char* errorKindName(ErrorKind kind);
 // "not found" from "permission denied" without parsing text.
 int exitCodeFor(ErrorKind kind);
 
+// A Result read the wrong way (value() of an error, error() of a value) is a bug: it
+// says so on stderr, with the error's message, and aborts, in release builds too.
+[[noreturn]] void resultMisused(const char* what, const std::string& message);
+
 // A small stand-in for std::expected (C++23), enough for our needs.
 template <typename T>
 class Result {
@@ -49,15 +52,15 @@ public:
     explicit operator bool() const { return ok(); }
 
     T& value() & {
-        assert(ok());
+        if (!ok()) resultMisused("value()", std::get<1>(v_).message);
         return std::get<0>(v_);
     }
     const T& value() const& {
-        assert(ok());
+        if (!ok()) resultMisused("value()", std::get<1>(v_).message);
         return std::get<0>(v_);
     }
     T&& value() && {
-        assert(ok());
+        if (!ok()) resultMisused("value()", std::get<1>(v_).message);
         return std::get<0>(std::move(v_));
     }
     T* operator->() { return &value(); }
@@ -65,7 +68,7 @@ public:
     T& operator*() & { return value(); }
 
     const Error& error() const {
-        assert(!ok());
+        if (ok()) resultMisused("error()", "the result holds a value");
         return std::get<1>(v_);
     }
 
@@ -81,7 +84,7 @@ public:
     bool ok() const { return ok_; }
     explicit operator bool() const { return ok_; }
     const Error& error() const {
-        assert(!ok_);
+        if (ok_) resultMisused("error()", "the status is ok");
         return error_;
     }
 

@@ -37,7 +37,6 @@ public:
     bool unwind(uint64_t tid, const Registers& regs, remote::ProcessMemory& stack,
                 std::string& why);
     bool pair(ThreadStack& t, std::string& why, bool readAfterSample = false);
-    NativeUnwinder& unwinder() { return *unwinder_; }
     // Stacks paired by mergeStacks' exceptions: the innermost run by its calling frame,
     // or left out as begun after the sample.
     uint64_t pairedByCaller() const { return pairedByCaller_; }

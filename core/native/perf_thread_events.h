@@ -61,7 +61,6 @@ public:
     const std::string& error() const { return error_; }
     // Whether the kernel records context switches for us (see above).
     bool switchSamples() const { return switchSamples_; }
-    size_t tracked() const { return threads_.size(); }
 
 private:
     struct Thread;

@@ -122,7 +122,6 @@ std::string FdDescriber::describeLink(std::string_view link, const Tables& t) {
 
 std::optional<std::string> FdDescriber::describe(int fd) {
     if (fd < 0) return std::nullopt;
-    ++lookups_;
     const std::string path = "/proc/" + std::to_string(pid_) + "/fd/" + std::to_string(fd);
     char link[512];
     const ssize_t n = ::readlink(path.c_str(), link, sizeof link - 1);

@@ -24,7 +24,6 @@ public:
     explicit FdDescriber(int pid) : pid_(pid) {}
     std::optional<std::string> describe(int fd);
 
-    uint64_t lookups() const { return lookups_; }
     uint64_t tableReads() const { return tableReads_; } // readings of the socket tables
 
     // The link's text ("socket:[123]", "pipe:[9]", a path) to a description, with the
@@ -39,7 +38,7 @@ private:
     std::unordered_map<std::string, std::string> byLink_;  // "socket:[123]" -> description
     std::unordered_map<std::string, std::string> sockets_; // inode -> description, last read
     std::chrono::steady_clock::time_point tablesReadAt_{}; // when sockets_ was read
-    uint64_t lookups_ = 0, tableReads_ = 0;
+    uint64_t tableReads_ = 0;
 };
 
 } // namespace gilscope::remote

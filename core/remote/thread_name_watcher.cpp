@@ -122,7 +122,6 @@ ThreadNameWatcher::refresh(const std::unordered_set<uint64_t>& tids) {
     }
     if (published_.size() > 4 * kMaxThreads) published_.clear(); // a churning target
     if (!changes_.empty()) hasChanges_.store(true, std::memory_order_release);
-    refreshes_.fetch_add(1, std::memory_order_relaxed);
     return names;
 }
 

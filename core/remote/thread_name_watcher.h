@@ -42,7 +42,6 @@ public:
     std::vector<ThreadName> refreshNow();
     // Why threading's registry could not be read last time (empty: it could).
     std::string lastError() const;
-    uint64_t refreshes() const { return refreshes_.load(std::memory_order_relaxed); }
 
 private:
     void run();
@@ -65,7 +64,6 @@ private:
     std::vector<ThreadName> changes_;
     std::string error_;
     std::atomic<bool> hasChanges_{false};
-    std::atomic<uint64_t> refreshes_{0};
     std::mutex refreshMutex_; // one refresh at a time (the thread's, or refreshNow's)
     std::thread thread_;
 };

@@ -22,8 +22,6 @@ public:
     std::string describeFd(const SyscallWait& wait);
     FrameId frame(const std::string& name);
 
-    const FdDescriber& fds() const { return fds_; }
-
 private:
     FdDescriber fds_;
     FrameRegistry& registry_;

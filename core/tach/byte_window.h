@@ -33,7 +33,6 @@ public:
         return refill(n);
     }
     const uint8_t* data() const { return buf_.data() + pos_; }
-    size_t available() const { return end_ - pos_; }
     void consume(size_t n) {
         pos_ += n;
         consumed_ += n;

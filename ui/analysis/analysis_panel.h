@@ -59,9 +59,7 @@ public:
     QTableView* topView() const { return topView_; }
     TopFunctionsModel* topModel() const { return topModel_; }
     QSortFilterProxyModel* topProxy() const { return topProxy_; }
-    QTreeView* callTreeView() const { return treeView_; }
     CallTreeModel* treeModel() const { return treeModel_; }
-    QTreeView* bottomUpView() const { return bottomUpView_; }
     FlameGraphWidget* flameGraph() const { return flame_; }
     SourceView* sourceView() const { return source_; }
     CallersCalleesView* callersCallees() const { return callers_; }

@@ -29,7 +29,6 @@ public:
     double frameChange(uint32_t node) const;
     static constexpr double kFullChange = 10;
     static QColor changeColor(double points); // blue: shrank, grey: same, red: grew
-    bool icicle() const { return icicle_; }
 
     void zoomTo(uint32_t node);
     void back();

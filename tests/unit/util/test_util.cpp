@@ -1,12 +1,15 @@
+#include "core/common/error.h"
 #include "core/util/atomic_file.h"
 #include "core/util/temp_dir.h"
 #include "core/util/utf8.h"
 
 #include <QTest>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace gilscope;
@@ -15,6 +18,52 @@ namespace fs = std::filesystem;
 class TestUtil : public QObject {
     Q_OBJECT
 private slots:
+    // A Result read the wrong way is a bug, and says so in release builds too: the child
+    // that reads value() of an error (or error() of a value) aborts, naming the error.
+    void resultMisuseAbortsLoudly() {
+        const auto misuse = [](auto read, const char* expected) {
+            int pipeFds[2];
+            QVERIFY(pipe(pipeFds) == 0);
+            const pid_t child = fork();
+            QVERIFY(child >= 0);
+            if (child == 0) {
+                dup2(pipeFds[1], STDERR_FILENO);
+                read();
+                _exit(0); // not reached when the misuse is caught
+            }
+            close(pipeFds[1]);
+            char text[512] = {};
+            size_t got = 0;
+            for (ssize_t n; (n = ::read(pipeFds[0], text + got, sizeof text - 1 - got)) > 0;)
+                got += size_t(n);
+            close(pipeFds[0]);
+            int status = 0;
+            QCOMPARE(waitpid(child, &status, 0), child);
+            QVERIFY2(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, text);
+            QVERIFY2(QString(text).contains(expected), text);
+        };
+        misuse(
+            [] {
+                Result<int> r = makeError(ErrorKind::Io, "the disk said no");
+                (void)r.value();
+            },
+            "Result::value() misused (the disk said no)");
+        misuse(
+            [] {
+                Result<int> r = 7;
+                (void)r.error();
+            },
+            "Result::error() misused");
+        misuse(
+            [] {
+                Status s;
+                (void)s.error();
+            },
+            "Result::error() misused (the status is ok)");
+        Result<int> fine = 7;
+        QCOMPARE(fine.value(), 7);
+    }
+
     void sanitizeUtf8MatchesPythonReplace() {
         QCOMPARE(sanitizeUtf8("plain"), std::string("plain"));
         QCOMPARE(sanitizeUtf8("\xC3"
