@@ -4,6 +4,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonDocument>
 #include <QStringDecoder>
 
 #include <algorithm>
@@ -155,6 +156,17 @@ bool isUtf8(const QByteArray& bytes) {
     const QString text = decoder.decode(bytes); // decodes on conversion
     Q_UNUSED(text);
     return !decoder.hasError();
+}
+
+QJsonObject reportJson(const QString& bin, const QStringList& extra, QString* error) {
+    QStringList args{"report", bin, "--json", "-l", "0"};
+    args << extra;
+    const RunResult r = runGilscope(args);
+    if (r.exitCode != 0) {
+        *error = describe(r);
+        return {};
+    }
+    return QJsonDocument::fromJson(r.outBytes).object();
 }
 
 } // namespace gilscope::test

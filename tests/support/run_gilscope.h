@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 #include <QByteArrayList>
+#include <QJsonObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -62,6 +63,10 @@ RunResult runGatedGilscope(const QStringList& args, const QString& workDir, cons
 
 // "exit 3\nstdout: ...\nstderr: ..." (and whether it timed out) for assertion messages.
 QString describe(const RunResult& r);
+
+// `gilscope report BIN --json -l 0 EXTRA...`'s object; empty, with the run described in
+// *error, when the command fails.
+QJsonObject reportJson(const QString& bin, const QStringList& extra, QString* error);
 
 // Whether bytes are well-formed UTF-8 (checked by Qt's decoder, not gilscope's code).
 bool isUtf8(const QByteArray& bytes);

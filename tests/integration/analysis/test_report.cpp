@@ -29,17 +29,6 @@ QString record(const QTemporaryDir& dir, qint64 pid, const QStringList& extra, Q
     return out;
 }
 
-QJsonObject report(const QString& bin, const QStringList& extra, QString* error) {
-    QStringList args{"report", bin, "--json", "-l", "0"};
-    args << extra;
-    const auto r = runGilscope(args);
-    if (r.exitCode != 0) {
-        *error = describe(r);
-        return {};
-    }
-    return QJsonDocument::fromJson(r.outBytes).object();
-}
-
 // Sum over rows of one function (a name may appear in several files; ours do not).
 double field(const QJsonObject& rep, const QString& func, const char* key) {
     double sum = 0;
@@ -92,7 +81,7 @@ private slots:
         QVERIFY(shareLine && shareLine->startsWith("SHARE "));
         const double truth = shareLine->mid(6).toDouble();
 
-        const QJsonObject all = report(bin, {}, &error);
+        const QJsonObject all = reportJson(bin, {}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const double heavy = total(all, "heavy"), light = total(all, "light");
         QVERIFY2(heavy + light > 400, qPrintable(QString::number(heavy + light)));
@@ -107,9 +96,9 @@ private slots:
         QVERIFY(field(all, "busy", "own") >= 0.85 * (heavy + light));
 
         // Three ranges partition the recording: nothing lost, nothing counted twice.
-        const QJsonObject a = report(bin, {"--range", ":1"}, &error);
-        const QJsonObject b = report(bin, {"--range", "1:2"}, &error);
-        const QJsonObject c = report(bin, {"--range", "2:"}, &error);
+        const QJsonObject a = reportJson(bin, {"--range", ":1"}, &error);
+        const QJsonObject b = reportJson(bin, {"--range", "1:2"}, &error);
+        const QJsonObject c = reportJson(bin, {"--range", "2:"}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(matched(a) + matched(b) + matched(c), matched(all));
         QCOMPARE(total(a, "heavy") + total(b, "heavy") + total(c, "heavy"), heavy);
@@ -124,7 +113,7 @@ private slots:
         QVERIFY2(part > 0.25 / seconds && part < std::min(0.5, 2.0 / seconds),
                  qPrintable(QStringLiteral("%1 of %2 s").arg(part).arg(seconds)));
         // Past the end: nothing.
-        const QJsonObject late = report(bin, {"--range", "100:"}, &error);
+        const QJsonObject late = reportJson(bin, {"--range", "100:"}, &error);
         QCOMPARE(matched(late), 0.0);
     }
 
@@ -138,8 +127,8 @@ private slots:
         QString error;
         const QString bin = record(dir, target.pid(), {"-a", "-d", "2"}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        const QJsonObject all = report(bin, {}, &error);
-        const QJsonObject cpu = report(bin, {"--mode", "cpu"}, &error);
+        const QJsonObject all = reportJson(bin, {}, &error);
+        const QJsonObject cpu = reportJson(bin, {"--mode", "cpu"}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         qInfo("%s: all: spinner %.0f sleeper %.0f; on CPU: spinner %.0f sleeper %.0f",
               qPrintable(interpreter.label), total(all, "spinner"), total(all, "sleeper"),
@@ -150,14 +139,14 @@ private slots:
         // Every other on-CPU sample is the main thread's: after READY it still runs until it
         // blocks in Event.wait(), which on a busy machine takes a while (seen: 1% of them).
         const QJsonObject threads = target.readyInfo()["threads"].toObject();
-        const QJsonObject mainOnCpu =
-            report(bin, {"--mode", "cpu", "--thread", QString::number(threads["main"].toInteger())},
-                   &error);
+        const QJsonObject mainOnCpu = reportJson(
+            bin, {"--mode", "cpu", "--thread", QString::number(threads["main"].toInteger())},
+            &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(total(cpu, "spinner") + matched(mainOnCpu), matched(cpu));
         // The thread filter: one spinner's id keeps only its samples.
         const QString tid = QString::number(threads["spinner-0"].toInteger());
-        const QJsonObject one = report(bin, {"--thread", tid}, &error);
+        const QJsonObject one = reportJson(bin, {"--thread", tid}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QVERIFY(matched(one) > 0);
         QCOMPARE(matched(one), total(one, "spinner"));
@@ -175,7 +164,7 @@ private slots:
         QString error;
         const QString bin = record(dir, target.pid(), {"-a", "-d", "3"}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        const QJsonObject rep = report(bin, {"--gil-contention"}, &error);
+        const QJsonObject rep = reportJson(bin, {"--gil-contention"}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const QJsonArray rows = rep["rows"].toArray();
         const double ticks = rep["contended_ticks"].toDouble();
@@ -188,7 +177,7 @@ private slots:
         QVERIFY(total(rep, "hog") > 0.5 * matched(rep));
         QVERIFY(total(rep, "waiter") < total(rep, "hog"));
         // Without the contention filter the waiters dominate the wall clock.
-        const QJsonObject all = report(bin, {}, &error);
+        const QJsonObject all = reportJson(bin, {}, &error);
         QVERIFY(total(all, "waiter") > total(all, "hog"));
     }
 
@@ -219,7 +208,7 @@ private slots:
                                               "gil-contention."),
                  qPrintable(cpu.out));
         QString error;
-        const QJsonObject json = report(bin, {"--mode", "cpu"}, &error);
+        const QJsonObject json = reportJson(bin, {"--mode", "cpu"}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QVERIFY(json["unavailable"].toString().contains("wall mode"));
         QVERIFY(!json["recorded_states"].toArray().contains(QJsonValue("cpu")));

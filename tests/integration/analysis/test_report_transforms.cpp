@@ -17,17 +17,6 @@ using namespace gilscope::test;
 
 namespace {
 
-QJsonObject report(const QString& bin, const QStringList& extra, QString* error) {
-    QStringList args{"report", bin, "--json", "-l", "0"};
-    args << extra;
-    const auto r = runGilscope(args);
-    if (r.exitCode != 0) {
-        *error = describe(r);
-        return {};
-    }
-    return QJsonDocument::fromJson(r.outBytes).object();
-}
-
 // A function's total; 3.11+ name it by its qualified name ("NodeVisitor.visit").
 double total(const QJsonObject& rep, const QString& func) {
     double sum = 0;
@@ -62,7 +51,7 @@ private slots:
                                       QString::number(target.pid())});
         QVERIFY2(rec.exitCode == 0, qPrintable(describe(rec)));
         QString error;
-        const QJsonObject plain = report(bin, {}, &error);
+        const QJsonObject plain = reportJson(bin, {}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const double visit = total(plain, "visit"), names = total(plain, "count_names");
         QVERIFY2(visit > 100, qPrintable(QString::number(visit)));
@@ -73,7 +62,7 @@ private slots:
 
         // Collapsed, the tower is one visit frame (its children below it) with the same
         // total, and the stacks are shallow.
-        const QJsonObject flat = report(bin, {"--collapse-recursion"}, &error);
+        const QJsonObject flat = reportJson(bin, {"--collapse-recursion"}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(total(flat, "visit"), visit);
         QCOMPARE(flat["matched_samples"].toDouble(), plain["matched_samples"].toDouble());
@@ -87,7 +76,7 @@ private slots:
 
         // The decorator merged: its frames are gone, every decorated function keeps its
         // total, and so does everything else.
-        const QJsonObject merged = report(bin, {"--merge", "wrapper"}, &error);
+        const QJsonObject merged = reportJson(bin, {"--merge", "wrapper"}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QVERIFY(total(plain, "wrapper") > 0);
         QCOMPARE(total(merged, "wrapper"), 0.0);
@@ -95,8 +84,8 @@ private slots:
             QCOMPARE(total(merged, f), total(plain, f));
 
         // Focus and drop partition the samples by count_names.
-        const QJsonObject focused = report(bin, {"--focus", "count_names"}, &error);
-        const QJsonObject dropped = report(bin, {"--drop", "count_names"}, &error);
+        const QJsonObject focused = reportJson(bin, {"--focus", "count_names"}, &error);
+        const QJsonObject dropped = reportJson(bin, {"--drop", "count_names"}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(focused["matched_samples"].toDouble(), names);
         QCOMPARE(focused["matched_samples"].toDouble() + dropped["matched_samples"].toDouble(),
