@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 class TestUtil : public QObject {
     Q_OBJECT
 private slots:
-    // A Result read the wrong way is a bug, and says so in release builds too: the child
-    // that reads value() of an error (or error() of a value) aborts, naming the error.
+    // The value of an error Result is a bug, and says so in release builds too: the child
+    // that reads it aborts, naming the error.
     void resultMisuseAbortsLoudly() {
         const auto misuse = [](auto read, const char* expected) {
             int pipeFds[2];
@@ -48,20 +48,12 @@ private slots:
                 (void)r.value();
             },
             "Result::value() misused (the disk said no)");
-        misuse(
-            [] {
-                Result<int> r = 7;
-                (void)r.error();
-            },
-            "Result::error() misused");
-        misuse(
-            [] {
-                Status s;
-                (void)s.error();
-            },
-            "Result::error() misused (the status is ok)");
         Result<int> fine = 7;
         QCOMPARE(fine.value(), 7);
+        // error() of a value is empty, never a crash: tests pass it as QVERIFY2's message,
+        // which is read whatever the outcome.
+        QVERIFY(fine.error().message.empty());
+        QVERIFY(Status().error().message.empty());
     }
 
     void sanitizeUtf8MatchesPythonReplace() {
