@@ -172,10 +172,12 @@ void TimelineWidget::paintCounter(QPainter& p, int track, const QRect& plot) {
         if (const auto whole = snapshot_.counters.whole(); whole && whole->elapsedUs)
             label += tr("  %1 cores avg").arg(whole->cores(), 0, 'f', 2);
     if (kind == CounterTrack::Gc) {
+        // Short: the label column is narrow, and full collections are what the marks show.
+        const auto whole = snapshot_.counters.whole();
+        const uint64_t full = whole && whole->gcKnown ? whole->gcCollections[2] : 0;
         if (const double share = gcShareIn(0, UINT64_MAX); share >= 0)
-            label += tr("  %1 % of samples").arg(100.0 * share, 0, 'f', 1);
-        if (const auto whole = snapshot_.counters.whole(); whole && whole->gcKnown)
-            label += tr(", %1 full collections").arg(whole->gcCollections[2]);
+            label += full ? tr("  %1 %, %2 full").arg(100.0 * share, 0, 'f', 1).arg(full)
+                          : tr("  %1 % of samples").arg(100.0 * share, 0, 'f', 1);
     }
     p.setPen(palette().color(QPalette::Text));
     const QRect name(kMargin + kTwistyWidth, plot.top() - 2,
