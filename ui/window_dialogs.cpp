@@ -31,7 +31,7 @@ void showMessageBox(QWidget* parent, bool error, const QString& title, const QSt
     box.exec();
 }
 
-int askUnsavedChoice(QWidget* parent, const QString& text, bool canSaveBin) {
+UnsavedChoice askUnsavedChoice(QWidget* parent, const QString& text, bool canSaveBin) {
     const QString title = QMessageBox::tr("Keep this recording?");
     QMessageBox box(QMessageBox::Question, title, text, QMessageBox::NoButton, parent);
     QPushButton* save = nullptr;
@@ -43,10 +43,10 @@ int askUnsavedChoice(QWidget* parent, const QString& text, bool canSaveBin) {
     box.setEscapeButton(cancel);
     fitTitle(box, title);
     box.exec();
-    if (save && box.clickedButton() == save) return 0;
-    if (box.clickedButton() == exportButton) return 1;
-    if (box.clickedButton() == discard) return 2;
-    return 3;
+    if (save && box.clickedButton() == save) return UnsavedChoice::SaveBin;
+    if (box.clickedButton() == exportButton) return UnsavedChoice::Export;
+    if (box.clickedButton() == discard) return UnsavedChoice::Discard;
+    return UnsavedChoice::Cancel;
 }
 
 QString adviceForWindow(ErrorKind kind, const QString& message) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/common/error.h"
+#include "ui/window_prompts.h"
 
 #include <QString>
 
@@ -12,8 +13,7 @@ namespace gilscope::ui {
 void showMessageBox(QWidget* parent, bool error, const QString& title, const QString& text);
 
 // "Save as .bin… / Export… / Discard / Cancel" for a recording that would be lost.
-// Returns MainWindow::UnsavedChoice as an int (0 save, 1 export, 2 discard, 3 cancel).
-int askUnsavedChoice(QWidget* parent, const QString& text, bool canSaveBin);
+UnsavedChoice askUnsavedChoice(QWidget* parent, const QString& text, bool canSaveBin);
 
 // Core's error messages end with advice for the command line ("pick a Python pid from
 // 'gilscope ps'"); in the window the same advice reads "pick another process".

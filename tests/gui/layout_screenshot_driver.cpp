@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     // Two seconds in, a marker (Recording › Add marker…), as a user marks a moment.
-    window.askMarkText = [] { return QStringLiteral("checkout starts"); };
+    window.prompts().askMarkText = [] { return QStringLiteral("checkout starts"); };
     QTest::qWait(2000);
     window.markAction()->trigger();
     QTest::qWait(3000);

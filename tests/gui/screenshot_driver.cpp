@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     window.setGeometry(QApplication::primaryScreen()->availableGeometry());
     window.show();
     if (what.endsWith(QStringLiteral(".bin"))) {
-        window.askOpenPath = [what] { return what; };
+        window.prompts().askOpenPath = [what] { return what; };
         window.openRecording();
         QTest::qWait(seconds * 1000);
         const bool saved = window.grab().save(out);

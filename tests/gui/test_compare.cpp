@@ -43,7 +43,7 @@ struct Window {
     QStringList errors;
     QString baselinePath;
     Window() {
-        window.showMessage = [this](MainWindow::MessageKind, const QString& t, const QString& m) {
+        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString& t, const QString& m) {
             errors << t + ": " + m;
         };
         window.compare()->showError = [this](const QString& t, const QString& m) {

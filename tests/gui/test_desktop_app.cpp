@@ -52,20 +52,20 @@ struct Harness {
     QString savePath;
     MainWindow::UnsavedChoice answer = MainWindow::UnsavedChoice::Cancel;
     explicit Harness(QSettings* settings = nullptr) : window(settings) {
-        window.showMessage = [this](MainWindow::MessageKind, const QString&, const QString& m) {
+        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString&, const QString& m) {
             messages.append(m);
         };
-        window.askSavePath = [this](const QString&, const QString& suggested, const QString&) {
+        window.prompts().askSavePath = [this](const QString&, const QString& suggested, const QString&) {
             suggestions.append(suggested);
             return savePath;
         };
-        window.askAfterExport = [this](const QString&) { return afterExport; };
-        window.openUrl = [this](const QUrl& url) {
+        window.prompts().askAfterExport = [this](const QString&) { return afterExport; };
+        window.prompts().openUrl = [this](const QUrl& url) {
             opened.append(url);
             return true;
         };
-        window.askOpenPath = [] { return QString(); };
-        window.askUnsaved = [this](const QString& text, bool) {
+        window.prompts().askOpenPath = [] { return QString(); };
+        window.prompts().askUnsaved = [this](const QString& text, bool) {
             questions.append(text);
             return answer;
         };

@@ -59,19 +59,19 @@ struct Harness {
     QStringList unsavedQuestions, exported;
     MainWindow::UnsavedChoice unsavedChoice = MainWindow::UnsavedChoice::Discard;
     Harness() {
-        window.showMessage = [this](MainWindow::MessageKind k, const QString& t, const QString& m) {
+        window.prompts().showMessage = [this](MainWindow::MessageKind k, const QString& t, const QString& m) {
             messages.append({k, t, m});
         };
-        window.askSavePath = [this](const QString&, const QString&, const QString&) {
+        window.prompts().askSavePath = [this](const QString&, const QString&, const QString&) {
             return savePath;
         };
-        window.askOpenPath = [this] { return openPath; };
-        window.askAfterExport = [this](const QString& path) {
+        window.prompts().askOpenPath = [this] { return openPath; };
+        window.prompts().askAfterExport = [this](const QString& path) {
             exported.append(path);
             return MainWindow::ExportChoice::Close;
         };
-        window.openUrl = [](const QUrl&) { return true; };
-        window.askUnsaved = [this](const QString& text, bool) {
+        window.prompts().openUrl = [](const QUrl&) { return true; };
+        window.prompts().askUnsaved = [this](const QString& text, bool) {
             unsavedQuestions.append(text);
             return unsavedChoice;
         };

@@ -28,14 +28,14 @@ struct Harness {
     MainWindow window;
     QStringList errors;
     Harness() {
-        window.showMessage = [this](MainWindow::MessageKind, const QString&, const QString& m) {
+        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString&, const QString& m) {
             errors.append(m);
         };
-        window.askSavePath = [](const QString&, const QString&, const QString&) {
+        window.prompts().askSavePath = [](const QString&, const QString&, const QString&) {
             return QString();
         };
-        window.askOpenPath = [] { return QString(); };
-        window.askUnsaved = [](const QString&, bool) { return MainWindow::UnsavedChoice::Discard; };
+        window.prompts().askOpenPath = [] { return QString(); };
+        window.prompts().askUnsaved = [](const QString&, bool) { return MainWindow::UnsavedChoice::Discard; };
         window.resize(1000, 700);
         window.show();
         window.activateWindow();

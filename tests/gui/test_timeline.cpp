@@ -97,18 +97,18 @@ struct Harness {
     QString savePath, openPath, suggestedPath, saveTitle;
     QStringList errors;
     Harness() {
-        window.showMessage = [this](MainWindow::MessageKind k, const QString&, const QString& m) {
+        window.prompts().showMessage = [this](MainWindow::MessageKind k, const QString&, const QString& m) {
             if (k == MainWindow::MessageKind::Error) errors << m;
         };
-        window.askSavePath = [this](const QString& title, const QString& suggested,
+        window.prompts().askSavePath = [this](const QString& title, const QString& suggested,
                                     const QString&) {
             saveTitle = title;
             suggestedPath = suggested;
             return savePath;
         };
-        window.askOpenPath = [this] { return openPath; };
-        window.askAfterExport = [](const QString&) { return MainWindow::ExportChoice::Close; };
-        window.openUrl = [](const QUrl&) { return true; };
+        window.prompts().askOpenPath = [this] { return openPath; };
+        window.prompts().askAfterExport = [](const QString&) { return MainWindow::ExportChoice::Close; };
+        window.prompts().openUrl = [](const QUrl&) { return true; };
         window.show();
     }
 };
@@ -707,7 +707,7 @@ private slots:
         TargetProcess target(all.last(), QStringLiteral("four_threads.py"));
         QVERIFY2(target.start(), qPrintable(target.error()));
         Harness h;
-        h.window.askMarkText = [] { return QStringLiteral("checkout starts"); };
+        h.window.prompts().askMarkText = [] { return QStringLiteral("checkout starts"); };
         QVERIFY(!h.window.markAction()->isEnabled()); // nothing to mark yet
         QTRY_VERIFY_WITH_TIMEOUT(
             (h.window.picker()->refreshNow(), h.window.picker()->selectPid(int(target.pid()))),
@@ -718,7 +718,7 @@ private slots:
         QVERIFY(h.window.markAction()->isEnabled());
         h.window.markAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().okTicks >= 300, 60000);
-        h.window.askMarkText = [] { return QStringLiteral("checkout ends"); };
+        h.window.prompts().askMarkText = [] { return QStringLiteral("checkout ends"); };
         h.window.markAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(h.window.figures()->stats().okTicks >= 500, 60000);
         QVERIFY(gilscope::test::clickAction(&h.window, h.window.stopAction()));

@@ -62,15 +62,15 @@ void runFor(int ms) {
 }
 
 void prepare(MainWindow& window, const QString& savePath) {
-    window.showMessage = [](MainWindow::MessageKind, const QString& title, const QString& text) {
+    window.prompts().showMessage = [](MainWindow::MessageKind, const QString& title, const QString& text) {
         std::fprintf(stderr, "window says: %s: %s\n", qPrintable(title), qPrintable(text));
     };
-    window.askSavePath = [savePath](const QString&, const QString&, const QString&) {
+    window.prompts().askSavePath = [savePath](const QString&, const QString&, const QString&) {
         return savePath;
     };
-    window.askUnsaved = [](const QString&, bool) { return MainWindow::UnsavedChoice::Discard; };
-    window.askAfterExport = [](const QString&) { return MainWindow::ExportChoice::Close; };
-    window.openUrl = [](const QUrl&) { return true; };
+    window.prompts().askUnsaved = [](const QString&, bool) { return MainWindow::UnsavedChoice::Discard; };
+    window.prompts().askAfterExport = [](const QString&) { return MainWindow::ExportChoice::Close; };
+    window.prompts().openUrl = [](const QUrl&) { return true; };
     window.resize(1600, 1000);
     window.show();
     runFor(300); // first layout and paint
