@@ -10,7 +10,8 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/exec_watch.cpp
     ${CMAKE_CURRENT_LIST_DIR}/frame_locals.cpp
     ${CMAKE_CURRENT_LIST_DIR}/frame_walker.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/frame_walker_legacy.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/legacy_walker.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/modern_walker.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gc_counts_probe.cpp
     ${CMAKE_CURRENT_LIST_DIR}/line_table.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_process_reader.cpp
