@@ -524,7 +524,8 @@ private slots:
             options);
         QVERIFY2(target.start(), qPrintable(target.error()));
         MainWindow window;
-        window.prompts().showMessage = [](MainWindow::MessageKind, const QString&, const QString&) {};
+        window.prompts().showMessage = [](MainWindow::MessageKind, const QString&, const QString&) {
+        };
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(
             (window.picker()->refreshNow(), window.picker()->selectPid(int(target.pid()))), 20000);

@@ -43,9 +43,8 @@ struct Window {
     QStringList errors;
     QString baselinePath;
     Window() {
-        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString& t, const QString& m) {
-            errors << t + ": " + m;
-        };
+        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString& t,
+                                              const QString& m) { errors << t + ": " + m; };
         window.compare()->showError = [this](const QString& t, const QString& m) {
             errors << t + ": " + m;
         };

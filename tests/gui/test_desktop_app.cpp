@@ -52,10 +52,10 @@ struct Harness {
     QString savePath;
     MainWindow::UnsavedChoice answer = MainWindow::UnsavedChoice::Cancel;
     explicit Harness(QSettings* settings = nullptr) : window(settings) {
-        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString&, const QString& m) {
-            messages.append(m);
-        };
-        window.prompts().askSavePath = [this](const QString&, const QString& suggested, const QString&) {
+        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString&,
+                                              const QString& m) { messages.append(m); };
+        window.prompts().askSavePath = [this](const QString&, const QString& suggested,
+                                              const QString&) {
             suggestions.append(suggested);
             return savePath;
         };

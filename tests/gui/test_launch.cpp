@@ -51,14 +51,15 @@ struct Harness {
     std::optional<LaunchRequest> next;
     QString savePath;
     Harness() {
-        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString&, const QString& m) {
-            messages.append(m);
-        };
+        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString&,
+                                              const QString& m) { messages.append(m); };
         window.prompts().askLaunch = [this] { return next; };
         window.prompts().askSavePath = [this](const QString&, const QString&, const QString&) {
             return savePath;
         };
-        window.prompts().askUnsaved = [](const QString&, bool) { return MainWindow::UnsavedChoice::Discard; };
+        window.prompts().askUnsaved = [](const QString&, bool) {
+            return MainWindow::UnsavedChoice::Discard;
+        };
         window.show();
     }
 };

@@ -49,10 +49,13 @@ struct Window {
     MainWindow window;
     QStringList messages;
     explicit Window(QSettings* settings = nullptr) : window(settings) {
-        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString& t, const QString& m) {
+        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString& t,
+                                              const QString& m) {
             messages << t + QStringLiteral(": ") + m;
         };
-        window.prompts().askUnsaved = [](const QString&, bool) { return MainWindow::UnsavedChoice::Discard; };
+        window.prompts().askUnsaved = [](const QString&, bool) {
+            return MainWindow::UnsavedChoice::Discard;
+        };
     }
 };
 

@@ -59,7 +59,8 @@ struct Harness {
     QStringList unsavedQuestions, exported;
     MainWindow::UnsavedChoice unsavedChoice = MainWindow::UnsavedChoice::Discard;
     Harness() {
-        window.prompts().showMessage = [this](MainWindow::MessageKind k, const QString& t, const QString& m) {
+        window.prompts().showMessage = [this](MainWindow::MessageKind k, const QString& t,
+                                              const QString& m) {
             messages.append({k, t, m});
         };
         window.prompts().askSavePath = [this](const QString&, const QString&, const QString&) {

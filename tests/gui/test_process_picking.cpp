@@ -28,14 +28,15 @@ struct Harness {
     MainWindow window;
     QStringList errors;
     Harness() {
-        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString&, const QString& m) {
-            errors.append(m);
-        };
+        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString&,
+                                              const QString& m) { errors.append(m); };
         window.prompts().askSavePath = [](const QString&, const QString&, const QString&) {
             return QString();
         };
         window.prompts().askOpenPath = [] { return QString(); };
-        window.prompts().askUnsaved = [](const QString&, bool) { return MainWindow::UnsavedChoice::Discard; };
+        window.prompts().askUnsaved = [](const QString&, bool) {
+            return MainWindow::UnsavedChoice::Discard;
+        };
         window.resize(1000, 700);
         window.show();
         window.activateWindow();

@@ -41,10 +41,11 @@ struct Harness {
     MainWindow window;
     QStringList messages;
     explicit Harness(QSettings* settings = nullptr) : window(settings) {
-        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString&, const QString& m) {
-            messages.append(m);
+        window.prompts().showMessage = [this](MainWindow::MessageKind, const QString&,
+                                              const QString& m) { messages.append(m); };
+        window.prompts().askUnsaved = [](const QString&, bool) {
+            return MainWindow::UnsavedChoice::Discard;
         };
-        window.prompts().askUnsaved = [](const QString&, bool) { return MainWindow::UnsavedChoice::Discard; };
         window.show();
     }
     RecordOptionsBar* bar() const { return window.recordOptions(); }
@@ -101,8 +102,12 @@ class TestRecordOptions : public QObject {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString path = dir.filePath(QStringLiteral("profile.json"));
-        h.window.prompts().askSavePath = [&](const QString&, const QString&, const QString&) { return path; };
-        h.window.prompts().askAfterExport = [](const QString&) { return MainWindow::ExportChoice::Close; };
+        h.window.prompts().askSavePath = [&](const QString&, const QString&, const QString&) {
+            return path;
+        };
+        h.window.prompts().askAfterExport = [](const QString&) {
+            return MainWindow::ExportChoice::Close;
+        };
         QSignalSpy done(&h.window, &MainWindow::exportFinished);
         h.window.exportProfile();
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);

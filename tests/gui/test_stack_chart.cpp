@@ -273,7 +273,8 @@ private slots:
         QVERIFY2(target.start(), qPrintable(target.error()));
         qInfo("recording %s", qPrintable(interpreters.last().label));
         MainWindow window;
-        window.prompts().showMessage = [](MainWindow::MessageKind, const QString&, const QString&) {};
+        window.prompts().showMessage = [](MainWindow::MessageKind, const QString&, const QString&) {
+        };
         window.resize(1400, 900);
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(

@@ -97,17 +97,20 @@ struct Harness {
     QString savePath, openPath, suggestedPath, saveTitle;
     QStringList errors;
     Harness() {
-        window.prompts().showMessage = [this](MainWindow::MessageKind k, const QString&, const QString& m) {
+        window.prompts().showMessage = [this](MainWindow::MessageKind k, const QString&,
+                                              const QString& m) {
             if (k == MainWindow::MessageKind::Error) errors << m;
         };
         window.prompts().askSavePath = [this](const QString& title, const QString& suggested,
-                                    const QString&) {
+                                              const QString&) {
             saveTitle = title;
             suggestedPath = suggested;
             return savePath;
         };
         window.prompts().askOpenPath = [this] { return openPath; };
-        window.prompts().askAfterExport = [](const QString&) { return MainWindow::ExportChoice::Close; };
+        window.prompts().askAfterExport = [](const QString&) {
+            return MainWindow::ExportChoice::Close;
+        };
         window.prompts().openUrl = [](const QUrl&) { return true; };
         window.show();
     }

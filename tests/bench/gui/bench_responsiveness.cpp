@@ -62,14 +62,19 @@ void runFor(int ms) {
 }
 
 void prepare(MainWindow& window, const QString& savePath) {
-    window.prompts().showMessage = [](MainWindow::MessageKind, const QString& title, const QString& text) {
+    window.prompts().showMessage = [](MainWindow::MessageKind, const QString& title,
+                                      const QString& text) {
         std::fprintf(stderr, "window says: %s: %s\n", qPrintable(title), qPrintable(text));
     };
     window.prompts().askSavePath = [savePath](const QString&, const QString&, const QString&) {
         return savePath;
     };
-    window.prompts().askUnsaved = [](const QString&, bool) { return MainWindow::UnsavedChoice::Discard; };
-    window.prompts().askAfterExport = [](const QString&) { return MainWindow::ExportChoice::Close; };
+    window.prompts().askUnsaved = [](const QString&, bool) {
+        return MainWindow::UnsavedChoice::Discard;
+    };
+    window.prompts().askAfterExport = [](const QString&) {
+        return MainWindow::ExportChoice::Close;
+    };
     window.prompts().openUrl = [](const QUrl&) { return true; };
     window.resize(1600, 1000);
     window.show();
