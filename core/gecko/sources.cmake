@@ -8,5 +8,6 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/json_writer.cpp
     ${CMAKE_CURRENT_LIST_DIR}/opcode_names.cpp
     ${CMAKE_CURRENT_LIST_DIR}/profile_streamer.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/profile_streamer_meta.cpp
     ${CMAKE_CURRENT_LIST_DIR}/spill_column.cpp
 )

@@ -16,6 +16,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/line_table.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_process_reader.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_async_read.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/live_interp_read.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_stack_source.cpp
     ${CMAKE_CURRENT_LIST_DIR}/live_thread_read.cpp
     ${CMAKE_CURRENT_LIST_DIR}/page_cache.cpp
