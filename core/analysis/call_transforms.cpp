@@ -42,7 +42,7 @@ std::shared_ptr<ProfileSnapshot> withoutStacks(const ProfileSnapshot& in) {
     out->matchedSamples = in.matchedSamples;
     out->contendedTicks = in.contendedTicks;
     out->finished = in.finished;
-    out->spillProblem = in.spillProblem;
+    out->notKept = in.notKept;
     out->inverted = in.inverted;
     out->transformDropped = in.transformDropped;
     out->functions = in.functions;

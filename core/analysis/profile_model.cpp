@@ -55,19 +55,15 @@ void ProfileModel::begin(const FrameRegistry& registry, const RecordingInfo& inf
                 });
 }
 
-ProfileModel::ThreadState& ProfileModel::threadFor(uint64_t tid, uint16_t& index) {
+ProfileModel::ThreadState* ProfileModel::threadFor(uint64_t tid, uint16_t& index) {
     auto it = threadIndex_.find(tid);
     if (it == threadIndex_.end()) {
-        // Beyond 65535 threads, the rest share the last slot (and its thread id).
-        if (threads_.size() == 65536) {
-            index = 65535;
-            return threads_.back();
-        }
+        if (threads_.size() == kMaxThreads) return nullptr;
         it = threadIndex_.emplace(tid, static_cast<uint16_t>(threads_.size())).first;
         threads_.emplace_back().threadId = tid;
     }
     index = it->second;
-    return threads_[index];
+    return &threads_[index];
 }
 
 // On the sampler's thread, which never waits for a query that is copying: a name that
@@ -98,7 +94,12 @@ void ProfileModel::apply(const SampleBatch& batch) {
         originUs_ = batch.timestampsUs.front();
     }
     uint16_t index = 0;
-    ThreadState& t = threadFor(batch.threadId, index);
+    ThreadState* state = threadFor(batch.threadId, index);
+    if (!state) {
+        overflowSamples_ += batch.timestampsUs.size();
+        return;
+    }
+    ThreadState& t = *state;
     if (batch.status & ThreadStatus::MainThread) t.mainThread = true;
     const uint32_t node = interner_.intern(t.path, batch.frames);
     const uint8_t status = compactStatus(batch.status); // with the wait's kind
@@ -165,7 +166,11 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
         snap->pythonMinor = pythonMinor_;
         snap->recordedSamples = samples_;
         snap->finished = finished_;
-        snap->spillProblem = store_.spillProblem();
+        snap->notKept = store_.spillProblem();
+        if (overflowSamples_ > 0)
+            snap->notKept += (snap->notKept.empty() ? "" : "; ") +
+                             std::to_string(overflowSamples_) +
+                             " samples of threads past the 65,536th were not kept";
         snap->nodes = interner_.nodes();
         snap->functions = interner_.functions();
         snap->lines = interner_.lines();

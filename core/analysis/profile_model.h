@@ -57,7 +57,10 @@ private:
         uint32_t lastNode = UINT32_MAX;
         uint8_t lastStatus = 0;
     };
-    ThreadState& threadFor(uint64_t tid, uint16_t& index);
+    // Sample records name a thread in 16 bits: the 65,537th thread gets no slot (null),
+    // and its samples are counted as not kept rather than merged into another thread's.
+    static constexpr size_t kMaxThreads = 65536;
+    ThreadState* threadFor(uint64_t tid, uint16_t& index);
     void apply(const SampleBatch& batch);                    // with lock_ held
     void applyNames();                                       // with lock_ held
     std::unordered_map<uint64_t, std::string> pendingNames_; // sampler thread: not set yet
@@ -80,6 +83,7 @@ private:
     int recordedMode_ = -1;
     int pythonMinor_ = 0;
     uint64_t samples_ = 0;
+    uint64_t overflowSamples_ = 0; // of threads past kMaxThreads: not kept
 };
 
 } // namespace gilscope

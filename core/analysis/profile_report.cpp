@@ -191,7 +191,7 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
                   describeFilter(s).c_str(), static_cast<unsigned long long>(s.matchedSamples),
                   static_cast<unsigned long long>(s.recordedSamples), s.intervalUs / 1000.0);
     out += buf;
-    if (!s.spillProblem.empty()) out += "Note: " + s.spillProblem + "\n";
+    if (!s.notKept.empty()) out += "Note: " + s.notKept + "\n";
     if (s.filter.state == StateFilter::GilContention) {
         std::snprintf(buf, sizeof buf,
                       "GIL contention: %llu ticks had a thread waiting for the GIL; the table is "
@@ -267,7 +267,7 @@ nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<Re
     j["recorded_samples"] = s.recordedSamples;
     j["matched_samples"] = s.matchedSamples;
     j["max_depth"] = deepestStack(s);
-    if (!s.spillProblem.empty()) j["spill_problem"] = s.spillProblem;
+    if (!s.notKept.empty()) j["not_kept"] = s.notKept;
     if (isContention(s.filter.state)) j["contended_ticks"] = s.contendedTicks;
     auto& arr = j["rows"] = nlohmann::ordered_json::array();
     for (const ReportRow& r : rows) {

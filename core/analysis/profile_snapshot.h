@@ -30,7 +30,9 @@ struct ProfileSnapshot {
     uint64_t matchedSamples = 0;  // thread-samples the filter kept
     uint64_t contendedTicks = 0;  // GilContention: ticks in which some thread waited
     bool finished = false;
-    std::string spillProblem;
+    // What the model could not keep, and why (a spill that failed, threads past the
+    // 65,536th); empty when every sample was kept.
+    std::string notKept;
     // Call-tree transforms (call_transforms.h): the trees are leaf-rooted (the views show
     // bottomUpTree where they would show topDownTree), and the samples they dropped.
     bool inverted = false;

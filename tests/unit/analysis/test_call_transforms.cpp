@@ -454,7 +454,7 @@ private slots:
         s->filter.threads = {7};
         s->originUs = 1, s->lastUs = 2, s->intervalUs = 3, s->recordedMode = 4;
         s->pythonMinor = 12, s->recordedSamples = 50, s->matchedSamples = 30;
-        s->contendedTicks = 5, s->finished = true, s->spillProblem = "disk";
+        s->contendedTicks = 5, s->finished = true, s->notKept = "disk";
         s->functions = {{"main", "m.py", 1, false}, {"f", "m.py", 5, false}};
         s->lines = {{0, 1}, {1, 6}};
         s->threads = {{7, true, 50, "worker"}};
@@ -470,7 +470,7 @@ private slots:
         QCOMPARE(m->matchedSamples, uint64_t(30));
         QCOMPARE(m->contendedTicks, uint64_t(5));
         QVERIFY(m->finished);
-        QCOMPARE(m->spillProblem, std::string("disk"));
+        QCOMPARE(m->notKept, std::string("disk"));
         QCOMPARE(m->threads.size(), size_t(1));
         QCOMPARE(m->threads[0].name, std::string("worker"));
         QCOMPARE(m->functions.size(), size_t(2));

@@ -322,7 +322,7 @@ private slots:
         }
         const auto all = run(m);
         QCOMPARE(all->matchedSamples, uint64_t(n));
-        QVERIFY2(all->spillProblem.empty(), all->spillProblem.c_str());
+        QVERIFY2(all->notKept.empty(), all->notKept.c_str());
         ProfileFilter flt;
         flt.hasRange = true;
         flt.startUs = 0;
@@ -422,6 +422,28 @@ private slots:
     // Issue 18 item 6: when the spill directory cannot be made, the store keeps at most
     // its bound in memory (the first samples), counts what it drops and says so. Old: it
     // kept every record in memory, without bound.
+    // Sample records name a thread in 16 bits. The 65,537th thread's samples are not
+    // kept, and the snapshot says so; they never count as another thread's.
+    void threadsPastTheLastSlotAreNotMergedButSaid() {
+        ProfileModel m;
+        SyntheticFeed f(m);
+        const FrameId work = f.frame("w.py", 3, "work"), late = f.frame("w.py", 9, "late");
+        constexpr uint64_t kSlots = 65536;
+        for (uint64_t tid = 1; tid <= kSlots; ++tid)
+            f.add(tid, 0, {work}, {1000 + tid});
+        f.add(kSlots + 1, 0, {late}, times(200000, 3));
+        f.add(kSlots, 0, {work}, {300000}); // the last thread with a slot keeps counting
+        const auto s = run(m);
+        QCOMPARE(s->threads.size(), size_t(kSlots));
+        QCOMPARE(s->recordedSamples, kSlots + 1);
+        QCOMPARE(total(*s, "late"), 0u);
+        QCOMPARE(total(*s, "work"), kSlots + 1);
+        QCOMPARE(s->threads.back().threadId, kSlots);
+        QCOMPARE(s->threads.back().samples, 2u);
+        QVERIFY2(s->notKept.find("3 samples of threads past the 65,536th") != std::string::npos,
+                 s->notKept.c_str());
+    }
+
     void failedSpillIsBoundedAndSaysWhatWasDropped() {
         const QByteArray savedTmp = qgetenv("TMPDIR");
         qputenv("TMPDIR", "/nonexistent/gilscope-no-tmp");
