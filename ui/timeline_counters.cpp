@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 namespace gilscope::ui {
 using namespace timeline;
@@ -36,11 +37,18 @@ double coresBetween(const ProcessCounters& before, const ProcessCounters& next) 
     return double(next.cpuNs - before.cpuNs) / (double(next.timeUs - before.timeUs) * 1e3);
 }
 
-double coresAt(const std::vector<ProcessCounters>& r, uint64_t t) {
+// The readings just before and after t (nullopt at either end of the series).
+std::optional<std::pair<const ProcessCounters*, const ProcessCounters*>>
+readingsAround(const std::vector<ProcessCounters>& r, uint64_t t) {
     const auto byTime = [](uint64_t at, const ProcessCounters& c) { return at < c.timeUs; };
     auto next = std::upper_bound(r.begin(), r.end(), t, byTime);
-    if (next == r.begin() || next == r.end()) return -1;
-    return coresBetween(*(next - 1), *next);
+    if (next == r.begin() || next == r.end()) return std::nullopt;
+    return std::pair{&*(next - 1), &*next};
+}
+
+double coresAt(const std::vector<ProcessCounters>& r, uint64_t t) {
+    const auto around = readingsAround(r, t);
+    return around ? coresBetween(*around->first, *around->second) : -1;
 }
 
 // The interpreter's GC collections (per generation) between the readings at or before
@@ -210,11 +218,9 @@ QString TimelineWidget::counterToolTip(int track, QPoint pos) const {
             text += share < 0 ? tr("no samples")
                               : tr("%1 % of samples in GC").arg(100 * share, 0, 'f', 1);
             // The collections the interpreter counted between the readings around t.
-            const auto& r = counters.readings();
-            const auto byTime = [](uint64_t at, const ProcessCounters& c) { return at < c.timeUs; };
-            auto next = std::upper_bound(r.begin(), r.end(), t, byTime);
-            if (next != r.begin() && next != r.end())
-                if (const auto n = collectionsBetween(counters, (next - 1)->timeUs, next->timeUs))
+            if (const auto around = readingsAround(counters.readings(), t))
+                if (const auto n =
+                        collectionsBetween(counters, around->first->timeUs, around->second->timeUs))
                     text += QStringLiteral("; ") + collectionsText(*n);
         }
     } else {
