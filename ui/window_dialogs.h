@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/common/error.h"
-#include "ui/window_prompts.h"
+#include "ui/window_choices.h"
 
 #include <QString>
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ui/launch_job.h"
+#include "ui/window_choices.h"
 
 #include <QString>
 #include <QUrl>
@@ -12,12 +13,6 @@ class QSettings;
 class QWidget;
 
 namespace gilscope::ui {
-
-enum class MessageKind { Info, Error };
-// What to do with a recording that was neither saved nor exported.
-enum class UnsavedChoice { SaveBin, Export, Discard, Cancel };
-// What to do with a profile just exported.
-enum class ExportChoice { OpenInProfiler, ShowInFolder, CopyPath, Close };
 
 // Every question the window asks and every message box it shows. The window's parts
 // call these, never a dialog directly, so tests replace them and drive the window
