@@ -244,17 +244,30 @@ private slots:
         QCOMPARE(j["mode"].toString(), QStringLiteral("lock-contention"));
         const qint64 ticks = j["contended_ticks"].toInteger(),
                      matched = j["matched_samples"].toInteger();
-        qint64 crunch = 0;
-        for (const QJsonValue& row : j["rows"].toArray())
+        qint64 crunch = 0, spinning = 0;
+        for (const QJsonValue& row : j["rows"].toArray()) {
             if (row["function"].toString() == "crunch_under_lock")
                 crunch = row["total"].toInteger();
-        qInfo("%s: %lld contended ticks, %lld samples of who ran, %lld in crunch_under_lock",
-              qPrintable(interpreter.label), ticks, matched, crunch);
-        QVERIFY2(ticks >= 200, qPrintable(QString::number(ticks)));
-        // The holder computes under the lock nearly all the time the others wait (85-95% of
-        // who ran with a GIL; 74-80% on 3.13t, whose lock spins a while on a CPU before it
-        // sleeps, so a waiter shows there too).
-        QVERIFY2(crunch >= matched * 0.65, qPrintable(QString::fromUtf8(report.outBytes)));
+            if (row["function"].toString() == "waiter") spinning = row["own"].toInteger();
+        }
+        qInfo("%s: %lld contended ticks, %lld samples of who ran, %lld in crunch_under_lock, "
+              "%lld of a waiter on CPU at its lock",
+              qPrintable(interpreter.label), ticks, matched, crunch, spinning);
+        // The holder computes under the lock nearly all the time the others wait: 85-95% of
+        // who ran with a GIL, at 1,000-1,450 contended ticks in 2 s, quiet or at load 10.
+        // 3.13t's lock (PyMutex) spins on a CPU, yielding, before it parks: a spinning
+        // waiter is seen running at its `with lock:` line, and is not waiting in the
+        // kernel. Quiet that leaves ~1,050 contended ticks with crunch 74-80% of who ran
+        // (100% of who ran apart from the spinning waiters). At load 10 the yields hand
+        // the CPU away and few waiters get to park: 53-88 contended ticks (19-165 at load
+        // 12), crunch 95-100% of who ran apart from the spinners (measured 2026-12-06).
+        // So on a free-threaded build the share is taken without the spinners, and the
+        // tick bound is half the lowest count measured at load 10.
+        const bool spins = interpreter.freeThreaded;
+        QVERIFY2(ticks >= (spins ? 25 : 200), qPrintable(QString::number(ticks)));
+        const qint64 others = spins ? matched - spinning : matched;
+        QVERIFY2(crunch >= others * (spins ? 0.85 : 0.65),
+                 qPrintable(QString::fromUtf8(report.outBytes)));
         // Without the contention, the holder is no more than one of four threads.
         const RunResult all = runGilscope({"report", "--json", bin});
         const QJsonObject a = QJsonDocument::fromJson(all.outBytes).object();
