@@ -87,7 +87,7 @@ bool NativeStackMerger::unwind(uint64_t tid, const Registers& regs, remote::Proc
                                std::string& why) {
     named_.clear();
     if (!unwinder_->unwind(static_cast<int>(tid), regs, stack, frames_)) {
-        why = "cannot unwind thread " + std::to_string(tid) + ": " + unwinder_->error();
+        why = "cannot unwind thread " + std::to_string(tid) + ": " + unwinder_->why();
         return false;
     }
     for (const NativeFrame& f : frames_)
@@ -197,7 +197,7 @@ BlockingNativeStackSource::create(StackSource& inner, bool all) {
 ReadOutcome BlockingNativeStackSource::read(std::vector<ThreadStack>& out, size_t& count) {
     auto frozen = remote::FrozenThreads::freeze(inner_.pid());
     if (!frozen) {
-        lastError_ = frozen.error().message;
+        why_ = frozen.error().message;
         return frozen.error().kind == ErrorKind::ProcessNotFound ? ReadOutcome::ProcessEnded
                                                                  : ReadOutcome::Error;
     }
@@ -205,8 +205,8 @@ ReadOutcome BlockingNativeStackSource::read(std::vector<ThreadStack>& out, size_
     if (outcome != ReadOutcome::Ok) return outcome;
     return mergeAll(out, count, [&](ThreadStack& t) {
         Registers regs;
-        return threadRegisters(static_cast<int>(t.threadId), regs, lastError_) &&
-               merger_.merge(t, regs, liveStack(), lastError_);
+        return threadRegisters(static_cast<int>(t.threadId), regs, why_) &&
+               merger_.merge(t, regs, liveStack(), why_);
     });
 }
 
@@ -250,24 +250,24 @@ ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& c
     return mergeAll(out, count, [&](ThreadStack& t) {
         const int tid = static_cast<int>(t.threadId);
         if (!events_->track(tid)) {
-            lastError_ = events_->error();
+            why_ = events_->why();
             return false;
         }
         const PerfSample* s = events_->newest(tid);
         if (!s) return mergeBlocked(t);
         if (!blocked_.empty()) blocked_.erase(t.threadId); // it ran: its stack may differ
         SampledStack stack(*s, liveStack());
-        if (!merger_.unwind(t.threadId, s->regs, stack, lastError_)) return false;
+        if (!merger_.unwind(t.threadId, s->regs, stack, why_)) return false;
         // Stopped at its sample, before the read, and not run since (the buffer was looked
         // at after the read): the read is of the sample's instant.
         if (s->stoppedSince && s->timeNs <= readStartNs) {
-            if (!merger_.pair(t, lastError_)) return false;
+            if (!merger_.pair(t, why_)) return false;
             ++pairing_.stopped;
             return true;
         }
         // The thread may have moved on since its sample: a later read may find it back where
-        // the sample has it (lastError_ keeps why the first read did not pair).
-        if (merger_.pair(t, lastError_, true)) return true;
+        // the sample has it (why_ keeps why the first read did not pair).
+        if (merger_.pair(t, why_, true)) return true;
         std::string why;
         const bool later =
             rereads_.pair(t, [&](ThreadStack& again) { return merger_.pair(again, why, true); });
@@ -283,7 +283,7 @@ bool PerfNativeStackSource::mergeBlocked(ThreadStack& t) {
     if (auto it = blocked_.find(t.threadId);
         it != blocked_.end() && it->second.python == t.frames) {
         if (!it->second.why.empty()) {
-            lastError_ = it->second.why;
+            why_ = it->second.why;
             return false;
         }
         t.frames = it->second.merged;
@@ -295,14 +295,14 @@ bool PerfNativeStackSource::mergeBlocked(ThreadStack& t) {
     const auto text = remote::readProcFile(path, 512);
     const auto regs = text ? Registers::fromSyscallFile(*text) : std::nullopt;
     if (!regs) {
-        lastError_ = "thread " + std::to_string(t.threadId) +
-                     " has not run since its perf events opened, and " + path +
-                     (text ? " says it runs" : " cannot be read") + ": no native stack yet";
+        why_ = "thread " + std::to_string(t.threadId) +
+               " has not run since its perf events opened, and " + path +
+               (text ? " says it runs" : " cannot be read") + ": no native stack yet";
         return false;
     }
-    const bool merged = merger_.merge(t, *regs, liveStack(), lastError_);
+    const bool merged = merger_.merge(t, *regs, liveStack(), why_);
     blocked_[t.threadId] = {std::move(python), merged ? t.frames : std::vector<FrameId>{},
-                            merged ? std::string() : lastError_};
+                            merged ? std::string() : why_};
     return merged;
 }
 

@@ -161,7 +161,7 @@ const Dwfl_Thread_Callbacks kThreadCallbacks = {
 
 Result<std::unique_ptr<NativeUnwinder>> NativeUnwinder::open(int pid) {
     std::unique_ptr<NativeUnwinder> u(new NativeUnwinder(pid));
-    if (!u->attach()) return makeError(ErrorKind::Internal, u->error_);
+    if (!u->attach()) return makeError(ErrorKind::Internal, u->why_);
     return u;
 }
 
@@ -186,18 +186,18 @@ bool NativeUnwinder::attach() {
     if (dwfl_) dwfl_end(dwfl_);
     dwfl_ = dwfl_begin(&kProcCallbacks);
     if (!dwfl_) {
-        error_ = "libdwfl: " + dwflError();
+        why_ = "libdwfl: " + dwflError();
         return false;
     }
     dwfl_report_begin(dwfl_);
     const int rc = dwfl_linux_proc_report(dwfl_, pid_);
     if (dwfl_report_end(dwfl_, nullptr, nullptr) != 0 || rc != 0) {
-        error_ = "cannot read the modules of process " + std::to_string(pid_) + ": " +
-                 (rc > 0 ? std::strerror(rc) : dwflError());
+        why_ = "cannot read the modules of process " + std::to_string(pid_) + ": " +
+               (rc > 0 ? std::strerror(rc) : dwflError());
         return false;
     }
     if (!dwfl_attach_state(dwfl_, nullptr, pid_, &kThreadCallbacks, this)) {
-        error_ = "libdwfl cannot unwind process " + std::to_string(pid_) + ": " + dwflError();
+        why_ = "libdwfl cannot unwind process " + std::to_string(pid_) + ": " + dwflError();
         return false;
     }
     lastRefreshMs_ = nowMs();
@@ -221,9 +221,9 @@ bool NativeUnwinder::unwind(int tid, const Registers& regs, remote::ProcessMemor
     // was read (`run` attaches before the script imports anything; its pc may even fall in
     // a stale module's range): when the mapped files changed, read the list and unwind
     // again, once.
-    if (!error_.empty() && !out.empty() && refreshModules()) unwindOnce(tid, regs, memory, out);
+    if (!why_.empty() && !out.empty() && refreshModules()) unwindOnce(tid, regs, memory, out);
     if (out.empty()) {
-        if (error_.empty()) error_ = "no frame";
+        if (why_.empty()) why_ = "no frame";
         return false;
     }
     return true;
@@ -232,15 +232,15 @@ bool NativeUnwinder::unwind(int tid, const Registers& regs, remote::ProcessMemor
 void NativeUnwinder::unwindOnce(int tid, const Registers& regs, remote::ProcessMemory& memory,
                                 std::vector<NativeFrame>& out) {
     out.clear();
-    error_.clear();
+    why_.clear();
     regs_ = &regs;
     memory_ = &memory;
     frames_ = &out;
     memo_->begin(tid);
     const int rc = dwfl_getthread_frames(dwfl_, tid, DwflThreadHooks::onFrame, this);
     // Where unwinding stopped; a resumed unwind stopped where the last one did.
-    if (!memo_->resumed() && rc != 0 && out.size() < kMaxFrames) error_ = dwflError();
-    error_ = memo_->end(error_);
+    if (!memo_->resumed() && rc != 0 && out.size() < kMaxFrames) why_ = dwflError();
+    why_ = memo_->end(why_);
     regs_ = nullptr;
     memory_ = nullptr;
     frames_ = nullptr;

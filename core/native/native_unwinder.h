@@ -76,7 +76,7 @@ public:
     // have no CFI), with the reason in error().
     bool unwind(int tid, const Registers& regs, remote::ProcessMemory& memory,
                 std::vector<NativeFrame>& out);
-    const std::string& error() const { return error_; }
+    const std::string& why() const { return why_; }
 
     // Frames taken from the thread's last unwind instead of unwound again (UnwindMemo).
     uint64_t framesReused() const;
@@ -122,7 +122,7 @@ private:
     remote::ProcessMemory* memory_ = nullptr;
     std::vector<NativeFrame>* frames_ = nullptr;
     std::unique_ptr<UnwindMemo> memo_;
-    std::string error_;
+    std::string why_;
 };
 
 } // namespace gilscope::native

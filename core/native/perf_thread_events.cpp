@@ -175,14 +175,14 @@ bool PerfThreadEvents::openThread(int tid, Thread& t) {
     perf_event_attr sw = attrFor(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 1);
     t.clockFd = perfOpen(clock, tid);
     if (t.clockFd < 0) {
-        error_ = "perf event on thread " + std::to_string(tid) + ": " + std::strerror(errno);
+        why_ = "perf event on thread " + std::to_string(tid) + ": " + std::strerror(errno);
         return false;
     }
     t.ringBytes = size_t(1 + kDataPages) * size_t(::sysconf(_SC_PAGESIZE));
     t.ring = ::mmap(nullptr, t.ringBytes, PROT_READ | PROT_WRITE, MAP_SHARED, t.clockFd, 0);
     if (t.ring == MAP_FAILED) {
-        error_ = "perf ring buffer of thread " + std::to_string(tid) + ": " + std::strerror(errno) +
-                 " (perf_event_mlock_kb bounds it without root)";
+        why_ = "perf ring buffer of thread " + std::to_string(tid) + ": " + std::strerror(errno) +
+               " (perf_event_mlock_kb bounds it without root)";
         return false;
     }
     if (!switchSamples_) return true;
@@ -190,7 +190,7 @@ bool PerfThreadEvents::openThread(int tid, Thread& t) {
     sw.context_switch = 1; // the switch records, into the same buffer
     t.switchFd = perfOpen(sw, tid);
     if (t.switchFd < 0 || ::ioctl(t.switchFd, PERF_EVENT_IOC_SET_OUTPUT, t.clockFd) != 0) {
-        error_ = "perf switch event on thread " + std::to_string(tid) + ": " + std::strerror(errno);
+        why_ = "perf switch event on thread " + std::to_string(tid) + ": " + std::strerror(errno);
         return false;
     }
     return true;

@@ -58,7 +58,7 @@ public:
     const PerfSample* newest(int tid);
     // Forgets threads not in `alive` (closes their events).
     void retain(const std::vector<int>& alive);
-    const std::string& error() const { return error_; }
+    const std::string& why() const { return why_; }
     // Whether the kernel records context switches for us (see above).
     bool switchSamples() const { return switchSamples_; }
 
@@ -70,7 +70,7 @@ private:
     uint64_t periodNs_;
     bool switchSamples_ = false;
     std::unordered_map<int, std::unique_ptr<Thread>> threads_;
-    std::string error_;
+    std::string why_;
 };
 
 } // namespace gilscope::native

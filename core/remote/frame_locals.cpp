@@ -141,7 +141,7 @@ FrameLocals FrameLocalsReader::read(uint64_t frame, uint64_t code) {
     std::vector<uint64_t> slots(n.names.size());
     if (!slots.empty() &&
         !objects_.read(frame + layout_.frLocalsplus, slots.data(), slots.size() * 8)) {
-        out.error = "cannot read its variables (" + objects_.error() + ")";
+        out.error = "cannot read its variables (" + objects_.why() + ")";
         return out;
     }
     for (size_t i = 0; i < slots.size(); ++i) {

@@ -18,7 +18,7 @@ FrameWalker::FrameWalker(ProcessMemory& mem, const PythonLayout& layout, FrameRe
 
 bool FrameWalker::walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out,
                        Prefetch& ahead) {
-    ctx_.error.clear();
+    ctx_.why.clear();
     ctx_.stopReason.clear();
     const size_t first = out.size();
     // With -a, every thread has its own read-ahead state (<= 3.10: its remembered chain).

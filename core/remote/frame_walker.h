@@ -32,7 +32,7 @@ public:
     FrameWalker& operator=(const FrameWalker&) = delete;
 
     // `tstate` is a local copy of the PyThreadState at `tstateAddr`. Appends frames to
-    // `out`. Returns false on a torn/invalid read, with the reason in error().
+    // `out`. Returns false on a torn/invalid read, with the reason in why().
     // ahead: this thread's read-ahead state (used, then updated for next time).
     bool walk(std::span<const uint8_t> tstate, std::vector<FrameId>& out, Prefetch& ahead);
 
@@ -48,7 +48,7 @@ public:
     // Marks everything read ahead as unusable (a batch that did not reach the walk).
     static void dropPrefetch(Prefetch& ahead) { ahead.drop(); }
 
-    const std::string& error() const { return ctx_.error; }
+    const std::string& why() const { return ctx_.why; }
 
     // 3.11+: the frame whose local copy is f. False when its code object cannot be
     // read; `python` false for frames that show nothing (shims, frames being set up).

@@ -66,13 +66,13 @@ ReadOutcome LiveProcessReader::readAsync(std::vector<ThreadStack>& out, size_t& 
         const uint64_t tid = StructView(tstate_).field<uint64_t>(layout_.tsNativeThreadId);
         const uint64_t next = StructView(tstate_).field<uint64_t>(layout_.tsNext);
         if (all && !tasks_->readTaskList(t + asyncio_.tsTasksHead, tid, taskList_))
-            return fail(tasks_->error());
-        if (!all && !readRunningTask(t, tid)) return fail(lastError_);
+            return fail(tasks_->why());
+        if (!all && !readRunningTask(t, tid)) return fail(why_);
         t = next;
     }
     // Tasks whose thread has gone wait in the interpreter's own list.
     if (all && !tasks_->readTaskList(mainInterp_ + asyncio_.interpTasksHead, 0, taskList_))
-        return fail(tasks_->error());
+        return fail(tasks_->why());
     buildTaskStacks(taskList_, registry_, out, count);
     return ReadOutcome::Ok;
 }
@@ -81,17 +81,17 @@ bool LiveProcessReader::readRunningTask(uint64_t tstateAddr, uint64_t threadId) 
     uint64_t loop = 0, task = 0;
     if (!mem_.readValue(tstateAddr + asyncio_.tsRunningLoop, loop) ||
         !mem_.readValue(tstateAddr + asyncio_.tsRunningTask, task)) {
-        lastError_ = "cannot read a thread's running task";
+        why_ = "cannot read a thread's running task";
         return false;
     }
     if (loop == 0 || task == 0) return true; // no event loop, or it runs no task right now
     const size_t first = taskList_.size();
     if (!tasks_->readTask(task, threadId, false, taskList_.emplace_back())) {
-        lastError_ = tasks_->error();
+        why_ = tasks_->why();
         return false;
     }
     if (taskList_[first].coro == 0) {
-        lastError_ = "the running task has no coroutine";
+        why_ = "the running task has no coroutine";
         return false;
     }
     // The running task's chain is its thread's frames, from the leaf up to the task's own
@@ -101,11 +101,11 @@ bool LiveProcessReader::readRunningTask(uint64_t tstateAddr, uint64_t threadId) 
     const bool walked = walker_.walk(tstate_, taskList_[first].frames, asyncPrefetch_);
     walker_.setStopFrame(0);
     if (!walked) {
-        lastError_ = walker_.error();
+        why_ = walker_.why();
         return false;
     }
     if (!tasks_->readWaiters(first, taskList_)) {
-        lastError_ = tasks_->error();
+        why_ = tasks_->why();
         return false;
     }
     return true;

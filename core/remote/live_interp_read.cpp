@@ -135,7 +135,7 @@ ReadOutcome LiveProcessReader::readInterpreter(const InterpState& s, bool isMain
         const uint64_t t = findMainTstate(s);
         if (!t) return fail("cannot find the main thread");
         predictedTstate_ = t;
-        if (!readThread(s, t, true, nextSlot())) return fail(lastError_);
+        if (!readThread(s, t, true, nextSlot())) return fail(why_);
         if (!skipped_ || options_.reportSkipped) ++count;
         return ReadOutcome::Ok;
     }
@@ -143,7 +143,7 @@ ReadOutcome LiveProcessReader::readInterpreter(const InterpState& s, bool isMain
     bool sawMain = false;
     for (size_t i = 0; t && i < kMaxThreads; ++i) {
         ThreadStack& stack = nextSlot();
-        if (!readThread(s, t, isMain, stack)) return fail(lastError_);
+        if (!readThread(s, t, isMain, stack)) return fail(why_);
         sawMain = sawMain || (stack.status & ThreadStatus::MainThread);
         if (!skipped_ || options_.reportSkipped) ++count;
         t = StructView(tstate_).field<uint64_t>(layout_.tsNext);

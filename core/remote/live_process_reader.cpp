@@ -107,15 +107,15 @@ Status LiveProcessReader::init() {
 
 bool LiveProcessReader::exited() {
     if (!mem_.processGone() && processExists(pid_)) return false;
-    lastError_ = "process " + std::to_string(pid_) + " has exited";
+    why_ = "process " + std::to_string(pid_) + " has exited";
     return true;
 }
 
 bool LiveProcessReader::execed() {
     std::string running;
     if (!exec_.execed(&running)) return false;
-    lastError_ = "process " + std::to_string(pid_) + " replaced its program (exec of " + running +
-                 "): its Python interpreter is gone";
+    why_ = "process " + std::to_string(pid_) + " replaced its program (exec of " + running +
+           "): its Python interpreter is gone";
     return true;
 }
 
@@ -125,7 +125,7 @@ ReadOutcome LiveProcessReader::fail(std::string why) {
     // read fails from then on. Looked for on the first failure and every 64th after
     // (failures come at the sample rate; a look reads two /proc files).
     if (failuresSinceExecCheck_++ % 64 == 0 && execed()) return ReadOutcome::ProcessEnded;
-    lastError_ = std::move(why);
+    why_ = std::move(why);
     return ReadOutcome::Error;
 }
 
@@ -137,14 +137,14 @@ bool LiveProcessReader::imageReplaced() {
     nextImageCheckNs_ = ns + 1'000'000'000;
     if (!exec_.imageGone(loc_.runtimeAddr)) return false;
     if (!exited() && !execed())
-        lastError_ = "process " + std::to_string(pid_) +
-                     " replaced its program (exec of a new image): its Python interpreter is gone";
+        why_ = "process " + std::to_string(pid_) +
+               " replaced its program (exec of a new image): its Python interpreter is gone";
     return true;
 }
 
 ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count) {
     count = 0;
-    lastError_.clear();
+    why_.clear();
     if (options_.asyncMode != AsyncMode::Off) {
         walker_.budget().begin();
         return readAsync(out, count);

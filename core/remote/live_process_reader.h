@@ -49,7 +49,7 @@ public:
         return PythonVersion::fromHex(layout_.versionHex);
     }
     bool freeThreaded() const override { return layout_.freeThreaded; }
-    std::string lastError() const override { return lastError_; }
+    std::string why() const override { return why_; }
     bool takeThreadNames(std::vector<ThreadName>& changed) override;
     std::vector<ThreadName> threadNamesNow() override;
     uint64_t runtimeAddress() const override { return loc_.runtimeAddr; }
@@ -105,7 +105,7 @@ private:
 
     ReadOutcome fail(std::string why);
     void noteTorn(const std::string& why); // a walk tore: count the check that said so
-    // Whether the process is gone / exec'd another program; true sets lastError_.
+    // Whether the process is gone / exec'd another program; true sets why_.
     bool exited();
     bool execed();
     // The exec of a program whose image maps the runtime where the old one had it (a
@@ -164,7 +164,7 @@ private:
     ExecWatch exec_;
     uint64_t failuresSinceExecCheck_ = 0;
     int64_t nextImageCheckNs_ = 0; // ExecWatch::imageGone, about once a second
-    std::string lastError_;
+    std::string why_;
     TornReads torn_;
     WaitTally waits_; // wait reasons asked of the kernel, and those it could not tell
     std::vector<TornReason> tornReasons_;

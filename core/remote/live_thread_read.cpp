@@ -89,14 +89,14 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     }
     if (!(tstateValid_ && tstateAddr_ == addr)) {
         if (!plausibleAddress(addr) || !mem_.read(addr, tstate_.data(), tstateRead_)) {
-            lastError_ = "cannot read a thread state";
+            why_ = "cannot read a thread state";
             return false;
         }
         tstateValid_ = true;
         tstateAddr_ = addr;
     }
     if (StructView(tstate_).field<uint64_t>(layout_.tsInterp) != interp.addr) {
-        lastError_ = "thread state changed while reading";
+        why_ = "thread state changed while reading";
         return false;
     }
     stack.interpreterId = interp.id;
@@ -218,7 +218,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     unchanged_.forget(addr);
     const int64_t deadline = monotonicNs() + retryBudgetNs_;
     for (int tries = 1;; ++tries) {
-        noteTorn(walker_.error());
+        noteTorn(walker_.why());
         stack.frames.resize(gcFrames);
         stack.evalEntries.clear();
         frameAddresses_.clear();
@@ -233,7 +233,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
         }
     }
     ++torn_.dropped;
-    lastError_ = walker_.error();
+    why_ = walker_.why();
     return false;
 }
 

@@ -35,11 +35,11 @@ RemoteDicts::RemoteDicts(ProcessMemory& mem, const PythonLayout& layout)
 
 void RemoteDicts::beginRefresh() {
     bytesLeft_ = kMaxRefreshBytes;
-    error_.clear();
+    why_.clear();
 }
 
 bool RemoteDicts::fail(std::string why) {
-    if (error_.empty()) error_ = std::move(why);
+    if (why_.empty()) why_ = std::move(why);
     return false;
 }
 

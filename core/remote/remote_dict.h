@@ -55,9 +55,9 @@ public:
     size_t readSome(uint64_t addr, void* dst, size_t len);
     // Starts the error over (the budget stays): a caller that shows one unreadable value
     // and goes on to the next.
-    void clearError() { error_.clear(); }
+    void clearError() { why_.clear(); }
 
-    const std::string& error() const { return error_; }
+    const std::string& why() const { return why_; }
     size_t bytesLeft() const { return bytesLeft_; }
 
 private:
@@ -80,7 +80,7 @@ private:
     size_t bytesLeft_ = kMaxRefreshBytes;
     std::vector<uint8_t> table_, keyText_;
     std::vector<DictEntry> scratch_;
-    std::string error_;
+    std::string why_;
 };
 
 } // namespace gilscope::remote

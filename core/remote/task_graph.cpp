@@ -21,7 +21,7 @@ TaskGraphReader::TaskGraphReader(ProcessMemory& mem, const PythonLayout& layout,
 }
 
 bool TaskGraphReader::fail(std::string why) {
-    error_ = std::move(why);
+    why_ = std::move(why);
     return false;
 }
 

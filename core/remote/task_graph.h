@@ -48,7 +48,7 @@ public:
     // each once (awaited_by can form cycles in a torn or odd program).
     bool readWaiters(size_t first, std::vector<AsyncTask>& out);
 
-    const std::string& error() const { return error_; }
+    const std::string& why() const { return why_; }
 
 private:
     bool fail(std::string why);
@@ -65,7 +65,7 @@ private:
     RemoteObjects objects_;
     std::vector<uint8_t> task_, gen_, table_;
     size_t tasksLeft_ = kMaxTasks;
-    std::string error_;
+    std::string why_;
 };
 
 } // namespace gilscope::remote

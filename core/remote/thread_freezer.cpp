@@ -98,11 +98,11 @@ FrozenThreads::~FrozenThreads() {
 ReadOutcome BlockingStackSource::read(std::vector<ThreadStack>& out, size_t& count) {
     auto frozen = FrozenThreads::freeze(inner_.pid());
     if (!frozen) {
-        lastError_ = frozen.error().message;
+        why_ = frozen.error().message;
         return frozen.error().kind == ErrorKind::ProcessNotFound ? ReadOutcome::ProcessEnded
                                                                  : ReadOutcome::Error;
     }
-    lastError_.clear();
+    why_.clear();
     return inner_.read(out, count); // the threads resume when `frozen` goes
 }
 

@@ -71,7 +71,7 @@ std::vector<ThreadName> ThreadNameWatcher::refreshNow() {
     return out;
 }
 
-std::string ThreadNameWatcher::lastError() const {
+std::string ThreadNameWatcher::why() const {
     std::lock_guard lock(mutex_);
     return error_;
 }
@@ -111,7 +111,7 @@ ThreadNameWatcher::refresh(const std::unordered_set<uint64_t>& tids) {
             names[tid] = sanitizeUtf8(comm); // comm holds any bytes; names go into JSON
     }
     std::lock_guard lock(mutex_);
-    error_ = ok ? std::string() : registry.error();
+    error_ = ok ? std::string() : registry.why();
     for (uint64_t tid : gone)
         tids_.erase(tid); // its last name stays published
     for (auto& [tid, name] : names) {

@@ -41,7 +41,7 @@ public:
     // every thread threading knows (dump).
     std::vector<ThreadName> refreshNow();
     // Why threading's registry could not be read last time (empty: it could).
-    std::string lastError() const;
+    std::string why() const;
 
 private:
     void run();

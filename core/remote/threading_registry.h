@@ -27,7 +27,7 @@ public:
     ThreadingRegistry(ProcessMemory& mem, const PythonLayout& layout, uint64_t interp);
 
     bool read(std::vector<PythonThread>& out);
-    const std::string& error() const { return dicts_.error(); }
+    const std::string& why() const { return dicts_.why(); }
 
 private:
     const PythonLayout& layout_;

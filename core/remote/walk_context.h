@@ -82,11 +82,11 @@ struct WalkContext {
     // The walks also note each Python frame's address here (nullptr: not noted).
     std::vector<FrameAddress>* addresses = nullptr;
     std::string stopReason;      // why a walk cannot go on (a spent budget, a chunk loop)
-    std::string error;           // why the last walk failed
+    std::string why;             // why the last walk failed
     std::vector<uint8_t> single; // a frame or code object read alone
 
-    bool fail(std::string why) {
-        error = std::move(why);
+    bool fail(std::string reason) {
+        why = std::move(reason);
         return false;
     }
     // fail() with the reason the walk stopped, if it has one, else `what`.

@@ -147,7 +147,7 @@ public:
     // A free-threaded build (python3.13t): no GIL, so no status carries GIL bits.
     virtual bool freeThreaded() const { return false; }
     // Why the last read failed (for --realtime-stats and logs); empty if it did not.
-    virtual std::string lastError() const { return {}; }
+    virtual std::string why() const { return {}; }
 
     // The sampler's thread, after each read: the names that appeared or changed since the
     // last call (the first call starts their refresh, off this thread). Cheap when none did.
@@ -175,7 +175,7 @@ public:
 };
 
 // A source that reads through another (--blocking, --native-stacks): all but read() is the
-// inner source's, and lastError() too unless the wrapper failed on its own.
+// inner source's, and why() too unless the wrapper failed on its own.
 class StackSourceWrapper : public StackSource {
 public:
     explicit StackSourceWrapper(StackSource& inner) : inner_(inner) {}
@@ -184,9 +184,7 @@ public:
     PythonVersion pythonVersion() const override { return inner_.pythonVersion(); }
     bool freeThreaded() const override { return inner_.freeThreaded(); }
     WaitTally waitTally() const override { return inner_.waitTally(); }
-    std::string lastError() const override {
-        return lastError_.empty() ? inner_.lastError() : lastError_;
-    }
+    std::string why() const override { return why_.empty() ? inner_.why() : why_; }
     bool takeThreadNames(std::vector<ThreadName>& changed) override {
         return inner_.takeThreadNames(changed);
     }
@@ -199,7 +197,7 @@ public:
 
 protected:
     StackSource& inner_;
-    std::string lastError_; // the wrapper's own failure of the last read, if any
+    std::string why_; // the wrapper's own failure of the last read, if any
 };
 
 } // namespace gilscope

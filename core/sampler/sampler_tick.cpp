@@ -135,7 +135,7 @@ bool Sampler::Impl::step() {
         const ReadOutcome outcome = source.read(stacks, count);
         if (outcome == ReadOutcome::ProcessEnded) {
             reason = StopReason::TargetExited;
-            endReason = source.lastError();
+            endReason = source.why();
             s.lastTickUs = std::max(s.lastTickUs, t);
             return false;
         }

@@ -33,7 +33,7 @@ Result<StackPipeline> readOnce(int pid, const ReadOptions& read, const ReadPath&
         return makeError(ErrorKind::Internal, "could not get a consistent stack of process " +
                                                   std::to_string(pid) + " in " +
                                                   std::to_string(kAttempts) + " tries (" +
-                                                  src.lastError() + "); try again");
+                                                  src.why() + "); try again");
     return pipeline;
 }
 

@@ -12,7 +12,7 @@ bool readOnce(StackSource& src, Snapshot& out, QString* error, int attempts) {
             *error = QStringLiteral("process ended");
             return false;
         case ReadOutcome::Error:
-            last = QString::fromStdString(src.lastError());
+            last = QString::fromStdString(src.why());
             break;
         }
     }

@@ -327,7 +327,7 @@ private slots:
             QThread::usleep(500); // over half a second or more: workers come and go meanwhile
             const ReadOutcome r = src->read(threads, count);
             QVERIFY2(r != ReadOutcome::ProcessEnded,
-                     qPrintable(QString::fromStdString(src->lastError())));
+                     qPrintable(QString::fromStdString(src->why())));
             if (r != ReadOutcome::Ok) {
                 ++errors;
                 continue;

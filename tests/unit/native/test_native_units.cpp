@@ -419,8 +419,7 @@ private slots:
         QVERIFY2(unwinder, unwinder ? "" : unwinder.error().message.c_str());
         remote::RemoteMemory memory(child.pid);
         std::vector<NativeFrame> frames;
-        QVERIFY2((*unwinder)->unwind(child.pid, regs, memory, frames),
-                 (*unwinder)->error().c_str());
+        QVERIFY2((*unwinder)->unwind(child.pid, regs, memory, frames), (*unwinder)->why().c_str());
         NativeSymbols symbols(reg_);
         QStringList got;
         for (const NativeFrame& f : frames)
@@ -547,7 +546,7 @@ private slots:
         } join{other, toThread, fromThread, stop};
         while (!tid)
             ::usleep(100);
-        QVERIFY2((*events)->track(tid), (*events)->error().c_str());
+        QVERIFY2((*events)->track(tid), (*events)->why().c_str());
         const auto command = [&](char c) { return ::write(toThread[1], &c, 1) == 1; };
         const auto answered = [&] {
             char c = 0;

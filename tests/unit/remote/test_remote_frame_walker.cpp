@@ -140,12 +140,12 @@ private slots:
     void modernWellFormed() {
         QFETCH(uint32_t, hex);
         ModernChain c(hex);
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names(), kModernStack);
         // Steady state: the same stack again, the chunk and cframe word in one read, the
         // generator frame (outside the chunk) in one more.
         const size_t before = c.mem.calls();
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names(), kModernStack);
         QCOMPARE(c.mem.calls() - before, size_t{2});
     }
@@ -159,12 +159,11 @@ private slots:
         const uint64_t entry = c.py.alloc(c.layout.frSize);
         c.py.modernFrame(entry, c.py.code("<shim>", 0, "<shim>"), c.main, 3);
         c.mem.put<uint64_t>(c.mid + c.layout.frPrevious, entry);
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names(), kModernStack);               // the shim is no Python frame
         c.mem.put<uint8_t>(entry + c.layout.frOwner, 0); // FRAME_OWNED_BY_THREAD
         QVERIFY(!c.walk());
-        QVERIFY2(c.walker.error().find("half set up") != std::string::npos,
-                 c.walker.error().c_str());
+        QVERIFY2(c.walker.why().find("half set up") != std::string::npos, c.walker.why().c_str());
     }
 
     // 3.11 with --native-stacks: a leaf that has not started may be a callback's frame
@@ -174,15 +173,15 @@ private slots:
     void notStartedLeafIsTornForNativeStacks() {
         ModernChain c(kPy311);
         c.mem.put<uint64_t>(c.leaf + c.layout.frInstr, c.py.instr(c.leafCode) - 4);
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names().first(), QStringLiteral("leaf:40"));
         std::vector<EvalEntry> entries;
         c.walker.setEvalEntries(&entries);
         QVERIFY(!c.walk());
-        QVERIFY2(c.walker.error().find("entering its eval loop") != std::string::npos,
-                 c.walker.error().c_str());
+        QVERIFY2(c.walker.why().find("entering its eval loop") != std::string::npos,
+                 c.walker.why().c_str());
         c.mem.put<uint64_t>(c.leaf + c.layout.frInstr, c.py.instr(c.leafCode)); // started
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names(), kModernStack);
     }
 
@@ -196,7 +195,7 @@ private slots:
         ModernChain c(hex);
         QVERIFY(c.layout.frGlobals != kAbsent);
         c.mem.put<uint64_t>(c.leaf + c.layout.frGlobals, 0x5000); // site's globals
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names().first(), QStringLiteral("leaf:41"));
         // Freed, and the address reused by a function of __main__.
         c.mem.put<uint64_t>(c.leafCode + c.layout.coName, c.py.str("heavy_work"));
@@ -204,7 +203,7 @@ private slots:
             c.mem.put<uint64_t>(c.leafCode + c.layout.coQualname, c.py.str("heavy_work"));
         c.mem.put<int32_t>(c.leafCode + c.layout.coFirstlineno, 90);
         c.mem.put<uint64_t>(c.leaf + c.layout.frGlobals, 0x6000); // __main__'s globals
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names().first(), QStringLiteral("heavy_work:91"));
     }
 
@@ -218,7 +217,7 @@ private slots:
             if (addr == c.gen) c.mem.put<uint64_t>(c.gen + c.layout.frPrevious, 0);
         };
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), "the frame chain does not reach the thread's base (torn read)");
+        QCOMPARE(c.walker.why(), "the frame chain does not reach the thread's base (torn read)");
     }
 
     // Between the read of the current frame pointer and the chunk's copy, the thread
@@ -240,13 +239,13 @@ private slots:
         c.mem.beforeRead = [&](uint64_t) {
             c.mem.put<uint64_t>(ts + c.layout.tsDatastackTop, c.leaf);
         };
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names(), kModernStack);
         c.ahead = {};
         c.ahead.tstateAddr = ts;
         c.mem.beforeRead = [&](uint64_t) { c.callSleeperIntoMid(ts); };
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), "a frame left the stack while it was read (torn read)");
+        QCOMPARE(c.walker.why(), "a frame left the stack while it was read (torn read)");
     }
 
     // A torn walk is read again at once (issue 34) with the same read-ahead state: the
@@ -262,7 +261,7 @@ private slots:
         c.mem.beforeRead = nullptr;
         // The thread settled in sleeper(); the reader copies its thread state again.
         c.runsNow(ts, c.mid, c.mid + c.layout.frSize);
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names(), (QStringList{"sleeper:51", "main:11"}));
     }
 
@@ -286,7 +285,7 @@ private slots:
             const size_t calls = c.mem.calls();
             QCOMPARE(c.walk(), !moves);
             if (moves)
-                QCOMPARE(c.walker.error(), "a frame left the stack while it was read (torn read)");
+                QCOMPARE(c.walker.why(), "a frame left the stack while it was read (torn read)");
             else
                 QCOMPARE(c.names(), kModernStack);
             QCOMPARE(c.mem.calls(), calls); // all read ahead: the walk reads nothing more
@@ -303,11 +302,11 @@ private slots:
             c.mem.put<uint64_t>(garbage + o, 0xabababababababab);
         c.mem.put<uint64_t>(c.leaf + c.layout.frPrevious, garbage);
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), "not a frame (torn read)");
+        QCOMPARE(c.walker.why(), "not a frame (torn read)");
 
         c.mem.put<uint64_t>(c.leaf + c.layout.frPrevious, 0x1234567); // not 8-aligned
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), "invalid frame pointer");
+        QCOMPARE(c.walker.why(), "invalid frame pointer");
     }
 
     // gen -> other -> gen: found within two laps, not after a million frames.
@@ -319,12 +318,12 @@ private slots:
         c.py.modernFrame(other, c.py.code("other", 50), c.gen, 1);
         c.mem.put<uint64_t>(c.gen + c.layout.frPrevious, other);
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), "frame chain loops");
+        QCOMPARE(c.walker.why(), "frame chain loops");
         QVERIFY2(c.mem.calls() < 50, qPrintable(QString::number(c.mem.calls())));
         // A frame that is its own caller.
         c.mem.put<uint64_t>(c.gen + c.layout.frPrevious, c.gen);
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), "frame chain loops");
+        QCOMPARE(c.walker.why(), "frame chain loops");
     }
 
     // Item 8: the thread's older stack chunks link back to one already read. Each lap
@@ -342,12 +341,12 @@ private slots:
             c.mem.put<uint64_t>(c.chunk, older); // the current chunk's previous chunk
             c.walker.budget().begin();
             QVERIFY(!c.walk());
-            QCOMPARE(c.walker.error(), "the stack's chunks form a loop (torn read)");
+            QCOMPARE(c.walker.why(), "the stack's chunks form a loop (torn read)");
             QVERIFY2(c.mem.calls() < 20, qPrintable(QString::number(c.mem.calls())));
             // The retry of a torn walk within the same sample reads the same chunks again:
             // a walk's chunks are not a loop for the next walk.
             c.mem.put<uint64_t>(older, 0);
-            QVERIFY2(c.walk(), c.walker.error().c_str());
+            QVERIFY2(c.walk(), c.walker.why().c_str());
             QCOMPARE(c.names(), kModernStack);
         }
     }
@@ -368,12 +367,12 @@ private slots:
         }
         c.walker.budget().begin();
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), SampleBudget::exhaustedMessage());
+        QCOMPARE(c.walker.why(), SampleBudget::exhaustedMessage());
         // The budget spans the sample: what is left of it does not cover another lap.
         QVERIFY(!c.walk());
         c.mem.put<uint64_t>(c.chunk, 0);
         c.walker.budget().begin(); // a new sample
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names(), kModernStack);
     }
 
@@ -388,11 +387,11 @@ private slots:
             below = c.py.legacyFrame(code, below);
         c.mem.put<uint64_t>(c.main + c.layout.frPrevious, below);
         c.walker.budget().begin();
-        QVERIFY2(c.walk(), c.walker.error().c_str()); // 2,004 frames fit in one sample
+        QVERIFY2(c.walk(), c.walker.why().c_str()); // 2,004 frames fit in one sample
         c.walker.budget().begin();
         QVERIFY(c.walker.budget().spend(SampleBudget::kMaxBytes - 1000 * c.layout.frSize));
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), SampleBudget::exhaustedMessage());
+        QCOMPARE(c.walker.why(), SampleBudget::exhaustedMessage());
     }
 
     // Reads stop working halfway (the process unmaps, or exits): a clear error.
@@ -403,28 +402,28 @@ private slots:
         QVERIFY(c.walk()); // code objects cached: the chunk read then the generator's frame
         c.mem.failAfterCalls = c.mem.calls() + 1;
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), "cannot read a frame");
+        QCOMPARE(c.walker.why(), "cannot read a frame");
 
         ModernChain fresh(hex); // nothing cached: the first code object read fails
         fresh.mem.failAfterCalls = 1;
         QVERIFY(!fresh.walk());
-        QCOMPARE(fresh.walker.error(), "cannot read a code object");
+        QCOMPARE(fresh.walker.why(), "cannot read a code object");
 
         ModernChain gone(hex); // the generator's frame is unmapped
         gone.mem.unmap(gone.gen);
         QVERIFY(!gone.walk());
-        QCOMPARE(gone.walker.error(), "cannot read a frame");
+        QCOMPARE(gone.walker.why(), "cannot read a frame");
     }
 
     void legacyWellFormed_data() { legacyRows(); }
     void legacyWellFormed() {
         QFETCH(uint32_t, hex);
         LegacyChain c(hex);
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names(), kLegacyStack);
         // Again: the remembered chain in one read, nothing else (the code objects are held).
         const size_t before = c.mem.calls();
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names(), kLegacyStack);
         QCOMPARE(c.mem.calls() - before, size_t{1});
     }
@@ -438,7 +437,7 @@ private slots:
         QVERIFY(c.walk());
         c.mem.beforeRead = [&](uint64_t) { c.py.setExecuting(c.a, false); };
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), "a caller frame is not running (torn read)");
+        QCOMPARE(c.walker.why(), "a caller frame is not running (torn read)");
     }
 
     // The same for <= 3.10: a walk torn as a caller returned is read again with the chain
@@ -455,7 +454,7 @@ private slots:
         const uint64_t other = c.py.legacyFrame(c.py.code("other", 60), c.main);
         c.setTstate(c.layout.tsFrame, other);
         c.setRecursionDepth(2);
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names(), (QStringList{"other:61", "main:11"}));
     }
 
@@ -465,7 +464,7 @@ private slots:
         LegacyChain c(hex);
         c.mem.put<int64_t>(c.b + c.layout.frRefcnt, 0);
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), "a frame was freed while being read (torn read)");
+        QCOMPARE(c.walker.why(), "a frame was freed while being read (torn read)");
     }
 
     // A generator frame read after it was suspended has lost its f_back: the chain ends
@@ -477,8 +476,7 @@ private slots:
         c.mem.put<uint64_t>(c.b + c.layout.frPrevious, 0);
         c.py.setExecuting(c.b, false);
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(),
-                 "the frame chain ends at a frame that is not running (torn read)");
+        QCOMPARE(c.walker.why(), "the frame chain ends at a frame that is not running (torn read)");
     }
 
     // A generator's frame copied with the f_back it had while suspended (none) but
@@ -491,11 +489,11 @@ private slots:
         uint64_t bCode = 0;
         QCOMPARE(c.mem.readPartial(c.b + c.layout.frCode, &bCode, 8), size_t{8});
         c.mem.put<int32_t>(bCode + c.layout.coFlags, 0x20 | 0x3); // CO_GENERATOR
-        QVERIFY2(c.walk(), c.walker.error().c_str());
+        QVERIFY2(c.walk(), c.walker.why().c_str());
         QCOMPARE(c.names(), kLegacyStack);
         c.mem.put<uint64_t>(c.b + c.layout.frPrevious, 0);
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), "the frame chain ends at a generator's frame (torn read)");
+        QCOMPARE(c.walker.why(), "the frame chain ends at a generator's frame (torn read)");
     }
 
     void legacyLongerThanRecursionDepth_data() { legacyRows(); }
@@ -504,7 +502,7 @@ private slots:
         LegacyChain c(hex);
         c.setRecursionDepth(2); // three frames at most; the chain has four
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(),
+        QCOMPARE(c.walker.why(),
                  "frame chain longer than the thread's recursion depth (torn read)");
     }
 
@@ -515,7 +513,7 @@ private slots:
         c.setRecursionDepth(1 << 30); // a torn depth: no help bounding the walk
         c.mem.put<uint64_t>(c.a + c.layout.frPrevious, c.b); // b -> a -> b
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), "frame chain loops");
+        QCOMPARE(c.walker.why(), "frame chain loops");
         QVERIFY2(c.mem.calls() < 50, qPrintable(QString::number(c.mem.calls())));
     }
 
@@ -525,13 +523,13 @@ private slots:
         LegacyChain c(hex);
         c.mem.unmap(c.a);
         QVERIFY(!c.walk());
-        QCOMPARE(c.walker.error(), "cannot read a frame");
+        QCOMPARE(c.walker.why(), "cannot read a frame");
         // Remembered chain: the batch stops at the gap; the single read there fails too.
         LegacyChain again(hex);
         QVERIFY(again.walk());
         again.mem.unmap(again.a);
         QVERIFY(!again.walk());
-        QCOMPARE(again.walker.error(), "cannot read a frame");
+        QCOMPARE(again.walker.why(), "cannot read a frame");
     }
 
 private:

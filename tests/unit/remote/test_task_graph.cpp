@@ -232,7 +232,7 @@ private slots:
     void allTasksWellFormed() {
         ThreeTasks r;
         std::vector<AsyncTask> tasks;
-        QVERIFY2(r.reader.readTaskList(r.head, 42, tasks), r.reader.error().c_str());
+        QVERIFY2(r.reader.readTaskList(r.head, 42, tasks), r.reader.why().c_str());
         QCOMPARE(tasks.size(), size_t{3});
         QCOMPARE(tasks[0].name, std::string("main"));
         QCOMPARE(tasks[1].name, std::string("worker-a"));
@@ -252,7 +252,7 @@ private slots:
         const uint64_t other = r.task(r.name("other-parent"), r.coro("side"));
         r.awaitedBySet(r.a, {other, r.main});
         std::vector<AsyncTask> tasks;
-        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.error().c_str());
+        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.why().c_str());
         const QString parent = r.main < other ? "main" : "other-parent";
         const QString parentCoro = r.main < other ? "main_coro" : "side";
         QVERIFY(r.stacks(tasks).contains(QStringList{"step", "worker", "[worker-a (2 parents)]",
@@ -268,19 +268,19 @@ private slots:
         r.awaitedBy(a, b);
         r.awaitedBy(b, a);
         std::vector<AsyncTask> tasks;
-        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.error().c_str());
+        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.why().c_str());
         QVERIFY(r.stacks(tasks).isEmpty());
         const uint64_t leaf = r.task(r.name("leaf"), r.coro("fl"));
         r.awaitedBy(leaf, a);
         tasks.clear();
         r.reader.beginSample();
-        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.error().c_str());
+        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.why().c_str());
         QCOMPARE(r.stacks(tasks), (QList<QStringList>{{"fl", "[leaf]", "fa", "[a]", "fb", "[b]"}}));
         // --async-mode running climbs waiters from the running task: each task once.
         std::vector<AsyncTask> running(1);
         r.reader.beginSample();
         QVERIFY(r.reader.readTask(leaf, 1, true, running[0]));
-        QVERIFY2(r.reader.readWaiters(0, running), r.reader.error().c_str());
+        QVERIFY2(r.reader.readWaiters(0, running), r.reader.why().c_str());
         QCOMPARE(running.size(), size_t{3});
     }
 
@@ -290,7 +290,7 @@ private slots:
         r.mem.put<uint64_t>(r.b + r.async.taskNode, r.a + r.async.taskNode);
         std::vector<AsyncTask> tasks;
         QVERIFY(!r.reader.readTaskList(r.head, 1, tasks));
-        QCOMPARE(r.reader.error(), std::string("task list loops (torn read)"));
+        QCOMPARE(r.reader.why(), std::string("task list loops (torn read)"));
     }
 
     // --async-mode all: a list read again in the same sample (every thread's head pointing
@@ -299,11 +299,11 @@ private slots:
         ThreeTasks r;
         std::vector<AsyncTask> tasks;
         r.reader.beginSample();
-        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.error().c_str());
+        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.why().c_str());
         QVERIFY(!r.reader.readTaskList(r.head, 2, tasks));
-        QCOMPARE(r.reader.error(), std::string("task list loops (torn read)"));
+        QCOMPARE(r.reader.why(), std::string("task list loops (torn read)"));
         r.reader.beginSample(); // the next sample reads them again
-        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.error().c_str());
+        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.why().c_str());
     }
 
     // An awaited_by set claiming a huge table is refused before its table is read.
@@ -313,7 +313,7 @@ private slots:
         r.mem.put<int64_t>(set + r.async.setMask, int64_t{1} << 13);
         std::vector<AsyncTask> tasks;
         QVERIFY(!r.reader.readTaskList(r.head, 1, tasks));
-        QCOMPARE(r.reader.error(), std::string("invalid awaited_by set (torn read)"));
+        QCOMPARE(r.reader.why(), std::string("invalid awaited_by set (torn read)"));
     }
 
     // Tasks that each hold a large (legal) awaited_by table: one sample stops at its
@@ -333,7 +333,7 @@ private slots:
         std::vector<AsyncTask> tasks;
         r.reader.beginSample();
         QVERIFY(!r.reader.readTaskList(r.head, 1, tasks));
-        QVERIFY2(r.reader.error().find("64 MiB") != std::string::npos, r.reader.error().c_str());
+        QVERIFY2(r.reader.why().find("64 MiB") != std::string::npos, r.reader.why().c_str());
     }
 
     // A coroutine smaller than the frame it embeds (a lying genSize): refused, never a
@@ -344,7 +344,7 @@ private slots:
         r.async.genSize = r.async.genIframe + 16;
         std::vector<AsyncTask> tasks;
         QVERIFY(!r.reader.readTaskList(r.head, 1, tasks));
-        QCOMPARE(r.reader.error(), std::string("a coroutine's frame lies outside the coroutine"));
+        QCOMPARE(r.reader.why(), std::string("a coroutine's frame lies outside the coroutine"));
     }
 
     // A task freed while the list was walked: its node now points into unmapped memory.
@@ -353,7 +353,7 @@ private slots:
         r.mem.put<uint64_t>(r.a + r.async.taskNode, 0x7e0000001000);
         std::vector<AsyncTask> tasks;
         QVERIFY(!r.reader.readTaskList(r.head, 1, tasks));
-        QCOMPARE(r.reader.error(), std::string("cannot read a task"));
+        QCOMPARE(r.reader.why(), std::string("cannot read a task"));
         // A waiter that has gone: the running task's chain is not shown without it.
         ThreeTasks w;
         w.awaitedBy(w.a, 0x7e0000002000);
@@ -364,7 +364,7 @@ private slots:
         ThreeTasks n;
         n.mem.put<uint64_t>(n.a + n.async.taskName, n.coro("not-a-name"));
         QVERIFY(!n.reader.readTask(n.a, 1, true, running[0]));
-        QCOMPARE(n.reader.error(), std::string("task name is neither str nor int"));
+        QCOMPARE(n.reader.why(), std::string("task name is neither str nor int"));
     }
 
     // A coroutine that awaits itself (a torn stack slot): the chain is bounded.
@@ -378,7 +378,7 @@ private slots:
         r.task(r.name("t"), c);
         std::vector<AsyncTask> tasks;
         QVERIFY(!r.reader.readTaskList(r.head, 1, tasks));
-        QCOMPARE(r.reader.error(), std::string("coroutine chain loops (torn read)"));
+        QCOMPARE(r.reader.why(), std::string("coroutine chain loops (torn read)"));
     }
 
     // A finished coroutine (FRAME_CLEARED) shows no frame; its task still shows.
@@ -388,7 +388,7 @@ private slots:
         r.mem.put<int8_t>(c + r.async.genFrameState, 4);
         r.task(r.name("finished"), c);
         std::vector<AsyncTask> tasks;
-        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.error().c_str());
+        QVERIFY2(r.reader.readTaskList(r.head, 1, tasks), r.reader.why().c_str());
         QCOMPARE(r.stacks(tasks), (QList<QStringList>{{"[finished]"}}));
     }
 
@@ -411,12 +411,12 @@ private slots:
         FrameWalker::Prefetch ahead;
         std::vector<FrameId> out;
         r.walker.setStopFrame(taskFrame);
-        QVERIFY2(r.walker.walk(tstate, out, ahead), r.walker.error().c_str());
+        QVERIFY2(r.walker.walk(tstate, out, ahead), r.walker.why().c_str());
         QCOMPARE(r.frames(out), (QStringList{"helper", "task_coro"}));
         r.mem.put<uint64_t>(helper + r.layout.frPrevious, loop);
         out.clear();
         QVERIFY(!r.walker.walk(tstate, out, ahead));
-        QCOMPARE(r.walker.error(),
+        QCOMPARE(r.walker.why(),
                  std::string("the running task's frame is not on its thread's stack (torn read)"));
         r.walker.setStopFrame(0);
     }

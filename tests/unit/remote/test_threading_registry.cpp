@@ -166,7 +166,7 @@ private slots:
                   t.dict({{limbo, limbo}}));
         ThreadingRegistry registry(t.mem, l, t.interp);
         std::vector<PythonThread> out;
-        QVERIFY2(registry.read(out), registry.error().c_str());
+        QVERIFY2(registry.read(out), registry.why().c_str());
         QCOMPARE(out.size(), size_t(2));
         QCOMPARE(out[0].nativeId, uint64_t(1234));
         QCOMPARE(out[0].name, std::string("db-writer"));
@@ -186,14 +186,14 @@ private slots:
         t.install(t.dict({{t.intObject(1), writer}}), t.dict({}));
         ThreadingRegistry registry(t.mem, l, t.interp);
         std::vector<PythonThread> out;
-        QVERIFY2(registry.read(out), registry.error().c_str());
+        QVERIFY2(registry.read(out), registry.why().c_str());
         QCOMPARE(out.size(), size_t(1));
         QCOMPARE(out[0].name, std::string("db-writer"));
         // Past any str header: refused with a reason, nothing read out of bounds.
         l.strState = 4000;
         ThreadingRegistry lying(t.mem, l, t.interp);
         QVERIFY(!lying.read(out));
-        QVERIFY2(lying.error().find("str layout") != std::string::npos, lying.error().c_str());
+        QVERIFY2(lying.why().find("str layout") != std::string::npos, lying.why().c_str());
     }
 
     void withoutThreadingThereAreNoNames() {
@@ -232,8 +232,8 @@ private slots:
         std::vector<PythonThread> out;
         QVERIFY(!registry.read(out));
         QVERIFY(out.empty());
-        QVERIFY2(QByteArray(registry.error().c_str()).contains("entry count"),
-                 registry.error().c_str());
+        QVERIFY2(QByteArray(registry.why().c_str()).contains("entry count"),
+                 registry.why().c_str());
         QVERIFY(t.mem.calls() < 40);
     }
 
@@ -260,7 +260,7 @@ private slots:
         std::vector<PythonThread> out;
         // The entries table is shorter than 2^24 slots claim: the read of kMaxEntries of
         // them succeeds and the duplicates name one thread once.
-        QVERIFY2(registry.read(out), registry.error().c_str());
+        QVERIFY2(registry.read(out), registry.why().c_str());
         QCOMPARE(out.size(), size_t(1));
         QVERIFY(t.mem.calls() < 60);
     }
@@ -277,7 +277,7 @@ private slots:
         t.install(t.dict({{t.intObject(1), hugeName}, {t.intObject(2), good}}), t.dict({}));
         ThreadingRegistry registry(t.mem, l, t.interp);
         std::vector<PythonThread> out;
-        QVERIFY2(registry.read(out), registry.error().c_str());
+        QVERIFY2(registry.read(out), registry.why().c_str());
         QCOMPARE(out.size(), size_t(1)); // the impossible name is skipped
         QCOMPARE(out[0].name, std::string("ok"));
 
@@ -296,7 +296,7 @@ private slots:
         wild.install(0xdead0000, wild.dict({}));
         ThreadingRegistry lost(wild.mem, l, wild.interp);
         QVERIFY(!lost.read(out));
-        QVERIFY(!lost.error().empty());
+        QVERIFY(!lost.why().empty());
     }
 
     // Many threads with the longest names: the refresh stops at its byte budget.
@@ -324,8 +324,8 @@ private slots:
         ThreadingRegistry registry(t.mem, l, t.interp);
         std::vector<PythonThread> out;
         QVERIFY(!registry.read(out));
-        QVERIFY2(QByteArray(registry.error().c_str()).contains("larger than gilscope reads"),
-                 registry.error().c_str());
+        QVERIFY2(QByteArray(registry.why().c_str()).contains("larger than gilscope reads"),
+                 registry.why().c_str());
         QVERIFY(out.size() < items.size());
         for (const PythonThread& p : out) // names are cut at kMaxNameChars
             QVERIFY(p.name.size() <= ThreadingRegistry::kMaxNameChars + 3);
@@ -347,7 +347,7 @@ private slots:
                 t.mem.failAfterCalls = t.mem.calls() + k;
                 ThreadingRegistry registry(t.mem, l, t.interp);
                 const bool ok = registry.read(out);
-                QVERIFY(ok || !registry.error().empty());
+                QVERIFY(ok || !registry.why().empty());
                 for (const PythonThread& p : out)
                     QCOMPARE(p.name, std::string("db-writer"));
             }

@@ -30,7 +30,7 @@ public:
     FrameRegistry& registry() override { return inner_.registry(); }
     int pid() const override { return inner_.pid(); }
     PythonVersion pythonVersion() const override { return inner_.pythonVersion(); }
-    std::string lastError() const override { return why_; }
+    std::string why() const override { return why_; }
 
 private:
     ScriptedStackSource inner_;
