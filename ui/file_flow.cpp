@@ -64,7 +64,7 @@ QString FileFlow::saveBinTip() const {
     const auto& session = recording_.session();
     if (session && session->finished() && !session->hasBinCopy())
         return tr("This recording has no .bin copy: %1")
-            .arg(QString::fromStdString(session->backupProblem()));
+            .arg(QString::fromStdString(session->binCopyStatus().error().message));
     return tr("Save the recording in CPython's .bin format");
 }
 

@@ -55,15 +55,15 @@ void ProfileModel::begin(const FrameRegistry& registry, const RecordingInfo& inf
                 });
 }
 
-ProfileModel::ThreadState* ProfileModel::threadFor(uint64_t tid, uint16_t& index) {
+ProfileModel::ThreadState* ProfileModel::threadFor(uint64_t tid, ThreadIndex& index) {
     auto it = threadIndex_.find(tid);
     if (it == threadIndex_.end()) {
         if (threads_.size() == kMaxThreads) return nullptr;
-        it = threadIndex_.emplace(tid, static_cast<uint16_t>(threads_.size())).first;
+        it = threadIndex_.emplace(tid, ThreadIndex::fromIndex(threads_.size())).first;
         threads_.emplace_back().threadId = tid;
     }
     index = it->second;
-    return &threads_[index];
+    return &threads_[index.index()];
 }
 
 // On the sampler's thread, which never waits for a query that is copying: a name that
@@ -93,7 +93,7 @@ void ProfileModel::apply(const SampleBatch& batch) {
         started_ = true;
         originUs_ = batch.timestampsUs.front();
     }
-    uint16_t index = 0;
+    ThreadIndex index;
     ThreadState* state = threadFor(batch.threadId, index);
     if (!state) {
         overflowSamples_ += batch.timestampsUs.size();
@@ -101,11 +101,11 @@ void ProfileModel::apply(const SampleBatch& batch) {
     }
     ThreadState& t = *state;
     if (batch.status & ThreadStatus::MainThread) t.mainThread = true;
-    const uint32_t node = interner_.intern(t.path, batch.frames);
+    const StackId stack = interner_.intern(t.path, batch.frames);
     const uint8_t status = compactStatus(batch.status); // with the wait's kind
-    if (node != t.lastNode || status != t.lastStatus || t.lastCount == UINT32_MAX) {
+    if (stack != t.lastStack || status != t.lastStatus || t.lastCount == UINT32_MAX) {
         const uint64_t key =
-            (static_cast<uint64_t>(node) << 24) | (static_cast<uint64_t>(index) << 8) | status;
+            (uint64_t{stack.value()} << 24) | (uint64_t{index.value()} << 8) | status;
         const auto [slot, added] =
             countIndex_.tryEmplace(key, static_cast<uint32_t>(countKeys_.size()));
         if (added) {
@@ -113,7 +113,7 @@ void ProfileModel::apply(const SampleBatch& batch) {
             countValues_.push_back(0);
         }
         t.lastCount = slot;
-        t.lastNode = node;
+        t.lastStack = stack;
         t.lastStatus = status;
     }
     const uint64_t n = batch.timestampsUs.size();
@@ -121,7 +121,7 @@ void ProfileModel::apply(const SampleBatch& batch) {
     t.samples += n;
     samples_ += n;
     SampleRecord r;
-    r.node = node;
+    r.node = stack;
     r.status = status;
     r.thread = index;
     for (uint64_t ts : batch.timestampsUs) {
@@ -222,9 +222,10 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
             [&](std::span<const SampleRecord> records) {
                 for (const SampleRecord& r : records) {
                     const uint64_t t = r.time();
-                    if (t < t0 || t > t1 || !threadOk[r.thread] || !statusOk[r.status]) continue;
-                    if (gc && !(nodes[r.node].flags & StackNode::kGc)) continue;
-                    ++counts[r.node];
+                    if (t < t0 || t > t1 || !threadOk[r.thread.index()] || !statusOk[r.status])
+                        continue;
+                    if (gc && !(nodes[r.node.index()].flags & StackNode::kGc)) continue;
+                    ++counts[r.node.index()];
                     ++matched;
                 }
             },
@@ -255,9 +256,9 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
                 times.front(), times.back(),
                 [&](std::span<const SampleRecord> records) {
                     for (const SampleRecord& r : records) {
-                        if (!statusOk[r.status] || !threadOk[r.thread]) continue;
+                        if (!statusOk[r.status] || !threadOk[r.thread.index()]) continue;
                         if (!contended.contains(r.time())) continue;
-                        ++counts[r.node];
+                        ++counts[r.node.index()];
                         ++matched;
                     }
                 },

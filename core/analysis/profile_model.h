@@ -53,14 +53,14 @@ private:
         bool mainThread = false;
         uint64_t samples = 0;
         StackInterner::PathCache path;
-        uint32_t lastCount = UINT32_MAX; // index in countValues_ of (lastNode, lastStatus)
-        uint32_t lastNode = UINT32_MAX;
+        uint32_t lastCount = UINT32_MAX; // index in countValues_ of (lastStack, lastStatus)
+        StackId lastStack{UINT32_MAX};
         uint8_t lastStatus = 0;
     };
     // Sample records name a thread in 16 bits: the 65,537th thread gets no slot (null),
     // and its samples are counted as not kept rather than merged into another thread's.
     static constexpr size_t kMaxThreads = 65536;
-    ThreadState* threadFor(uint64_t tid, uint16_t& index);
+    ThreadState* threadFor(uint64_t tid, ThreadIndex& index);
     void apply(const SampleBatch& batch);                    // with lock_ held
     void applyNames();                                       // with lock_ held
     std::unordered_map<uint64_t, std::string> pendingNames_; // sampler thread: not set yet
@@ -69,7 +69,7 @@ private:
     StackInterner interner_;
     SampleStore store_;
     std::vector<ThreadState> threads_;
-    std::unordered_map<uint64_t, uint16_t> threadIndex_;
+    std::unordered_map<uint64_t, ThreadIndex> threadIndex_;
     std::unordered_map<uint64_t, std::string> threadNames_; // nameThread(), bounded
     // Samples per (stack, thread, status): key node << 24 | thread << 8 | status.
     FlatMap64 countIndex_; // key -> index into the two vectors below

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/analysis_ids.h"
 #include "core/common/error.h"
 #include "core/util/cancel.h"
 #include "core/util/temp_dir.h"
@@ -16,11 +17,11 @@ namespace gilscope {
 
 // One thread-sample, 12 bytes: 10M samples are 120 MB, so they live on disk.
 struct SampleRecord {
-    uint32_t node = 0;   // leaf node in the StackInterner's tree
+    StackId node;        // leaf node in the StackInterner's tree
     uint32_t timeLo = 0; // µs since the model's origin, 40 bits (12 days)
     uint8_t timeHi = 0;
-    uint8_t status = 0;  // ThreadStatus bits
-    uint16_t thread = 0; // index into the model's thread table
+    uint8_t status = 0; // ThreadStatus bits
+    ThreadIndex thread; // index into the model's thread table
 
     uint64_t time() const { return (static_cast<uint64_t>(timeHi) << 32) | timeLo; }
     void setTime(uint64_t t) {

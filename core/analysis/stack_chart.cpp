@@ -288,9 +288,10 @@ ProfileModel::stackChart(const StackChartRequest& request, const CancelToken* ca
         [&](std::span<const SampleRecord> records) {
             for (const SampleRecord& r : records) {
                 const uint64_t t = r.time();
-                if (t < inFrom || t >= inTo || !wanted[r.thread]) continue;
-                ++inWindow[r.thread];
-                if (r.status & (ThreadStatus::OnCpu | ThreadStatus::HasGil)) ++active[r.thread];
+                if (t < inFrom || t >= inTo || !wanted[r.thread.index()]) continue;
+                ++inWindow[r.thread.index()];
+                if (r.status & (ThreadStatus::OnCpu | ThreadStatus::HasGil))
+                    ++active[r.thread.index()];
             }
         },
         cancel);
@@ -328,8 +329,8 @@ ProfileModel::stackChart(const StackChartRequest& request, const CancelToken* ca
         [&](std::span<const SampleRecord> records) {
             for (const SampleRecord& r : records) {
                 const uint64_t t = r.time();
-                LaneBuilder* b = builders[r.thread].get();
-                if (b && t >= from && t <= to) b->add(t + origin, r.node, r.status);
+                LaneBuilder* b = builders[r.thread.index()].get();
+                if (b && t >= from && t <= to) b->add(t + origin, r.node.value(), r.status);
             }
         },
         cancel);

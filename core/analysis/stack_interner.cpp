@@ -4,14 +4,14 @@ namespace gilscope {
 
 StackInterner::StackInterner() {
     nodes_.push_back(StackNode{});
-    nodeFrames_.push_back(0);
+    nodeFrames_.push_back(FrameId{}); // the root has no frame
 }
 
 namespace {
 uint64_t stackHash(std::span<const FrameId> frames) {
     uint64_t h = 0x243F6A8885A308D3ull ^ frames.size();
     for (FrameId f : frames)
-        h = (h ^ f) * 0x9E3779B97F4A7C15ull;
+        h = (h ^ f.value()) * 0x9E3779B97F4A7C15ull;
     h ^= h >> 29;
     return h == UINT64_MAX ? 0 : h;
 }
@@ -30,12 +30,11 @@ bool StackInterner::matches(uint32_t node, std::span<const FrameId> frames,
 }
 
 const StackInterner::FrameMeta& StackInterner::meta(FrameId id) {
-    if (id >= frameMeta_.size()) frameMeta_.resize(static_cast<size_t>(id) + 1);
-    FrameMeta& m = frameMeta_[id];
+    FrameMeta& m = frameMeta_.cover(id);
     if (m.known) return m;
     m.known = true;
     const FrameInfo& f = registry_->frame(id);
-    const uint64_t fkey = (static_cast<uint64_t>(f.filename) << 32) | f.funcname;
+    const uint64_t fkey = (uint64_t{f.filename.value()} << 32) | f.funcname.value();
     auto [fit, newFunc] = functionIds_.try_emplace(fkey, static_cast<uint32_t>(functions_.size()));
     if (newFunc)
         functions_.push_back(
@@ -58,7 +57,7 @@ const StackInterner::FrameMeta& StackInterner::meta(FrameId id) {
 
 uint32_t StackInterner::child(uint32_t parent, FrameId frame) {
     if (meta(frame).filtered) return parent;
-    const uint64_t key = (static_cast<uint64_t>(parent) << 32) | frame;
+    const uint64_t key = (static_cast<uint64_t>(parent) << 32) | frame.value();
     auto [id, added] = children_.tryEmplace(key, static_cast<uint32_t>(nodes_.size()));
     if (added) {
         const FrameMeta& m = meta(frame);
@@ -74,20 +73,20 @@ uint32_t StackInterner::child(uint32_t parent, FrameId frame) {
     return id;
 }
 
-uint32_t StackInterner::intern(PathCache& cache, std::span<const FrameId> frames) {
+StackId StackInterner::intern(PathCache& cache, std::span<const FrameId> frames) {
     const size_t n = frames.size(), m = cache.frames.size();
     // Depth of the root part shared with the previous stack of this thread.
     size_t common = 0;
     while (common < n && common < m && frames[n - 1 - common] == cache.frames[m - 1 - common])
         ++common;
-    if (common == n && n == m) return n ? cache.path[n - 1] : 0;
+    if (common == n && n == m) return StackId{n ? cache.path[n - 1] : 0};
     // A stack seen before (on any thread): one lookup and a walk instead of a lookup
     // per frame.
     const uint64_t h = stackHash(frames);
     if (const uint32_t* known = stackIds_.find(h); known && matches(*known, frames, scratch_)) {
         cache.path.swap(scratch_);
         cache.frames.assign(frames.begin(), frames.end());
-        return *known;
+        return StackId{*known};
     }
     cache.path.resize(n);
     uint32_t node = common ? cache.path[common - 1] : 0;
@@ -97,7 +96,7 @@ uint32_t StackInterner::intern(PathCache& cache, std::span<const FrameId> frames
     }
     cache.frames.assign(frames.begin(), frames.end());
     stackIds_.tryEmplace(h, node);
-    return node;
+    return StackId{node};
 }
 
 } // namespace gilscope

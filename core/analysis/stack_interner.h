@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/analysis_ids.h"
 #include "core/gecko/flat_map.h"
 #include "core/sample/frame_registry.h"
 
@@ -56,8 +57,8 @@ public:
     };
 
     void setRegistry(const FrameRegistry* registry) { registry_ = registry; }
-    // frames: leaf first. Returns the leaf's node (0 for an empty stack).
-    uint32_t intern(PathCache& cache, std::span<const FrameId> frames);
+    // frames: leaf first. Returns the leaf's node (StackId{0} for an empty stack).
+    StackId intern(PathCache& cache, std::span<const FrameId> frames);
 
     const std::vector<StackNode>& nodes() const { return nodes_; }
     const std::vector<FunctionInfo>& functions() const { return functions_; }
@@ -78,7 +79,7 @@ private:
     bool matches(uint32_t node, std::span<const FrameId> frames, std::vector<uint32_t>& path) const;
 
     const FrameRegistry* registry_ = nullptr;
-    std::vector<FrameMeta> frameMeta_; // per FrameId
+    IdVector<FrameId, FrameMeta> frameMeta_;
     std::vector<uint32_t> scratch_;
     std::vector<StackNode> nodes_;
     std::vector<FrameId> nodeFrames_; // per node

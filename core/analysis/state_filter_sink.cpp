@@ -20,9 +20,8 @@ void StateFilterSink::begin(const FrameRegistry& registry, const RecordingInfo& 
 bool StateFilterSink::hasGcFrame(const SampleBatch& batch) {
     if (!registry_) return false;
     for (FrameId id : batch.frames) {
-        if (id >= registry_->frameCount()) continue;
-        if (id >= gcFrame_.size()) gcFrame_.resize(registry_->frameCount(), -1);
-        int8_t& cached = gcFrame_[id];
+        if (!registry_->has(id)) continue;
+        int8_t& cached = gcFrame_.cover(id, -1);
         if (cached < 0) cached = registry_->string(registry_->frame(id).funcname) == "<GC>";
         if (cached == 1) return true;
     }

@@ -36,8 +36,8 @@ private:
     SampleSink& next_;
     const std::vector<uint64_t>* contended_;
     const FrameRegistry* registry_ = nullptr;
-    std::vector<int8_t> gcFrame_; // per FrameId: -1 unknown, 0 no, 1 yes
-    std::vector<uint64_t> kept_;  // GilContention: the timestamps of a batch that stay
+    IdVector<FrameId, int8_t> gcFrame_; // -1 unknown, 0 no, 1 yes
+    std::vector<uint64_t> kept_;        // GilContention: the timestamps of a batch that stay
 };
 
 // The first pass for a contention view: the times at which some thread waited (for the

@@ -39,7 +39,7 @@ std::string frameText(const FrameRegistry& registry, FrameId id) {
 size_t CollapsedWriter::StackHash::operator()(const std::vector<FrameId>& v) const noexcept {
     size_t h = 1469598103934665603ull; // FNV-1a over the ids
     for (FrameId id : v) {
-        h ^= id;
+        h ^= id.value();
         h *= 1099511628211ull;
     }
     return h;
@@ -71,15 +71,15 @@ void CollapsedWriter::addBatch(const SampleBatch& batch) {
 
 std::string CollapsedWriter::render() const {
     if (!registry_) return {};
-    std::vector<std::string> frameCache(registry_->frameCount());
+    IdVector<FrameId, std::string> frameCache;
+    frameCache.resize(registry_->frameCount());
     std::vector<std::pair<std::string, uint64_t>> lines;
     lines.reserve(counts_.size());
     for (const auto& [stack, count] : counts_) {
         std::string line;
         // Stored leaf-first; the format wants root-first.
         for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-            if (*it >= frameCache.size()) frameCache.resize(registry_->frameCount());
-            std::string& text = frameCache[*it];
+            std::string& text = frameCache.cover(*it);
             if (text.empty()) text = frameText(*registry_, *it);
             if (!line.empty()) line += ';';
             line += text;

@@ -43,11 +43,11 @@ Status GeckoCollector::Impl::exportTo(const std::filesystem::path* dest, AtomicF
                                       const ProgressCallback& progress, const CancelToken* cancel) {
     // A committed export spent the collector (its spill is gone); a failed one did not.
     if (exported.load()) {
-        if (lastError) return *lastError;
+        if (misuse) return *misuse;
         return makeError(ErrorKind::Internal, "the Gecko collector has already been exported");
     }
     exportStarted = true;
-    if (lastError) return *lastError;
+    if (misuse) return *misuse;
     if (threads.empty())
         return makeError(ErrorKind::NoSamples,
                          "no samples were collected, so there is no Gecko profile to write");
@@ -64,7 +64,7 @@ Status GeckoCollector::Impl::exportTo(const std::filesystem::path* dest, AtomicF
         emitUserMarks();
     }
     markersFinal = true;
-    if (lastError) return *lastError;
+    if (misuse) return *misuse;
 
     Result<AtomicFile> file = made ? std::move(*made) : AtomicFile();
     if (!made) {
@@ -142,11 +142,11 @@ void GeckoCollector::finish(const RecordingSummary& summary) {
 }
 
 bool GeckoCollector::failed() const {
-    return impl_->spillError.has_value() || impl_->lastError.has_value();
+    return impl_->spillError.has_value() || impl_->misuse.has_value();
 }
 
 Error GeckoCollector::sinkError() const {
-    if (impl_->lastError) return *impl_->lastError;
+    if (impl_->misuse) return *impl_->misuse;
     return impl_->spillError.value_or(Error{});
 }
 
@@ -160,9 +160,6 @@ Status GeckoCollector::exportTo(AtomicFile file, const ProgressCallback& progres
     return impl_->exportTo(nullptr, &file, progress, cancel);
 }
 
-const std::optional<Error>& GeckoCollector::lastError() const {
-    return impl_->lastError;
-}
 bool GeckoCollector::exported() const {
     return impl_->exported.load();
 }

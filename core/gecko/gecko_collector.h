@@ -49,7 +49,7 @@ struct GeckoOptions {
 // touched from another thread during export.
 //
 // Once exportTo() has started, a later addBatch() is ignored and recorded as an error
-// ("cannot add samples to the Gecko collector after export"), reported by lastError()
+// ("cannot add samples to the Gecko collector after export"), reported by failed() and sinkError()
 // and by a later exportTo(). An export that fails or is cancelled keeps everything (the
 // recording cannot be taken again), so exportTo() can be retried; after one succeeds the
 // collector is spent. addBatch() never throws.
@@ -84,9 +84,6 @@ public:
     Status exportTo(AtomicFile file, const ProgressCallback& progress = {},
                     const CancelToken* cancel = nullptr);
 
-    // First error recorded outside exportTo that makes export impossible (addBatch after
-    // export). A spill failure is not one: see failed().
-    const std::optional<Error>& lastError() const;
     bool exported() const;        // an export was committed (the spill is gone)
     uint64_t sampleCount() const; // thread-samples recorded so far
     size_t threadCount() const;

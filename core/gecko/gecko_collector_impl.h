@@ -66,7 +66,7 @@ struct GeckoCollector::Impl {
     // An export was committed (the spill is gone): set by the export, a worker thread in
     // the GUI, and read by the GUI thread meanwhile.
     std::atomic<bool> exported{false};
-    std::optional<Error> lastError;
+    std::optional<Error> misuse; // a batch after a committed export
     std::optional<Error> spillError;
 
     GeckoStrings strings;

@@ -39,7 +39,7 @@ struct FrameScan {
 } // namespace
 
 void GeckoCollector::Impl::fail(Error e) {
-    if (!lastError) lastError = std::move(e);
+    if (!misuse) misuse = std::move(e);
 }
 
 void GeckoCollector::Impl::spillFailed(Error e) {
@@ -98,7 +98,7 @@ void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
         for (size_t i = 0; i + common < n; ++i) {
             const FrameFacts& f = facts.frame(*registry, frames[i]);
             if (f.filtered) continue;
-            if (leaf < 0) leaf = static_cast<int32_t>(frames[i]);
+            if (leaf < 0) leaf = static_cast<int32_t>(frames[i].value());
             scan.hasGc |= f.isGc;
         }
         scan.leaf = leaf >= 0 ? leaf : (common ? th->chainLeaf[common - 1] : -1);
@@ -181,7 +181,7 @@ int32_t GeckoCollector::Impl::stackFor(GeckoThread& th, std::span<const FrameId>
             }
             prefix = static_cast<int32_t>(index);
             gc |= f.isGc;
-            leaf = static_cast<int32_t>(id);
+            leaf = static_cast<int32_t>(id.value());
         }
         th.lastChain[i] = prefix;
         th.chainGc[i] = gc;
@@ -193,7 +193,7 @@ int32_t GeckoCollector::Impl::stackFor(GeckoThread& th, std::span<const FrameId>
 }
 
 uint32_t GeckoCollector::Impl::frameFor(GeckoThread& th, FrameId id, const FrameFacts& f) {
-    if (id < th.localFrame.size() && th.localFrame[id] != 0) return th.localFrame[id] - 1;
+    if (th.localFrame.contains(id) && th.localFrame[id] != 0) return th.localFrame[id] - 1;
     const uint32_t func = funcFor(th, f);
     auto [it, inserted] = th.frameIndex.try_emplace(FrameKey{func, f.column, f.line},
                                                     static_cast<uint32_t>(th.frameFunc.size()));
@@ -203,8 +203,7 @@ uint32_t GeckoCollector::Impl::frameFor(GeckoThread& th, FrameId id, const Frame
         th.frameLine.push_back(f.line == 0 ? kNullLine : f.line); // Python: lineno or None
         th.frameColumn.push_back(f.column);
     }
-    if (id >= th.localFrame.size()) th.localFrame.resize(static_cast<size_t>(id) + 1, 0);
-    th.localFrame[id] = it->second + 1;
+    th.localFrame.cover(id, 0) = it->second + 1;
     return it->second;
 }
 
@@ -239,7 +238,7 @@ uint32_t GeckoCollector::Impl::funcFor(GeckoThread& th, const FrameFacts& f) {
 }
 
 void GeckoCollector::Impl::trackOpcode(GeckoThread& th, double firstTime) {
-    const FrameFacts& leaf = facts.frame(*registry, static_cast<FrameId>(th.lastLeaf));
+    const FrameFacts& leaf = facts.frame(*registry, FrameId{static_cast<uint32_t>(th.lastLeaf)});
     OpcodeState& st = th.opcode;
     const bool same = st.present && st.opcode == leaf.opcode && st.line == leaf.line &&
                       st.column == leaf.column && st.func == leaf.func && st.file == leaf.file;

@@ -14,8 +14,7 @@ bool endsWith(std::string_view s, std::string_view suffix) {
 } // namespace
 
 uint32_t RegistryFacts::canonical(const FrameRegistry& reg, StringId id) {
-    if (id >= canonicalOf_.size()) canonicalOf_.resize(static_cast<size_t>(id) + 1, 0);
-    if (canonicalOf_[id] != 0) return canonicalOf_[id] - 1;
+    if (canonicalOf_.cover(id, 0) != 0) return canonicalOf_[id] - 1;
     const std::string& raw = reg.string(id);
     std::string text = isValidUtf8(raw) ? raw : sanitizeUtf8(raw);
     auto [it, inserted] = byText_.try_emplace(text, static_cast<uint32_t>(texts_.size()));

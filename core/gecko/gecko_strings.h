@@ -60,8 +60,7 @@ struct FrameFacts {
 class RegistryFacts {
 public:
     const FrameFacts& frame(const FrameRegistry& reg, FrameId id) {
-        if (id >= frames_.size()) frames_.resize(static_cast<size_t>(id) + 1);
-        FrameFacts& f = frames_[id];
+        FrameFacts& f = frames_.cover(id);
         if (!f.known) compute(reg, id, f);
         return f;
     }
@@ -71,9 +70,9 @@ private:
     uint32_t canonical(const FrameRegistry& reg, StringId id);
     void compute(const FrameRegistry& reg, FrameId id, FrameFacts& f);
 
-    std::vector<FrameFacts> frames_;
-    std::vector<uint32_t> canonicalOf_; // registry StringId -> canonical id + 1 (0 = not yet)
-    std::vector<std::string> texts_;    // canonical id -> valid UTF-8 text
+    IdVector<FrameId, FrameFacts> frames_;
+    IdVector<StringId, uint32_t> canonicalOf_; // canonical id + 1 (0 = not yet)
+    std::vector<std::string> texts_;           // canonical id -> valid UTF-8 text
     std::unordered_map<std::string, uint32_t> byText_;
 };
 

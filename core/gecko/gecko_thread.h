@@ -125,8 +125,8 @@ struct GeckoThread {
     std::vector<int64_t> resourceLib; // index into the profile's libs, -1 = null
     std::unordered_map<uint32_t, uint32_t> resourceIndex; // canonical file
 
-    // Fast path: registry FrameId -> frameTable index + 1 (0 = not looked up yet).
-    std::vector<uint32_t> localFrame;
+    // Fast path: registry frame -> frameTable index + 1 (0 = not looked up yet).
+    IdVector<FrameId, uint32_t> localFrame;
     // The previous batch's stack (leaf first) and, per depth from the root, the stack
     // index after that frame, so a stack that shares its root part reuses the walk.
     std::vector<FrameId> lastFrames;

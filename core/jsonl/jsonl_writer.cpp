@@ -112,7 +112,7 @@ void JsonlWriter::begin(const FrameRegistry& registry, const RecordingInfo& info
     if (info.sampleIntervalUs) intervalUs_ = info.sampleIntervalUs;
 }
 
-uint32_t JsonlWriter::intern(uint32_t registryString) {
+uint32_t JsonlWriter::intern(StringId registryString) {
     auto [it, inserted] =
         stringOf_.try_emplace(registryString, static_cast<uint32_t>(strings_.size()));
     if (inserted) strings_.push_back(registryString);
@@ -120,7 +120,7 @@ uint32_t JsonlWriter::intern(uint32_t registryString) {
 }
 
 size_t JsonlWriter::frameFor(FrameId id) {
-    if (id < frameOf_.size() && frameOf_[id]) return frameOf_[id] - 1;
+    if (frameOf_.contains(id) && frameOf_[id]) return frameOf_[id] - 1;
     const FrameInfo& f = registry_->frame(id);
     Frame fr;
     fr.func = intern(f.funcname); // funcname first, as CPython interns them
@@ -139,8 +139,7 @@ size_t JsonlWriter::frameFor(FrameId id) {
                       (fr.endCol >= 0 ? std::to_string(fr.endCol) : "-");
     auto [it, inserted] = frameKeys_.try_emplace(key, frames_.size());
     if (inserted) frames_.push_back(fr);
-    if (id >= frameOf_.size()) frameOf_.resize(id + 1, 0);
-    frameOf_[id] = it->second + 1;
+    frameOf_.cover(id, 0) = it->second + 1;
     return it->second;
 }
 

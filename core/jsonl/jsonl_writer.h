@@ -38,18 +38,18 @@ private:
         int64_t line = 0, endLine = 0, col = -1, endCol = -1;
         uint64_t self = 0, cumulative = 0, seen = 0;
     };
-    uint32_t intern(uint32_t registryString);
+    uint32_t intern(StringId registryString);
     size_t frameFor(FrameId id);
 
     std::optional<int> mode_;
     std::string runId_;
     uint64_t intervalUs_ = 1000;
     const FrameRegistry* registry_ = nullptr;
-    std::vector<uint32_t> strings_;                   // our id → registry string id
-    std::unordered_map<uint32_t, uint32_t> stringOf_; // registry string id → our id
+    std::vector<StringId> strings_;                   // our id → registry string id
+    std::unordered_map<StringId, uint32_t> stringOf_; // registry string id → our id
     std::vector<Frame> frames_;
     std::unordered_map<std::string, size_t> frameKeys_; // CPython's frame_key
-    std::vector<size_t> frameOf_;                       // FrameId → frames_ index + 1
+    IdVector<FrameId, size_t> frameOf_;                 // frames_ index + 1
     uint64_t samplesTotal_ = 0, stackNo_ = 0;
 };
 

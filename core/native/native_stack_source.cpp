@@ -92,7 +92,7 @@ bool NativeStackMerger::unwind(uint64_t tid, const Registers& regs, remote::Proc
     }
     for (const NativeFrame& f : frames_)
         named_.push_back({symbols_.lookup(*unwinder_, f.lookupPc()), f.sp});
-    if (options_.interpreter == UINT32_MAX && runtimeAddress_ != 0) // once the module is mapped
+    if (options_.interpreter == kNoString && runtimeAddress_ != 0) // once the module is mapped
         options_.interpreter = symbols_.moduleOf(*unwinder_, runtimeAddress_);
     readSampledEntries(stack);
     return true;

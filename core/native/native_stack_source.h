@@ -60,7 +60,7 @@ private:
     std::unique_ptr<NativeUnwinder> unwinder_;
     NativeSymbols symbols_;
     MergeOptions options_;
-    StringId synthetic_ = 0;
+    StringId synthetic_;
     std::vector<NativeFrame> frames_;
     std::vector<NativeStackFrame> named_;
     std::vector<FrameId> merged_;

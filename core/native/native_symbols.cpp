@@ -116,7 +116,7 @@ StringId NativeSymbols::moduleOf(NativeUnwinder& unwinder, uint64_t addr) {
     Dwfl_Module* mod = unwinder.dwfl() ? dwfl_addrmodule(unwinder.dwfl(), addr) : nullptr;
     Dwarf_Addr start = 0;
     const char* name = mod ? moduleName(mod, start) : nullptr;
-    return name ? registry_.internString(name) : UINT32_MAX;
+    return name ? registry_.internString(name) : kNoString;
 }
 
 NativeSymbol NativeSymbols::lookup(NativeUnwinder& unwinder, uint64_t pc) {

@@ -23,7 +23,7 @@ enum class NativeKind : uint8_t {
 };
 
 struct NativeSymbol {
-    FrameId frame = 0; // "name (library)": funcname the symbol, filename the library
+    FrameId frame; // "name (library)": funcname the symbol, filename the library
     NativeKind kind = NativeKind::Code;
     bool named = false; // a symbol table named it ("libfoo.so+0x1234" otherwise)
 };
@@ -41,7 +41,7 @@ public:
     explicit NativeSymbols(FrameRegistry& registry) : registry_(registry) {}
     // Names pc in the unwinder's module list (which it may rebuild).
     NativeSymbol lookup(NativeUnwinder& unwinder, uint64_t pc);
-    // The filename lookup() gives frames of the module holding `addr` (none: UINT32_MAX).
+    // The filename lookup() gives frames of the module holding `addr` (none: kNoString).
     StringId moduleOf(NativeUnwinder& unwinder, uint64_t addr);
 
     // Exposed for tests: how a symbol name is classified.

@@ -180,7 +180,7 @@ bool mergeStacks(const MergeInput& in, const MergeOptions& options, const FrameR
     // The interpreter's module: where its eval loop and call machinery are (by name). Its
     // unnamed code may be a stripped eval loop, and is plumbing.
     StringId interpreter = options.interpreter;
-    for (size_t i = 0; i < in.native.size() && interpreter == UINT32_MAX; ++i)
+    for (size_t i = 0; i < in.native.size() && interpreter == kNoString; ++i)
         if (in.native[i].symbol.kind != NativeKind::Code)
             interpreter = registry.frame(in.native[i].symbol.frame).filename;
     bool byAddress = options.runs == PythonRuns::Entries && !runs.empty();

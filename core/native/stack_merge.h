@@ -21,7 +21,7 @@ struct MergeOptions {
     bool all = false; // --native-stacks=all: keep the eval loop and its plumbing
     // The interpreter's module (a native frame's filename), where known: the one that holds
     // _PyRuntime. Else each stack's named eval loop or call machinery says it.
-    StringId interpreter = UINT32_MAX;
+    StringId interpreter = kNoString;
 };
 
 // A native frame as the merge sees it: its name and kind, its stack pointer, and

@@ -34,8 +34,8 @@ uint64_t stackHash(std::span<const FrameId> frames) {
     uint64_t h = frames.size();
     size_t i = 0;
     for (; i + 1 < frames.size(); i += 2)
-        h = mix(h, uint64_t{frames[i]} << 32 | frames[i + 1]);
-    if (i < frames.size()) h = mix(h, frames[i]);
+        h = mix(h, uint64_t{frames[i].value()} << 32 | frames[i + 1].value());
+    if (i < frames.size()) h = mix(h, frames[i].value());
     return h;
 }
 
@@ -71,19 +71,14 @@ int64_t PprofProfile::internString(std::string_view s) {
 }
 
 int64_t PprofProfile::registryString(const FrameRegistry& registry, StringId id) {
-    if (id >= fromRegistryString_.size()) fromRegistryString_.resize(registry.stringCount(), 0);
-    int64_t& cached = fromRegistryString_[id];
+    int64_t& cached = fromRegistryString_.cover(id, 0);
     // Engines take UTF-8 only (Pyroscope refuses a profile otherwise).
     if (cached == 0) cached = internString(sanitizeUtf8(registry.string(id))) + 1;
     return cached - 1;
 }
 
 uint64_t PprofProfile::locationOf(FrameId id, const FrameRegistry& registry, bool& gc) {
-    if (id >= fromFrame_.size()) {
-        fromFrame_.resize(registry.frameCount(), 0);
-        frameIsGc_.resize(registry.frameCount(), 0);
-    }
-    if (fromFrame_[id] != 0) {
+    if (fromFrame_.cover(id, 0) != 0) {
         gc = gc || frameIsGc_[id];
         return fromFrame_[id];
     }
@@ -100,7 +95,7 @@ uint64_t PprofProfile::locationOf(FrameId id, const FrameRegistry& registry, boo
     auto [loc, newLocation] = locationIds_.try_emplace(locationKey, locations_.size() + 1);
     if (newLocation) locations_.push_back({fn->second, line});
     fromFrame_[id] = loc->second;
-    frameIsGc_[id] = registry.string(frame.funcname) == "<GC>";
+    frameIsGc_.cover(id, 0) = registry.string(frame.funcname) == "<GC>";
     gc = gc || frameIsGc_[id];
     return loc->second;
 }
@@ -120,9 +115,8 @@ uint32_t PprofProfile::internStack(std::span<const FrameId> frames, const FrameR
     stack.frames.assign(frames.begin(), frames.end());
     stack.locations.reserve(frames.size());
     for (FrameId id : frames)
-        if (id < registry.frameCount())
-            stack.locations.push_back(locationOf(id, registry, stack.gc));
-    if (!frames.empty() && frames.front() < registry.frameCount())
+        if (registry.has(id)) stack.locations.push_back(locationOf(id, registry, stack.gc));
+    if (!frames.empty() && registry.has(frames.front()))
         stack.waitTarget = waitTargetOf(frames.front(), registry);
     stacks_.push_back(std::move(stack));
     if (last != UINT32_MAX) stacks_[last].nextSameHash = index;

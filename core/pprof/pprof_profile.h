@@ -96,13 +96,13 @@ private:
     int64_t stateNames_[kThreadStateCount] = {}; // ThreadState -> string index
     std::vector<std::string> strings_;           // the string table; [0] is ""
     std::unordered_map<std::string, int64_t> stringIds_;
-    std::vector<int64_t> fromRegistryString_; // StringId -> string index + 1 (0: not yet)
-    std::vector<Function> functions_;         // id = index + 1
+    IdVector<StringId, int64_t> fromRegistryString_; // string index + 1 (0: not yet)
+    std::vector<Function> functions_;                // id = index + 1
     std::unordered_map<FunctionKey, uint64_t, FunctionKeyHash> functionIds_;
     std::vector<Location> locations_;                    // id = index + 1
     std::unordered_map<uint64_t, uint64_t> locationIds_; // (function << 32 | line) -> id
-    std::vector<uint64_t> fromFrame_;                    // FrameId -> location id (0: not yet)
-    std::vector<uint8_t> frameIsGc_;                     // FrameId -> a <GC> frame
+    IdVector<FrameId, uint64_t> fromFrame_;              // location id (0: not yet)
+    IdVector<FrameId, uint8_t> frameIsGc_;               // a <GC> frame
     // A stack's 64-bit hash -> its first stack with that hash (the rest chain through
     // nextSameHash): one pass over the frames per sample, then integer lookups.
     std::unordered_map<uint64_t, uint32_t> stackByHash_;

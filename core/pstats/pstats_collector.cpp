@@ -37,7 +37,7 @@ void PstatsCollector::begin(const FrameRegistry& registry, const RecordingInfo& 
 }
 
 size_t PstatsCollector::indexOf(FrameId frame) {
-    if (frame < frameIndex_.size() && frameIndex_[frame]) return frameIndex_[frame] - 1;
+    if (frameIndex_.contains(frame) && frameIndex_[frame]) return frameIndex_[frame] - 1;
     const FrameInfo& f = registry_->frame(frame);
     // extract_lineno(): a frame without a location counts as line 0.
     Key key{registry_->string(f.filename), f.line < 0 ? 0 : f.line, registry_->string(f.funcname)};
@@ -46,8 +46,7 @@ size_t PstatsCollector::indexOf(FrameId frame) {
         entries_.push_back(Entry{std::move(key), 0, 0, {}});
         seenMark_.push_back(0);
     }
-    if (frame >= frameIndex_.size()) frameIndex_.resize(frame + 1, 0);
-    frameIndex_[frame] = it->second + 1;
+    frameIndex_.cover(frame, 0) = it->second + 1;
     return it->second;
 }
 

@@ -72,8 +72,8 @@ private:
     bool sampledMarker_ = false; // the target is 3.15+: its pstats reads the marker
     std::vector<Entry> entries_;
     std::unordered_map<Key, size_t, KeyHash> index_;
-    std::vector<size_t> frameIndex_; // FrameId → entries_ index + 1 (0: not yet)
-    std::vector<size_t> seen_;       // per-stack scratch
+    IdVector<FrameId, size_t> frameIndex_; // entries_ index + 1 (0: not yet)
+    std::vector<size_t> seen_;             // per-stack scratch
     std::vector<uint64_t> seenMark_;
     uint64_t stackNo_ = 0;
 };

@@ -14,8 +14,8 @@ namespace gilscope::remote {
 
 // What we keep per code object, keyed by its address in the target.
 struct CodeInfo {
-    StringId filename = 0;
-    StringId funcname = 0;
+    StringId filename;
+    StringId funcname;
     int32_t firstLine = 0;
     uint64_t bytecodeAddr = 0; // co_code_adaptive (3.11+) or the co_code bytes data
     uint64_t bytecodeSize = 0; // bytes

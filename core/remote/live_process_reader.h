@@ -154,7 +154,7 @@ private:
     WaitFrames waitFrames_;
     struct LastWait {
         uint64_t record = 0; // the kernel's record it was made from (0: made from none)
-        FrameId frame = 0;
+        FrameId frame;
     };
     std::unordered_map<uint64_t, LastWait> lastWait_; // by thread id
     std::unique_ptr<KernelTaskRuns> taskRuns_;        // stillProcesses
@@ -188,7 +188,7 @@ private:
     uint64_t codeGeneration_ = 0;
     uint64_t pthreadTidOffset_ = 720; // glibc x86_64: struct pthread.tid (<= 3.10)
     std::unordered_map<uint64_t, uint64_t> tidByPthread_;
-    StringId gcFile_ = 0, gcName_ = 0;
+    StringId gcFile_, gcName_;
 
     AsyncioLayout asyncio_;
     std::unique_ptr<TaskGraphReader> tasks_; // set when --async-aware reads tasks

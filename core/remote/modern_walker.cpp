@@ -273,7 +273,7 @@ bool ModernWalker::walkChain(std::span<const uint8_t> ts, std::vector<FrameId>& 
             frame = previous;
             continue;
         }
-        FrameId id = 0;
+        FrameId id;
         bool python = false;
         if (!describe(f, id, python)) return ctx_.failRead("cannot read a code object");
         if (!python) { // a frame being set up or torn down, or an interpreter shim

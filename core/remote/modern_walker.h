@@ -61,7 +61,7 @@ private:
     bool native_ = false;
     std::vector<EvalEntry>* entries_ = nullptr;
     bool lastNotStarted_ = false; // the frame describe() last named had not started
-    FrameId nativeFrame_ = 0;
+    FrameId nativeFrame_;
     uint64_t noneAddr_ = 0;
     uint64_t stopFrame_ = 0;
     std::vector<Chunk> chunks_; // [0] is the current chunk; more are loaded on demand

@@ -154,7 +154,7 @@ bool TaskGraphReader::readChain(uint64_t coro, std::vector<FrameId>& out) {
         if (state == async_.frameCleared) break;
         type = StructView(gen_).field<uint64_t>(layout_.obType);
         const StructView frame = StructView(gen_).sub(async_.genIframe, layout_.frSize);
-        FrameId id = 0;
+        FrameId id;
         bool python = false;
         if (!frames_.describe(frame, id, python)) return fail("cannot read a coroutine's code");
         if (!python) break;

@@ -13,7 +13,7 @@ std::string WaitFrames::describeFd(const SyscallWait& wait) {
 
 FrameId WaitFrames::frame(const std::string& name) {
     if (auto it = frames_.find(name); it != frames_.end()) return it->second;
-    if (file_ == 0) file_ = registry_.internString("~");
+    if (file_ == kNoString) file_ = registry_.internString("~");
     FrameInfo f;
     f.filename = file_;
     f.funcname = registry_.internString(name);

@@ -25,7 +25,7 @@ public:
 private:
     FdDescriber fds_;
     FrameRegistry& registry_;
-    StringId file_ = 0;
+    StringId file_ = kNoString;
     std::unordered_map<std::string, FrameId> frames_;
 };
 

@@ -8,7 +8,7 @@ FrameRegistry::FrameRegistry() = default;
 
 StringId FrameRegistry::internString(std::string_view s) {
     if (auto it = stringIds_.find(s); it != stringIds_.end()) return it->second;
-    const auto id = static_cast<StringId>(strings_.size());
+    const auto id = StringId::fromIndex(strings_.size());
     const std::string& stored = strings_.emplace_back(s);
     stringIds_.emplace(std::string_view(stored), id);
     return id;
@@ -16,8 +16,7 @@ StringId FrameRegistry::internString(std::string_view s) {
 
 FrameId FrameRegistry::internFrame(const FrameInfo& frame) {
     if (auto it = frameIds_.find(frame); it != frameIds_.end()) return it->second;
-    const auto id = static_cast<FrameId>(frames_.size());
-    frames_.push_back(frame);
+    const FrameId id = frames_.push_back(frame);
     frameIds_.emplace(frame, id);
     return id;
 }
@@ -31,8 +30,8 @@ bool looksLikeNativeFrame(std::string_view file, std::string_view func, int32_t 
 size_t FrameRegistry::FrameHash::operator()(const FrameInfo& f) const noexcept {
     uint64_t h = 1469598103934665603ull;
     auto mix = [&h](uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
-    mix(f.filename);
-    mix(f.funcname);
+    mix(f.filename.value());
+    mix(f.funcname.value());
     mix(static_cast<uint32_t>(f.line));
     mix(static_cast<uint32_t>(f.endLine));
     mix(static_cast<uint32_t>(f.column));

@@ -1,16 +1,24 @@
 #pragma once
 
+#include "core/common/typed_id.h"
+
 #include <cstdint>
 #include <deque>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
 namespace gilscope {
 
-using StringId = uint32_t;
-using FrameId = uint32_t;
+// The registry's handles: a string and a frame, each its own type.
+using StringId = TypedId<struct StringIdTag>;
+using FrameId = TypedId<struct FrameIdTag>;
+// Stacks are spans of ids, compared with memcmp (the Gecko collector's common root).
+static_assert(sizeof(FrameId) == 4 && std::is_trivially_copyable_v<FrameId>);
+// No string: a handle not set yet, or a lookup that found none.
+inline constexpr StringId kNoString{UINT32_MAX};
 
 inline constexpr int32_t kNoLocation = -1;
 inline constexpr uint8_t kNoOpcode = 255;
@@ -18,8 +26,8 @@ inline constexpr uint8_t kNoOpcode = 255;
 // One Python frame, with its strings interned. Field meanings follow CPython's
 // FrameInfo/LocationInfo: -1 means "not available".
 struct FrameInfo {
-    StringId filename = 0;
-    StringId funcname = 0;
+    StringId filename;
+    StringId funcname;
     int32_t line = kNoLocation;
     int32_t endLine = kNoLocation;
     int32_t column = kNoLocation;
@@ -51,10 +59,11 @@ public:
     StringId internString(std::string_view s);
     FrameId internFrame(const FrameInfo& frame);
 
-    const std::string& string(StringId id) const { return strings_[id]; }
+    const std::string& string(StringId id) const { return strings_[id.index()]; }
     const FrameInfo& frame(FrameId id) const { return frames_[id]; }
     size_t stringCount() const { return strings_.size(); }
     size_t frameCount() const { return frames_.size(); }
+    bool has(FrameId id) const { return frames_.contains(id); }
 
 private:
     struct FrameHash {
@@ -63,7 +72,7 @@ private:
     // deque: references stay valid as it grows, so the map can key on string_view.
     std::deque<std::string> strings_;
     std::unordered_map<std::string_view, StringId> stringIds_;
-    std::vector<FrameInfo> frames_;
+    IdVector<FrameId, FrameInfo> frames_;
     std::unordered_map<FrameInfo, FrameId, FrameHash> frameIds_;
 };
 

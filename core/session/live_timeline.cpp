@@ -66,9 +66,8 @@ void LiveTimeline::applyNames() {
 
 // The remote reader marks garbage collection with a synthetic "<GC>" frame.
 bool LiveTimeline::isGcFrame(FrameId id) {
-    if (!registry_ || id >= registry_->frameCount()) return false;
-    if (id >= gcFrameCache_.size()) gcFrameCache_.resize(registry_->frameCount(), -1);
-    int8_t& cached = gcFrameCache_[id];
+    if (!registry_ || !registry_->has(id)) return false;
+    int8_t& cached = gcFrameCache_.cover(id, -1);
     if (cached < 0) cached = registry_->string(registry_->frame(id).funcname) == "<GC>" ? 1 : 0;
     return cached == 1;
 }
@@ -76,9 +75,8 @@ bool LiveTimeline::isGcFrame(FrameId id) {
 // A wait leaf (--wait-reasons) names what the thread waits on: "<read TCP 10.0.0.5:5432>"
 // is labelled "read TCP 10.0.0.5:5432". With the lock held (waitLabels_ is read by snapshots).
 uint32_t LiveTimeline::waitLabelOf(FrameId leaf) {
-    if (!registry_ || leaf >= registry_->frameCount()) return 0;
-    if (leaf >= waitLabelCache_.size()) waitLabelCache_.resize(registry_->frameCount(), -1);
-    int32_t& cached = waitLabelCache_[leaf];
+    if (!registry_ || !registry_->has(leaf)) return 0;
+    int32_t& cached = waitLabelCache_.cover(leaf, -1);
     if (cached >= 0) return uint32_t(cached);
     const FrameInfo& f = registry_->frame(leaf);
     const std::string_view label =

@@ -107,10 +107,10 @@ private:
     void halveResolution();
 
     const LiveTimelineOptions options_;
-    const FrameRegistry* registry_ = nullptr; // read on the sampler thread only
-    std::vector<int8_t> gcFrameCache_;        // per FrameId: -1 unknown, 0 no, 1 yes
-    std::vector<int32_t> waitLabelCache_;     // per FrameId: -1 unknown, else its waitLabels_ index
-    static constexpr size_t kMaxWaitLabels = 1024;           // then further peers are not named
+    const FrameRegistry* registry_ = nullptr;      // read on the sampler thread only
+    IdVector<FrameId, int8_t> gcFrameCache_;       // -1 unknown, 0 no, 1 yes
+    IdVector<FrameId, int32_t> waitLabelCache_;    // -1 unknown, else its waitLabels_ index
+    static constexpr size_t kMaxWaitLabels = 1024; // then further peers are not named
     std::unordered_map<uint64_t, std::string> pendingNames_; // sampler thread: not set yet
     std::vector<TimelineMark> pendingMarks_;                 // likewise
     std::vector<ProcessCounters> pendingCounters_;           // likewise

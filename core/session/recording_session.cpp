@@ -129,7 +129,7 @@ Status RecordingSession::exportTo(const std::filesystem::path& dest,
                                          ? "this recording was already exported and its copy is "
                                          : "a filtered export replays the recording's copy, which "
                                            "is ") +
-                             "missing (" + copy_.problem() + "); record again");
+                             "missing (" + copy_.status().error().message + "); record again");
     return RecordingFile::exportFile(copy_.path(), dest, state, progress, cancel);
 }
 
@@ -138,8 +138,8 @@ Status RecordingSession::saveBinCopyTo(const std::filesystem::path& dest,
                                        const CancelToken* cancel) const {
     if (!finished()) return makeError(ErrorKind::Internal, "stop the recording before saving it");
     if (!hasBinCopy())
-        return makeError(ErrorKind::Io,
-                         "this recording has no .bin copy (" + copy_.problem() + ")");
+        return makeError(ErrorKind::Io, "this recording has no .bin copy (" +
+                                            copy_.status().error().message + ")");
     return saveBinCopy(copy_.path(), dest, progress, cancel);
 }
 

@@ -86,8 +86,8 @@ public:
     // of one state only (the GUI's state filter), replay the private `.bin` copy.
     Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress = {},
                     const CancelToken* cancel = nullptr, StateFilter state = StateFilter::All);
-    // Why there is no `.bin` copy (re-export impossible), or empty.
-    const std::string& backupProblem() const { return copy_.problem(); }
+    // Ok, or why there is no `.bin` copy (re-export impossible).
+    const Status& binCopyStatus() const { return copy_.status(); }
     // After finish(): the private `.bin` copy is complete and can be saved.
     bool hasBinCopy() const { return !copy_.path().empty(); }
     // Saves the private `.bin` copy to dest (see saveBinCopy()): a file CPython 3.15's

@@ -12,7 +12,7 @@ namespace gilscope::tach {
 namespace {
 
 constexpr uint64_t kProgressInterval = 1000; // CPython's PROGRESS_CALLBACK_INTERVAL
-constexpr FrameId kUnresolved = UINT32_MAX;
+constexpr FrameId kUnresolved{UINT32_MAX};
 constexpr uint64_t kCancelCheckRecords = 4096;
 const char* const kBadVarint = "Invalid or incomplete varint in binary data";
 
@@ -108,8 +108,7 @@ Status RecordReplayer::emit(const ThreadState& ts, uint8_t status) {
     batch.status = status;
     if (!frames_.empty()) {
         const FrameId leaf = frames_.front();
-        if (leaf >= waitOfFrame_.size()) waitOfFrame_.resize(size_t(leaf) + 1, -1);
-        if (waitOfFrame_[leaf] < 0) {
+        if (waitOfFrame_.cover(leaf, -1) < 0) {
             const FrameInfo& f = registry_.frame(leaf);
             const auto reason =
                 waitReasonOfFrame(registry_.string(f.filename), registry_.string(f.funcname));

@@ -73,7 +73,7 @@ private:
     std::vector<uint64_t> timestamps_;
     // A frame's wait reason when it is a wait leaf (WaitReason + 1), 0 when it is not,
     // -1 not looked at yet: the status byte has no room for it, the frames keep it.
-    std::vector<int8_t> waitOfFrame_;
+    IdVector<FrameId, int8_t> waitOfFrame_;
 };
 
 } // namespace gilscope::tach

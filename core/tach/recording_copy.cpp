@@ -48,13 +48,13 @@ Result<fs::path> saveUnder(const fs::path& copy, const fs::path& dir, const std:
 RecordingCopy::RecordingCopy() {
     auto dir = TempDir::create(temp_prefix::kLiveCopy);
     if (!dir) {
-        problem_ = dir.error().message;
+        status_ = dir.error();
         return;
     }
     dir_ = std::move(dir).value();
     auto writer = TachWriter::create(dir_.path() / kCopyName);
     if (!writer) {
-        problem_ = writer.error().message;
+        status_ = writer.error();
         return;
     }
     writer_ = std::move(writer).value();
@@ -80,7 +80,8 @@ void RecordingCopy::addCounters(const ProcessCounters& reading) {
 
 Result<fs::path> RecordingCopy::checkpoint() {
     if (!writer_ || finalized_)
-        return makeError(ErrorKind::Io, "the recording's .bin copy is gone (" + problem_ + ")");
+        return makeError(ErrorKind::Io,
+                         "the recording's .bin copy is gone (" + status_.error().message + ")");
     const fs::path path = dir_.path() / kCheckpointName;
     if (Status s = writer_->checkpoint(path); !s) return s.error();
     return path;
@@ -102,18 +103,19 @@ void RecordingCopy::finalize() {
     if (saved)
         path_ = dir_.path() / kCopyName;
     else
-        problem_ = saved.error().message;
+        status_ = saved;
 }
 
 void RecordingCopy::drop(std::string why) {
     finalized_ = true;
     writer_.reset();
     path_.clear();
-    problem_ = std::move(why);
+    status_ = makeError(ErrorKind::NoSamples, std::move(why));
 }
 
 Result<fs::path> RecordingCopy::rescue(const fs::path& destination) const {
-    if (path_.empty()) return makeError(ErrorKind::Io, "its .bin copy failed (" + problem_ + ")");
+    if (path_.empty())
+        return makeError(ErrorKind::Io, "its .bin copy failed (" + status_.error().message + ")");
     return rescueRecording(path_, destination);
 }
 

@@ -17,7 +17,7 @@ namespace gilscope {
 // that fails (its disk is full) never stops the recording: it only says why it is gone.
 class RecordingCopy final : public SampleSink {
 public:
-    RecordingCopy(); // opens the copy; problem() says why when it could not
+    RecordingCopy(); // opens the copy; status() says why when it could not
     ~RecordingCopy() override;
     RecordingCopy(const RecordingCopy&) = delete;
     RecordingCopy& operator=(const RecordingCopy&) = delete;
@@ -37,9 +37,10 @@ public:
     // the copy's own folder (TachWriter::checkpoint), replaced by the next one. Returns
     // its path.
     Result<std::filesystem::path> checkpoint();
-    // The complete copy after finalize(), or empty (problem() says why).
+    // The complete copy after finalize(), or empty (status() says why).
     const std::filesystem::path& path() const { return path_; }
-    const std::string& problem() const { return problem_; }
+    // Ok, or why there is no copy (its error keeps the kind: a full disk, a folder).
+    const Status& status() const { return status_; }
     // rescueRecording() of the complete copy, or why there is none.
     Result<std::filesystem::path> rescue(const std::filesystem::path& destination) const;
     // Called when the recording never started: there is nothing to copy.
@@ -49,7 +50,7 @@ private:
     TempDir dir_;
     std::unique_ptr<TachWriter> writer_;
     std::filesystem::path path_;
-    std::string problem_;
+    Status status_;
     bool finalized_ = false;
 };
 

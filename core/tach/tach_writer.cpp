@@ -19,17 +19,16 @@ namespace gilscope {
 using namespace tach;
 
 uint32_t TachWriter::Impl::internString(StringId id) {
-    if (id >= stringIndex.size()) stringIndex.resize(registry->stringCount(), kUnmapped);
-    if (stringIndex[id] == kUnmapped) {
-        stringIndex[id] = static_cast<uint32_t>(fileStrings.size());
+    uint32_t& index = stringIndex.cover(id, kUnmapped);
+    if (index == kUnmapped) {
+        index = static_cast<uint32_t>(fileStrings.size());
         fileStrings.push_back(id);
     }
-    return stringIndex[id];
+    return index;
 }
 
 uint32_t TachWriter::Impl::internFrame(FrameId id) {
-    if (id >= frameIndex.size()) frameIndex.resize(registry->frameCount(), kUnmapped);
-    if (frameIndex[id] == kUnmapped) {
+    if (frameIndex.cover(id, kUnmapped) == kUnmapped) {
         const FrameInfo& f = registry->frame(id);
         internString(f.filename); // CPython's order: filename, funcname, then the frame
         internString(f.funcname);
@@ -229,9 +228,6 @@ Error TachWriter::sinkError() const {
     return impl_->error.value_or(Error{});
 }
 
-std::optional<Error> TachWriter::lastError() const {
-    return impl_->error;
-}
 uint64_t TachWriter::totalSamples() const {
     return impl_->stats.totalSamples;
 }

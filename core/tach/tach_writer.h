@@ -37,7 +37,7 @@ struct TachWriterOptions {
 //
 // Usage: begin(registry, info); addBatch()...; finish(summary); finalize().
 // addBatch() cannot return an error, so the first I/O error is kept and returned by
-// finalize() (and lastError()); later batches are ignored.
+// finalize() (and failed(), sinkError()); later batches are ignored.
 // finish(summary) records the TACHSTAT figures; the block is written when the summary
 // has any figure (durationSec, sampleRate, or an error/missed rate) set.
 class TachWriter final : public SampleSink {
@@ -74,9 +74,6 @@ public:
     // tables, footer and header. Written through AtomicFile: all or nothing. On the
     // producing thread, between batches. A checkpoint's failure is not the writer's.
     Status checkpoint(const std::filesystem::path& destination);
-
-    // The first error seen so far, if any.
-    std::optional<Error> lastError() const;
 
     uint64_t totalSamples() const;
     // CPython's writer get_stats() figures so far.

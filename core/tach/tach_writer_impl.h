@@ -42,7 +42,8 @@ struct TachWriter::Impl {
     std::optional<RecordingSummary> summary;
 
     // Interning in first-use order: registry id -> file index, and back.
-    std::vector<uint32_t> stringIndex, frameIndex;
+    IdVector<StringId, uint32_t> stringIndex;
+    IdVector<FrameId, uint32_t> frameIndex;
     std::vector<StringId> fileStrings;
     std::vector<FrameId> fileFrames;
 

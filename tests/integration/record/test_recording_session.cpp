@@ -57,7 +57,7 @@ private slots:
         QVERIFY(!session.saveBinCopyTo(dest)); // not while recording
         QVERIFY(!fs::exists(dest));
         session.finish();
-        QVERIFY2(session.hasBinCopy(), session.backupProblem().c_str());
+        QVERIFY2(session.hasBinCopy(), session.binCopyStatus().error().message.c_str());
 
         const Status saved = session.saveBinCopyTo(dest);
         QVERIFY2(saved, saved ? "" : saved.error().message.c_str());

@@ -354,7 +354,7 @@ private slots:
             for (uint64_t t : b.timestampsUs)
                 applied.push_back(t);
         };
-        const FrameId frames[] = {1, 2};
+        const FrameId frames[] = {FrameId{1}, FrameId{2}};
         auto batchAt = [&](const uint64_t& t) {
             return SampleBatch{7, 0, TS::OnCpu, frames, std::span<const uint64_t>(&t, 1)};
         };
@@ -452,7 +452,7 @@ private slots:
         const uint64_t n = 5 * SampleStore::kBlockRecords + 7;
         for (uint64_t i = 0; i < n; ++i) {
             SampleRecord r;
-            r.node = 1;
+            r.node = StackId{1};
             r.setTime(i);
             store.append(r);
         }

@@ -151,10 +151,10 @@ private slots:
         feed.add(1, 0, {f}, {1000});
         Exported first = exportAndCheck(collector);
         VERIFY_EXPORTED(first);
-        QVERIFY(!collector.lastError());
+        QVERIFY(!collector.failed());
         feed.add(1, 0, {f}, {2000});
-        QVERIFY(collector.lastError());
-        QVERIFY(collector.lastError()->message.find("after export") != std::string::npos);
+        QVERIFY(collector.failed());
+        QVERIFY(collector.sinkError().message.find("after export") != std::string::npos);
         auto dir = TempDir::create("gilscope-test");
         Status again = collector.exportTo(dir->path() / "again.json");
         QVERIFY(!again.ok());
@@ -535,7 +535,8 @@ private slots:
             feed.add(100 + t, 0, st, {static_cast<uint64_t>(1000 + i)});
             std::vector<std::string> labels;
             for (auto it = st.rbegin(); it != st.rend(); ++it)
-                if (!label[*it - pool.front()].empty()) labels.push_back(label[*it - pool.front()]);
+                if (const size_t at = it->index() - pool.front().index(); !label[at].empty())
+                    labels.push_back(label[at]);
             if (!labels.empty()) expected[t].push_back(labels);
         }
         Exported e = exportAndCheck(collector);

@@ -43,7 +43,7 @@ private:
     FrameRegistry registry_;
 };
 
-constexpr FrameId kInCallback = 7, kInC = 3;
+constexpr FrameId kInCallback{7}, kInC{3};
 
 // Pairs when the thread is in the callback, as a sample taken there would.
 bool pairsInCallback(ThreadStack& t) {
@@ -67,7 +67,7 @@ PythonRereads::Clock steppingClock(uint64_t stepNs) {
 // one tick: whether it paired, its first frame then, and the reads made.
 struct Tried {
     bool paired = false;
-    FrameId first = 0;
+    FrameId first;
     size_t reads = 0;
 };
 using Script = std::deque<std::vector<std::pair<uint64_t, FrameId>>>;

@@ -34,8 +34,8 @@ Batch planBatch(FakeMemory& mem, uint64_t base, size_t n) {
     return b;
 }
 
-const std::vector<FrameId> kStackA{11, 12, 13};
-const std::vector<FrameId> kStackB{21, 22};
+const std::vector<FrameId> kStackA{FrameId{11}, FrameId{12}, FrameId{13}};
+const std::vector<FrameId> kStackB{FrameId{21}, FrameId{22}};
 
 } // namespace
 
@@ -84,9 +84,9 @@ private slots:
         u.endSample();
         for (int i = 0; i < 3; ++i) {
             u.beginSample({7, 0xA000, true});
-            std::vector<FrameId> out{99}; // served frames go after what is there (<GC>)
+            std::vector<FrameId> out{FrameId{99}}; // served frames go after what is there (<GC>)
             QVERIFY(u.serve(0xB000, 42, 0xF000, out));
-            QCOMPARE(out, (std::vector<FrameId>{99, 21, 22}));
+            QCOMPARE(out, (std::vector<FrameId>{FrameId{99}, FrameId{21}, FrameId{22}}));
             u.endSample();
         }
         QCOMPARE(u.served(), uint64_t{3});

@@ -429,7 +429,7 @@ private slots:
         SampleBatch b;
         b.timestampsUs = std::span<const uint64_t>(&ts, 1);
         (*writer)->addBatch(b); // before begin()
-        QVERIFY((*writer)->lastError().has_value());
+        QVERIFY((*writer)->failed());
         QVERIFY(!(*writer)->finalize().ok());
         QVERIFY(!(*writer)->finalize().ok());
         QVERIFY(!fs::exists(dir->path() / "x.bin"));

@@ -1,4 +1,6 @@
+#include "core/analysis/analysis_ids.h"
 #include "core/common/error.h"
+#include "core/sample/frame_registry.h"
 #include "core/util/atomic_file.h"
 #include "core/util/temp_dir.h"
 #include "core/util/utf8.h"
@@ -10,14 +12,57 @@
 #include <fstream>
 #include <random>
 #include <sys/wait.h>
+#include <type_traits>
 #include <unistd.h>
 
 using namespace gilscope;
 namespace fs = std::filesystem;
 
+// Whether table[key] compiles (a trait, not a concept: moc reads this file).
+template <class Table, class Key, class = void>
+struct IndexableByTrait : std::false_type {};
+template <class Table, class Key>
+struct IndexableByTrait<Table, Key,
+                        std::void_t<decltype(std::declval<Table&>()[std::declval<Key>()])>>
+    : std::true_type {};
+template <class Table, class Key>
+constexpr bool IndexableBy = IndexableByTrait<Table, Key>::value;
+
 class TestUtil : public QObject {
     Q_OBJECT
 private slots:
+    // Each id is its own type: none converts to another or from a plain integer, and a
+    // per-id table takes only its id. (A plain `using FrameId = uint32_t` fails here.)
+    void typedIdsDoNotMix() {
+        static_assert(!std::is_convertible_v<FrameId, StringId>);
+        static_assert(!std::is_convertible_v<StringId, FrameId>);
+        static_assert(!std::is_convertible_v<uint32_t, FrameId>);
+        static_assert(!std::is_convertible_v<FrameId, uint32_t>);
+        static_assert(!std::is_convertible_v<StackId, FrameId>);
+        static_assert(!std::is_convertible_v<int, ThreadIndex>);
+        static_assert(IndexableBy<IdVector<FrameId, int>, FrameId>);
+        static_assert(!IndexableBy<IdVector<FrameId, int>, StringId>);
+        static_assert(!IndexableBy<IdVector<FrameId, int>, uint32_t>);
+        static_assert(sizeof(ThreadIndex) == 2);
+
+        FrameRegistry registry;
+        const StringId file = registry.internString("a.py");
+        const FrameId f = registry.internFrame({file, registry.internString("f")});
+        const FrameId g = registry.internFrame({file, registry.internString("g")});
+        QVERIFY(f != g);
+        QCOMPARE(registry.internFrame({file, registry.internString("f")}), f);
+        QVERIFY(registry.has(g));
+        QVERIFY(!registry.has(FrameId{g.value() + 1}));
+
+        IdVector<FrameId, int8_t> cache;
+        QVERIFY(!cache.contains(g));
+        QCOMPARE(cache.cover(g, -1), int8_t(-1)); // grows to reach g, filled
+        QCOMPARE(cache.size(), g.index() + 1);
+        cache[f] = 5;
+        QCOMPARE(cache.cover(f, -1), int8_t(5)); // present: kept, not refilled
+        QCOMPARE(cache.push_back(7), FrameId::fromIndex(g.index() + 1));
+    }
+
     // The value of an error Result is a bug, and says so in release builds too: the child
     // that reads it aborts, naming the error.
     void resultMisuseAbortsLoudly() {
