@@ -71,7 +71,10 @@ ft_build_one() {
     local work
     work=$(mktemp -d "$FT_ROOT/var/tmp/gilscope-ft-$v.XXXXXX") || ft_die "cannot create a build folder"
     # Runs in its own subshell (build_free_threaded): the trap clears this version's scratch.
-    trap 'rm -rf --one-file-system "$work"' EXIT
+    # The path is expanded now: the trap runs after this function, where `work` is gone
+    # (set -u would call it unbound).
+    # shellcheck disable=SC2064
+    trap "rm -rf --one-file-system '$work'" EXIT
     local inside=${work#"$FT_ROOT"}
     echo "setup-python-chroot: building python${v}t from Debian's python$v source (several minutes)"
     # The source first: it is the step most likely to fail, and the cheapest.
