@@ -84,7 +84,10 @@ ProcessPicker::ProcessPicker(QWidget* parent)
     updateDetails();
 
     timer_->setInterval(2000);
-    connect(timer_, &QTimer::timeout, this, &ProcessPicker::refreshNow);
+    // The periodic scan skips a turn while one runs; only an asked refresh waits for its own.
+    connect(timer_, &QTimer::timeout, this, [this] {
+        if (!scans_->running()) refreshNow();
+    });
     timer_->start();
     holdCheck_->setInterval(250);
     connect(holdCheck_, &QTimer::timeout, this, [this] {
@@ -96,7 +99,10 @@ ProcessPicker::ProcessPicker(QWidget* parent)
 ProcessPicker::~ProcessPicker() = default; // scans_ waits for a scan (it reads /proc only)
 
 void ProcessPicker::refreshNow() {
-    if (scans_->running()) return;
+    if (scans_->running()) {
+        rescanAsked_ = true;
+        return;
+    }
     using Scan = std::vector<PythonProcessInfo>;
     scans_->start<Scan>(
         QString(),
@@ -118,7 +124,7 @@ void ProcessPicker::applyScan(Result<std::vector<PythonProcessInfo>> scan) {
         scanError_ =
             tr("Cannot list the processes: %1").arg(QString::fromStdString(scan.error().message));
         updateDetails();
-        emit scanFinished();
+        finishScan();
         return;
     }
     scanError_.clear();
@@ -130,7 +136,16 @@ void ProcessPicker::applyScan(Result<std::vector<PythonProcessInfo>> scan) {
     view_->resizeColumnToContents(ProcessTableModel::Version);
     view_->resizeColumnToContents(ProcessTableModel::Cpu);
     reconcileSelection(tr("it has exited"));
-    emit scanFinished();
+    finishScan();
+}
+
+void ProcessPicker::finishScan() {
+    if (!rescanAsked_) {
+        emit scanFinished();
+        return;
+    }
+    rescanAsked_ = false;
+    refreshNow(); // its end says scanFinished(): the rows are then as new as asked
 }
 
 bool ProcessPicker::eventFilter(QObject* watched, QEvent* event) {

@@ -41,7 +41,9 @@ public:
     // true when a process is selected.
     bool selectFirstRow();
 
-    void refreshNow();            // starts a scan unless one is running
+    // Starts a scan; asked while one runs, another follows it (the running one may
+    // predate a process just started).
+    void refreshNow();
     void setAutoRefresh(bool on); // paused while recording, to leave the CPU to the sampler
     bool rowsHeld() const { return pointerInside_; }
     ProcessTableModel* model() const { return model_; }
@@ -61,6 +63,7 @@ protected:
 
 private:
     void applyScan(Result<std::vector<PythonProcessInfo>> scan);
+    void finishScan(); // scanFinished(), or the scan asked for meanwhile
     void onSelectionChanged();
     void setPointerInside(bool inside);
     bool cursorOverRows() const;
@@ -74,9 +77,10 @@ private:
     QTableView* view_;
     QLabel* details_;
     QTimer* timer_;
-    QTimer* holdCheck_; // Leave can be missed (a popup, a dialog): re-check the cursor
-    JobRunner* scans_;  // one scan at a time, on a worker thread
-    QString scanError_; // why the last scan failed, shown under the table
+    QTimer* holdCheck_;        // Leave can be missed (a popup, a dialog): re-check the cursor
+    JobRunner* scans_;         // one scan at a time, on a worker thread
+    QString scanError_;        // why the last scan failed, shown under the table
+    bool rescanAsked_ = false; // refreshNow() while a scan ran
     int selectedPid_ = 0;
     QString lost_;                // why the last selection went, until the user picks again
     bool internalChange_ = false; // selection signals caused by us, not the user
