@@ -56,17 +56,7 @@ public:
         return items_[id.index()];
     }
     void resize(size_t n) { items_.resize(n); }
-    void resize(size_t n, const T& fill) { items_.resize(n, fill); }
-    void reserve(size_t n) { items_.reserve(n); }
-    void clear() { items_.clear(); }
     size_t size() const { return items_.size(); }
-    bool empty() const { return items_.empty(); }
-    auto begin() { return items_.begin(); }
-    auto end() { return items_.end(); }
-    auto begin() const { return items_.begin(); }
-    auto end() const { return items_.end(); }
-    // The plain vector, for code that walks all entries (serializers, tests).
-    const std::vector<T>& items() const { return items_; }
 
 private:
     std::vector<T> items_;
