@@ -3,7 +3,8 @@
 # clean `debootstrap --variant=minbase bookworm` system into a temporary root, copies this
 # checkout in, and there runs `scripts/run.sh --help` and `scripts/run.sh ps` (which
 # install what is missing with scripts/install-deps.sh, configure, build the gilscope
-# executable and start it), checks that this pulled in none of the test tools, then
+# executable and start it) and the README's command-line examples
+# (scripts/lib/readme-examples.sh), checks that this pulled in none of the test tools, then
 # installs the test list (`install-deps.sh --test`, as scripts/test.sh does) and starts
 # each test tool once. A package that install-deps.sh forgets fails here, whatever the
 # machine running the check has installed.
@@ -115,6 +116,9 @@ in_root dpkg-query -W -f='${Package}\n' >"$ROOT/tmp/bare-packages"
 step "scripts/run.sh --help (install-deps, configure, build gilscope, run)" \
     in_root /bin/bash -c 'cd /src && scripts/run.sh --help'
 step "scripts/run.sh ps" in_root /bin/bash -c 'cd /src && scripts/run.sh ps'
+# The README's command-line examples, as written: a flame graph, and the host agent
+# pushing to a stand-in Pyroscope (python3 comes with the run set).
+step "the README's examples run as written" in_root /bin/bash -c 'cd /src && scripts/lib/readme-examples.sh'
 step "install-deps.sh has nothing left to install" \
     in_root /bin/bash -c 'cd /src && out=$(scripts/install-deps.sh) && [ -z "$out" ] || { echo "error: a second run still installs: $out"; exit 1; }'
 # A user who only runs gilscope installs no test tools.
