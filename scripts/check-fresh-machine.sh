@@ -101,6 +101,9 @@ copy_checkout() {
 step "copy the checkout into the bare system" copy_checkout
 
 cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+# debootstrap writes no /etc/hosts (Debian's installer does): without it "localhost" does
+# not resolve. Debian's default one.
+[[ -s "$ROOT/etc/hosts" ]] || printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$ROOT/etc/hosts"
 mount -t proc proc "$ROOT/proc"
 mount --bind /dev "$ROOT/dev"
 mount --bind /dev/pts "$ROOT/dev/pts" # apt and dpkg want a pty for their logs

@@ -45,9 +45,10 @@ three=$(example 3)
 [[ -n "$three" ]] || { echo "error: the README has no example 3"; exit 1; }
 echo "example 3:"
 echo "$three"
-# A stand-in for Pyroscope: takes every POST on 4040 and notes its path and size.
+# A stand-in for Pyroscope: takes every POST on port 4040 of 127.0.0.1 and ::1 (either
+# may be the first "localhost"), and notes its path and size.
 python3 - "$work/pushes" <<'PY' &
-import http.server, sys
+import http.server, socket, sys, threading
 log = sys.argv[1]
 class Take(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
@@ -58,7 +59,16 @@ class Take(http.server.BaseHTTPRequestHandler):
         self.end_headers()
     def log_message(self, *args):
         pass
-http.server.HTTPServer(("127.0.0.1", 4040), Take).serve_forever()
+class Six(http.server.HTTPServer):
+    address_family = socket.AF_INET6
+servers = [http.server.HTTPServer(("127.0.0.1", 4040), Take)]
+try:
+    servers.append(Six(("::1", 4040), Take))
+except OSError:  # no IPv6 loopback here
+    pass
+for s in servers[1:]:
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+servers[0].serve_forever()
 PY
 pids+=($!)
 python3 -c 'while True: sum(range(1000))' &
