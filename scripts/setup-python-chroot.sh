@@ -41,6 +41,9 @@ free_threaded() {
 if [[ -f "$STAMP" ]]; then
     say "already set up in $DEST:"
     sed 's/^/  /' "$STAMP"
+    # A root directory is 0755: targets that run as another user inside it (the hostile-
+    # target tests) must reach its /usr. mktemp made the first chroots 0700.
+    chmod 755 "$DEST"
     free_threaded
     exit 0
 fi
@@ -113,6 +116,7 @@ if [[ -e "$DEST" ]]; then
     # A previous attempt without a stamp: replace it.
     rm -rf --one-file-system "$DEST"
 fi
+chmod 755 "$WORK" # mktemp -d makes 0700; a root directory is 0755
 mv "$WORK" "$DEST"
 trap - EXIT
 say "done: $DEST ($(du -sh "$DEST" | cut -f1))"

@@ -145,7 +145,9 @@ void MainWindow::showSnapshot() {
                              ? QString::fromStdString(process->commandLine)
                              : processName_->text();
     // Each snapshot is a window of its own, so two moments can be compared side by side.
-    auto* dialog = new SnapshotDialog(pid, name, this);
+    const auto door = recording() ? controller_->session()->process() : nullptr;
+    auto* dialog =
+        door ? new SnapshotDialog(door, name, this) : new SnapshotDialog(pid, name, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
 }

@@ -115,7 +115,7 @@ void RecordingPage::showLive(const RecordingSession& session) {
     rateChart_->clear();
     setRateStripShown(true);
     timeline_->clear();
-    analysis_->showRecording(session.profile(), session.pid(), true);
+    analysis_->showRecording(session.profile(), session.process(), true);
     // A state the recording never read is greyed out in the filter, with the reason.
     markRecordedStates(analysis_->stateBox(), int(session.mode()), session.pythonMinor(),
                        session.freeThreaded());
@@ -138,7 +138,7 @@ void RecordingPage::showFile(const RecordingFile& file) {
     timeline_->setSnapshot(file.timeline());
     fileInfo_->setText(factsTable(file.describe()));
     fileInfo_->show();
-    analysis_->showRecording(file.profile(), 0, false);
+    analysis_->showRecording(file.profile(), nullptr, false);
     const TachInfo& info = file.info();
     markRecordedStates(analysis_->stateBox(), info.mode.value_or(-1),
                        info.pythonMajor == 3 ? info.pythonMinor : 0, info.freeThreaded);

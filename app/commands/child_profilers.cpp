@@ -4,6 +4,7 @@
 #include "core/remote/process_tree.h"
 #include "core/remote/runtime_locator.h"
 #include "core/tach/tach_describe.h"
+#include "core/target/attached_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -95,8 +96,10 @@ ChildProfilers::ChildProfilers(int rootPid, int skip, const RecordOptions& optio
       watch_(kLooks, [](int pid) {
           // Not Python (in this image), or not yet: the loader maps a shared libpython
           // only after the exec.
-          return remote::locateRuntime(pid) ? remote::PythonProcessWatch::Look::Python
-                                            : remote::PythonProcessWatch::Look::NotPython;
+          auto door = target::AttachedProcess::open(pid);
+          return door && remote::locateRuntime(**door)
+                     ? remote::PythonProcessWatch::Look::Python
+                     : remote::PythonProcessWatch::Look::NotPython;
       }) {
     self_ = executableOf(static_cast<int>(::getpid()));
     if (skip > 0) watch_.markRecorded(skip);

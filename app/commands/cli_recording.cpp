@@ -92,7 +92,7 @@ RecordResult recordToOutput(StackSource& source, const RecordOptions& options,
     const auto destination = outputPath(options, source.pid());
     std::unique_ptr<RecordingOutput> output; // none with --push alone
     if (options.localOutput) {
-        auto made = createRecordingOutput(options, destination, source.pid());
+        auto made = createRecordingOutput(options, destination, source);
         if (!made) {
             if (hooks.afterStart) hooks.afterStart(); // never leave a gated target hanging
             result.exitCode = fail(made.error());
@@ -159,18 +159,22 @@ RecordResult recordToOutput(StackSource& source, const RecordOptions& options,
              [&recording] { return recording.enabled(); },
              [&recording] { recording.requestStop(); },
              [&recording](std::string text) { recording.mark(std::move(text)); },
-             [pid = source.pid()](std::string_view which) -> Result<std::string> {
+             [pid = source.pid(),
+              door = source.process()](std::string_view which) -> Result<std::string> {
                  if (!which.empty() && which != std::to_string(pid))
                      return makeError(ErrorKind::BadArguments,
                                       "this recording is of process " + std::to_string(pid));
-                 return snapshotLine(pid);
+                 if (!door)
+                     return makeError(ErrorKind::BadArguments,
+                                      "this recording reads no live process");
+                 return snapshotLine(door);
              },
              [&]() -> Result<std::string> {
                  if (!output)
                      return makeError(ErrorKind::BadArguments,
                                       "there is no output file (--push only)");
                  auto n = flushOutput(recording, *output, copy ? &*copy : nullptr, options,
-                                      destination, source.pid());
+                                      destination, source);
                  if (!n) return n.error();
                  return "samples=" + std::to_string(*n);
              }});

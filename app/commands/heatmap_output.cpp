@@ -38,8 +38,8 @@ const char* modeName(int mode) {
 class HeatmapOutput final : public RecordingOutput {
 public:
     HeatmapOutput(AtomicFolder folder, const RecordingFacts& facts)
-        : folder_(std::move(folder)), facts_(facts), sources_(facts.pid) {
-        if (facts.pid > 0) prefetch_ = std::jthread([this](std::stop_token stop) { run(stop); });
+        : folder_(std::move(folder)), facts_(facts), sources_(facts.process) {
+        if (facts.process) prefetch_ = std::jthread([this](std::stop_token stop) { run(stop); });
     }
     ~HeatmapOutput() override { stopPrefetch(); }
 

@@ -83,14 +83,16 @@ Result<std::string> HostAgent::snapshot(std::string_view which) {
     if (which.empty() || ec != std::errc() || end != which.data() + which.size())
         return makeError(ErrorKind::BadArguments,
                          "snapshot needs the PID of a process the agent records");
+    std::shared_ptr<const target::AttachedProcess> door;
     {
         const std::lock_guard lock(targetsMutex_);
-        if (std::none_of(targets_.begin(), targets_.end(),
-                         [pid](const auto& t) { return t->pid == pid; }))
+        for (const auto& t : targets_)
+            if (t->pid == pid) door = t->source->python().process();
+        if (!door)
             return makeError(ErrorKind::ProcessNotFound,
                              "the agent records no process " + std::to_string(pid));
     }
-    return snapshotLine(pid);
+    return snapshotLine(door); // through the recording's door: never a successor's pid
 }
 
 void HostAgent::stopRecordings() {

@@ -8,7 +8,8 @@ namespace gilscope::cli {
 namespace fs = std::filesystem;
 
 Result<uint64_t> flushOutput(Recording& recording, RecordingOutput& output, RecordingCopy* copy,
-                             const RecordOptions& options, const fs::path& destination, int pid) {
+                             const RecordOptions& options, const fs::path& destination,
+                             const StackSource& source) {
     if (destination.empty() || output.toStdout()) // a pstats table, or -o -
         return makeError(ErrorKind::BadArguments,
                          "the output goes to standard output: there is no file to flush");
@@ -34,7 +35,7 @@ Result<uint64_t> flushOutput(Recording& recording, RecordingOutput& output, Reco
     // Another format: made from the checkpoint, as `gilscope replay` makes it.
     auto reader = TachReader::open(*checkpoint);
     if (!reader) return reader.error();
-    RecordingFacts facts = recordingFacts(options, pid);
+    RecordingFacts facts = recordingFacts(options, source);
     facts.startTimeMs = static_cast<double>(reader->info().startTimeUs) / 1000.0;
     auto made = createRecordingOutput(options, facts, destination);
     if (!made) return made.error();

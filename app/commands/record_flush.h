@@ -21,6 +21,6 @@ namespace gilscope::cli {
 // Returns the samples written.
 Result<uint64_t> flushOutput(Recording& recording, RecordingOutput& output, RecordingCopy* copy,
                              const RecordOptions& options, const std::filesystem::path& destination,
-                             int pid);
+                             const StackSource& source);
 
 } // namespace gilscope::cli

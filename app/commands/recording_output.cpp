@@ -20,7 +20,7 @@ Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const OutputOptio
     return outputFormatRow(options.format).create(options, facts, destination);
 }
 
-RecordingFacts recordingFacts(const RecordOptions& options, int pid) {
+RecordingFacts recordingFacts(const RecordOptions& options, const StackSource& source) {
     RecordingFacts facts;
     facts.intervalUs = options.intervalUs;
     facts.opcodes = options.opcodes;
@@ -30,14 +30,15 @@ RecordingFacts recordingFacts(const RecordOptions& options, int pid) {
         (read.allThreads ? CaptureFeature::AllThreads : 0) | (read.gc ? CaptureFeature::Gc : 0) |
         (read.native ? CaptureFeature::Native : 0) | (read.opcodes ? CaptureFeature::Opcodes : 0));
     facts.liveTarget = true;
-    facts.pid = pid;
-    facts.target = "PID " + std::to_string(pid);
+    facts.process = source.process();
+    facts.target = "PID " + std::to_string(source.pid());
     return facts;
 }
 
-Result<std::unique_ptr<RecordingOutput>>
-createRecordingOutput(const RecordOptions& options, const fs::path& destination, int pid) {
-    return createRecordingOutput(options, recordingFacts(options, pid), destination);
+Result<std::unique_ptr<RecordingOutput>> createRecordingOutput(const RecordOptions& options,
+                                                               const fs::path& destination,
+                                                               const StackSource& source) {
+    return createRecordingOutput(options, recordingFacts(options, source), destination);
 }
 
 } // namespace gilscope::cli

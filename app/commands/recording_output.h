@@ -9,6 +9,7 @@
 #include "core/common/error.h"
 #include "core/pprof/pprof_sink.h"
 #include "core/sample/sample_sink.h"
+#include "core/sample/stack_source.h"
 #include "core/util/cancel.h"
 
 #include <cstdint>
@@ -50,7 +51,8 @@ struct RecordingFacts {
     std::optional<int> captureFeatures;    // CaptureFeature bits: what a diff's baseline must match
     bool liveTarget = false;               // pprof's thread names come from /proc
     std::optional<int64_t> endWallClockNs; // pprof's clock for a replayed .bin: when it ended
-    int pid = 0; // a live target (the heatmap reads its sources through /proc/PID/root)
+    // A live target: the heatmap reads its sources through its door. Null: a replay.
+    std::shared_ptr<const target::AttachedProcess> process;
     // What the HTML pages say was recorded: a replayed .bin's path (live: its command).
     std::string target;
 };
@@ -62,10 +64,10 @@ Result<std::unique_ptr<RecordingOutput>>
 createRecordingOutput(const OutputOptions& options, const RecordingFacts& facts,
                       const std::filesystem::path& destination);
 // What the record options say about a recording of `pid`.
-RecordingFacts recordingFacts(const RecordOptions& options, int pid);
+RecordingFacts recordingFacts(const RecordOptions& options, const StackSource& source);
 // The record commands': the facts come from the options.
 Result<std::unique_ptr<RecordingOutput>>
 createRecordingOutput(const RecordOptions& options, const std::filesystem::path& destination,
-                      int pid = 0);
+                      const StackSource& source);
 
 } // namespace gilscope::cli

@@ -15,6 +15,11 @@ using html::htmlEscape;
 
 namespace {
 
+std::string capitalized(std::string s) {
+    if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = char(s[0] - 'a' + 'A');
+    return s;
+}
+
 // No request of any kind leaves the page; inline styles only.
 constexpr char kHead[] = R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -149,8 +154,8 @@ std::string renderFilePage(const HeatmapSummary& summary, const FilePage& page) 
         lines = splitLines(page.source.bytes);
         h += "<p class=\"facts\">Read from " + htmlEscape(page.source.readFrom) + "</p>\n";
     } else {
-        h += "<p class=\"note\" id=\"no-source\">Source not available: " + htmlEscape(f.file) +
-             " could not be read: " + htmlEscape(page.source.why) +
+        // readSource's why names the file and the reason ("source not shown: ...").
+        h += "<p class=\"note\" id=\"no-source\">" + htmlEscape(capitalized(page.source.why)) +
              ". The lines with samples are listed without their text.</p>\n";
     }
     uint64_t maxOwn = 0, maxTotal = 0;

@@ -1,87 +1,66 @@
 #include "core/heatmap/source_text.h"
 
 #include "core/analysis/line_heat.h"
+#include "core/target/attached_process.h"
 
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace gilscope::heatmap {
 
 namespace {
 
-constexpr off_t kMaxSourceBytes = 8 << 20;
-
-// Reads a regular file whole; false with *why set otherwise.
-bool readWhole(const std::string& path, std::string* bytes, std::string* why) {
-    // O_NONBLOCK: a FIFO planted at a source's path must not hang the writer.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        *why = std::strerror(errno);
-        return false;
+// A file of this machine's, for a recording opened from a file: regular files only, and
+// never a FIFO's open that waits for a writer.
+Result<UniqueFd> openHostFile(const std::string& file) {
+    UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+    if (!fd) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return makeError(ErrorKind::Io, file + " does not exist on this machine");
+        if (errno == EACCES || errno == EPERM)
+            return makeError(ErrorKind::PermissionDenied, file + " is not readable by you");
+        return makeError(ErrorKind::Io, file + ": " + std::strerror(errno));
     }
     struct stat st {};
-    bool ok = ::fstat(fd, &st) == 0;
-    if (!ok) *why = std::strerror(errno);
-    if (ok && !S_ISREG(st.st_mode)) {
-        ok = false;
-        *why = "not a regular file";
-    }
-    if (ok && st.st_size > kMaxSourceBytes) {
-        ok = false;
-        *why = "larger than 8 MiB";
-    }
-    char buf[65536];
-    while (ok) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            ok = false;
-            *why = std::strerror(errno);
-        } else if (n == 0) {
-            break;
-        } else if (bytes->size() + size_t(n) > size_t(kMaxSourceBytes)) {
-            ok = false;
-            *why = "larger than 8 MiB";
-        } else {
-            bytes->append(buf, size_t(n));
-        }
-    }
-    ::close(fd);
-    if (!ok) bytes->clear();
-    return ok;
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+        return makeError(ErrorKind::Io, file + " is not a regular file");
+    return fd;
 }
 
 } // namespace
 
-SourceText readSource(const std::string& file, int pid) {
+SourceText readSource(const std::string& file, const target::AttachedProcess* target) {
     SourceText t;
-    if (!isSourceFile(file)) {
+    if (!isSourceFile(file) || file.find('\0') != std::string::npos) {
         t.why = "not a file (built-in or generated code)";
         return t;
     }
-    if (pid > 0) {
-        const std::string inTarget = file.front() == '/'
-                                         ? "/proc/" + std::to_string(pid) + "/root" + file
-                                         : "/proc/" + std::to_string(pid) + "/cwd/" + file;
-        std::string why;
-        if (readWhole(inTarget, &t.bytes, &why)) {
-            t.ok = true;
-            t.readFrom = inTarget;
-            return t;
-        }
-        t.why = "cannot read it in the target's filesystem (" + why + ")";
+    auto fd = target ? target->files().openFile(file) : openHostFile(file);
+    Result<std::string> bytes = makeError(ErrorKind::Io, "");
+    struct stat st {};
+    if (fd) {
+        if (::fstat(fd->get(), &st) != 0)
+            bytes = makeError(ErrorKind::Io, file + ": " + std::strerror(errno));
+        else if (uint64_t(st.st_size) > kMaxSourceBytes)
+            bytes = makeError(ErrorKind::Io, file + " is larger than 8 MiB");
+        else if (auto all = target::readAll(fd->get(), kMaxSourceBytes + 1);
+                 all && all->size() <= kMaxSourceBytes)
+            bytes = std::move(*all);
+        else
+            bytes =
+                makeError(ErrorKind::Io, file + (all ? " is larger than 8 MiB" : ": read failed"));
     }
-    std::string why;
-    if (readWhole(file, &t.bytes, &why)) {
-        t.ok = true;
-        t.readFrom = file;
-        t.why.clear();
+    if (!fd || !bytes) {
+        t.why = "source not shown: " + (fd ? bytes.error() : fd.error()).message;
         return t;
     }
-    t.why += std::string(t.why.empty() ? "" : ", nor ") + "on this machine (" + why + ")";
+    t.ok = true;
+    t.bytes = std::move(*bytes);
+    t.modified = double(st.st_mtime); // whole seconds: the start time is in clock ticks
+    t.readFrom =
+        target ? file + " (in process " + std::to_string(target->pid()) + "'s root)" : file;
     return t;
 }
 
@@ -90,7 +69,7 @@ void SourceCache::fetch(const std::string& file) {
         std::lock_guard lock(mutex_);
         if (texts_.count(file)) return;
     }
-    SourceText t = readSource(file, pid_); // outside the lock: reads can be slow
+    SourceText t = readSource(file, target_.get()); // outside the lock: reads can be slow
     std::lock_guard lock(mutex_);
     texts_.try_emplace(file, std::move(t));
 }

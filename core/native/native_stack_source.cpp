@@ -62,8 +62,10 @@ private:
     remote::ProcessMemory& live_;
 };
 
-Result<std::unique_ptr<NativeUnwinder>> openUnwinder(int pid) {
-    auto unwinder = NativeUnwinder::open(pid);
+Result<std::unique_ptr<NativeUnwinder>> openUnwinder(const StackSource& python) {
+    auto door = python.process();
+    auto unwinder =
+        door ? NativeUnwinder::open(std::move(door)) : NativeUnwinder::open(python.pid());
     if (!unwinder)
         return makeError(ErrorKind::Internal,
                          "--native-stacks: " + unwinder.error().message +
@@ -188,7 +190,7 @@ ReadOutcome NativeStackSourceBase::mergeAll(std::vector<ThreadStack>& out, size_
 
 Result<std::unique_ptr<BlockingNativeStackSource>>
 BlockingNativeStackSource::create(StackSource& inner, bool all) {
-    auto unwinder = openUnwinder(inner.pid());
+    auto unwinder = openUnwinder(inner);
     if (!unwinder) return unwinder.error();
     return std::unique_ptr<BlockingNativeStackSource>(
         new BlockingNativeStackSource(inner, std::move(*unwinder), all));
@@ -214,7 +216,7 @@ Result<std::unique_ptr<PerfNativeStackSource>>
 PerfNativeStackSource::create(StackSource& inner, bool all, uint64_t intervalUs) {
     auto events = PerfThreadEvents::open(inner.pid(), intervalUs * 1000);
     if (!events) return events.error();
-    auto unwinder = openUnwinder(inner.pid());
+    auto unwinder = openUnwinder(inner);
     if (!unwinder) return unwinder.error();
     std::unique_ptr<PerfNativeStackSource> s(new PerfNativeStackSource(
         inner, std::move(*unwinder), all, std::move(*events), intervalUs));

@@ -112,7 +112,7 @@ std::string NativeSymbols::demangle(const char* name) {
 }
 
 StringId NativeSymbols::moduleOf(NativeUnwinder& unwinder, uint64_t addr) {
-    NativeUnwinder::TargetScope target(unwinder.pid());
+    NativeUnwinder::TargetScope target(unwinder);
     Dwfl_Module* mod = unwinder.dwfl() ? dwfl_addrmodule(unwinder.dwfl(), addr) : nullptr;
     Dwarf_Addr start = 0;
     const char* name = mod ? moduleName(mod, start) : nullptr;
@@ -121,7 +121,7 @@ StringId NativeSymbols::moduleOf(NativeUnwinder& unwinder, uint64_t addr) {
 
 NativeSymbol NativeSymbols::lookup(NativeUnwinder& unwinder, uint64_t pc) {
     Dwfl* dwfl = unwinder.dwfl();
-    NativeUnwinder::TargetScope target(unwinder.pid());
+    NativeUnwinder::TargetScope target(unwinder);
     if (dwfl != cachedFor_) { // a new module list: addresses may mean other code now
         cache_.clear();
         ranges_.clear();

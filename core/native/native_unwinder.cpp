@@ -3,50 +3,41 @@
 #include "core/native/unwind_memo.h"
 #include "core/remote/proc_files.h"
 #include "core/remote/thread_state_probe.h"
+#include "core/target/attached_process.h"
 
 #include <elfutils/libdwfl.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <unistd.h>
 
 namespace gilscope::native {
 
 namespace {
 
-// The target whose files find_elf opens, for the calls into libdwfl on this thread.
-thread_local int tTargetPid = 0;
+// The unwinder whose target's files find_elf opens, for the calls into libdwfl on this
+// thread (TargetScope).
+thread_local const NativeUnwinder* tUnwinder = nullptr;
 
-// The mapped file itself, through /proc/PID/map_files (root only): what a path cannot
-// reach, as a library in a mount namespace of the target's own.
-int openMappedFile(int pid, const char* name) {
-    std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
-    std::string line;
-    while (std::getline(maps, line)) {
-        const size_t slash = line.find('/');
-        if (slash == std::string::npos || line.compare(slash, std::string::npos, name) != 0)
-            continue;
-        const std::string range = line.substr(0, line.find(' '));
-        return ::open(("/proc/" + std::to_string(pid) + "/map_files/" + range).c_str(),
-                      O_RDONLY | O_CLOEXEC);
-    }
-    return -1;
-}
-
-// A library as the target sees it, so that a target in a container or chroot gets its own
-// libc's CFI and symbols, not the host's: through /proc/PID/root, else the mapping itself.
+// A library as the target maps it, through its door (core/target/process_maps): the
+// mapping itself, or the file in the target's root as the target may read it, so that a
+// target in a container or chroot gets its own libc's CFI and symbols. Never this
+// machine's file of the same name: for a name we cannot open, libdwfl gets nothing.
 int findTargetElf(Dwfl_Module* mod, void** userdata, const char* name, Dwarf_Addr base,
                   char** fileName, Elf** elf) {
-    if (tTargetPid > 0 && name && name[0] == '/') {
-        std::string path = "/proc/" + std::to_string(tTargetPid) + "/root" + name;
-        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0 && ::access(name, R_OK) != 0) fd = openMappedFile(tTargetPid, name);
-        if (fd >= 0) {
-            *fileName = ::strdup(name);
-            return fd;
-        }
+    if (tUnwinder && name && name[0] == '/') {
+        const target::AttachedProcess& door = *tUnwinder->process();
+        if (auto maps = door.maps())
+            for (const target::MapEntry& m : *maps) {
+                if (m.path != name) continue;
+                auto fd = target::openMappedFile(door, m);
+                if (!fd) return -1;
+                *fileName = ::strdup(name);
+                return fd->release();
+            }
+        return -1;
     }
     return dwfl_linux_proc_find_elf(mod, userdata, name, base, fileName, elf);
 }
@@ -62,12 +53,12 @@ int64_t nowMs() {
     return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
-// The file mappings of `pid` (range, offset, inode, path): a change means a library was
-// loaded or unloaded since.
-std::string mappedFiles(int pid) {
+// The file mappings (range, offset, inode, path): a change means a library was loaded or
+// unloaded since.
+std::string mappedFiles(const target::AttachedProcess& door) {
     std::string out;
-    if (auto maps = remote::readMaps(pid))
-        for (const remote::MapEntry& m : *maps)
+    if (auto maps = door.maps())
+        for (const target::MapEntry& m : *maps)
             if (m.inode != 0)
                 out += std::to_string(m.start) + '-' + std::to_string(m.end) + ' ' +
                        std::to_string(m.offset) + ' ' + std::to_string(m.inode) + ' ' + m.path +
@@ -90,11 +81,11 @@ std::optional<Registers> Registers::fromSyscallFile(std::string_view text) {
     return r;
 }
 
-NativeUnwinder::TargetScope::TargetScope(int pid) : previous_(tTargetPid) {
-    tTargetPid = pid;
+NativeUnwinder::TargetScope::TargetScope(const NativeUnwinder& unwinder) : previous_(tUnwinder) {
+    tUnwinder = &unwinder;
 }
 NativeUnwinder::TargetScope::~TargetScope() {
-    tTargetPid = previous_;
+    tUnwinder = previous_;
 }
 
 // libdwfl's view of "a thread": the unwind in progress (registers and memory supplied by
@@ -160,12 +151,20 @@ const Dwfl_Thread_Callbacks kThreadCallbacks = {
 } // namespace
 
 Result<std::unique_ptr<NativeUnwinder>> NativeUnwinder::open(int pid) {
-    std::unique_ptr<NativeUnwinder> u(new NativeUnwinder(pid));
+    auto door = target::AttachedProcess::open(pid);
+    if (!door) return door.error();
+    return open(std::move(*door));
+}
+
+Result<std::unique_ptr<NativeUnwinder>>
+NativeUnwinder::open(std::shared_ptr<const target::AttachedProcess> door) {
+    std::unique_ptr<NativeUnwinder> u(new NativeUnwinder(std::move(door)));
     if (!u->attach()) return makeError(ErrorKind::Internal, u->why_);
     return u;
 }
 
-NativeUnwinder::NativeUnwinder(int pid) : pid_(pid), memo_(std::make_unique<UnwindMemo>()) {
+NativeUnwinder::NativeUnwinder(std::shared_ptr<const target::AttachedProcess> door)
+    : door_(std::move(door)), pid_(door_->pid()), memo_(std::make_unique<UnwindMemo>()) {
 }
 
 uint64_t NativeUnwinder::framesReused() const {
@@ -181,7 +180,7 @@ NativeUnwinder::~NativeUnwinder() {
 }
 
 bool NativeUnwinder::attach() {
-    TargetScope target(pid_);
+    TargetScope target(*this);
     memo_->clear(); // a new module list: a pc may mean other code now
     if (dwfl_) dwfl_end(dwfl_);
     dwfl_ = dwfl_begin(&kProcCallbacks);
@@ -190,7 +189,18 @@ bool NativeUnwinder::attach() {
         return false;
     }
     dwfl_report_begin(dwfl_);
-    const int rc = dwfl_linux_proc_report(dwfl_, pid_);
+    // The module list from the maps read through the door (libdwfl would open
+    // /proc/PID/maps by number itself).
+    auto maps = door_->proc().read("maps");
+    int rc = ESRCH;
+    if (maps) {
+        if (FILE* file = ::fmemopen(maps->data(), maps->size(), "r")) {
+            rc = dwfl_linux_proc_maps_report(dwfl_, file);
+            std::fclose(file);
+        } else {
+            rc = errno;
+        }
+    }
     if (dwfl_report_end(dwfl_, nullptr, nullptr) != 0 || rc != 0) {
         why_ = "cannot read the modules of process " + std::to_string(pid_) + ": " +
                (rc > 0 ? std::strerror(rc) : dwflError());
@@ -201,20 +211,20 @@ bool NativeUnwinder::attach() {
         return false;
     }
     lastRefreshMs_ = nowMs();
-    mappedFiles_ = mappedFiles(pid_);
+    mappedFiles_ = mappedFiles(*door_);
     return true;
 }
 
 bool NativeUnwinder::refreshModules() {
     if (nowMs() - lastRefreshMs_ < kRefreshCheckMs) return false;
     lastRefreshMs_ = nowMs();
-    if (mappedFiles(pid_) == mappedFiles_) return false; // the same libraries where they were
+    if (mappedFiles(*door_) == mappedFiles_) return false; // the same libraries where they were
     return attach();
 }
 
 bool NativeUnwinder::unwind(int tid, const Registers& regs, remote::ProcessMemory& memory,
                             std::vector<NativeFrame>& out) {
-    TargetScope target(pid_);
+    TargetScope target(*this);
     if (!dwfl_addrmodule(dwfl_, regs.regs[Registers::kPc])) refreshModules();
     unwindOnce(tid, regs, memory, out);
     // An unwind that stopped early may have run into a library loaded since the module list

@@ -14,6 +14,10 @@
 
 struct Dwfl;
 
+namespace gilscope::target {
+class AttachedProcess;
+}
+
 namespace gilscope::native {
 
 // A thread's user registers in DWARF's x86-64 numbering: rax rdx rcx rbx rsi rdi rbp rsp
@@ -67,6 +71,9 @@ public:
     static constexpr size_t kMaxFrames = 512;
 
     static Result<std::unique_ptr<NativeUnwinder>> open(int pid);
+    // Through a door already open (the recording's).
+    static Result<std::unique_ptr<NativeUnwinder>>
+    open(std::shared_ptr<const target::AttachedProcess> door);
     ~NativeUnwinder();
     NativeUnwinder(const NativeUnwinder&) = delete;
     NativeUnwinder& operator=(const NativeUnwinder&) = delete;
@@ -86,6 +93,7 @@ public:
     // The session's module list, for symbol lookups (NativeSymbols).
     Dwfl* dwfl() const { return dwfl_; }
     int pid() const { return pid_; }
+    const std::shared_ptr<const target::AttachedProcess>& process() const { return door_; }
     // Re-reads the module list when the target's file mappings changed (looked at, at most
     // every kRefreshCheckMs): a pc in no known module, or an unwind that stopped early.
     // Reading /proc/PID/maps costs ~0.1 ms, so a steady early stop (code without CFI) costs
@@ -93,26 +101,27 @@ public:
     static constexpr int64_t kRefreshCheckMs = 100;
     bool refreshModules();
 
-    // Where libdwfl opens this target's files (through /proc/PID/root) for the calls made
-    // on this thread while it lives: every call into the module list needs one.
+    // Where libdwfl opens this target's files (through its door) for the calls made on
+    // this thread while it lives: every call into the module list needs one.
     class TargetScope {
     public:
-        explicit TargetScope(int pid);
+        explicit TargetScope(const NativeUnwinder& unwinder);
         ~TargetScope();
         TargetScope(const TargetScope&) = delete;
         TargetScope& operator=(const TargetScope&) = delete;
 
     private:
-        int previous_;
+        const NativeUnwinder* previous_;
     };
 
 private:
-    explicit NativeUnwinder(int pid);
+    explicit NativeUnwinder(std::shared_ptr<const target::AttachedProcess> door);
     bool attach();
     void unwindOnce(int tid, const Registers& regs, remote::ProcessMemory& memory,
                     std::vector<NativeFrame>& out);
 
     friend struct DwflThreadHooks;
+    std::shared_ptr<const target::AttachedProcess> door_;
     int pid_;
     Dwfl* dwfl_ = nullptr;
     int64_t lastRefreshMs_ = 0;

@@ -17,6 +17,14 @@ Result<StackPipeline> StackPipeline::open(int pid, const ReadOptions& read, cons
     return over(std::move(*python), path, intervalUs);
 }
 
+Result<StackPipeline> StackPipeline::open(std::shared_ptr<const target::AttachedProcess> door,
+                                          const ReadOptions& read, const ReadPath& path,
+                                          uint64_t intervalUs) {
+    auto python = openLiveProcess(std::move(door), read);
+    if (!python) return python.error();
+    return over(std::move(*python), path, intervalUs);
+}
+
 Result<StackPipeline> StackPipeline::over(std::unique_ptr<StackSource> python, const ReadPath& path,
                                           uint64_t intervalUs) {
     StackSource& base = *python;

@@ -30,6 +30,10 @@ public:
     // Opens the live process `pid` and builds the path on it.
     static Result<StackPipeline> open(int pid, const ReadOptions& read, const ReadPath& path,
                                       uint64_t intervalUs);
+    // The same through a door already open (a recording's, for a snapshot of its target).
+    static Result<StackPipeline> open(std::shared_ptr<const target::AttachedProcess> door,
+                                      const ReadOptions& read, const ReadPath& path,
+                                      uint64_t intervalUs);
     // Builds the path on a reader the caller opened (a launched target's); owns it.
     static Result<StackPipeline> over(std::unique_ptr<StackSource> python, const ReadPath& path,
                                       uint64_t intervalUs);

@@ -26,6 +26,10 @@ bool readStruct(const uint8_t* data, size_t size, uint64_t offset, T& out) {
 Result<ElfImage> ElfImage::open(const std::string& path) {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd) return makeError(ErrorKind::Io, "cannot open " + path + ": " + std::strerror(errno));
+    return open(std::move(fd), path);
+}
+
+Result<ElfImage> ElfImage::open(UniqueFd fd, const std::string& path) {
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0 || st.st_size < static_cast<off_t>(sizeof(Elf64_Ehdr)))
         return makeError(ErrorKind::NotPython, path + " is not an ELF file");

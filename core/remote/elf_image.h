@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/common/error.h"
+#include "core/util/unique_fd.h"
 
 #include <cstdint>
 #include <optional>
@@ -15,6 +16,8 @@ namespace gilscope::remote {
 class ElfImage {
 public:
     static Result<ElfImage> open(const std::string& path);
+    // A file already open (a target's, through its door); `name` is for messages.
+    static Result<ElfImage> open(UniqueFd fd, const std::string& name);
 
     ElfImage(ElfImage&& o) noexcept;
     ElfImage& operator=(ElfImage&& o) noexcept;

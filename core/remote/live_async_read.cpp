@@ -8,7 +8,7 @@
 namespace gilscope::remote {
 
 Status LiveProcessReader::loadAsyncio() {
-    const uint64_t section = locateAsyncioDebug(pid_, loc_);
+    const uint64_t section = locateAsyncioDebug(*door_, loc_);
     if (section == 0) return {};
     std::vector<uint8_t> bytes(kAsyncioDebugSize), table(kMaxDebugOffsetsSize);
     const size_t got = mem_.readPartial(loc_.runtimeAddr, table.data(), table.size());
@@ -73,6 +73,8 @@ ReadOutcome LiveProcessReader::readAsync(std::vector<ThreadStack>& out, size_t& 
     // Tasks whose thread has gone wait in the interpreter's own list.
     if (all && !tasks_->readTaskList(mainInterp_ + asyncio_.interpTasksHead, 0, taskList_))
         return fail(tasks_->why());
+    // As read(): reads by pid count only if the process attached to outlived them.
+    if (exited()) return ReadOutcome::ProcessEnded;
     buildTaskStacks(taskList_, registry_, out, count);
     return ReadOutcome::Ok;
 }

@@ -14,12 +14,14 @@ constexpr size_t kMaxInterpreters = 256;
 
 } // namespace
 
-LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, RuntimeLocation location,
+LiveProcessReader::LiveProcessReader(std::shared_ptr<const target::AttachedProcess> door,
+                                     const ReadOptions& options, RuntimeLocation location,
                                      PythonLayout layout)
-    : pid_(pid), options_(options), loc_(std::move(location)), layout_(layout), mem_(pid),
+    : door_(std::move(door)), pid_(door_->pid()), options_(options), loc_(std::move(location)),
+      layout_(layout), mem_(pid_),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
-      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid),
-      waitFrames_(pid, registry_), exec_(pid),
+      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid_),
+      waitFrames_(pid_, registry_), exec_(pid_),
       readAhead_(walker_, options.allThreads, layout_.tsSize,
                  options.asyncMode != AsyncMode::Off ? layout_.tsSize
                                                      : layout_.threadStateReadSize()) {
@@ -54,7 +56,7 @@ LiveProcessReader::LiveProcessReader(int pid, const ReadOptions& options, Runtim
         // --mode cpu drops every thread off a CPU: what it waits for is never asked, so the
         // kernel's switch records can say where a thread is, without a /proc read.
         const bool cpuOnly = options_.mode == ProfilingMode::Cpu && !options_.reportSkipped;
-        taskRuns_ = std::make_unique<KernelTaskRuns>(pid, options_.stillByPerf, cpuOnly);
+        taskRuns_ = std::make_unique<KernelTaskRuns>(pid_, options_.stillByPerf, cpuOnly);
         still_ = std::make_unique<StillProcess>(
             *taskRuns_, [this](uint64_t tid) { return threadState_.read(tid); }, cpuOnly);
     }
@@ -106,7 +108,7 @@ Status LiveProcessReader::init() {
 }
 
 bool LiveProcessReader::exited() {
-    if (!mem_.processGone() && processExists(pid_)) return false;
+    if (!mem_.processGone() && door_->stillAttached()) return false;
     why_ = "process " + std::to_string(pid_) + " has exited";
     return true;
 }
@@ -219,6 +221,13 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     threadState_.endSample();
     readAhead_.endSample();
     unchanged_.endSample();
+    // process_vm_readv reads by pid: what it read came from the process attached to only
+    // if that process was still alive after the reads. Otherwise the pid may already name
+    // another process, whose memory must not become a sample.
+    if (outcome == ReadOutcome::Ok && exited()) {
+        count = 0;
+        return ReadOutcome::ProcessEnded;
+    }
     if (names_ && outcome == ReadOutcome::Ok) names_->noteThreads(out, count);
     return outcome;
 }

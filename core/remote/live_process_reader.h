@@ -18,6 +18,7 @@
 #include "core/remote/unchanged_stacks.h"
 #include "core/remote/wait_frames.h"
 #include "core/sample/stack_source.h"
+#include "core/target/attached_process.h"
 
 #include <memory>
 #include <unordered_map>
@@ -30,8 +31,8 @@ namespace gilscope::remote {
 // one call; each thread's frames come in one more.
 class LiveProcessReader final : public StackSource {
 public:
-    LiveProcessReader(int pid, const ReadOptions& options, RuntimeLocation location,
-                      PythonLayout layout);
+    LiveProcessReader(std::shared_ptr<const target::AttachedProcess> door,
+                      const ReadOptions& options, RuntimeLocation location, PythonLayout layout);
 
     // Finds the main interpreter and checks one read works. Errors are final, but for
     // a runtime that has no interpreter yet (runtimeStarting()): init() may be called again.
@@ -53,6 +54,7 @@ public:
     bool takeThreadNames(std::vector<ThreadName>& changed) override;
     std::vector<ThreadName> threadNamesNow() override;
     uint64_t runtimeAddress() const override { return loc_.runtimeAddr; }
+    std::shared_ptr<const target::AttachedProcess> process() const override { return door_; }
     std::unique_ptr<CounterProbe> counterProbe() override {
         return makeGcCountsProbe(pid_, layout_, loc_.runtimeAddr, mainInterp_);
     }
@@ -140,6 +142,7 @@ private:
     // read filled.
     bool reuseLastSample(std::vector<ThreadStack>& out, size_t& count);
 
+    std::shared_ptr<const target::AttachedProcess> door_;
     int pid_;
     ReadOptions options_;
     RuntimeLocation loc_;

@@ -5,6 +5,7 @@
 #include "core/remote/proc_files.h"
 #include "core/remote/runtime_locator.h"
 #include "core/sample/capture_rules.h"
+#include "core/target/attached_process.h"
 
 #include <cerrno>
 #include <chrono>
@@ -17,9 +18,21 @@ constexpr int kStartWaitMs = 2000, kStartPollMs = 10;
 } // namespace
 
 Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions& options) {
+    // The door first: the process that has this pid now, which every later read is
+    // checked against.
+    auto door = target::AttachedProcess::open(pid);
+    if (!door) return door.error();
+    return openLiveProcess(std::move(*door), options);
+}
+
+Result<std::unique_ptr<StackSource>>
+openLiveProcess(std::shared_ptr<const target::AttachedProcess> door, const ReadOptions& options) {
     using namespace remote;
+    const int pid = door->pid();
+    if (!door->stillAttached())
+        return makeError(ErrorKind::ProcessEnded, "process " + std::to_string(pid) + " has exited");
     // A zombie has ended; only its /proc entry waits for its parent.
-    if (auto stat = readProcFile("/proc/" + std::to_string(pid) + "/stat", 4096)) {
+    if (auto stat = door->proc().read("stat", 4096)) {
         const size_t paren = stat->rfind(')');
         if (paren != std::string::npos && paren + 2 < stat->size() &&
             (stat->at(paren + 2) == 'Z' || stat->at(paren + 2) == 'X'))
@@ -27,7 +40,7 @@ Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions&
                              "process " + std::to_string(pid) +
                                  " has exited (it is a zombie waiting for its parent)");
     }
-    auto loc = locateRuntime(pid);
+    auto loc = locateRuntime(*door);
     if (!loc) return loc.error();
     RemoteMemory probe(pid);
     uint64_t word = 0;
@@ -53,7 +66,7 @@ Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions&
             freeThreadedRefusal(options.mode, layout->freeThreaded, layout->minor);
         !why.empty())
         return makeError(ErrorKind::BadArguments, why);
-    auto reader = std::make_unique<LiveProcessReader>(pid, options, std::move(*loc), *layout);
+    auto reader = std::make_unique<LiveProcessReader>(door, options, std::move(*loc), *layout);
     // A process caught while its runtime starts (a --subprocesses child just after its
     // exec; on a busy machine that lasts tens of milliseconds) has no interpreter for a
     // moment: wait for it, a while, rather than fail.

@@ -5,6 +5,10 @@
 
 #include <memory>
 
+namespace gilscope::target {
+class AttachedProcess;
+}
+
 namespace gilscope {
 
 // Attaches (read-only, without stopping it) to a running CPython 3.8-3.15 process.
@@ -15,5 +19,9 @@ namespace gilscope {
 //   UnsupportedVersion - a version or build (e.g. free-threaded) we cannot read
 // The returned source's read() reports ReadOutcome::ProcessEnded once the target exits.
 Result<std::unique_ptr<StackSource>> openLiveProcess(int pid, const ReadOptions& options);
+// The same through a door the caller opened (a recording's, for a snapshot of the process
+// it records): never another process that got the pid since.
+Result<std::unique_ptr<StackSource>>
+openLiveProcess(std::shared_ptr<const target::AttachedProcess> door, const ReadOptions& options);
 
 } // namespace gilscope

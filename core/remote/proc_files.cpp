@@ -33,51 +33,10 @@ std::optional<std::string> readProcFile(const std::string& path, size_t limit) {
     return out;
 }
 
-namespace {
-
-uint64_t parseHex(std::string_view s) {
-    uint64_t v = 0;
-    std::from_chars(s.data(), s.data() + s.size(), v, 16);
-    return v;
-}
-
-std::string_view nextField(std::string_view& line) {
-    while (!line.empty() && line.front() == ' ')
-        line.remove_prefix(1);
-    const size_t sp = line.find(' ');
-    std::string_view field = line.substr(0, sp);
-    line = sp == std::string_view::npos ? std::string_view{} : line.substr(sp);
-    return field;
-}
-
-} // namespace
-
 std::optional<std::vector<MapEntry>> readMaps(int pid) {
     auto text = readProcFile("/proc/" + std::to_string(pid) + "/maps");
     if (!text) return std::nullopt;
-    std::vector<MapEntry> maps;
-    std::string_view all(*text);
-    while (!all.empty()) {
-        const size_t nl = all.find('\n');
-        std::string_view line = all.substr(0, nl);
-        all = nl == std::string_view::npos ? std::string_view{} : all.substr(nl + 1);
-        const std::string_view range = nextField(line);
-        const size_t dash = range.find('-');
-        if (dash == std::string_view::npos) continue;
-        MapEntry e;
-        e.start = parseHex(range.substr(0, dash));
-        e.end = parseHex(range.substr(dash + 1));
-        e.perms = std::string(nextField(line));
-        e.offset = parseHex(nextField(line));
-        nextField(line); // dev
-        const std::string_view inode = nextField(line);
-        std::from_chars(inode.data(), inode.data() + inode.size(), e.inode);
-        while (!line.empty() && line.front() == ' ')
-            line.remove_prefix(1);
-        e.path = std::string(line);
-        maps.push_back(std::move(e));
-    }
-    return maps;
+    return target::parseMaps(*text);
 }
 
 std::string readCommandLine(int pid) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/target/process_maps.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,12 +15,7 @@ namespace gilscope::remote {
 
 std::optional<std::string> readProcFile(const std::string& path, size_t limit = 1 << 24);
 
-struct MapEntry {
-    uint64_t start = 0, end = 0, offset = 0;
-    uint64_t inode = 0;
-    std::string perms; // "r-xp"
-    std::string path;  // may be empty, "[heap]", or end in " (deleted)"
-};
+using target::MapEntry;
 
 // Parses /proc/PID/maps; nullopt when the process is gone or unreadable.
 std::optional<std::vector<MapEntry>> readMaps(int pid);

@@ -5,6 +5,7 @@
 #include "core/remote/python_layout.h"
 #include "core/remote/runtime_locator.h"
 #include "core/remote/struct_view.h"
+#include "core/target/attached_process.h"
 #include "core/util/utf8.h"
 
 #include <cctype>
@@ -90,7 +91,9 @@ Result<PythonProcessInfo> inspect(int pid, bool requirePythonName) {
         info.reason = reason;
         return info;
     }
-    auto loc = locateRuntime(pid);
+    auto door = target::AttachedProcess::open(pid);
+    if (!door) return door.error();
+    auto loc = locateRuntime(**door);
     if (!loc) return loc.error();
     RemoteMemory mem(pid);
     uint64_t word = 0;

@@ -4,6 +4,7 @@
 #include "core/remote/elf_image.h"
 #include "core/remote/proc_files.h"
 #include "core/remote/struct_view.h"
+#include "core/target/attached_process.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -17,8 +18,6 @@
 namespace gilscope::remote {
 
 namespace {
-
-constexpr std::string_view kDeleted = " (deleted)";
 
 std::string basenameOf(const std::string& p) {
     const size_t slash = p.rfind('/');
@@ -72,74 +71,37 @@ std::optional<uint64_t> loadBias(const ElfImage& elf, const std::vector<MapEntry
     return std::nullopt;
 }
 
-// A path we can open for a file the target maps. maps shows paths as seen from OUR
-// root: a chrooted target's files appear under its root directory, a container's as
-// its own paths. Candidates are checked against the inode in maps, so a same-named
-// file on the host is never mistaken for the target's.
-std::string openablePath(int pid, const std::string& mapPath, const std::vector<MapEntry>& maps,
-                         const std::string& exePath) {
-    const std::string proc = "/proc/" + std::to_string(pid);
-    uint64_t inode = 0;
-    for (const MapEntry& m : maps)
-        if (m.path == mapPath) inode = m.inode;
-    std::vector<std::string> candidates;
-    const bool deleted =
-        mapPath.size() > kDeleted.size() &&
-        mapPath.compare(mapPath.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0;
-    if (!deleted) {
-        char root[4096];
-        const ssize_t n = ::readlink((proc + "/root").c_str(), root, sizeof root - 1);
-        if (n > 1) {
-            const std::string rootPath(root, static_cast<size_t>(n));
-            if (mapPath.rfind(rootPath + "/", 0) == 0)
-                candidates.push_back(proc + "/root" + mapPath.substr(rootPath.size()));
-        }
-        candidates.push_back(proc + "/root" + mapPath);
-        candidates.push_back(mapPath);
-    }
-    if (mapPath == exePath) candidates.push_back(proc + "/exe");
+// The ELF of a file the target maps, through its door (core/target/process_maps): the
+// mapping itself, or the same file in the target's root as the target may read it.
+Result<ElfImage> openMappedElf(const target::AttachedProcess& door, const std::string& mapPath,
+                               const std::vector<MapEntry>& maps) {
     for (const MapEntry& m : maps)
         if (m.path == mapPath) {
-            char range[64];
-            std::snprintf(range, sizeof range, "/map_files/%llx-%llx",
-                          static_cast<unsigned long long>(m.start),
-                          static_cast<unsigned long long>(m.end));
-            candidates.push_back(proc + range);
-            break;
+            auto fd = target::openMappedFile(door, m);
+            if (!fd) return fd.error();
+            return ElfImage::open(std::move(*fd), mapPath);
         }
-    for (const std::string& c : candidates) {
-        struct stat st {};
-        if (::stat(c.c_str(), &st) == 0 && (inode == 0 || st.st_ino == inode)) return c;
-    }
-    return {};
+    return makeError(ErrorKind::Io, mapPath + " is not mapped");
 }
 
 } // namespace
 
-Result<RuntimeLocation> locateRuntime(int pid) {
-    const std::string proc = "/proc/" + std::to_string(pid);
-    if (pid <= 0 || !processExists(pid))
-        return makeError(ErrorKind::ProcessNotFound,
-                         "no process with pid " + std::to_string(pid) +
-                             " exists (it may have exited); check the pid with 'gilscope ps'");
-    auto maps = readMaps(pid);
+Result<RuntimeLocation> locateRuntime(const target::AttachedProcess& door) {
+    const int pid = door.pid();
+    auto maps = door.maps();
     if (!maps) {
-        if (!processExists(pid))
+        if (!door.stillAttached())
             return makeError(ErrorKind::ProcessNotFound,
                              "process " + std::to_string(pid) + " exited before it could be read");
         return makeError(ErrorKind::PermissionDenied, "cannot read process " + std::to_string(pid) +
                                                           ": " + explainAccessFailure(pid, EACCES));
     }
     RuntimeLocation loc;
-    char exeBuf[4096];
-    const ssize_t n = ::readlink((proc + "/exe").c_str(), exeBuf, sizeof exeBuf - 1);
-    if (n > 0) loc.executable.assign(exeBuf, static_cast<size_t>(n));
-    std::string exeMapPath = loc.executable;
+    loc.executable = door.proc().readLink("exe").value_or("");
+    const std::string exeMapPath = loc.executable;
 
     for (const std::string& mapPath : candidatePaths(*maps, exeMapPath)) {
-        const std::string filePath = openablePath(pid, mapPath, *maps, exeMapPath);
-        if (filePath.empty()) continue;
-        auto elf = ElfImage::open(filePath);
+        auto elf = openMappedElf(door, mapPath, *maps);
         if (!elf) continue;
         auto runtimeSym = elf->findSymbol("_PyRuntime");
         auto runtimeSec = elf->findSection(".PyRuntime");
@@ -176,8 +138,8 @@ Result<RuntimeLocation> locateRuntime(int pid) {
             "libraries; pick a Python pid from 'gilscope ps'");
 }
 
-uint64_t locateAsyncioDebug(int pid, const RuntimeLocation& loc) {
-    auto maps = readMaps(pid);
+uint64_t locateAsyncioDebug(const target::AttachedProcess& door, const RuntimeLocation& loc) {
+    auto maps = door.maps();
     if (!maps) return 0;
     std::vector<std::string> paths{loc.elfPath};
     for (const MapEntry& m : *maps)
@@ -185,9 +147,7 @@ uint64_t locateAsyncioDebug(int pid, const RuntimeLocation& loc) {
             std::find(paths.begin(), paths.end(), m.path) == paths.end())
             paths.push_back(m.path);
     for (const std::string& mapPath : paths) {
-        const std::string filePath = openablePath(pid, mapPath, *maps, loc.executable);
-        if (filePath.empty()) continue;
-        auto elf = ElfImage::open(filePath);
+        auto elf = openMappedElf(door, mapPath, *maps);
         if (!elf) continue;
         auto section = elf->findSection(".AsyncioDebug");
         if (!section || !section->hasFileData) continue;

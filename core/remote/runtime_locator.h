@@ -7,11 +7,15 @@
 #include <cstdint>
 #include <string>
 
+namespace gilscope::target {
+class AttachedProcess;
+}
+
 namespace gilscope::remote {
 
-// Where CPython's runtime lives in a process, found from /proc/PID/maps and the ELF
-// file that holds it (libpython or the executable), read through /proc/PID/root so
-// targets in containers and chroots work.
+// Where CPython's runtime lives in a process, found from its maps and the ELF file that
+// holds it (libpython or the executable), read through its door (the mapping itself, or
+// the file in its root as it may read it) so targets in containers and chroots work.
 struct RuntimeLocation {
     std::string elfPath;    // as the target sees it (from maps)
     std::string executable; // /proc/PID/exe target, for display
@@ -26,12 +30,12 @@ struct RuntimeLocation {
 };
 
 // Errors: ProcessNotFound, PermissionDenied (maps unreadable), NotPython.
-Result<RuntimeLocation> locateRuntime(int pid);
+Result<RuntimeLocation> locateRuntime(const target::AttachedProcess& door);
 
 // The AsyncioDebug section (3.14+), in the file that holds _PyRuntime when _asyncio is
 // built in, else in the mapped _asyncio extension (there once the program imported
 // asyncio). 0 when neither has it.
-uint64_t locateAsyncioDebug(int pid, const RuntimeLocation& loc);
+uint64_t locateAsyncioDebug(const target::AttachedProcess& door, const RuntimeLocation& loc);
 
 // Completes the version for 3.8-3.10 (no Py_Version) by finding Py_GetVersion()'s text
 // in the target's .bss. Needs memory access. Leaves versionHex untouched on failure.

@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+namespace gilscope::target {
+class AttachedProcess;
+}
+
 namespace gilscope {
 
 // --native-stacks: where a run of Python frames that one eval-loop call runs ends, leaf
@@ -172,6 +176,9 @@ public:
     // Reads the interpreter's own counters (its GC counts) for the counters' poller, on the
     // poller's thread; null where this source cannot locate them.
     virtual std::unique_ptr<CounterProbe> counterProbe() { return nullptr; }
+    // The door to the live process this source reads (its files are read through it);
+    // null for a source that reads no live process.
+    virtual std::shared_ptr<const target::AttachedProcess> process() const { return nullptr; }
 };
 
 // A source that reads through another (--blocking, --native-stacks): all but read() is the
@@ -191,6 +198,9 @@ public:
     std::vector<ThreadName> threadNamesNow() override { return inner_.threadNamesNow(); }
     uint64_t runtimeAddress() const override { return inner_.runtimeAddress(); }
     std::unique_ptr<CounterProbe> counterProbe() override { return inner_.counterProbe(); }
+    std::shared_ptr<const target::AttachedProcess> process() const override {
+        return inner_.process();
+    }
     void setTickInterval(uint64_t intervalUs) override { inner_.setTickInterval(intervalUs); }
     TornReads tornReads() const override { return inner_.tornReads(); }
     std::vector<TornReason> tornReasons() const override { return inner_.tornReasons(); }

@@ -55,6 +55,8 @@ public:
     void startSampling();
 
     int pid() const { return pid_; }
+    // The door to the recorded process: its sources and snapshots go through it.
+    std::shared_ptr<const target::AttachedProcess> process() const { return source_->process(); }
     std::string pythonVersion() const; // "3.11.7"
     int pythonMinor() const;           // 11
     bool freeThreaded() const;         // python3.13t: no GIL

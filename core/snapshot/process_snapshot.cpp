@@ -6,6 +6,7 @@
 #include "core/sample/thread_status.h"
 #include "core/sample/wait_reason.h"
 #include "core/snapshot/source_lines.h"
+#include "core/target/attached_process.h"
 
 #include <algorithm>
 #include <map>
@@ -18,9 +19,11 @@ constexpr int kAttempts = 50; // the target runs on: a torn read is retried
 
 // Opens `pid` for one look and takes one consistent read of every stack, or says why there
 // is none. The pipeline it returns owns the frames' registry.
-Result<StackPipeline> readOnce(int pid, const ReadOptions& read, const ReadPath& path,
+Result<StackPipeline> readOnce(const std::shared_ptr<const target::AttachedProcess>& door,
+                               const ReadOptions& read, const ReadPath& path,
                                std::vector<ThreadStack>& stacks, size_t& count) {
-    auto pipeline = StackPipeline::open(pid, read, path, 1000);
+    const int pid = door->pid();
+    auto pipeline = StackPipeline::open(door, read, path, 1000);
     if (!pipeline) return pipeline.error();
     StackSource& src = pipeline->reader();
     ReadOutcome outcome = ReadOutcome::Error;
@@ -55,6 +58,7 @@ FrameSnapshot frameOf(const FrameInfo& f, const FrameRegistry& reg, int minor,
     const SourceLines::Line line = sources.at(fs.file, f.line);
     fs.source = line.text;
     fs.sourceChanged = line.changed;
+    fs.sourceNote = line.note;
     return fs;
 }
 
@@ -64,7 +68,8 @@ FrameSnapshot frameOf(const FrameInfo& f, const FrameRegistry& reg, int minor,
 // keeps its frames: the running tasks are read first (`running`: from the thread's own
 // frames, where a running coroutine's callees are), then every task (`all`: suspended
 // coroutine chains, which stop at a running coroutine).
-Status readTasks(int pid, AsyncMode mode, const SnapshotOptions& options, SourceLines& sources,
+Status readTasks(const std::shared_ptr<const target::AttachedProcess>& door, AsyncMode mode,
+                 const SnapshotOptions& options, SourceLines& sources,
                  std::vector<TaskSnapshot>& roots) {
     ReadOptions read;
     read.asyncMode = mode;
@@ -74,7 +79,7 @@ Status readTasks(int pid, AsyncMode mode, const SnapshotOptions& options, Source
     path.blocking = options.blocking;
     std::vector<ThreadStack> stacks;
     size_t count = 0;
-    auto pipeline = readOnce(pid, read, path, stacks, count);
+    auto pipeline = readOnce(door, read, path, stacks, count);
     if (!pipeline) return pipeline.error();
     StackSource& src = pipeline->reader();
     const FrameRegistry& reg = src.registry();
@@ -131,6 +136,14 @@ std::vector<std::string> threadStatusNames(uint32_t s) {
 }
 
 Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options) {
+    auto door = target::AttachedProcess::open(pid);
+    if (!door) return door.error();
+    return takeSnapshot(*door, options);
+}
+
+Result<ProcessSnapshot> takeSnapshot(const std::shared_ptr<const target::AttachedProcess>& door,
+                                     const SnapshotOptions& options) {
+    const int pid = door->pid();
     ReadOptions read;
     read.allThreads = options.allThreads;
     read.opcodes = options.opcodes;
@@ -143,7 +156,7 @@ Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options) {
     path.nativeStacks = options.nativeStacks;
     std::vector<ThreadStack> stacks;
     size_t count = 0;
-    auto pipeline = readOnce(pid, read, path, stacks, count);
+    auto pipeline = readOnce(door, read, path, stacks, count);
     if (!pipeline) return pipeline.error();
     StackSource& src = pipeline->reader();
 
@@ -159,7 +172,7 @@ Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options) {
     for (ThreadName& n : src.threadNamesNow())
         names[n.threadId] = std::move(n.name);
     const FrameRegistry& reg = src.registry();
-    SourceLines sources(pid);
+    SourceLines sources(door);
     for (size_t i = 0; i < count; ++i) {
         const ThreadStack& t = stacks[i];
         ThreadSnapshot ts;
@@ -193,7 +206,8 @@ Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options) {
     }
     if (options.tasks)
         for (AsyncMode mode : {AsyncMode::Running, AsyncMode::All})
-            if (Status s = readTasks(pid, mode, options, sources, snap.tasks); !s) return s.error();
+            if (Status s = readTasks(door, mode, options, sources, snap.tasks); !s)
+                return s.error();
     return snap;
 }
 

@@ -4,6 +4,7 @@
 #include "core/sample/stack_source.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ struct FrameSnapshot {
     std::string opcodeName;     // its name in the target's own Python ("CALL_BUILTIN_O (CALL)")
     std::string source;         // the line's text, indentation stripped; empty: none
     bool sourceChanged = false; // the file changed after the program started
+    std::string sourceNote;     // why a source file's line is not shown ("source not shown: ...")
     std::optional<FrameLocals> locals; // SnapshotOptions::locals only
 };
 
@@ -65,6 +67,10 @@ struct ProcessSnapshot {
 // do: ProcessNotFound, NotPython, PermissionDenied, ProcessEnded, Internal (no consistent
 // read).
 Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options);
+// The same through a door already open: a recording's (the control socket's `snapshot`, the
+// window's), so that a pid taken since by another process is never read.
+Result<ProcessSnapshot> takeSnapshot(const std::shared_ptr<const target::AttachedProcess>& door,
+                                     const SnapshotOptions& options);
 
 // A thread's status as words: "main_thread", "has_gil", "on_cpu", "idle", ...
 std::vector<std::string> threadStatusNames(uint32_t status);

@@ -80,6 +80,7 @@ nlohmann::json frameJson(const FrameSnapshot& f) {
     jf["source"] =
         f.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(sanitizeUtf8(f.source));
     if (!f.source.empty()) jf["source_changed"] = f.sourceChanged;
+    if (!f.sourceNote.empty()) jf["source_note"] = sanitizeUtf8(f.sourceNote);
     if (f.locals) {
         jf["locals"] = localsJson(*f.locals);
         if (!f.locals->error.empty()) jf["locals_error"] = f.locals->error;
@@ -133,6 +134,8 @@ std::string snapshotText(const ProcessSnapshot& s) {
                 out += "        " + escapeForDisplay(f.source) +
                        (f.sourceChanged ? "    (file changed since the program started)" : "") +
                        "\n";
+            else if (!f.sourceNote.empty())
+                out += "        (" + escapeForDisplay(f.sourceNote) + ")\n";
             if (f.locals) appendLocals(out, *f.locals);
         }
         out += "\n";
@@ -178,10 +181,10 @@ nlohmann::json snapshotJson(const ProcessSnapshot& s) {
     return j;
 }
 
-Result<std::string> snapshotLine(int pid) {
+Result<std::string> snapshotLine(const std::shared_ptr<const target::AttachedProcess>& door) {
     SnapshotOptions whole;
     whole.locals = true;
-    auto snap = takeSnapshot(pid, whole);
+    auto snap = takeSnapshot(door, whole);
     if (!snap) return snap.error();
     return snapshotJson(*snap).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -18,7 +18,7 @@ nlohmann::json snapshotJson(const ProcessSnapshot& snapshot);
 
 // Every thread of `pid` now, with its variables, as one line of JSON (`dump -a --locals
 // --json` on one line): the control socket's `snapshot`.
-Result<std::string> snapshotLine(int pid);
+Result<std::string> snapshotLine(const std::shared_ptr<const target::AttachedProcess>& door);
 
 // One variable's kind as a word: "argument", "local", "cell", "free".
 const char* variableKindName(FrameVariable::Kind kind);

@@ -1,10 +1,10 @@
 #include "core/snapshot/source_lines.h"
 
+#include "core/analysis/line_heat.h"
 #include "core/heatmap/source_text.h"
-#include "core/remote/proc_files.h"
+#include "core/target/attached_process.h"
 
 #include <string_view>
-#include <sys/stat.h>
 
 namespace gilscope {
 
@@ -28,7 +28,8 @@ std::vector<std::string> splitLines(const std::string& bytes) {
 
 } // namespace
 
-SourceLines::SourceLines(int pid) : pid_(pid), started_(remote::readStartTime(pid)) {
+SourceLines::SourceLines(std::shared_ptr<const target::AttachedProcess> door)
+    : door_(std::move(door)) {
 }
 
 SourceLines::Line SourceLines::at(const std::string& file, int line) {
@@ -36,18 +37,20 @@ SourceLines::Line SourceLines::at(const std::string& file, int line) {
     auto it = files_.find(file);
     if (it == files_.end()) {
         File f;
-        const heatmap::SourceText src = heatmap::readSource(file, pid_);
+        const heatmap::SourceText src = heatmap::readSource(file, door_.get());
         if (src.ok) {
             f.lines = splitLines(src.bytes);
-            struct stat st {};
-            f.changed = started_ && ::stat(src.readFrom.c_str(), &st) == 0 &&
-                        double(st.st_mtime) > *started_;
+            const auto started = door_ ? door_->startTime() : std::nullopt;
+            f.changed = started && src.modified && *src.modified > *started;
+        } else if (isSourceFile(file)) {
+            f.note = src.why;
         }
         it = files_.emplace(file, std::move(f)).first;
     }
     const File& f = it->second;
+    if (!f.note.empty()) return {{}, false, f.note};
     if (size_t(line) > f.lines.size()) return {};
-    return {f.lines[size_t(line) - 1], f.changed};
+    return {f.lines[size_t(line) - 1], f.changed, {}};
 }
 
 } // namespace gilscope

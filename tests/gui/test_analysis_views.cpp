@@ -6,6 +6,8 @@
 #include "core/sample/tee_sink.h"
 #include "core/sample/thread_status.h"
 #include "core/session/live_timeline.h"
+#include "core/session/recording_session.h"
+#include "tests/support/ci_requirements.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/synthetic_feed.h"
 #include "ui/analysis/analysis_controller.h"
@@ -271,7 +273,7 @@ private slots:
         panel.resize(1200, 600);
         panel.show();
         timeline.show();
-        panel.showRecording(rec.model, 0, false);
+        panel.showRecording(rec.model, nullptr, false);
         QVERIFY(waitForResult(panel));
         QCOMPARE(topTotal(panel, "early_work"), 1000ull);
         QCOMPARE(topTotal(panel, "late_work"), 1000ull);
@@ -319,7 +321,7 @@ private slots:
         AnalysisPanel panel;
         panel.resize(1200, 700);
         panel.show();
-        panel.showRecording(rec.model, 0, false);
+        panel.showRecording(rec.model, nullptr, false);
         QVERIFY(waitForResult(panel));
         QVERIFY(!panel.transformBar()->isVisible());
         panel.tabs()->setCurrentIndex(1); // Flame graph
@@ -433,7 +435,7 @@ private slots:
         AnalysisPanel panel;
         panel.resize(1200, 700);
         panel.show();
-        panel.showRecording(rec.model, 0, false);
+        panel.showRecording(rec.model, nullptr, false);
         QVERIFY(waitForResult(panel));
         panel.tabs()->setCurrentIndex(1); // Flame graph
         FlameGraphWidget* flame = panel.flameGraph();
@@ -488,7 +490,7 @@ private slots:
         FakeRecording rec(path);
         AnalysisPanel panel;
         panel.show();
-        panel.showRecording(rec.model, 0, false);
+        panel.showRecording(rec.model, nullptr, false);
         QVERIFY(waitForResult(panel));
         // Select helper in the top functions table, as a click would.
         QTableView* view = panel.topView();
@@ -505,6 +507,69 @@ private slots:
         QCOMPARE(source->table()->item(0, 1)->text(), QStringLiteral("50.0%"));
         QCOMPARE(source->table()->item(8, 1)->text(), QStringLiteral("18.8%")); // helper, line 9
         QVERIFY(source->table()->item(2, 1)->text().isEmpty());
+    }
+
+    // Issue 47: a recorded process in a chroot names a file that is a symlink out of its
+    // root. The source view says why it shows nothing, never shows this machine's file,
+    // and still shows the process's own file.
+    void sourceViewShowsOnlyTheProcesssOwnFiles() {
+        QList<gilscope::test::Interpreter> chroot;
+        for (const auto& in : gilscope::test::findInterpreters())
+            if (in.inChroot) chroot << in;
+        GILSCOPE_REQUIRE(!chroot.isEmpty(),
+                         "no chroot interpreter (scripts/setup-python-chroot.sh)");
+        QTemporaryDir secretDir, dir;
+        QVERIFY(secretDir.isValid() && dir.isValid());
+        const QByteArray secret = "GILSCOPE-WINDOW-SECRET";
+        const QString secretFile = secretDir.filePath(QStringLiteral("secret.py"));
+        QFile s(secretFile);
+        QVERIFY(s.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 6; ++i)
+            s.write(secret + "\n");
+        s.close();
+        const QString escape = dir.filePath(QStringLiteral("escape.py"));
+        QVERIFY(QFile::link(secretFile, escape));
+        const QString legit = dir.filePath(QStringLiteral("legit.py"));
+        QFile l(legit);
+        QVERIFY(l.open(QIODevice::WriteOnly));
+        l.write("def spin():\n    WINDOW_LEGIT_2\n    WINDOW_LEGIT_3\n    WINDOW_LEGIT_4\n");
+        l.close();
+        gilscope::test::TargetOptions options;
+        options.args = {escape, legit};
+        options.bindDirs = {dir.path()};
+        gilscope::test::TargetProcess target(chroot.last(), QStringLiteral("hostile_sources.py"),
+                                             options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        auto session = RecordingSession::open(int(target.pid()), SessionOptions{});
+        QVERIFY2(session, session ? "" : session.error().message.c_str());
+        (*session)->startSampling();
+        AnalysisPanel panel;
+        panel.show();
+        panel.showRecording((*session)->profile(), (*session)->process(), true);
+        const auto select = [&](const QString& function) {
+            QTableView* view = panel.topView();
+            for (int r = 0; r < view->model()->rowCount(); ++r)
+                if (view->model()->index(r, 0).data().toString() == function) {
+                    view->setCurrentIndex(view->model()->index(r, 0));
+                    return true;
+                }
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(
+            select(QStringLiteral("spin_0")) && select(QStringLiteral("spin_1")), 60000);
+        (*session)->requestStop();
+        (*session)->finish();
+        SourceView* source = panel.sourceView();
+        QVERIFY(select(QStringLiteral("spin_0")));
+        QVERIFY2(source->status().contains(QStringLiteral("source not shown: ") + escape +
+                                           QStringLiteral(" does not exist in the process's root")),
+                 qPrintable(source->status()));
+        QCOMPARE(source->table()->rowCount(), 0);
+        QVERIFY(select(QStringLiteral("spin_1")));
+        QVERIFY2(source->status().contains(legit), qPrintable(source->status()));
+        QCOMPARE(source->table()->item(1, 2)->text(), QStringLiteral("    WINDOW_LEGIT_2"));
+        for (int r = 0; r < source->table()->rowCount(); ++r)
+            QVERIFY(!source->table()->item(r, 2)->text().contains(QString::fromLatin1(secret)));
     }
 
     // Recording a real process: the top-functions view shows heavy() at the share the

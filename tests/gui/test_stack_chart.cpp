@@ -129,7 +129,7 @@ private slots:
         panel.attachTimeline(&timelineView);
         panel.resize(1300, 700);
         panel.show();
-        panel.showRecording(model, 0, false);
+        panel.showRecording(model, nullptr, false);
         StackChartView* view = panel.stackChart();
         StackChartWidget* chart = view->chart();
         panel.tabs()->setCurrentWidget(view);

@@ -1,5 +1,6 @@
 #include "tests/support/python_interpreters.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -199,29 +200,64 @@ TargetProcess::TargetProcess(Interpreter interpreter, QString script, TargetOpti
 TargetProcess::~TargetProcess() {
     terminate();
     // The mount namespace died with the process; remove the empty mount points we made.
+    // rmdir only, never a recursive removal: a mount still in place must not be emptied.
     for (auto it = chrootMountPoints_.crbegin(); it != chrootMountPoints_.crend(); ++it)
         QDir().rmdir(*it);
+    for (auto it = ownRootEntries_.crbegin(); it != ownRootEntries_.crend(); ++it)
+        if (QFileInfo(*it).isSymLink())
+            QFile::remove(*it);
+        else
+            QDir().rmdir(*it);
 }
 
-// Host interpreters run directly. Chroot ones run as
+namespace {
+
+// The interpreter's installation: /root/.pyenv/versions/3.12.1 for .../bin/python3.12.
+QString prefixOf(const QString& executable) {
+    QDir bin = QFileInfo(executable).absoluteDir();
+    bin.cdUp();
+    return bin.absolutePath();
+}
+
+// System directories a host interpreter needs in a root of its own.
+const QStringList kSystemDirs = {QStringLiteral("/usr"), QStringLiteral("/etc")};
+const QStringList kSystemLinks = {QStringLiteral("/bin"), QStringLiteral("/lib"),
+                                  QStringLiteral("/lib64"), QStringLiteral("/sbin")};
+
+} // namespace
+
+// Host interpreters run directly (through setpriv for runAsUid). Chroot ones, and host
+// ones with ownRoot, run as
 //   unshare --mount sh -c 'mount proc; bind-mount dirs; exec chroot DIR python ...'
-// unshare and sh exec rather than fork, so the pid we start is the Python process.
+// unshare, sh, setpriv and chroot exec rather than fork, so the pid we start is the
+// Python process.
 QStringList TargetProcess::commandLine(QString* program) const {
     QStringList python = {interpreter_.executable, QStringLiteral("-u"), script_};
     python += options_.args;
-    if (!interpreter_.inChroot) {
+    const QString uid = options_.runAsUid ? QString::number(*options_.runAsUid) : QString();
+    if (!interpreter_.inChroot && !options_.ownRoot) {
+        if (!uid.isEmpty()) {
+            *program = QStringLiteral("setpriv");
+            return QStringList{QStringLiteral("--reuid=") + uid, QStringLiteral("--regid=") + uid,
+                               QStringLiteral("--clear-groups")} +
+                   python;
+        }
         *program = python.takeFirst();
         return python;
     }
-    const QString root = chrootDir();
+    const QString root = interpreter_.inChroot ? chrootDir() : ownRoot_;
     QStringList binds = options_.bindDirs;
     binds.prepend(targetsDir());
+    if (!interpreter_.inChroot)
+        binds = kSystemDirs + QStringList{prefixOf(interpreter_.executable)} + binds;
     QString sh = QStringLiteral("set -e; mount -t proc proc %1/proc; ").arg(shellQuote(root));
     for (const QString& dir : binds) {
         const QString abs = QFileInfo(dir).absoluteFilePath();
         sh += QStringLiteral("mount --bind %1 %2; ").arg(shellQuote(abs), shellQuote(root + abs));
     }
-    sh += QStringLiteral("exec chroot %1").arg(shellQuote(root));
+    sh += QStringLiteral("exec chroot");
+    if (!uid.isEmpty()) sh += QStringLiteral(" --userspec=%1:%1").arg(uid);
+    sh += QLatin1Char(' ') + shellQuote(root);
     for (const QString& arg : python)
         sh += QLatin1Char(' ') + shellQuote(arg);
     *program = QStringLiteral("unshare");
@@ -246,6 +282,37 @@ bool TargetProcess::fail(const QString& what) {
 bool TargetProcess::start() {
     if (process_) return fail(QStringLiteral("start() called twice"));
     if (!QFileInfo::exists(script_)) return fail(QStringLiteral("no such script ") + script_);
+    if (options_.ownRoot && !interpreter_.inChroot) {
+        // An empty root: mount points for the system's directories, links as the system
+        // has them (merged /usr), /proc. Entries are remembered and removed at the end.
+        ownRoot_ = QDir::tempPath() + QStringLiteral("/gilscope-root-") +
+                   QString::number(QCoreApplication::applicationPid()) + QLatin1Char('-') +
+                   QString::number(quintptr(this), 16);
+        const auto make = [&](const QString& inside) {
+            QStringList missing;
+            for (QString at = inside; !QFileInfo::exists(at) && at != ownRoot_;
+                 at = QFileInfo(at).absolutePath())
+                missing.prepend(at);
+            if (!QDir().mkpath(inside)) return false;
+            ownRootEntries_ += missing;
+            return true;
+        };
+        if (!QDir().mkpath(ownRoot_)) return fail(QStringLiteral("cannot create ") + ownRoot_);
+        ownRootEntries_ += ownRoot_;
+        QStringList dirs = kSystemDirs + QStringList{prefixOf(interpreter_.executable),
+                                                     targetsDir(), QStringLiteral("/proc")};
+        for (const QString& d : options_.bindDirs)
+            dirs += QFileInfo(d).absoluteFilePath();
+        for (const QString& d : dirs)
+            if (!make(ownRoot_ + d)) return fail(QStringLiteral("cannot create ") + ownRoot_ + d);
+        for (const QString& link : kSystemLinks) {
+            const QFileInfo host(link);
+            if (!host.isSymLink()) continue;
+            if (!QFile::link(host.symLinkTarget(), ownRoot_ + link))
+                return fail(QStringLiteral("cannot link ") + ownRoot_ + link);
+            ownRootEntries_ += ownRoot_ + link;
+        }
+    }
     if (interpreter_.inChroot) {
         // Mount points must exist inside the chroot; remember the ones we create.
         QStringList binds = options_.bindDirs;

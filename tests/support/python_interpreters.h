@@ -63,6 +63,13 @@ struct TargetOptions {
     QStringList args;     // passed to the script
     QStringList bindDirs; // host dirs that must be visible inside a chroot (e.g. a temp dir)
     int readyTimeoutMs = 30000;
+    // Runs the script as this user and group, with no supplementary groups (setpriv, or
+    // chroot --userspec): a target that is not root.
+    std::optional<uint32_t> runAsUid = std::nullopt;
+    // A host interpreter in a root of its own: an empty directory where the system's
+    // /usr and /etc, the interpreter's prefix, the targets and bindDirs are bind-mounted
+    // (the sid chroot's interpreters have one already).
+    bool ownRoot = false;
 };
 
 // A timed target gated on a file (it starts its run once the file exists, so a test can
@@ -117,6 +124,8 @@ private:
     QJsonObject readyInfo_;
     QString error_;
     QStringList chrootMountPoints_; // mount points we created inside the chroot
+    QString ownRoot_;               // TargetOptions::ownRoot: the root made for it
+    QStringList ownRootEntries_;    // what was made in it, removed (only if empty) at the end
 };
 
 } // namespace gilscope::test

@@ -66,10 +66,12 @@ bool AnalysisController::busy() const {
     return jobs_->running();
 }
 
-void AnalysisController::setModel(std::shared_ptr<ProfileModel> model, int pid, bool live) {
+void AnalysisController::setModel(std::shared_ptr<ProfileModel> model,
+                                  std::shared_ptr<const target::AttachedProcess> process,
+                                  bool live) {
     model_ = std::move(model);
     ++modelSerial_;
-    pid_ = pid;
+    sources_ = std::make_shared<heatmap::SourceCache>(std::move(process));
     stack_.assign(1, Entry{});
     index_ = 0;
     latest_.reset();

@@ -3,6 +3,7 @@
 #include "core/analysis/call_transforms.h"
 #include "core/analysis/profile_filter.h"
 #include "core/common/error.h"
+#include "core/heatmap/source_text.h"
 #include "ui/analysis/analysis_result.h"
 
 #include <QObject>
@@ -31,9 +32,11 @@ public:
     explicit AnalysisController(QObject* parent = nullptr);
     ~AnalysisController() override;
 
-    // pid > 0: a live recording (sources are read from /proc/PID/root); live: refresh
+    // process: the recorded process, whose sources are read through its door (null: a
+    // recording opened from a file, whose sources are this machine's); live: refresh
     // periodically until setLive(false).
-    void setModel(std::shared_ptr<ProfileModel> model, int pid, bool live);
+    void setModel(std::shared_ptr<ProfileModel> model,
+                  std::shared_ptr<const target::AttachedProcess> process, bool live);
     void setLive(bool live);
     void clear();
     bool hasModel() const { return model_ != nullptr; }
@@ -41,7 +44,8 @@ public:
     // run their own queries on it (the stack chart).
     std::shared_ptr<ProfileModel> model() const { return model_; }
     uint64_t modelSerial() const { return modelSerial_; }
-    int pid() const { return pid_; }
+    // The recording's source files, each read once.
+    heatmap::SourceCache& sources() const { return *sources_; }
 
     const ProfileFilter& filter() const { return filter_; }
     StateFilter state() const { return filter_.state; }
@@ -96,7 +100,8 @@ private:
     void start();
 
     std::shared_ptr<ProfileModel> model_;
-    int pid_ = 0;
+    std::shared_ptr<heatmap::SourceCache> sources_ =
+        std::make_shared<heatmap::SourceCache>(nullptr);
     ProfileFilter filter_;
     std::vector<Entry> stack_{Entry{}};
     size_t index_ = 0;

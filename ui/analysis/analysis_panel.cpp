@@ -134,7 +134,9 @@ QTreeView* AnalysisPanel::makeTreeView(CallTreeModel* model, QSortFilterProxyMod
     return view;
 }
 
-void AnalysisPanel::showRecording(std::shared_ptr<ProfileModel> model, int pid, bool live) {
+void AnalysisPanel::showRecording(std::shared_ptr<ProfileModel> model,
+                                  std::shared_ptr<const target::AttachedProcess> process,
+                                  bool live) {
     expandedOnce_ = false;
     selectedName_.clear();
     selectedFile_.clear();
@@ -142,7 +144,7 @@ void AnalysisPanel::showRecording(std::shared_ptr<ProfileModel> model, int pid, 
     callers_->clear();
     flame_->resetZoom();
     live_ = live;
-    controller_->setModel(std::move(model), pid, live);
+    controller_->setModel(std::move(model), std::move(process), live);
 }
 
 void AnalysisPanel::setLive(bool live) {
@@ -257,7 +259,7 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
     const QModelIndex current = topView_->selectionModel()->currentIndex();
     if (topInPlace && !selectedName_.empty() && current.isValid() &&
         current.data(FunctionRole).toUInt() == selectedFunc_) {
-        source_->showFunction(result, selectedFunc_, controller_->pid());
+        source_->showFunction(result, selectedFunc_, controller_->sources());
         if (tabs_->currentWidget() == callers_) callers_->showFunction(result, selectedFunc_);
     } else if (!selectedName_.empty()) {
         for (int r = 0; r < topProxy_->rowCount(); ++r) {
@@ -269,7 +271,7 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
                 topView_->selectionModel()->setCurrentIndex(
                     idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
                 selectedFunc_ = func;
-                source_->showFunction(result, func, controller_->pid());
+                source_->showFunction(result, func, controller_->sources());
                 if (tabs_->currentWidget() == callers_) callers_->showFunction(result, func);
                 break;
             }
@@ -307,7 +309,7 @@ void AnalysisPanel::selectFunction(uint32_t func) {
     selectedName_ = result->snapshot->functions[func].name;
     selectedFunc_ = func;
     selectedFile_ = result->snapshot->functions[func].file;
-    source_->showFunction(result, func, controller_->pid());
+    source_->showFunction(result, func, controller_->sources());
     callers_->showFunction(result, func);
 }
 

@@ -7,6 +7,10 @@
 
 #include <memory>
 
+namespace gilscope::target {
+class AttachedProcess;
+}
+
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -46,7 +50,10 @@ public:
     ~AnalysisPanel() override;
 
     // pid > 0 for a live recording (live: refresh 4x a second until setLive(false)).
-    void showRecording(std::shared_ptr<ProfileModel> model, int pid, bool live);
+    // process: the recorded process (its sources are read through its door); null: a
+    // recording opened from a file.
+    void showRecording(std::shared_ptr<ProfileModel> model,
+                       std::shared_ptr<const target::AttachedProcess> process, bool live);
     void setLive(bool live);
     void clear();
     // Drag-selecting on this timeline filters every view to that range.

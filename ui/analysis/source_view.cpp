@@ -14,19 +14,6 @@
 
 namespace gilscope::ui {
 
-bool readSourceFile(const QString& file, int pid, QByteArray* contents, QString* why,
-                    QString* readFrom) {
-    // The heatmap's reader (core/heatmap): the target's filesystem first, then this disk.
-    const heatmap::SourceText text = heatmap::readSource(file.toStdString(), pid);
-    if (!text.ok) {
-        *why = QObject::tr("%1: %2").arg(file, QString::fromStdString(text.why));
-        return false;
-    }
-    *contents = QByteArray::fromStdString(text.bytes);
-    *readFrom = QString::fromStdString(text.readFrom);
-    return true;
-}
-
 SourceView::SourceView(QWidget* parent)
     : QWidget(parent), status_(new QLabel(this)), table_(new QTableWidget(this)) {
     auto* layout = new QVBoxLayout(this);
@@ -65,14 +52,15 @@ void SourceView::clear() {
     status_->setText(tr("Select a function to see its source with samples per line."));
 }
 
-void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, int pid) {
+void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func,
+                              heatmap::SourceCache& sources) {
     // The same function again (a live update, another filter): only the heat column
     // changes, and where the user scrolled stays.
     const bool sameFunction = result && result->snapshot &&
                               func < result->snapshot->functions.size() &&
                               result->snapshot->functions[func].name == shownName_ &&
                               result->snapshot->functions[func].file == shownFile_ &&
-                              pid == shownPid_ && table_->rowCount() > 0;
+                              &sources == shownSources_ && table_->rowCount() > 0;
     if (sameFunction) {
         applyHeat(*result->snapshot, func);
         return;
@@ -92,13 +80,13 @@ void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, in
                                   QString::fromStdString(file)));
         return;
     }
-    QByteArray contents;
-    QString why, from;
-    if (!readSourceFile(QString::fromStdString(file), pid, &contents, &why, &from)) {
-        status_->setText(tr("No source for %1: %2.").arg(name, why));
+    const heatmap::SourceText text = sources.get(file);
+    if (!text.ok) {
+        status_->setText(tr("No source for %1: %2.").arg(name, QString::fromStdString(text.why)));
         return;
     }
-    const QList<QByteArray> lines = contents.split('\n');
+    const QString from = QString::fromStdString(text.readFrom);
+    const QList<QByteArray> lines = QByteArray::fromStdString(text.bytes).split('\n');
     table_->setRowCount(int(lines.size()));
     shownHeat_.assign(size_t(lines.size()), 0);
     for (int i = 0; i < lines.size(); ++i) {
@@ -118,7 +106,7 @@ void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func, in
     status_->setText(tr("%1 — %2").arg(name, from));
     shownName_ = s.functions[func].name;
     shownFile_ = file;
-    shownPid_ = pid;
+    shownSources_ = &sources;
     applyHeat(s, func);
     const int focus = hottestLine_ > 0 ? hottestLine_ : std::max(1, s.functions[func].firstLine);
     if (focus <= table_->rowCount())

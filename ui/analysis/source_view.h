@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/heatmap/source_text.h"
 #include "ui/analysis/analysis_result.h"
 
 #include <QWidget>
@@ -13,16 +14,18 @@ class QTableWidget;
 namespace gilscope::ui {
 
 // The selected function's file with a heat column: samples per line (own / total, as
-// the filter keeps them). A live recording's file is read from the target's own
-// filesystem (/proc/PID/root/...), an opened recording's from this machine's disk.
+// the filter keeps them). A live recording's file is read through the target's door (in
+// its root, as its user may read it), an opened recording's from this machine's disk.
 // When the file cannot be read, it says so and why.
 class SourceView : public QWidget {
     Q_OBJECT
 public:
     explicit SourceView(QWidget* parent = nullptr);
 
-    // pid > 0: a live target.
-    void showFunction(const AnalysisResultPtr& result, uint32_t func, int pid);
+    // Its file comes from `sources` (the recorded process's door, or this machine's disk
+    // for a recording opened from a file).
+    void showFunction(const AnalysisResultPtr& result, uint32_t func,
+                      heatmap::SourceCache& sources);
     void clear();
 
     QString status() const;
@@ -37,15 +40,9 @@ private:
     QTableWidget* table_;
     int hottestLine_ = -1;
     std::string shownName_, shownFile_; // what the table shows now
-    int shownPid_ = 0;
+    const heatmap::SourceCache* shownSources_ = nullptr;
     std::vector<uint64_t> shownHeat_; // per line: the total shown now
     uint64_t shownMax_ = 0, shownMatched_ = 0;
 };
-
-// Reads a target's source file: through /proc/PID/root when pid > 0 (else, or when that
-// fails, from this machine's disk), as the --heatmap pages do. Returns false with *why set
-// when it cannot.
-bool readSourceFile(const QString& file, int pid, QByteArray* contents, QString* why,
-                    QString* readFrom);
 
 } // namespace gilscope::ui

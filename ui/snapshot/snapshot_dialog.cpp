@@ -1,6 +1,7 @@
 #include "ui/snapshot/snapshot_dialog.h"
 
 #include "core/snapshot/snapshot_format.h"
+#include "core/target/attached_process.h"
 #include "ui/job_runner.h"
 #include "ui/snapshot/snapshot_tree.h"
 
@@ -15,9 +16,20 @@
 
 namespace gilscope::ui {
 
+SnapshotDialog::SnapshotDialog(std::shared_ptr<const target::AttachedProcess> door,
+                               const QString& processName, QWidget* parent)
+    : SnapshotDialog(door->pid(), door, processName, parent) {
+}
+
 SnapshotDialog::SnapshotDialog(int pid, const QString& processName, QWidget* parent)
-    : QDialog(parent), pid_(pid), job_(new JobRunner(this)), tree_(new QTreeWidget(this)),
-      status_(new QLabel(this)), copy_(new QPushButton(tr("Copy as text"), this)),
+    : SnapshotDialog(pid, nullptr, processName, parent) {
+}
+
+SnapshotDialog::SnapshotDialog(int pid, std::shared_ptr<const target::AttachedProcess> door,
+                               const QString& processName, QWidget* parent)
+    : QDialog(parent), pid_(pid), door_(std::move(door)), job_(new JobRunner(this)),
+      tree_(new QTreeWidget(this)), status_(new QLabel(this)),
+      copy_(new QPushButton(tr("Copy as text"), this)),
       refresh_(new QPushButton(tr("Refresh"), this)) {
     setObjectName(QStringLiteral("snapshotDialog"));
     setWindowTitle(tr("Snapshot of pid %1 — %2").arg(pid).arg(processName));
@@ -49,13 +61,12 @@ void SnapshotDialog::refresh() {
     status_->setText(tr("Reading every thread of pid %1…").arg(pid_));
     refresh_->setEnabled(false);
     copy_->setEnabled(snapshot_.has_value());
-    const int pid = pid_;
     job_->start<ProcessSnapshot>(
         tr("Snapshot"),
-        [pid](const ProgressCallback&, const CancelToken*) {
+        [pid = pid_, door = door_](const ProgressCallback&, const CancelToken*) {
             SnapshotOptions options;
             options.locals = true;
-            return takeSnapshot(pid, options);
+            return door ? takeSnapshot(door, options) : takeSnapshot(pid, options);
         },
         [this](Result<ProcessSnapshot> result) {
             refresh_->setEnabled(true);

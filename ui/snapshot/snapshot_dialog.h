@@ -23,6 +23,10 @@ class SnapshotDialog : public QDialog {
     Q_OBJECT
 public:
     SnapshotDialog(int pid, const QString& processName, QWidget* parent = nullptr);
+    // A process the window records: read through the recording's door, so that a pid another
+    // process took after it ended is never read.
+    SnapshotDialog(std::shared_ptr<const target::AttachedProcess> door, const QString& processName,
+                   QWidget* parent = nullptr);
 
     // The last snapshot shown, if any (tests).
     const std::optional<ProcessSnapshot>& snapshot() const { return snapshot_; }
@@ -37,7 +41,10 @@ signals:
     void finished(bool ok);
 
 private:
+    SnapshotDialog(int pid, std::shared_ptr<const target::AttachedProcess> door,
+                   const QString& processName, QWidget* parent);
     int pid_;
+    std::shared_ptr<const target::AttachedProcess> door_;
     JobRunner* job_;
     QTreeWidget* tree_;
     QLabel* status_;

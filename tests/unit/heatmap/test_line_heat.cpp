@@ -72,9 +72,9 @@ private slots:
         QVERIFY(html.find("id=\"line-2000000000\" data-own=\"3\"") != std::string::npos);
         QVERIFY(html.find("b = &#39;&lt;/td&gt;&#39;") != std::string::npos);
         page.source = {};
-        page.source.why = "gone";
+        page.source.why = "source not shown: /x.py is gone";
         const std::string unread = heatmap::renderFilePage({}, page);
-        QVERIFY(unread.find("could not be read: gone") != std::string::npos);
+        QVERIFY(unread.find("Source not shown: /x.py is gone.") != std::string::npos);
         QVERIFY(unread.find("id=\"line-1\"") == std::string::npos);
         QVERIFY(unread.find("id=\"line-2\" data-own") != std::string::npos);
     }

@@ -1,0 +1,58 @@
+#include "core/target/attached_process.h"
+
+#include "core/util/proc_stat.h"
+
+#include <charconv>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace gilscope::target {
+
+namespace {
+
+std::optional<double> startTimeOf(const ProcDir& proc) {
+    const auto stat = proc.read("stat", 4096);
+    UniqueFd systemStat(::open("/proc/stat", O_RDONLY | O_CLOEXEC));
+    const auto system = systemStat ? readAll(systemStat.get(), 1 << 16) : std::nullopt;
+    if (!stat || !system) return std::nullopt;
+    const auto ticks = procStatField(*stat, 22); // starttime, in clock ticks after boot
+    const size_t b = system->find("\nbtime ");
+    if (!ticks || b == std::string::npos) return std::nullopt;
+    uint64_t boot = 0;
+    const char* at = system->data() + b + 7;
+    if (std::from_chars(at, system->data() + system->size(), boot).ec != std::errc{})
+        return std::nullopt;
+    return double(boot) + double(*ticks) / double(::sysconf(_SC_CLK_TCK));
+}
+
+} // namespace
+
+AttachedProcess::AttachedProcess(PidFd pidFd, ProcDir proc, TargetFiles files)
+    : pidFd_(std::move(pidFd)), proc_(std::move(proc)), files_(std::move(files)),
+      startTime_(startTimeOf(proc_)) {
+}
+
+std::optional<std::vector<MapEntry>> AttachedProcess::maps() const {
+    auto text = proc_.read("maps");
+    if (!text) return std::nullopt;
+    return parseMaps(*text);
+}
+
+Result<std::shared_ptr<AttachedProcess>> AttachedProcess::open(int pid) {
+    // The pidfd first: it pins the process that has the pid now. What is opened after it
+    // belongs to that process if it is still alive once everything is open.
+    auto pidFd = PidFd::open(pid);
+    if (!pidFd) return pidFd.error();
+    auto proc = ProcDir::open(pid);
+    if (!proc) return proc.error();
+    auto files = TargetFiles::open(*proc);
+    if (!files) return files.error();
+    auto door =
+        std::make_shared<AttachedProcess>(std::move(*pidFd), std::move(*proc), std::move(*files));
+    if (!door->stillAttached())
+        return makeError(ErrorKind::ProcessEnded,
+                         "process " + std::to_string(pid) + " exited before it could be read");
+    return door;
+}
+
+} // namespace gilscope::target
