@@ -191,15 +191,15 @@ ShareTable shareTable(const ProfileSnapshot& s) {
     for (const FunctionRow& r : functionTable(s))
         out.functionTotalPct[keys[r.func]] += pct(r.total, s.matchedSamples);
     const CallTree tree = shownTree(s); // the paths the flame graph draws
-    if (tree.nodes.empty()) return out;
-    const uint64_t all = tree.nodes[0].total;
+    if (tree.empty()) return out;
+    const uint64_t all = tree.total(0);
     std::vector<std::pair<uint32_t, uint64_t>> todo{{0, 0}}; // node, its path key
     while (!todo.empty()) {
         const auto [n, path] = todo.back();
         todo.pop_back();
-        for (uint32_t c : tree.nodes[n].children) {
-            const uint64_t childPath = childPathKey(path, keys[tree.nodes[c].func]);
-            out.pathTotalPct[childPath] += pct(tree.nodes[c].total, all);
+        for (uint32_t c : tree.children(n)) {
+            const uint64_t childPath = childPathKey(path, keys[tree.func(c)]);
+            out.pathTotalPct[childPath] += pct(tree.total(c), all);
             todo.push_back({c, childPath});
         }
     }

@@ -15,35 +15,6 @@ void forEachSampledStack(const ProfileSnapshot& s, Fn&& fn) {
         if (s.selfCounts[n]) fn(n, s.selfCounts[n]);
 }
 
-void sortChildren(CallTree& tree) {
-    for (CallTreeNode& node : tree.nodes)
-        std::sort(node.children.begin(), node.children.end(), [&tree](uint32_t a, uint32_t b) {
-            if (tree.nodes[a].total != tree.nodes[b].total)
-                return tree.nodes[a].total > tree.nodes[b].total;
-            return tree.nodes[a].func < tree.nodes[b].func;
-        });
-}
-
-// Function-keyed child lookup while building a tree.
-struct TreeBuilder {
-    CallTree tree;
-    std::unordered_map<uint64_t, uint32_t> index; // parent << 32 | func -> node
-
-    TreeBuilder() { tree.nodes.emplace_back(); }
-    uint32_t child(uint32_t parent, uint32_t func) {
-        const uint64_t key = (static_cast<uint64_t>(parent) << 32) | func;
-        auto [it, added] = index.try_emplace(key, static_cast<uint32_t>(tree.nodes.size()));
-        if (added) {
-            CallTreeNode node;
-            node.func = func;
-            node.parent = parent;
-            tree.nodes.push_back(node);
-            tree.nodes[parent].children.push_back(it->second);
-        }
-        return it->second;
-    }
-};
-
 } // namespace
 
 std::vector<FunctionRow> functionTable(const ProfileSnapshot& s) {
@@ -83,38 +54,11 @@ std::vector<LineRow> lineTable(const ProfileSnapshot& s) {
 }
 
 CallTree topDownTree(const ProfileSnapshot& s) {
-    // Samples through each stack node: children have larger ids than their parents.
-    std::vector<uint64_t> through(s.selfCounts.begin(), s.selfCounts.end());
-    for (size_t n = through.size(); n-- > 1;)
-        through[s.nodes[n].parent] += through[n];
-    TreeBuilder b;
-    std::vector<uint32_t> treeNode(s.nodes.size(), 0);
-    b.tree.nodes[0].total = through.empty() ? 0 : through[0];
-    for (uint32_t n = 1; n < s.nodes.size(); ++n) {
-        if (!through[n]) continue;
-        const uint32_t t = b.child(treeNode[s.nodes[n].parent], s.nodes[n].func);
-        treeNode[n] = t;
-        b.tree.nodes[t].total += through[n];
-        b.tree.nodes[t].self += s.selfCounts[n];
-    }
-    if (!s.selfCounts.empty()) b.tree.nodes[0].self = s.selfCounts[0];
-    sortChildren(b.tree);
-    return std::move(b.tree);
+    return CallTree::topDown(s);
 }
 
 CallTree bottomUpTree(const ProfileSnapshot& s) {
-    TreeBuilder b;
-    forEachSampledStack(s, [&](uint32_t leaf, uint64_t count) {
-        b.tree.nodes[0].total += count;
-        uint32_t t = 0;
-        for (uint32_t n = leaf; n != 0; n = s.nodes[n].parent) {
-            t = b.child(t, s.nodes[n].func);
-            b.tree.nodes[t].total += count;
-        }
-        b.tree.nodes[t].self += count; // the outermost frame ends the inverted path
-    });
-    sortChildren(b.tree);
-    return std::move(b.tree);
+    return CallTree::bottomUp(s);
 }
 
 uint32_t deepestStack(const ProfileSnapshot& s) {

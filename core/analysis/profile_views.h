@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/call_tree.h"
 #include "core/analysis/line_heat.h"
 #include "core/analysis/profile_snapshot.h"
 
@@ -26,22 +27,10 @@ struct LineRow {
 std::vector<FunctionRow> functionTable(const ProfileSnapshot& s);
 std::vector<LineRow> lineTable(const ProfileSnapshot& s);
 
-// A call tree with function-keyed nodes. Node 0 is the root (func == kNoFunction,
-// total == every kept sample). Children are sorted by total, descending.
-struct CallTreeNode {
-    uint32_t func = kNoFunction;
-    uint32_t parent = 0;
-    uint64_t self = 0;  // samples ending here
-    uint64_t total = 0; // samples through here
-    std::vector<uint32_t> children;
-};
-struct CallTree {
-    std::vector<CallTreeNode> nodes;
-};
-
-// Top-down: root -> outermost frames -> ... -> leaves.
+// Top-down: root -> outermost frames -> ... -> leaves (CallTree::topDown).
 CallTree topDownTree(const ProfileSnapshot& s);
 // Bottom-up: root -> leaf functions (total = their own samples) -> their callers -> ...
+// Explored as asked (CallTree::bottomUp): `s` must outlive it.
 CallTree bottomUpTree(const ProfileSnapshot& s);
 
 // The tree the views show: topDownTree, or bottomUpTree when the snapshot is inverted

@@ -4,6 +4,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/stack_interner.cpp
     ${CMAKE_CURRENT_LIST_DIR}/sample_store.cpp
     ${CMAKE_CURRENT_LIST_DIR}/profile_model.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/call_tree.cpp
     ${CMAKE_CURRENT_LIST_DIR}/profile_views.cpp
     ${CMAKE_CURRENT_LIST_DIR}/call_transforms.cpp
     ${CMAKE_CURRENT_LIST_DIR}/line_heat.cpp

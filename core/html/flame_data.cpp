@@ -62,8 +62,8 @@ struct Preorder {
 
 Preorder preorder(const CallTree& tree) {
     Preorder p;
-    p.order.reserve(tree.nodes.size());
-    p.parent.reserve(tree.nodes.size());
+    p.order.reserve(tree.size());
+    p.parent.reserve(tree.size());
     std::vector<std::pair<uint32_t, uint32_t>> todo{{0, 0}}; // node, parent's position
     while (!todo.empty()) {
         const auto [n, parentPos] = todo.back();
@@ -71,7 +71,7 @@ Preorder preorder(const CallTree& tree) {
         const auto pos = static_cast<uint32_t>(p.order.size());
         p.order.push_back(n);
         p.parent.push_back(parentPos);
-        const auto& kids = tree.nodes[n].children;
+        const auto kids = tree.children(n);
         for (auto it = kids.rbegin(); it != kids.rend(); ++it)
             todo.push_back({*it, pos});
     }
@@ -82,8 +82,7 @@ Preorder preorder(const CallTree& tree) {
 std::vector<uint64_t> pathKeys(const ProfileSnapshot& s, const CallTree& tree, const Preorder& p) {
     std::vector<uint64_t> keys(p.order.size(), 0);
     for (size_t i = 1; i < p.order.size(); ++i)
-        keys[i] =
-            childPathKey(keys[p.parent[i]], functionKey(s.functions[tree.nodes[p.order[i]].func]));
+        keys[i] = childPathKey(keys[p.parent[i]], functionKey(s.functions[tree.func(p.order[i])]));
     return keys;
 }
 
@@ -95,15 +94,15 @@ void writeView(JsonText& j, const FlameView& v, const ShareTable* base) {
     j.key("samples").num(s.matchedSamples);
     j.key("f");
     writeArray(j, p.order, [&](uint32_t n) {
-        const uint32_t f = tree.nodes[n].func;
+        const uint32_t f = tree.func(n);
         f == kNoFunction ? j.raw("-1") : j.num(uint64_t{f});
     });
     j.key("p");
     writeArray(j, p.parent, [&](uint32_t pos) { j.num(uint64_t{pos}); });
     j.key("t");
-    writeArray(j, p.order, [&](uint32_t n) { j.num(tree.nodes[n].total); });
+    writeArray(j, p.order, [&](uint32_t n) { j.num(tree.total(n)); });
     j.key("s");
-    writeArray(j, p.order, [&](uint32_t n) { j.num(tree.nodes[n].self); });
+    writeArray(j, p.order, [&](uint32_t n) { j.num(tree.self(n)); });
     if (base) {
         // Each frame's share of the baseline's samples on the same call path, in points.
         const std::vector<uint64_t> keys = pathKeys(s, tree, p);
@@ -119,9 +118,9 @@ void writeView(JsonText& j, const FlameView& v, const ShareTable* base) {
 // "a > b > c" for the last frames of a call path (the root first).
 std::string pathText(const ProfileSnapshot& s, const CallTree& tree, uint32_t node) {
     std::vector<std::string> names;
-    for (uint32_t n = node; n != 0 && names.size() < 5; n = tree.nodes[n].parent)
-        names.push_back(s.functions[tree.nodes[n].func].name);
-    std::string out = tree.nodes[node].parent != 0 && names.size() == 5 ? "\u2026 > " : "";
+    for (uint32_t n = node; n != 0 && names.size() < 5; n = tree.parent(n))
+        names.push_back(s.functions[tree.func(n)].name);
+    std::string out = tree.parent(node) != 0 && names.size() == 5 ? "\u2026 > " : "";
     for (size_t i = names.size(); i-- > 0;)
         out += names[i] + (i ? " > " : "");
     return out;
@@ -138,18 +137,17 @@ std::vector<OnlyOneSide> framesMissingFrom(const ProfileSnapshot& s, const Share
                                            size_t limit) {
     const CallTree tree = shownTree(s);
     std::vector<OnlyOneSide> out;
-    if (tree.nodes.empty() || tree.nodes[0].total == 0) return out;
+    if (tree.empty() || tree.total(0) == 0) return out;
     std::vector<std::pair<uint32_t, uint64_t>> todo{{0, 0}};
     while (!todo.empty()) {
         const auto [n, path] = todo.back();
         todo.pop_back();
-        for (uint32_t c : tree.nodes[n].children) {
-            const uint64_t key = childPathKey(path, functionKey(s.functions[tree.nodes[c].func]));
+        for (uint32_t c : tree.children(n)) {
+            const uint64_t key = childPathKey(path, functionKey(s.functions[tree.func(c)]));
             if (other.pathTotalPct.count(key))
                 todo.push_back({c, key});
             else
-                out.push_back(
-                    {pathText(s, tree, c), pct(tree.nodes[c].total, tree.nodes[0].total)});
+                out.push_back({pathText(s, tree, c), pct(tree.total(c), tree.total(0))});
         }
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.pct > b.pct; });

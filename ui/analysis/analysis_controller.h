@@ -68,6 +68,8 @@ public:
     void forward();
 
     AnalysisResultPtr latest() const { return latest_; }
+    // The newest request's generation: a result with it answers what was asked last.
+    uint64_t generation() const { return generation_; }
     // Hands a computed result to the views (resultReady), as a finished query does.
     // Public for the GUI-update benchmark, which computes its results beforehand.
     void publish(AnalysisResultPtr result);

@@ -54,8 +54,8 @@ FrameTarget AnalysisPanel::targetAt(QWidget* view, QPoint pos) const {
         const uint32_t node = index.isValid() ? model->nodeOf(index) : 0;
         if (!r || !r->snapshot || !model->tree() || node == 0) return {};
         std::vector<uint32_t> path;
-        for (uint32_t n = node; n != 0; n = model->tree()->nodes[n].parent)
-            path.insert(path.begin(), model->tree()->nodes[n].func);
+        for (uint32_t n = node; n != 0; n = model->tree()->parent(n))
+            path.insert(path.begin(), model->tree()->func(n));
         if (tree == bottomUpView_) path = {path.back()}; // a path from the leaf: no call path
         return targetOf(*r->snapshot, path, tree == treeView_);
     }

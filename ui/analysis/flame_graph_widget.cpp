@@ -41,38 +41,30 @@ void FlameGraphWidget::setResult(AnalysisResultPtr result) {
     zoom_ = resolve(zoomPath_);
     if (zoom_ == 0) zoomPath_.clear();
     updateSearchShare();
-    updateChanges();
     relayout();
 }
 
 void FlameGraphWidget::setComparison(ComparisonPtr comparison) {
     comparison_ = std::move(comparison);
-    updateChanges();
-    update();
+    relayout();
 }
 
-void FlameGraphWidget::updateChanges() {
-    changes_.clear();
-    if (!comparison_ || !comparison_->refusal.isEmpty() || !tree_ || tree_->nodes.empty()) return;
-    changes_.assign(tree_->nodes.size(), 0.0);
+bool FlameGraphWidget::comparing() const {
+    return comparison_ && comparison_->refusal.isEmpty() && tree_ && !tree_->empty();
+}
+
+double FlameGraphWidget::changeOf(uint32_t node, uint64_t pathKey) const {
+    if (!comparing() || node == 0) return NAN;
     const auto& base = comparison_->baseline.pathTotalPct;
-    const double all = double(std::max<uint64_t>(tree_->nodes[0].total, 1));
-    std::vector<std::pair<uint32_t, uint64_t>> todo{{0, 0}}; // node, its call path key
-    while (!todo.empty()) {
-        const auto [n, path] = todo.back();
-        todo.pop_back();
-        for (uint32_t c : tree_->nodes[n].children) {
-            const uint64_t childPath = childPathKey(path, lookOf(tree_->nodes[c].func).key);
-            const auto it = base.find(childPath);
-            changes_[c] =
-                100.0 * double(tree_->nodes[c].total) / all - (it == base.end() ? 0.0 : it->second);
-            todo.push_back({c, childPath});
-        }
-    }
+    const double all = double(std::max<uint64_t>(tree_->total(0), 1));
+    const auto it = base.find(pathKey);
+    return 100.0 * double(tree_->total(node)) / all - (it == base.end() ? 0.0 : it->second);
 }
 
 double FlameGraphWidget::frameChange(uint32_t node) const {
-    return node < changes_.size() ? changes_[node] : NAN;
+    for (const Box& b : boxes_)
+        if (b.node == node) return b.change;
+    return NAN;
 }
 
 QColor FlameGraphWidget::changeColor(double points) {
@@ -92,7 +84,7 @@ void FlameGraphWidget::setIcicle(bool icicle) {
 }
 
 void FlameGraphWidget::zoomTo(uint32_t node) {
-    if (!tree_ || node >= tree_->nodes.size() || node == zoom_) return;
+    if (!tree_ || node >= tree_->size() || node == zoom_) return;
     history_.push_back(zoomPath_);
     zoom_ = node;
     zoomPath_ = pathTo(node);
@@ -120,19 +112,19 @@ void FlameGraphWidget::resetZoom() {
 
 std::vector<uint32_t> FlameGraphWidget::pathTo(uint32_t node) const {
     std::vector<uint32_t> path;
-    for (uint32_t n = node; n != 0; n = tree_->nodes[n].parent)
-        path.push_back(tree_->nodes[n].func);
+    for (uint32_t n = node; n != 0; n = tree_->parent(n))
+        path.push_back(tree_->func(n));
     std::reverse(path.begin(), path.end());
     return path;
 }
 
 uint32_t FlameGraphWidget::resolve(const std::vector<uint32_t>& path) const {
-    if (!tree_ || tree_->nodes.empty()) return 0;
+    if (!tree_ || tree_->empty()) return 0;
     uint32_t node = 0;
     for (uint32_t func : path) {
         uint32_t next = 0;
-        for (uint32_t c : tree_->nodes[node].children)
-            if (tree_->nodes[c].func == func) next = c;
+        for (uint32_t c : tree_->children(node))
+            if (tree_->func(c) == func) next = c;
         if (!next) return 0;
         node = next;
     }
@@ -142,28 +134,37 @@ uint32_t FlameGraphWidget::resolve(const std::vector<uint32_t>& path) const {
 bool FlameGraphWidget::matches(uint32_t node) const {
     if (search_.isEmpty() || node == 0) return false;
     const ProfileSnapshot& s = *result_->snapshot;
-    const uint32_t f = tree_->nodes[node].func;
+    const uint32_t f = tree_->func(node);
     return functionName(s, f).contains(search_, Qt::CaseInsensitive) ||
            QString::fromStdString(s.functions[f].file).contains(search_, Qt::CaseInsensitive);
 }
 
 void FlameGraphWidget::updateSearchShare() {
     searchShare_ = 0;
-    if (!tree_ || tree_->nodes.empty() || search_.isEmpty() || tree_->nodes[0].total == 0) return;
-    // Samples under the outermost matching frames: each sample counted once.
-    uint64_t covered = 0;
-    std::vector<uint32_t> todo{0};
-    while (!todo.empty()) {
-        const uint32_t n = todo.back();
-        todo.pop_back();
-        if (matches(n)) {
-            covered += tree_->nodes[n].total;
-            continue;
-        }
-        for (uint32_t c : tree_->nodes[n].children)
-            todo.push_back(c);
+    if (!result_ || !result_->snapshot || search_.isEmpty()) return;
+    // Samples with a matching frame anywhere on their stack, each counted once: from the
+    // snapshot's stacks, so that a bottom-up tree need not be explored whole.
+    const ProfileSnapshot& s = *result_->snapshot;
+    std::vector<int8_t> funcMatches(s.functions.size(), -1); // -1: not looked at yet
+    const auto matchesFunc = [&](uint32_t f) {
+        if (f >= funcMatches.size()) return false;
+        if (funcMatches[f] < 0)
+            funcMatches[f] =
+                functionName(s, f).contains(search_, Qt::CaseInsensitive) ||
+                QString::fromStdString(s.functions[f].file).contains(search_, Qt::CaseInsensitive);
+        return funcMatches[f] == 1;
+    };
+    uint64_t covered = 0, all = 0;
+    for (uint32_t n = 1; n < s.selfCounts.size() && n < s.nodes.size(); ++n) {
+        if (!s.selfCounts[n]) continue;
+        all += s.selfCounts[n];
+        for (uint32_t at = n; at != 0; at = s.nodes[at].parent)
+            if (matchesFunc(s.nodes[at].func)) {
+                covered += s.selfCounts[n];
+                break;
+            }
     }
-    searchShare_ = double(covered) / double(tree_->nodes[0].total);
+    searchShare_ = all ? double(covered) / double(all) : 0;
 }
 
 QString FlameGraphWidget::searchSummary() const {
@@ -195,33 +196,44 @@ void FlameGraphWidget::relayout() {
     boxes_.clear();
     const int oldDepth = depth_;
     depth_ = 0;
-    if (tree_ && !tree_->nodes.empty() && tree_->nodes[0].total > 0) {
+    if (tree_ && !tree_->empty() && tree_->total(0) > 0) {
         // The zoomed frame's ancestors span the whole width, then it and its callees.
         const std::vector<uint32_t> chain = [&] {
             std::vector<uint32_t> c;
-            for (uint32_t n = zoom_; n != 0; n = tree_->nodes[n].parent)
+            for (uint32_t n = zoom_; n != 0; n = tree_->parent(n))
                 c.push_back(n);
             c.push_back(0);
             std::reverse(c.begin(), c.end());
             return c;
         }();
-        for (size_t d = 0; d + 1 < chain.size(); ++d)
-            boxes_.push_back({rowRect(int(d), 0, width()), chain[d], matches(chain[d])});
-        layoutChildren(zoom_, 0, width(), int(chain.size()) - 1);
+        uint64_t key = 0;
+        for (size_t d = 0; d + 1 < chain.size(); ++d) {
+            if (d > 0) key = childPathKey(key, lookOf(tree_->func(chain[d])).key);
+            boxes_.push_back({rowRect(int(d), 0, width()), chain[d], matches(chain[d]),
+                              changeOf(chain[d], key)});
+        }
+        if (zoom_ != 0) key = childPathKey(key, lookOf(tree_->func(zoom_)).key);
+        layoutChildren(zoom_, 0, width(), int(chain.size()) - 1, key);
     }
     if (depth_ != oldDepth) updateGeometry(); // the height follows the depth
     update();
 }
 
-void FlameGraphWidget::layoutChildren(uint32_t node, double x, double width, int depth) {
+void FlameGraphWidget::layoutChildren(uint32_t node, double x, double width, int depth,
+                                      uint64_t pathKey) {
     depth_ = std::max(depth_, depth + 1);
-    boxes_.push_back({rowRect(depth, x, width), node, matches(node)});
-    const CallTreeNode& n = tree_->nodes[node];
-    if (n.total == 0) return;
+    boxes_.push_back({rowRect(depth, x, width), node, matches(node), changeOf(node, pathKey)});
+    const uint64_t total = tree_->total(node);
+    if (total == 0 || width * double(total - tree_->self(node)) / double(total) < kMinWidth)
+        return; // no callee could be wide enough: a bottom-up node stays unexplored
+    // Children are sorted by total: the first too narrow ends the row.
+    const std::vector<uint32_t> kids(tree_->children(node).begin(), tree_->children(node).end());
     double cx = x;
-    for (uint32_t c : n.children) {
-        const double w = width * double(tree_->nodes[c].total) / double(n.total);
-        if (w >= kMinWidth) layoutChildren(c, cx, w, depth + 1);
+    for (uint32_t c : kids) {
+        const double w = width * double(tree_->total(c)) / double(total);
+        if (w < kMinWidth) break;
+        const uint64_t key = comparing() ? childPathKey(pathKey, lookOf(tree_->func(c)).key) : 0;
+        layoutChildren(c, cx, w, depth + 1, key);
         cx += w;
     }
 }
@@ -243,15 +255,14 @@ void FlameGraphWidget::paintEvent(QPaintEvent* event) {
     const QRectF exposed(event->rect());
     for (const Box& b : boxes_) {
         if (!b.rect.intersects(exposed)) continue;
-        const uint32_t f = tree_->nodes[b.node].func;
+        const uint32_t f = tree_->func(b.node);
         const Look* look = b.node == 0 ? nullptr : &lookOf(f);
         QColor fill = look ? look->fill : QColor(200, 200, 200);
-        if (b.node < changes_.size()) fill = changeColor(changes_[b.node]); // Compare with…
+        if (!std::isnan(b.change)) fill = changeColor(b.change); // Compare with…
         fill = searchedFill(fill, !search_.isEmpty(), b.matched);
         p.fillRect(b.rect, fill);
         if (b.rect.width() > 24) {
-            const QString text =
-                look ? look->name : tr("all (%1 samples)").arg(tree_->nodes[0].total);
+            const QString text = look ? look->name : tr("all (%1 samples)").arg(tree_->total(0));
             const int room = int(b.rect.width()) - 5;
             // Most names fit: measure (elide) only the ones that do not.
             const bool fits = look && look->nameWidth <= room;
@@ -271,8 +282,7 @@ uint32_t FlameGraphWidget::nodeAt(QPoint pt) const {
 QRect FlameGraphWidget::frameRect(const QString& function) const {
     QRectF best;
     for (const Box& b : boxes_)
-        if (b.node != 0 &&
-            functionName(*result_->snapshot, tree_->nodes[b.node].func) == function &&
+        if (b.node != 0 && functionName(*result_->snapshot, tree_->func(b.node)) == function &&
             b.rect.width() > best.width())
             best = b.rect;
     return best.toAlignedRect();
@@ -287,7 +297,7 @@ void FlameGraphWidget::mousePressEvent(QMouseEvent* event) {
         return;
     }
     zoomTo(node);
-    emit frameClicked(tree_->nodes[node].func);
+    emit frameClicked(tree_->func(node));
 }
 
 bool FlameGraphWidget::event(QEvent* event) {
@@ -299,18 +309,19 @@ bool FlameGraphWidget::event(QEvent* event) {
             return true;
         }
         const ProfileSnapshot& s = *result_->snapshot;
-        const CallTreeNode& n = tree_->nodes[node];
-        const double all = double(std::max<uint64_t>(tree_->nodes[0].total, 1));
-        const double zoomed = double(std::max<uint64_t>(tree_->nodes[zoom_].total, 1));
-        QString text = node == 0 ? tr("All samples") : functionName(s, n.func);
-        if (node != 0) text += QLatin1Char('\n') + functionLocation(s, n.func);
-        text += tr("\n%1 samples, %2% of all").arg(n.total).arg(100.0 * n.total / all, 0, 'f', 1);
+        const uint32_t func = tree_->func(node);
+        const uint64_t total = tree_->total(node), self = tree_->self(node);
+        const double all = double(std::max<uint64_t>(tree_->total(0), 1));
+        const double zoomed = double(std::max<uint64_t>(tree_->total(zoom_), 1));
+        QString text = node == 0 ? tr("All samples") : functionName(s, func);
+        if (node != 0) text += QLatin1Char('\n') + functionLocation(s, func);
+        text +=
+            tr("\n%1 samples, %2% of all").arg(total).arg(100.0 * double(total) / all, 0, 'f', 1);
         if (zoom_ != 0)
-            text += tr(", %1% of the zoomed frame").arg(100.0 * n.total / zoomed, 0, 'f', 1);
-        if (n.self) text += tr("\n%1 samples in the function itself").arg(n.self);
-        if (node != 0 && node < changes_.size())
-            text += tr("\n%1 points against the baseline")
-                        .arg(QString::asprintf("%+.1f", changes_[node]));
+            text += tr(", %1% of the zoomed frame").arg(100.0 * double(total) / zoomed, 0, 'f', 1);
+        if (self) text += tr("\n%1 samples in the function itself").arg(self);
+        if (const double change = frameChange(node); node != 0 && !std::isnan(change))
+            text += tr("\n%1 points against the baseline").arg(QString::asprintf("%+.1f", change));
         QToolTip::showText(help->globalPos(), text, this);
         return true;
     }

@@ -6,6 +6,7 @@
 #include <QColor>
 #include <QWidget>
 
+#include <cmath>
 #include <vector>
 
 namespace gilscope::ui {
@@ -64,14 +65,18 @@ private:
         QRectF rect;
         uint32_t node;
         bool matched;
+        double change = NAN; // against the baseline (frameChange), when comparing
     };
     void relayout();
-    void layoutChildren(uint32_t node, double x, double width, int depth);
+    // Lays out node and the callees wide enough to see; pathKey is node's call path
+    // (profile_diff's key), for its change against a baseline. Only what is drawn is
+    // visited: a bottom-up tree is explored no further.
+    void layoutChildren(uint32_t node, double x, double width, int depth, uint64_t pathKey);
+    double changeOf(uint32_t node, uint64_t pathKey) const;
     QRectF rowRect(int depth, double x, double width) const;
     bool matches(uint32_t node) const;
     uint32_t resolve(const std::vector<uint32_t>& path) const;
     void updateSearchShare();
-    void updateChanges();
     // A function's colour, name and the name's width, worked out once per recording:
     // painting a live update must not split paths or measure text for every frame.
     struct Look {
@@ -96,7 +101,7 @@ private:
     std::vector<Look> looks_; // per function id, for the recording modelSerial_ names
     uint64_t modelSerial_ = 0;
     ComparisonPtr comparison_;
-    std::vector<double> changes_; // per node of tree_, with a usable comparison
+    bool comparing() const;
 };
 
 } // namespace gilscope::ui

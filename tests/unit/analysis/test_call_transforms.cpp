@@ -339,12 +339,12 @@ private slots:
         QVERIFY(m->inverted);
         QCOMPARE(stacksOf(*m), stacksOf(*s));
         const CallTree shown = shownTree(*m);
-        QCOMPARE(shown.nodes[0].total, uint64_t(8));
-        const CallTreeNode& first = shown.nodes[shown.nodes[0].children[0]];
-        QCOMPARE(m->functions[first.func].name, std::string("leaf"));
-        QCOMPARE(first.total, uint64_t(7));
-        QCOMPARE(m->functions[shown.nodes[first.children[0]].func].name, std::string("a"));
-        QCOMPARE(m->functions[shownTree(*s).nodes[1].func].name, std::string("main"));
+        QCOMPARE(shown.total(0), uint64_t(8));
+        const uint32_t first = shown.children(0)[0];
+        QCOMPARE(m->functions[shown.func(first)].name, std::string("leaf"));
+        QCOMPARE(shown.total(first), uint64_t(7));
+        QCOMPARE(m->functions[shown.func(shown.children(first)[0])].name, std::string("a"));
+        QCOMPARE(m->functions[shownTree(*s).func(1)].name, std::string("main"));
         QVERIFY(!apply(m, {CallTransform{TransformKind::Invert, {}, {}, {}}})->inverted);
     }
 

@@ -58,15 +58,16 @@ Paths geckoPaths(const std::string& path) {
 
 void flatten(const ProfileSnapshot& s, const CallTree& tree, uint32_t node,
              const std::string& prefix, Paths& out) {
-    for (uint32_t c : tree.nodes[node].children) {
-        const FunctionInfo& f = s.functions[tree.nodes[c].func];
+    const auto children = tree.children(node);
+    for (uint32_t c : std::vector<uint32_t>(children.begin(), children.end())) {
+        const FunctionInfo& f = s.functions[tree.func(c)];
         // Gecko names a function's file by its base name, in valid UTF-8, and gives
         // pseudo-files ("<frozen runpy>") none, except <stdin> and <string>.
         const bool python = !f.file.starts_with('<') || f.file == "<stdin>" || f.file == "<string>";
         const std::string base = python ? f.file.substr(f.file.rfind('/') + 1) : std::string();
         const std::string p =
             (prefix.empty() ? "" : prefix + ";") + key(sanitizeUtf8(f.name), sanitizeUtf8(base));
-        if (tree.nodes[c].self) out[p] += tree.nodes[c].self;
+        if (tree.self(c)) out[p] += tree.self(c);
         flatten(s, tree, c, p, out);
     }
 }

@@ -110,31 +110,40 @@ private slots:
         f.add(2, 0, {y, main}, times(50000, 2));
         const auto s = run(m);
         const CallTree td = topDownTree(*s);
-        QCOMPARE(td.nodes[0].total, 12u);
-        QCOMPARE(td.nodes[0].children.size(), size_t(1));
-        const CallTreeNode& mainNode = td.nodes[td.nodes[0].children[0]];
-        QCOMPARE(s->functions[mainNode.func].name, std::string("main"));
-        QCOMPARE(mainNode.total, 12u);
-        QCOMPARE(mainNode.children.size(), size_t(2));
-        const CallTreeNode& first = td.nodes[mainNode.children[0]]; // hottest first
-        QCOMPARE(s->functions[first.func].name, std::string("x"));
-        QCOMPARE(first.total, 7u);
-        QCOMPARE(first.self, 0u);
-        const CallTreeNode& second = td.nodes[mainNode.children[1]];
-        QCOMPARE(second.total, 5u);
-        QCOMPARE(second.self, 2u);
+        QCOMPARE(td.total(0), 12u);
+        QCOMPARE(td.children(0).size(), size_t(1));
+        const uint32_t mainNode = td.children(0)[0];
+        QCOMPARE(s->functions[td.func(mainNode)].name, std::string("main"));
+        QCOMPARE(td.total(mainNode), 12u);
+        QCOMPARE(td.children(mainNode).size(), size_t(2));
+        const uint32_t first = td.children(mainNode)[0]; // hottest first
+        QCOMPARE(s->functions[td.func(first)].name, std::string("x"));
+        QCOMPARE(td.total(first), 7u);
+        QCOMPARE(td.self(first), 0u);
+        QCOMPARE(td.row(first), 0u);
+        const uint32_t second = td.children(mainNode)[1];
+        QCOMPARE(td.total(second), 5u);
+        QCOMPARE(td.self(second), 2u);
+        QCOMPARE(td.row(second), 1u);
+        QCOMPARE(td.parent(second), mainNode);
 
+        // Explored as asked: the leaves at first, their callers once opened.
         const CallTree bu = bottomUpTree(*s);
-        QCOMPARE(bu.nodes[0].total, 12u);
-        const CallTreeNode& leafNode = bu.nodes[bu.nodes[0].children[0]];
-        QCOMPARE(s->functions[leafNode.func].name, std::string("leaf"));
-        QCOMPARE(leafNode.total, 10u);
-        QCOMPARE(leafNode.children.size(), size_t(2));
-        QCOMPARE(bu.nodes[leafNode.children[0]].total, 7u); // called from x
-        const CallTreeNode& yNode = bu.nodes[bu.nodes[0].children[1]];
-        QCOMPARE(s->functions[yNode.func].name, std::string("y"));
-        QCOMPARE(yNode.total, 2u);
-        QCOMPARE(bu.nodes[yNode.children[0]].self, 2u); // ends at main
+        QCOMPARE(bu.total(0), 12u);
+        const uint32_t leafNode = bu.children(0)[0];
+        const size_t found = bu.size();
+        QCOMPARE(s->functions[bu.func(leafNode)].name, std::string("leaf"));
+        QCOMPARE(bu.total(leafNode), 10u);
+        QVERIFY(bu.hasChildren(leafNode));
+        QCOMPARE(bu.size(), found); // asking whether it has callers explores nothing
+        QCOMPARE(bu.children(leafNode).size(), size_t(2));
+        QVERIFY(bu.size() > found);
+        QCOMPARE(bu.total(bu.children(leafNode)[0]), 7u); // called from x
+        const uint32_t yNode = bu.children(0)[1];
+        QCOMPARE(s->functions[bu.func(yNode)].name, std::string("y"));
+        QCOMPARE(bu.total(yNode), 2u);
+        QCOMPARE(bu.self(bu.children(yNode)[0]), 2u); // ends at main
+        QVERIFY(!bu.hasChildren(bu.children(yNode)[0]));
 
         const CallersCallees cc = callersAndCallees(*s, funcId(*s, "leaf"));
         QCOMPARE(cc.total, 10u);
