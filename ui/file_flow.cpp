@@ -18,6 +18,7 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QInputDialog>
+#include <QPointer>
 #include <QSettings>
 
 #include <utility>
@@ -252,23 +253,44 @@ void FileFlow::open(const QString& path) {
     rememberFolder(QStringLiteral("open"), path);
     const std::filesystem::path source = path.toStdString();
     using FilePtr = std::shared_ptr<RecordingFile>;
+    const uint64_t openId = ++openId_;
+    tracksShown_ = false;
+    QPointer<FileFlow> self(this);
     job_->start<FilePtr>(
         tr("Reading %1…").arg(QFileInfo(path).fileName()),
-        [source](const ProgressCallback& p, const CancelToken* c) -> Result<FilePtr> {
-            auto file = RecordingFile::open(source);
-            if (!file) return file.error();
-            auto loaded = (*file)->load(p, c);
+        [source, self, openId](const ProgressCallback& p, const CancelToken* c) -> Result<FilePtr> {
+            auto opened = RecordingFile::open(source);
+            if (!opened) return opened.error();
+            FilePtr file(std::move(opened).value());
+            // The tracks are drawn as soon as they are read; the model goes on filling.
+            auto loaded = file->load(p, c, [self, file, openId] {
+                QMetaObject::invokeMethod(
+                    self.data(),
+                    [self, file, openId] {
+                        if (self) self->onTracksReady(file, openId);
+                    },
+                    Qt::QueuedConnection);
+            });
             if (!loaded) return loaded.error();
-            return FilePtr(std::move(file).value());
+            return file;
         },
         [this, path](Result<FilePtr> loaded) { onLoadFinished(path, std::move(loaded)); });
     emit changed();
+}
+
+void FileFlow::onTracksReady(std::shared_ptr<RecordingFile> file, uint64_t openId) {
+    if (openId != openId_ || !job_->running()) return; // superseded, or over already
+    tracksShown_ = true;
+    recording_.showFile(std::move(file));
+    emit tracksReady();
 }
 
 void FileFlow::onLoadFinished(const QString& path, Result<std::shared_ptr<RecordingFile>> result) {
     const bool ok = result.ok();
     const ErrorKind kind = ok ? ErrorKind::Internal : result.error().kind;
     const QString message = ok ? QString() : QString::fromStdString(result.error().message);
+    if (!ok && tracksShown_) recording_.closeFile(); // cancelled while its model filled
+    tracksShown_ = false;
     if (ok) {
         recording_.showFile(std::move(result).value());
         emit statusChanged(

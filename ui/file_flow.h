@@ -73,6 +73,10 @@ signals:
     void notice(const QString& text);
     void exportFinished(bool ok, const QString& pathOrMessage);
     void binSaved(bool ok, const QString& pathOrMessage);
+    // While a file opens: its tracks are read (RecordingController::file() is the file,
+    // whose analysis model still fills); then loaded(). A file whose read fails is
+    // refused before its tracks are shown.
+    void tracksReady();
     void loaded(bool ok); // RecordingController::file() is the opened file
     void changed();
 
@@ -80,6 +84,7 @@ private:
     void onExportFinished(const QString& path, const Status& status);
     void onSaveBinFinished(const QString& path, const Status& status);
     void onLoadFinished(const QString& path, Result<std::shared_ptr<RecordingFile>> result);
+    void onTracksReady(std::shared_ptr<RecordingFile> file, uint64_t openId);
     void offerExportChoices(const QString& path);
     void rememberFolder(const QString& kind, const QString& path);
     void runThen();
@@ -98,6 +103,8 @@ private:
     bool unsaved_ = false;
     std::function<void()> then_; // after the save or export the unsaved question started
     bool quitting_ = false;
+    uint64_t openId_ = 0;      // counts open(): a superseded open's tracks are not shown
+    bool tracksShown_ = false; // the file being opened is on screen already
 };
 
 } // namespace gilscope::ui

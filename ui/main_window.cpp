@@ -109,6 +109,7 @@ void MainWindow::connectParts() {
             [this](const QString& text) { statusBar()->showMessage(text, 10000); });
     connect(files_, &FileFlow::exportFinished, this, &MainWindow::exportFinished);
     connect(files_, &FileFlow::binSaved, this, &MainWindow::binSaved);
+    connect(files_, &FileFlow::tracksReady, this, &MainWindow::onFileTracksReady);
     connect(files_, &FileFlow::loaded, this, &MainWindow::onFileLoaded);
     connect(files_, &FileFlow::changed, this, &MainWindow::updateActions);
 }
@@ -250,15 +251,25 @@ void MainWindow::openRecordingFile(const QString& path) {
     files_->open(path);
 }
 
+void MainWindow::onFileTracksReady() {
+    const RecordingFile& file = *controller_->file();
+    const QString path = QString::fromStdString(file.path().string());
+    recordingPage_->showFile(file, true); // the views fill as the model does
+    setWindowTitle(tr("gilscope — %1").arg(path));
+    processName_->setText(QFileInfo(path).fileName());
+    processName_->setToolTip(path);
+    showRecordingView();
+    updateActions();
+}
+
 void MainWindow::onFileLoaded(bool ok) {
     if (ok) {
         const RecordingFile& file = *controller_->file();
-        const QString path = QString::fromStdString(file.path().string());
-        recordingPage_->showFile(file);
-        setWindowTitle(tr("gilscope — %1").arg(path));
-        processName_->setText(QFileInfo(path).fileName());
-        processName_->setToolTip(path);
-        showRecordingView();
+        if (recordingPage_->shownFile() != &file) onFileTracksReady();
+        recordingPage_->fileLoaded(file);
+    } else if (!controller_->file() && recordingPage_->shownFile()) {
+        recordingPage_->forgetFile();
+        showProcessPicker(); // its open was cancelled while its views filled
     }
     updateActions();
     emit recordingLoaded(ok);

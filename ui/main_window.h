@@ -159,6 +159,7 @@ private:
     void onSelectionLost(int pid, const QString& why);
     void onRecordingStarted();
     void onRecordingEnded();
+    void onFileTracksReady();
     void onFileLoaded(bool ok);
     void setStatus(const QString& text);
     // The recording's end and a launched program's exit; once the window has moved on

@@ -211,6 +211,11 @@ void RecordingController::showFile(std::shared_ptr<RecordingFile> file) {
     emit changed();
 }
 
+void RecordingController::closeFile() {
+    file_.reset();
+    emit changed();
+}
+
 void RecordingController::finishNow() {
     attach_->cancel();
     if (session_) session_->finish();

@@ -68,6 +68,7 @@ public:
     int attachingPid() const;
     // An opened file is shown from now on; a finished session is let go.
     void showFile(std::shared_ptr<RecordingFile> file);
+    void closeFile(); // an open that was cancelled once its tracks were shown
     // On quit: no attach goes on, the session stops sampling.
     void finishNow();
 

@@ -109,6 +109,7 @@ RecordingPage::RecordingPage(QWidget* dialogParent, QWidget* parent)
 }
 
 void RecordingPage::showLive(const RecordingSession& session) {
+    file_ = nullptr;
     fileInfo_->hide();
     figures_->show();
     figures_->clear();
@@ -130,7 +131,8 @@ void RecordingPage::showProgress(const SamplerStats& stats, const RecordingSessi
     if (!live) analysis_->setLive(false);
 }
 
-void RecordingPage::showFile(const RecordingFile& file) {
+void RecordingPage::showFile(const RecordingFile& file, bool loading) {
+    file_ = &file;
     figures_->clear();
     figures_->hide(); // live figures mean nothing for a file; its facts say more
     setRateStripShown(false);
@@ -138,10 +140,21 @@ void RecordingPage::showFile(const RecordingFile& file) {
     timeline_->setSnapshot(file.timeline());
     fileInfo_->setText(factsTable(file.describe()));
     fileInfo_->show();
-    analysis_->showRecording(file.profile(), nullptr, false);
+    analysis_->showRecording(file.profile(), nullptr, loading);
     const TachInfo& info = file.info();
     markRecordedStates(analysis_->stateBox(), info.mode.value_or(-1),
                        info.pythonMajor == 3 ? info.pythonMinor : 0, info.freeThreaded);
+}
+
+void RecordingPage::fileLoaded(const RecordingFile& file) {
+    fileInfo_->setText(factsTable(file.describe())); // each thread's samples, as loaded
+    analysis_->setLive(false);                       // the last refresh: the whole recording
+}
+
+void RecordingPage::forgetFile() {
+    file_ = nullptr;
+    timeline_->clear();
+    analysis_->clear();
 }
 
 void RecordingPage::startOutput(const QString& commandLine) {

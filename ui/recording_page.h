@@ -48,7 +48,12 @@ public:
     // Every refresh of a live recording, and once more at its end (live: false).
     void showProgress(const SamplerStats& stats, const RecordingSession& session, bool live);
     // An opened .bin: its facts instead of the live figures, its tracks and views.
-    void showFile(const RecordingFile& file);
+    // loading: its analysis model still fills (the views refresh as a live recording's
+    // do, and say so) until fileLoaded().
+    void showFile(const RecordingFile& file, bool loading = false);
+    void fileLoaded(const RecordingFile& file);
+    const RecordingFile* shownFile() const { return file_; }
+    void forgetFile(); // the file shown was closed
     // A launched program's output pane: cleared with its command line, then appended to.
     void startOutput(const QString& commandLine);
     void appendOutput(const QString& text);
@@ -70,6 +75,7 @@ private:
     void alignRateStrip(); // the strip under the tracks' time axis and plot columns
     void setRateStripShown(bool shown);
 
+    const RecordingFile* file_ = nullptr; // the file shown, if any
     LiveFigures* figures_;
     QLabel* fileInfo_;
     QToolButton* rateToggle_;

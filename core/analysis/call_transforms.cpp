@@ -56,7 +56,8 @@ class Rebuild {
 public:
     Rebuild(const ProfileSnapshot& in, const CancelToken* cancel)
         : in_(in), out_(withoutStacks(in)), cancel_(cancel) {
-        out_->nodes.assign(1, in.nodes.empty() ? StackNode{} : in.nodes[0]);
+        out_->nodes.push_back(in.nodes.empty() ? StackNode{} : in.nodes[0]);
+        out_->callNodeOf.push_back(0);
         shared_.assign(1, 1); // the root: many old nodes may land on it
         // Nodes without a sample at or below them are left out: they would only make
         // empty nodes, and the next transform would walk them again.
@@ -81,6 +82,7 @@ public:
             if (m < before) shared_[m] = 1;
             map_[n] = m;
         }
+        out_->callNodes = callNodes_.nodes();
         out_->selfCounts.assign(out_->nodes.size(), 0);
         uint64_t dropped = 0;
         for (uint32_t n = 0; n < in_.selfCounts.size() && n < map_.size(); ++n) {
@@ -106,11 +108,7 @@ public:
         // already distinct: no lookup. (Children made before the node became shared are
         // not found by later lookups; a duplicate sibling then holds part of a path's
         // samples, which every view adds up by function and line.)
-        if (!shared_[parent]) {
-            out_->nodes.push_back({parent, func, line, flags});
-            shared_.push_back(0);
-            return static_cast<uint32_t>(out_->nodes.size() - 1);
-        }
+        if (!shared_[parent]) return add({parent, func, line, flags});
         const uint32_t opcode = (flags & StackNode::kOpcodeMask) >> StackNode::kOpcodeShift;
         // 24 bits of line id, the opcode above them (a recording with more lines than
         // that only merges nodes across opcodes).
@@ -118,12 +116,15 @@ public:
         const uint64_t key = (static_cast<uint64_t>(parent) << 32) | lineKey;
         const auto [node, added] =
             children_.tryEmplace(key, static_cast<uint32_t>(out_->nodes.size()));
-        if (added) {
-            out_->nodes.push_back({parent, func, line, flags});
-            shared_.push_back(0);
-        }
-        out_->nodes[node].flags |= flags & StackNode::kGc;
+        if (added) add({parent, func, line, flags});
+        if (flags & StackNode::kGc) out_->nodes.mutableAt(node).flags |= StackNode::kGc;
         return node;
+    }
+    uint32_t add(const StackNode& n) {
+        out_->nodes.push_back(n);
+        out_->callNodeOf.push_back(callNodes_.of(out_->callNodeOf[n.parent], n.func));
+        shared_.push_back(0);
+        return static_cast<uint32_t>(out_->nodes.size() - 1);
     }
     const StackNode& newNode(uint32_t n) const { return out_->nodes[n]; }
     ProfileSnapshot& out() { return *out_; }
@@ -142,6 +143,7 @@ private:
     std::vector<uint32_t> map_;
     std::vector<uint8_t> shared_; // per new node: more than one old node maps to it
     FlatMap64 children_;          // parent << 32 | line -> new node
+    CallNodeIndex callNodes_;     // the new nodes' call nodes
 };
 
 // How far each old node follows a call path (root first): -1 off it, 0..k along it,

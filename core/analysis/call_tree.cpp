@@ -1,5 +1,6 @@
 #include "core/analysis/call_tree.h"
 
+#include "core/analysis/call_nodes.h"
 #include "core/gecko/flat_map.h"
 
 #include <algorithm>
@@ -30,28 +31,46 @@ void CallTree::sortChildren(uint32_t n) const {
 CallTree CallTree::topDown(const ProfileSnapshot& s) {
     CallTree t;
     const size_t stacks = std::min(s.nodes.size(), s.selfCounts.size());
-    // Samples through each stack node: a child's id is larger than its parent's.
-    std::vector<uint64_t> through(s.selfCounts.begin(), s.selfCounts.begin() + long(stacks));
-    for (size_t n = stacks; n-- > 1;)
-        through[s.nodes[n].parent] += through[n];
+    // Each stack node's call node: the snapshot's (the interner derived them once), or
+    // derived here for a snapshot made without them.
+    const ChunkedColumn<uint32_t>* callOf = &s.callNodeOf;
+    const CallNodes* calls = &s.callNodes;
+    CallNodeIndex derived;
+    ChunkedColumn<uint32_t> derivedOf;
+    if (s.callNodeOf.size() < stacks || s.callNodes.empty()) {
+        derivedOf.push_back(0);
+        for (uint32_t n = 1; n < stacks; ++n)
+            derivedOf.push_back(derived.of(derivedOf[s.nodes[n].parent], s.nodes[n].func));
+        callOf = &derivedOf;
+        calls = &derived.nodes();
+    }
+    // Samples per call node, then through it: a call node's id is larger than its parent's.
+    const size_t count = calls->size();
+    std::vector<uint64_t> self(count, 0);
+    for (uint32_t n = 0; n < stacks; ++n)
+        if (s.selfCounts[n]) self[(*callOf)[n]] += s.selfCounts[n];
+    std::vector<uint64_t> total(self);
+    for (size_t c = count; c-- > 1;)
+        total[(*calls)[c].parent] += total[c];
+    // The call nodes with samples, in their order (parents first).
+    size_t kept = 1;
+    for (size_t c = 1; c < count; ++c)
+        kept += total[c] != 0;
+    for (auto* v : {&t.func_, &t.parent_, &t.firstChild_, &t.childCount_, &t.row_})
+        v->reserve(kept);
+    t.self_.reserve(kept);
+    t.total_.reserve(kept);
     t.addNode(kNoFunction, 0);
-    if (stacks == 0) return t;
-    t.total_[0] = through[0];
-    t.self_[0] = s.selfCounts[0];
-    // Stack nodes (a frame: function and line) merge into call nodes (a function) per
-    // parent: one lookup per stack node with samples.
-    std::vector<uint32_t> callNode(stacks, 0);
-    FlatMap64 byParentAndFunc;
-    for (uint32_t n = 1; n < stacks; ++n) {
-        if (!through[n]) continue;
-        const uint32_t parent = callNode[s.nodes[n].parent];
-        const uint32_t func = s.nodes[n].func;
-        const uint64_t key = uint64_t{parent} << 32 | func;
-        const auto [node, added] = byParentAndFunc.tryEmplace(key, uint32_t(t.func_.size()));
-        if (added) t.addNode(func, parent);
-        t.total_[node] += through[n];
-        t.self_[node] += s.selfCounts[n];
-        callNode[n] = node;
+    if (count == 0) return t;
+    t.self_[0] = self[0];
+    t.total_[0] = total[0];
+    std::vector<uint32_t> treeNode(count, 0);
+    for (uint32_t c = 1; c < count; ++c) {
+        if (!total[c]) continue;
+        const uint32_t node = t.addNode((*calls)[c].func, treeNode[(*calls)[c].parent]);
+        t.self_[node] = self[c];
+        t.total_[node] = total[c];
+        treeNode[c] = node;
     }
     // Children as ranges: count, place, sort each.
     for (uint32_t n = 1; n < t.size(); ++n)
@@ -91,7 +110,7 @@ CallTree CallTree::bottomUp(const ProfileSnapshot& s) {
 
 void CallTree::explore(uint32_t n) const {
     if (firstChild_[n] != kUnexplored) return;
-    const std::vector<StackNode>& nodes = stacks_->nodes;
+    const StackNodes& nodes = stacks_->nodes;
     const uint32_t begin = tailBegin_[n], end = tailEnd_[n];
     // The frame above each tail: for the root, the leaf itself; below it, its caller.
     const auto next = [&](uint32_t stackNode) {

@@ -172,6 +172,8 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
                              std::to_string(overflowSamples_) +
                              " samples of threads past the 65,536th were not kept";
         snap->nodes = interner_.nodes();
+        snap->callNodeOf = interner_.callNodeOf();
+        snap->callNodes = interner_.callNodes();
         snap->functions = interner_.functions();
         snap->lines = interner_.lines();
         snap->threads.reserve(threads_.size());
@@ -212,7 +214,7 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
         t1 = filter.endUs - snap->originUs - 1;
     }
     uint64_t* counts = snap->selfCounts.data();
-    const std::vector<StackNode>& nodes = snap->nodes;
+    const StackNodes& nodes = snap->nodes;
     uint64_t matched = 0;
     Status st;
     if (!isContention(state)) {

@@ -38,7 +38,12 @@ struct ProfileSnapshot {
     bool inverted = false;
     uint64_t transformDropped = 0;
 
-    std::vector<StackNode> nodes;
+    StackNodes nodes; // shared with the model (ChunkedColumn): a query copies no node
+    // Each node's call node, and the call nodes (call_nodes.h): the top-down tree adds
+    // counts up per call node instead of merging nodes per query. Empty in a snapshot
+    // made by hand (tests): the tree then derives them.
+    ChunkedColumn<uint32_t> callNodeOf;
+    CallNodes callNodes;
     std::vector<FunctionInfo> functions;
     std::vector<LineKey> lines;
     std::vector<ProfileThread> threads;

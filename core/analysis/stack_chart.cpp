@@ -94,7 +94,7 @@ uint64_t StackChart::columnStartUs(uint32_t x) const {
 
 namespace {
 
-std::vector<uint16_t> nodeDepths(const std::vector<StackNode>& nodes) {
+std::vector<uint16_t> nodeDepths(const StackNodes& nodes) {
     std::vector<uint16_t> depth(nodes.size(), 0);
     for (size_t n = 1; n < nodes.size(); ++n)
         depth[n] = static_cast<uint16_t>(std::min<uint32_t>(depth[nodes[n].parent] + 1u, 65535u));
@@ -134,7 +134,7 @@ public:
 
     // Per depth, runs of columns whose stacks share the node there (a node is a whole
     // prefix, so equal nodes also mean equal callers).
-    void buildBoxes(const std::vector<StackNode>& nodes, const std::vector<uint16_t>& depthOf) {
+    void buildBoxes(const StackNodes& nodes, const std::vector<uint16_t>& depthOf) {
         std::vector<uint32_t> path;
         for (uint32_t x = 0; x < cols_.width; ++x) {
             const uint32_t leaf = lane_.leaf[x];

@@ -51,7 +51,7 @@ struct StackChart {
     uint64_t intervalUs = 0;
     uint64_t samplesInView = 0; // of the drawn lanes
     size_t lanesLeftOut = 0;    // busy threads beyond maxLanes
-    std::vector<StackNode> nodes;
+    StackNodes nodes;
     std::vector<FunctionInfo> functions;
     std::vector<LineKey> lines;
     std::vector<StackChartLane> lanes;

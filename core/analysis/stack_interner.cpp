@@ -5,6 +5,7 @@ namespace gilscope {
 StackInterner::StackInterner() {
     nodes_.push_back(StackNode{});
     nodeFrames_.push_back(FrameId{}); // the root has no frame
+    callNodeOf_.push_back(0);
 }
 
 namespace {
@@ -69,6 +70,7 @@ uint32_t StackInterner::child(uint32_t parent, FrameId frame) {
                   (uint32_t{m.opcode} << StackNode::kOpcodeShift);
         nodes_.push_back(n);
         nodeFrames_.push_back(frame);
+        callNodeOf_.push_back(callNodes_.of(callNodeOf_[parent], m.func));
     }
     return id;
 }

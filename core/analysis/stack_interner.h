@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/analysis/analysis_ids.h"
+#include "core/analysis/call_nodes.h"
 #include "core/gecko/flat_map.h"
 #include "core/sample/frame_registry.h"
 
@@ -11,8 +12,6 @@
 #include <vector>
 
 namespace gilscope {
-
-inline constexpr uint32_t kNoFunction = UINT32_MAX;
 
 // A function as the views show it: name and file. The .bin format and the reader give
 // the executing line, not co_firstlineno, so firstLine is the smallest line seen.
@@ -42,6 +41,8 @@ struct StackNode {
     static constexpr uint32_t kOpcodeMask = 0xffu << kOpcodeShift;
     uint8_t opcode() const { return static_cast<uint8_t>(flags >> kOpcodeShift); }
 };
+// The stacks' nodes: a query's snapshot shares them with the interner (ChunkedColumn).
+using StackNodes = ChunkedColumn<StackNode>;
 
 // Interns stacks into the prefix tree, functions and lines into small dense ids.
 // Runs on the producing thread (it reads the FrameRegistry).
@@ -60,7 +61,10 @@ public:
     // frames: leaf first. Returns the leaf's node (StackId{0} for an empty stack).
     StackId intern(PathCache& cache, std::span<const FrameId> frames);
 
-    const std::vector<StackNode>& nodes() const { return nodes_; }
+    const StackNodes& nodes() const { return nodes_; }
+    // Each stack node's call node (call_nodes.h), and the call nodes.
+    const ChunkedColumn<uint32_t>& callNodeOf() const { return callNodeOf_; }
+    const CallNodes& callNodes() const { return callNodes_.nodes(); }
     const std::vector<FunctionInfo>& functions() const { return functions_; }
     const std::vector<LineKey>& lines() const { return lines_; }
 
@@ -81,7 +85,9 @@ private:
     const FrameRegistry* registry_ = nullptr;
     IdVector<FrameId, FrameMeta> frameMeta_;
     std::vector<uint32_t> scratch_;
-    std::vector<StackNode> nodes_;
+    StackNodes nodes_;
+    ChunkedColumn<uint32_t> callNodeOf_; // per stack node
+    CallNodeIndex callNodes_;
     std::vector<FrameId> nodeFrames_; // per node
     FlatMap64 children_;              // parent << 32 | frame -> node
     FlatMap64 stackIds_; // hash of a whole stack -> node (verified on use, as hashes collide)

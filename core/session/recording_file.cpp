@@ -3,6 +3,9 @@
 #include "core/analysis/state_filter_sink.h"
 #include "core/sample/tee_sink.h"
 
+#include <optional>
+#include <thread>
+
 namespace gilscope {
 namespace {
 
@@ -23,28 +26,49 @@ Result<std::unique_ptr<RecordingFile>> RecordingFile::open(const std::filesystem
 }
 
 RecordingFile::RecordingFile(std::filesystem::path path, TachReader reader)
-    : path_(std::move(path)), reader_(std::move(reader)),
-      collector_(geckoOptionsFor(reader_.info())) {
+    : path_(std::move(path)), reader_(std::move(reader)) {
 }
 
-Result<uint64_t> RecordingFile::load(const ProgressCallback& progress, const CancelToken* cancel) {
+Result<uint64_t> RecordingFile::load(const ProgressCallback& progress, const CancelToken* cancel,
+                                     const std::function<void()>& tracksReady) {
     if (attempted_)
         return makeError(ErrorKind::Internal, "this recording was already loaded; open it again");
     attempted_ = true;
-    TeeSink tee;
-    tee.add(&collector_);
-    tee.add(&timeline_);
-    tee.add(profile_.get());
-    auto replayed = reader_.replay(tee, progress, cancel);
-    if (replayed) loaded_ = true;
-    return replayed;
+    // The model's replay (the long one) on a thread of its own, the tracks' on this one.
+    auto second = reader_.reopen();
+    if (!second) return second.error();
+    CancelToken stopModel(cancel); // the caller's cancel, or the tracks' replay failing
+    std::optional<Result<uint64_t>> modelDone;
+    std::thread model([&] {
+        try {
+            modelDone.emplace(second->replay(*profile_, progress, &stopModel));
+        } catch (const std::exception& e) { // no exception may leave a thread
+            modelDone.emplace(makeError(ErrorKind::Internal, e.what()));
+        }
+    });
+    struct Join {
+        std::thread& thread;
+        CancelToken& stop;
+        ~Join() {
+            stop.cancel(); // only reached early when the tracks' side threw
+            if (thread.joinable()) thread.join();
+        }
+    } join{model, stopModel};
+    auto tracks = reader_.replay(timeline_, {}, cancel);
+    if (!tracks)
+        stopModel.cancel();
+    else if (tracksReady)
+        tracksReady();
+    model.join();
+    if (!tracks) return tracks.error();
+    if (!*modelDone) return modelDone->error();
+    loaded_ = true;
+    return *modelDone;
 }
 
 Status RecordingFile::exportTo(const std::filesystem::path& dest, const ProgressCallback& progress,
                                const CancelToken* cancel, StateFilter state) {
     if (!loaded_) return makeError(ErrorKind::Internal, "load the recording before exporting it");
-    if (state == StateFilter::All && !collector_.exported())
-        return collector_.exportTo(dest, progress, cancel);
     return exportFile(path_, dest, state, progress, cancel);
 }
 

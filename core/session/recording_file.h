@@ -9,6 +9,7 @@
 #include "core/tach/tach_reader.h"
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,9 +17,12 @@
 
 namespace gilscope {
 
-// A CPython `.bin` (Tachyon) recording opened in the GUI: its header info, and one
-// replay into a Gecko collector (for export) and a LiveTimeline (for drawing).
-// open() and load() may run on a worker thread; afterwards the owner's thread uses it.
+// A CPython `.bin` (Tachyon) recording opened in the GUI: its header info, a LiveTimeline
+// (the tracks) and the analysis model, filled by two replays of the file at once, on two
+// threads: the tracks' is a fraction of the model's work, so they can be drawn first. An
+// export replays the file again (exportFile), as the command line's replay does.
+// open() and load() may run on a worker thread; afterwards the owner's thread uses it,
+// and the timeline and the model may be read while the load goes on.
 class RecordingFile {
 public:
     static Result<std::unique_ptr<RecordingFile>> open(const std::filesystem::path& path);
@@ -26,15 +30,17 @@ public:
     const std::filesystem::path& path() const { return path_; }
     const TachInfo& info() const { return reader_.info(); }
 
-    // Replays the file; progress is (samples, samples declared in the header). A
-    // recording can be loaded once: a cancelled or failed load leaves it unusable.
+    // Replays the file; progress is the model's (samples, samples declared in the
+    // header). tracksReady, if given, is called (on a worker thread) once the whole file
+    // was read into the timeline, before the model is complete: every damage a replay
+    // can find has been found by then. A recording can be loaded once: a cancelled or
+    // failed load leaves it unusable.
     Result<uint64_t> load(const ProgressCallback& progress = {},
-                          const CancelToken* cancel = nullptr);
+                          const CancelToken* cancel = nullptr,
+                          const std::function<void()>& tracksReady = {});
     bool loaded() const { return loaded_; }
 
-    GeckoCollector& collector() { return collector_; }
-    // Writes a Firefox Profiler file; after load(). Can be repeated: once the collector
-    // is spent, or for one state only, the file is replayed again (exportFile).
+    // Writes a Firefox Profiler file; after load(), as often as asked (exportFile).
     Status exportTo(const std::filesystem::path& dest, const ProgressCallback& progress = {},
                     const CancelToken* cancel = nullptr, StateFilter state = StateFilter::All);
     // The one replaying export, for opened files and live recordings' `.bin` copies:
@@ -54,7 +60,6 @@ private:
 
     std::filesystem::path path_;
     TachReader reader_;
-    GeckoCollector collector_;
     LiveTimeline timeline_;
     // The analysis views' model; shared so a query running on a worker keeps it alive.
     std::shared_ptr<ProfileModel> profile_ = std::make_shared<ProfileModel>();

@@ -77,6 +77,15 @@ const char* fileTypeName(mode_t mode) {
 }
 } // namespace
 
+Result<TachReader> TachReader::reopen() const {
+    auto again = open("/proc/self/fd/" + std::to_string(impl_->fd.get()));
+    if (!again) return again.error();
+    again->impl_->path = impl_->path; // for messages: the name the user gave
+    again->impl_->side = impl_->side; // read beside the file's name, once
+    again->impl_->info = impl_->info;
+    return again;
+}
+
 Result<TachReader> TachReader::open(const std::filesystem::path& path) {
     auto impl = std::make_unique<Impl>();
     impl->path = path;

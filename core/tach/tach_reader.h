@@ -28,6 +28,10 @@ public:
     TachReader& operator=(TachReader&&) noexcept;
     ~TachReader();
 
+    // A second reader of the very file this one read (the same inode, whatever its path
+    // names now), for a replay on another thread.
+    Result<TachReader> reopen() const;
+
     const TachInfo& info() const;
     // The process's counters kept beside the file (thread_names_file.h); replay() hands
     // them to its sink too.

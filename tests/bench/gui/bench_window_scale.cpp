@@ -125,12 +125,12 @@ int main(int argc, char** argv) {
         opened.start();
         step(
             "tracks drawn", [&] { window.openRecordingFile(bin); },
-            [&] { return loaded && !window.timeline()->snapshot().threads.empty(); });
+            [&] { return !window.timeline()->snapshot().threads.empty(); });
         step(
             "first page filled", [] {},
             [&] {
                 const auto r = controller->latest();
-                return r && r->snapshot && r->snapshot->finished && answered();
+                return loaded && r && r->snapshot && r->snapshot->finished && answered();
             });
         const auto latest = controller->latest();
         if (!latest || !latest->snapshot || latest->snapshot->threads.empty()) {
