@@ -110,6 +110,7 @@ RecordingPage::RecordingPage(QWidget* dialogParent, QWidget* parent)
 
 void RecordingPage::showLive(const RecordingSession& session) {
     file_ = nullptr;
+    analysis_->setLoading(0);
     fileInfo_->hide();
     figures_->show();
     figures_->clear();
@@ -140,6 +141,7 @@ void RecordingPage::showFile(const RecordingFile& file, bool loading) {
     timeline_->setSnapshot(file.timeline());
     fileInfo_->setText(factsTable(file.describe()));
     fileInfo_->show();
+    analysis_->setLoading(loading ? file.info().sampleCount : 0);
     analysis_->showRecording(file.profile(), nullptr, loading);
     const TachInfo& info = file.info();
     markRecordedStates(analysis_->stateBox(), info.mode.value_or(-1),
@@ -148,7 +150,8 @@ void RecordingPage::showFile(const RecordingFile& file, bool loading) {
 
 void RecordingPage::fileLoaded(const RecordingFile& file) {
     fileInfo_->setText(factsTable(file.describe())); // each thread's samples, as loaded
-    analysis_->setLive(false);                       // the last refresh: the whole recording
+    analysis_->setLoading(0);
+    analysis_->setLive(false); // the last refresh: the whole recording
 }
 
 void RecordingPage::forgetFile() {

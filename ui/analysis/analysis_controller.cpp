@@ -209,6 +209,7 @@ void AnalysisController::requery() {
     ++generation_;
     pending_ = false;
     start(); // supersedes a running query: its token stops its scan, its result is dropped
+    emit requested();
 }
 
 void AnalysisController::start() {

@@ -86,6 +86,9 @@ public slots:
 signals:
     void resultReady(gilscope::ui::AnalysisResultPtr result);
     void filterChanged();
+    // A new filter or transform was asked for: until resultReady with generation(), what
+    // the views show answers an older request.
+    void requested();
     void cleared(); // the recording is gone from the views
 
 private:

@@ -2,6 +2,7 @@
 
 #include "core/analysis/profile_model.h"
 #include "ui/analysis/analysis_controller.h"
+#include "ui/analysis/busy_overlay.h"
 #include "ui/analysis/call_tree_model.h"
 #include "ui/analysis/call_tree_view.h"
 #include "ui/analysis/callers_callees_view.h"
@@ -98,8 +99,11 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
+    busy_ = new BusyOverlay(split);
 
     connect(controller_, &AnalysisController::resultReady, this, &AnalysisPanel::onResult);
+    connect(controller_, &AnalysisController::requested, this, &AnalysisPanel::onRequested);
+    connect(controller_, &AnalysisController::cleared, busy_, &BusyOverlay::stop);
     connect(controller_, &AnalysisController::filterChanged, this, &AnalysisPanel::onFilterChanged);
     connect(topView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
@@ -210,7 +214,21 @@ void AnalysisPanel::onFilterChanged() {
     if (selector_) selector_->showRange(f.hasRange, f.startUs, f.endUs);
 }
 
+void AnalysisPanel::onRequested() {
+    const auto latest = controller_->latest();
+    const QString what = requestShown(controller_->filter(), controller_->transforms(),
+                                      latest && latest->snapshot ? latest->snapshot->originUs : 0);
+    // At once, not after the overlay's delay: the old summary must not stand for this.
+    summary_->setText(tr("Computing: %1…").arg(what));
+    busy_->start(tr("Computing the views for\n%1").arg(what));
+}
+
+void AnalysisPanel::setLoading(uint64_t expectedSamples) {
+    loadingSamples_ = expectedSamples;
+}
+
 void AnalysisPanel::onResult(AnalysisResultPtr result) {
+    if (result->generation == controller_->generation()) busy_->stop();
     if (!result->error.isEmpty()) {
         summary_->setText(tr("Analysis failed: %1").arg(result->error));
         return;
@@ -224,6 +242,11 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
     if (isContention(s.filter.state))
         text +=
             tr(" · %1 ticks with a thread waiting").arg(loc.toString(qulonglong(s.contendedTicks)));
+    if (loadingSamples_ > 0 && !s.finished)
+        text = tr("Reading the recording: %1 of %2 samples so far · ")
+                   .arg(loc.toString(qulonglong(s.recordedSamples)),
+                        loc.toString(qulonglong(loadingSamples_))) +
+               text;
     summary_->setText(text);
 
     // A live update changes the models in place: what the user expanded, selected and

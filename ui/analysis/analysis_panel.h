@@ -29,6 +29,7 @@ class ProfileModel;
 namespace gilscope::ui {
 
 class AnalysisController;
+class BusyOverlay;
 class CallTreeModel;
 class CallersCalleesView;
 class FlameGraphWidget;
@@ -80,6 +81,12 @@ public:
     FrameTarget targetAt(QWidget* view, QPoint pos) const;
     QMenu* frameMenu(const FrameTarget& target);
     TransformBar* transformBar() const { return transformBar_; }
+    // Covers the views while a new request is computed (never an older answer shown as
+    // the current one).
+    BusyOverlay* busyOverlay() const { return busy_; }
+    // An opened file whose model still fills: the summary says how much is read so far
+    // (expected: the samples its header declares); 0 when done.
+    void setLoading(uint64_t expectedSamples);
 
 signals:
     void resultShown();
@@ -89,6 +96,7 @@ private:
     QWidget* buildFlamePage();
     QTreeView* makeTreeView(CallTreeModel* model, QSortFilterProxyModel** proxy);
     void onResult(AnalysisResultPtr result);
+    void onRequested();
     void onFilterChanged();
     void selectFunction(uint32_t func);
     void expandHottestPath(QTreeView* view);
@@ -122,6 +130,8 @@ private:
     SourceView* source_;
     CallersCalleesView* callers_;
     StackChartView* stackChart_;
+    BusyOverlay* busy_ = nullptr;
+    uint64_t loadingSamples_ = 0;
     std::string selectedName_, selectedFile_; // survives live updates
     uint32_t selectedFunc_ = kNoFunction;     // its id in the current recording
     bool expandedOnce_ = false;

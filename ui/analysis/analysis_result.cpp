@@ -3,6 +3,7 @@
 #include "core/analysis/module_color.h"
 
 #include <QObject>
+#include <QStringList>
 
 namespace gilscope::ui {
 
@@ -46,6 +47,27 @@ QString threadsShown(const ProfileSnapshot& s) {
     if (!s.filter.threads.empty())
         return QObject::tr("%1 of %2 threads").arg(s.filter.threads.size()).arg(all);
     return all == 1 ? QObject::tr("1 thread") : QObject::tr("all %1 threads").arg(all);
+}
+
+QString requestShown(const ProfileFilter& f, const TransformStack& transforms, uint64_t originUs) {
+    QStringList parts;
+    if (f.threads.empty())
+        parts << QObject::tr("every thread");
+    else if (f.threads.size() == 1)
+        parts << QObject::tr("thread %1").arg(f.threads.front());
+    else
+        parts << QObject::tr("%1 threads").arg(f.threads.size());
+    if (f.hasRange) {
+        const auto sec = [originUs](uint64_t t) {
+            return t > originUs ? double(t - originUs) / 1e6 : 0.0;
+        };
+        parts << QObject::tr("%1 s – %2 s")
+                     .arg(sec(f.startUs), 0, 'f', 3)
+                     .arg(sec(f.endUs), 0, 'f', 3);
+    }
+    parts << QString::fromUtf8(stateFilterLabel(f.state).data());
+    if (!transforms.empty()) parts << QString::fromStdString(transformsLabel(transforms));
+    return parts.join(QStringLiteral(" · "));
 }
 
 } // namespace gilscope::ui

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/call_transforms.h"
 #include "core/analysis/profile_snapshot.h"
 #include "core/analysis/profile_views.h"
 
@@ -43,6 +44,9 @@ QString functionName(const ProfileSnapshot& s, uint32_t func);
 QString functionLocation(const ProfileSnapshot& s, uint32_t func);
 // Which threads the views count: "all 7 threads", or the selected ones, "3 of 7 threads".
 QString threadsShown(const ProfileSnapshot& s);
+// What a request asks for, before its answer is there: "thread 1000 · 2.000 s – 4.500 s ·
+// On CPU · Merge: wrapper" (times from the recording's origin).
+QString requestShown(const ProfileFilter& f, const TransformStack& transforms, uint64_t originUs);
 
 } // namespace gilscope::ui
 
