@@ -131,7 +131,7 @@ void TimelineWidget::paintCounter(QPainter& p, int track, const QRect& plot) {
             const auto columns = columnsOf(t, w);
             for (int x = 0; x < w; ++x) {
                 gc[size_t(x)] += columns[size_t(x)].gc;
-                samples[size_t(x)] += columns[size_t(x)].samples;
+                samples[size_t(x)] += columns[size_t(x)].total();
             }
         }
         for (int x = 0; x < w; ++x)

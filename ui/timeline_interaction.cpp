@@ -6,7 +6,9 @@
 #include "ui/timeline_layout.h"
 #include "ui/timeline_widget.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QWheelEvent>
@@ -51,8 +53,9 @@ uint64_t TimelineWidget::viewEndUs() const {
 // Clamps to the recording; a span covering all of it is no zoom at all.
 void TimelineWidget::setView(double offsetUs, double spanUs) {
     const double full = fullSpanUs();
-    // Zooming in further than a few buckets shows nothing new.
-    const double minSpan = std::min(full, std::max(4.0 * double(snapshot_.bucketUs), 100.0));
+    // Down to 100 µs across the plot: past the buckets, the model's exact columns show
+    // single samples (TimelineDetail).
+    const double minSpan = std::min(full, 100.0);
     spanUs = std::clamp(spanUs, minSpan, full);
     if (spanUs >= full) {
         viewOffsetUs_ = viewSpanUs_ = 0;
@@ -151,12 +154,7 @@ QString TimelineWidget::toolTipAt(QPoint pos) const {
                     .arg(double(from - std::min(from, snapshot_.originUs)) / 1e6, 0, 'f', 3)
                     .arg(double(std::min(to, viewEndUs()) - snapshot_.originUs) / 1e6, 0, 'f', 3)
                     .arg(b.samples ? QStringLiteral(":") : QString());
-        if (b.samples)
-            for (const Lane& lane : kLanes)
-                if (!(snapshot_.freeThreaded && isGilLane(lane)))
-                    text += QStringLiteral("\n  %1: %2 %")
-                                .arg(tr(lane.name))
-                                .arg(100.0 * b.*lane.count / b.samples, 0, 'f', 0);
+        text += sharesText(shown(trackColumnOf(b)));
         return text + tr("\n\nClick: show only this thread in the analysis views\nCtrl+click: "
                          "add or remove it · Shift+click: a run of threads\n▸: its lanes");
     }
@@ -166,24 +164,26 @@ QString TimelineWidget::toolTipAt(QPoint pos) const {
     if (row) {
         const ThreadTimeline& thread = snapshot_.threads[row->thread];
         text += QStringLiteral(" · ") + threadTitle(thread.threadId);
-        const uint64_t bucketUs = std::max<uint64_t>(snapshot_.bucketUs, 1);
-        const size_t i = size_t((t - snapshot_.originUs) / bucketUs);
-        const TimelineBucket b = i < thread.buckets.size() ? thread.buckets[i] : TimelineBucket{};
-        const double from = double(i * bucketUs) / 1e6, to = double((i + 1) * bucketUs) / 1e6;
-        if (b.samples == 0) {
+        // The column under the pointer, as drawn: its states add up to 100 %.
+        const int x = std::clamp(pos.x() - plotLeft(), 0, std::max(plotWidth() - 1, 0));
+        const std::vector<TrackColumn> columns = columnsOf(thread, plotWidth());
+        const TrackColumn c = size_t(x) < columns.size() ? columns[size_t(x)] : TrackColumn{};
+        const double from = double(timeAt(plotLeft() + x) - snapshot_.originUs) / 1e6;
+        const double to = double(timeAt(plotLeft() + x + 1) - snapshot_.originUs) / 1e6;
+        const int decimals = viewSpanUs() < 2e6 ? 4 : 3;
+        if (c.total() == 0) {
             text += tr("\nNo samples of this thread between %1 and %2 s")
-                        .arg(from, 0, 'f', 3)
-                        .arg(to, 0, 'f', 3);
+                        .arg(from, 0, 'f', decimals)
+                        .arg(to, 0, 'f', decimals);
         } else {
-            text += tr("\n%1 between %2 and %3 s:")
-                        .arg(b.samples == 1 ? tr("1 sample") : tr("%1 samples").arg(b.samples))
-                        .arg(from, 0, 'f', 3)
-                        .arg(to, 0, 'f', 3);
-            for (const Lane& lane : kLanes)
-                if (!(snapshot_.freeThreaded && isGilLane(lane)))
-                    text += QStringLiteral("\n  %1: %2 %")
-                                .arg(tr(lane.name))
-                                .arg(100.0 * b.*lane.count / b.samples, 0, 'f', 0);
+            text +=
+                tr("\nBetween %1 and %2 s:").arg(from, 0, 'f', decimals).arg(to, 0, 'f', decimals);
+            text += sharesText(c);
+            // What it waited on there: the last wait the bucket under the pointer named.
+            const uint64_t bucketUs = std::max<uint64_t>(snapshot_.bucketUs, 1);
+            const size_t i = size_t((t - snapshot_.originUs) / bucketUs);
+            const TimelineBucket b =
+                i < thread.buckets.size() ? thread.buckets[i] : TimelineBucket{};
             if (b.waitLabel && b.waitLabel < snapshot_.waitLabels.size())
                 text += tr("\n  Waiting on: %1")
                             .arg(QString::fromStdString(snapshot_.waitLabels[b.waitLabel]));
@@ -192,9 +192,53 @@ QString TimelineWidget::toolTipAt(QPoint pos) const {
     return text + QStringLiteral("\n\n") + help;
 }
 
+// A tooltip follows the data: shown, it is written again for the same place; the text
+// of a place that is gone (the pointer left) goes with it.
+void TimelineWidget::refreshToolTip() {
+    if (!toolTipAt_ || !QToolTip::isVisible()) return;
+    if (!rect().contains(*toolTipAt_)) {
+        QToolTip::hideText();
+        toolTipAt_.reset();
+        return;
+    }
+    QToolTip::showText(mapToGlobal(*toolTipAt_), toolTipAt(*toolTipAt_), this);
+}
+
+void TimelineWidget::enterEvent(QEnterEvent* event) {
+    pointerInside_ = true;
+    QWidget::enterEvent(event);
+}
+
+void TimelineWidget::leaveEvent(QEvent* event) {
+    pointerInside_ = false;
+    toolTipAt_.reset();
+    relayout(); // what waited for the pointer to go (a new order, folding) happens now
+    update();
+    QWidget::leaveEvent(event);
+}
+
+void TimelineWidget::contextMenuEvent(QContextMenuEvent* event) {
+    QMenu menu(this);
+    QAction* first = menu.addAction(tr("Order tracks as first seen"));
+    first->setCheckable(true);
+    first->setChecked(order_ == TrackOrder::FirstSeen);
+    QAction* busiest = menu.addAction(tr("Order tracks busiest first (in the chosen state)"));
+    busiest->setCheckable(true);
+    busiest->setChecked(order_ == TrackOrder::Busiest);
+    menu.addSeparator();
+    QAction* expand = menu.addAction(tr("Show every track's lanes"));
+    QAction* collapse = menu.addAction(tr("Fold every track's lanes"));
+    QAction* chosen = menu.exec(event->globalPos());
+    if (chosen == first) setTrackOrder(TrackOrder::FirstSeen);
+    if (chosen == busiest) setTrackOrder(TrackOrder::Busiest);
+    if (chosen == expand) setAllExpanded(true);
+    if (chosen == collapse) setAllExpanded(false);
+}
+
 bool TimelineWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
+        toolTipAt_ = help->pos();
         QToolTip::showText(help->globalPos(), toolTipAt(help->pos()), this);
         return true;
     }

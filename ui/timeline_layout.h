@@ -3,6 +3,7 @@
 // Geometry and lanes shared by the timeline's drawing (timeline_widget.cpp), its
 // tracks' selection and expansion (timeline_tracks.cpp) and zoom, pan and hover
 // (timeline_interaction.cpp); internal to the timeline.
+#include "core/analysis/track_columns.h"
 #include "core/session/live_timeline.h"
 
 #include <QColor>
@@ -49,6 +50,16 @@ inline bool isGilLane(const Lane& lane) {
 }
 // Sampled, but neither on CPU nor near the GIL, and no known reason (or none read).
 inline const QColor kIdleColor(150, 150, 150);
+
+// A bucket's figures as a track column (counts of samples instead of µs).
+inline TrackColumn trackColumnOf(const TimelineBucket& b) {
+    TrackColumn c;
+    c.state = b.states;
+    c.onCpu = b.onCpu;
+    c.exception = b.exception;
+    c.gc = b.gc;
+    return c;
+}
 inline constexpr int kExpandedHeight = kTrackHeight + kLaneCount * (kLaneHeight + kLaneGap) + 4;
 inline constexpr int kPlotTop = kMargin + kLegendHeight + kAxisHeight;
 

@@ -28,40 +28,6 @@ QString tickLabel(double sec, double stepSec) {
     return QStringLiteral("%1 s").arg(sec, 0, 'f', std::min(decimals, 6));
 }
 
-// A compact track's colour for one column: the state that dominates it, its share as
-// intensity (quantised, so that runs of equal colour become one rectangle), and a band
-// for exception or GC. Equal keys draw the same.
-struct StripShade {
-    int lane = -1; // kGilLane, kWaitLane, kCpuLane, a wait's lane, or -1: idle
-    int level = 0; // 0: no samples
-    int band = -1; // kExceptionLane, kGcLane or -1
-    bool operator==(const StripShade&) const = default;
-};
-
-StripShade shadeOf(const TimelineBucket& c) {
-    StripShade s;
-    if (c.samples == 0) return s;
-    const auto level = [&](uint32_t n) { return 1 + int(7.0 * n / c.samples + 0.5); };
-    if (c.hasGil > 0 && c.hasGil >= c.gilRequested) {
-        s.lane = kGilLane;
-        s.level = level(c.hasGil);
-    } else if (c.gilRequested > 0) {
-        s.lane = kWaitLane;
-        s.level = level(c.gilRequested);
-    } else if (c.onCpu > 0) {
-        s.lane = kCpuLane;
-        s.level = level(c.onCpu);
-    } else if (const uint32_t waits = std::max({c.lockWait, c.ioWait, c.sleepPoll}); waits > 0) {
-        // Off CPU: the wait that dominates the column, so a lock reads apart from a sleep.
-        s.lane = waits == c.lockWait ? kLockLane : waits == c.ioWait ? kIoLane : kSleepPollLane;
-        s.level = level(waits);
-    } else {
-        s.level = 1;
-    }
-    s.band = c.exception > 0 ? kExceptionLane : c.gc > 0 ? kGcLane : -1;
-    return s;
-}
-
 } // namespace
 
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
@@ -84,6 +50,7 @@ void TimelineWidget::setSnapshot(TimelineSnapshot snapshot) {
     if (zoomed() && viewSpanUs_ >= fullSpanUs()) viewSpanUs_ = 0;
     relayout();
     update();
+    refreshToolTip();
 }
 
 void TimelineWidget::clear() {
@@ -95,10 +62,21 @@ void TimelineWidget::clear() {
     setSnapshot(TimelineSnapshot{});
 }
 
+void TimelineWidget::setTrackOrder(TrackOrder order) {
+    if (order == order_) return;
+    order_ = order;
+    const bool inside = std::exchange(pointerInside_, false); // the user asked: it moves
+    relayout();
+    pointerInside_ = inside;
+    update();
+}
+
 void TimelineWidget::setStateFilter(StateFilter state) {
     if (state == state_) return;
     state_ = state;
+    const bool inside = std::exchange(pointerInside_, false); // the user asked: it moves
     relayout();
+    pointerInside_ = inside;
     update();
 }
 
@@ -154,13 +132,36 @@ void TimelineWidget::relayout() {
     busy.reserve(snapshot_.threads.size());
     for (size_t i = 0; i < snapshot_.threads.size(); ++i)
         busy.emplace_back(activity(snapshot_.threads[i]), i);
-    // Busiest first; ties keep the snapshot's order (main thread, then by id).
-    std::stable_sort(busy.begin(), busy.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    // As first seen (the snapshot's order), or busiest first; ties keep first seen.
+    if (order_ == TrackOrder::Busiest)
+        std::stable_sort(busy.begin(), busy.end(),
+                         [](const auto& a, const auto& b) { return a.first > b.first; });
+    // Under the pointer nothing moves: the threads drawn before keep their places and
+    // whether they are folded; threads new since come after them.
+    if (pointerInside_ && !layoutOrder_.empty()) {
+        std::vector<std::pair<uint64_t, size_t>> kept;
+        std::vector<bool> placed(snapshot_.threads.size(), false);
+        for (const auto& [id, wasFolded] : layoutOrder_)
+            for (const auto& entry : busy)
+                if (snapshot_.threads[entry.second].threadId == id) {
+                    const bool foldNow = entry.first == 0 && state_ != StateFilter::All;
+                    // Its activity, bent so that its folding stays as it was.
+                    kept.emplace_back(wasFolded ? 0 : std::max<uint64_t>(entry.first, foldNow),
+                                      entry.second);
+                    placed[entry.second] = true;
+                }
+        for (const auto& entry : busy)
+            if (!placed[entry.second]) kept.push_back(entry);
+        busy = std::move(kept);
+    }
     rows_.clear();
     folded_.clear();
-    for (const auto& [count, index] : busy)
-        if (count == 0 && state_ != StateFilter::All) folded_.push_back(index);
+    layoutOrder_.clear();
+    for (const auto& [count, index] : busy) {
+        const bool fold = count == 0 && state_ != StateFilter::All;
+        if (fold) folded_.push_back(index);
+        layoutOrder_.emplace_back(snapshot_.threads[index].threadId, fold);
+    }
     // The note goes first, where it is seen however many threads there are; the
     // folded threads, when shown, go last.
     int y = kPlotTop + countersHeight();
@@ -202,26 +203,6 @@ QStringList TimelineWidget::laneNames() {
     for (const Lane& lane : kLanes)
         names << tr(lane.name);
     return names;
-}
-
-// Per pixel column of the visible span, the aggregate of the buckets drawn there: many
-// narrow buckets merge into one column, a wide bucket spans several.
-std::vector<TimelineBucket> TimelineWidget::columnsOf(const ThreadTimeline& thread, int w) const {
-    const double bucketUs = double(std::max<uint64_t>(snapshot_.bucketUs, 1));
-    const double offset = viewOffsetUs(), pxPerUs = w / viewSpanUs();
-    std::vector<TimelineBucket> columns(static_cast<size_t>(w));
-    const size_t first = size_t(std::max(0.0, std::floor(offset / bucketUs)));
-    const size_t last =
-        std::min(thread.buckets.size(), size_t(std::ceil((offset + viewSpanUs()) / bucketUs)) + 1);
-    for (size_t i = first; i < last; ++i) {
-        const TimelineBucket& b = thread.buckets[i];
-        if (b.samples == 0) continue;
-        const int x0 = int(std::floor((double(i) * bucketUs - offset) * pxPerUs));
-        const int x1 = int(std::ceil((double(i + 1) * bucketUs - offset) * pxPerUs));
-        for (int x = std::max(0, x0); x < std::min(w, std::max(x1, x0 + 1)); ++x)
-            columns[size_t(x)].merge(b);
-    }
-    return columns;
 }
 
 void TimelineWidget::paintEvent(QPaintEvent* event) {
@@ -269,9 +250,7 @@ void TimelineWidget::paintHeader(QPainter& p) {
     };
     for (const Lane& lane : kLanes)
         if (!(snapshot_.freeThreaded && isGilLane(lane))) item(lane.color, tr(lane.name));
-    QColor idle = kIdleColor;
-    idle.setAlpha(90);
-    item(idle, tr("Idle"));
+    item(kIdleColor, tr("Idle")); // every colour a track draws is here, and solid
     p.setPen(palette().color(QPalette::PlaceholderText));
     const QString hint = zoomed()
                              ? tr("Zoomed · wheel or Shift+drag pans · double-click: all")
@@ -298,67 +277,6 @@ void TimelineWidget::paintAxis(QPainter& p, int y) {
         p.drawText(labelX, y, 100, kAxisHeight - 5,
                    (labelX == tx - 50 ? Qt::AlignHCenter : Qt::AlignRight) | Qt::AlignVCenter,
                    tickLabel(t, step));
-    }
-}
-
-void TimelineWidget::paintRow(QPainter& p, const Row& row) {
-    const ThreadTimeline& thread = snapshot_.threads[row.thread];
-    const int left = plotLeft(), w = plotWidth();
-    paintName(p, row);
-    const std::vector<TimelineBucket> columns = columnsOf(thread, w);
-
-    // The compact strip: one colour per column, runs of equal shade as one rectangle.
-    const int stripY = row.y + kStripInset, stripH = kTrackHeight - 2 * kStripInset;
-    p.fillRect(left, stripY, w, stripH, palette().alternateBase());
-    for (int x = 0; x < w;) {
-        const StripShade shade = shadeOf(columns[size_t(x)]);
-        int end = x + 1;
-        while (end < w && shadeOf(columns[size_t(end)]) == shade)
-            ++end;
-        if (shade.level > 0) {
-            QColor c = shade.lane >= 0 ? kLanes[shade.lane].color : kIdleColor;
-            c.setAlpha(shade.lane >= 0 ? 60 + 195 * (shade.level - 1) / 7 : 70); // full: opaque
-            p.fillRect(left + x, stripY, end - x, stripH, c);
-            if (shade.band >= 0)
-                p.fillRect(left + x, stripY + stripH - kBandHeight, end - x, kBandHeight,
-                           kLanes[shade.band].color);
-        }
-        x = end;
-    }
-    if (!row.expanded) return;
-
-    // Sub-lanes: each state's share as colour intensity.
-    const QColor faint = palette().color(QPalette::PlaceholderText);
-    int laneY = row.y + kTrackHeight;
-    for (const Lane& lane : kLanes) {
-        p.setPen(faint);
-        p.drawText(kMargin + kTwistyWidth, laneY, kLabelWidth - kTwistyWidth - 4, kLaneHeight,
-                   Qt::AlignLeft | Qt::AlignVCenter, tr(lane.name));
-        p.fillRect(left, laneY, w, kLaneHeight, palette().alternateBase());
-        if (snapshot_.freeThreaded && isGilLane(lane)) {
-            p.drawText(left + 4, laneY, w - 8, kLaneHeight, Qt::AlignLeft | Qt::AlignVCenter,
-                       tr("none: this Python is free-threaded and has no GIL"));
-            laneY += kLaneHeight + kLaneGap;
-            continue;
-        }
-        auto shade = [&](int x) {
-            const TimelineBucket& c = columns[size_t(x)];
-            if (c.samples == 0 || c.*lane.count == 0) return -1;
-            return int(std::lround(255.0 * (0.15 + 0.85 * c.*lane.count / c.samples)));
-        };
-        for (int x = 0; x < w;) {
-            const int alpha = shade(x);
-            int end = x + 1;
-            while (end < w && shade(end) == alpha)
-                ++end;
-            if (alpha >= 0) {
-                QColor c = lane.color;
-                c.setAlpha(alpha);
-                p.fillRect(left + x, laneY, end - x, kLaneHeight, c);
-            }
-            x = end;
-        }
-        laneY += kLaneHeight + kLaneGap;
     }
 }
 

@@ -1,12 +1,14 @@
 #pragma once
 
 #include "core/analysis/profile_filter.h"
+#include "core/analysis/track_columns.h"
 #include "core/session/live_timeline.h"
 
 #include <QCursor>
 #include <QFontMetrics>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <utility>
@@ -15,15 +17,19 @@
 namespace gilscope::ui {
 
 // The thread tracks, drawn from a TimelineSnapshot: one compact track per thread whose
-// colour tells, per time bucket, whether it held the GIL, waited for it, ran on a CPU
-// or idled (exception and GC as a band under it). The twisty before a track's name
-// expands it into its sub-lanes (GIL held, waiting, on CPU, exception, GC) as colour
-// intensity. Clicking a name selects the track (Ctrl toggles, Shift extends), and the
-// selection filters the analysis views (threadSelectionChanged).
-// Threads are ordered busiest first by the chosen state filter; threads without any of
-// it are folded into one note line. The whole recording fits the width until the user
-// zooms (Ctrl+wheel); zoomed, the wheel, Shift+drag and middle-drag pan, and a
-// double-click shows everything again. Hovering shows the time and the thread's states.
+// every pixel column stacks the states the thread was in there (GIL held, waiting for it,
+// on a CPU, a lock, I/O, sleep, idle: TrackState) in their proportions, in the legend's
+// colours, with exception and GC as a band under it; when the view is finer than the
+// snapshot's buckets, the columns come exact from the analysis model (setDetail), down to
+// single samples. The twisty before a track's name expands it into its sub-lanes, each
+// state's share as the height of a bar. Clicking a name selects the track (Ctrl toggles,
+// Shift extends), and the selection filters the analysis views (threadSelectionChanged).
+// Tracks keep the order their threads were first seen in (or busiest first in the chosen
+// state, as the user chooses from the right-click menu), and never move while the pointer
+// is over them; threads without any samples in the chosen state are folded into one note
+// line. The whole recording fits the width until the user zooms (Ctrl+wheel); zoomed,
+// the wheel, Shift+drag and middle-drag pan, and a double-click shows everything again.
+// Hovering shows the time and the thread's states, which add up to 100 %.
 class TimelineWidget : public QWidget {
     Q_OBJECT
 public:
@@ -35,6 +41,19 @@ public:
 
     // Orders threads by their samples in this state and folds those without any.
     void setStateFilter(StateFilter state);
+    enum class TrackOrder { FirstSeen, Busiest };
+    void setTrackOrder(TrackOrder order);
+    TrackOrder trackOrder() const { return order_; }
+    // The exact columns of a view (ProfileModel::trackColumns); drawn while the view is
+    // the one they were made for. detailWanted(): the view is finer than the buckets.
+    void setDetail(std::shared_ptr<const TrackColumns> detail);
+    TrackColumnsRequest viewRequest() const;
+    bool detailWanted() const;
+    bool showsDetail() const; // the exact columns of this very view are drawn
+    // What a thread's track draws in each column of the view, as painted.
+    std::vector<TrackColumn> columnsOf(const ThreadTimeline& thread, int width) const;
+    static QString trackStateName(int state);
+    static QColor trackStateColor(int state);
     // What a left drag does, said in the tooltip (the range selector sets it).
     void setDragHint(const QString& hint);
     // The range the views are filtered to: tooltips give each thread's shares in it.
@@ -114,6 +133,9 @@ protected:
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
+    void enterEvent(QEnterEvent* event) override;
+    void leaveEvent(QEvent* event) override;
 
 private:
     struct Row {
@@ -131,7 +153,11 @@ private:
     uint64_t activity(const ThreadTimeline& thread) const;
     const Row* rowAt(int y) const;
     const Row* rowOf(uint64_t threadId) const;
-    std::vector<TimelineBucket> columnsOf(const ThreadTimeline& thread, int width) const;
+    const std::vector<TrackColumn>* detailOf(uint64_t threadId) const;
+    std::vector<TrackColumn> columnsAsRecorded(const ThreadTimeline& thread, int width) const;
+    TrackColumn shown(TrackColumn column) const; // as a track draws and tells it
+    QString sharesText(const TrackColumn& column) const;
+    void refreshToolTip(); // the data changed under a shown tooltip
     TimelineBucket totalIn(const ThreadTimeline& thread, uint64_t fromUs, uint64_t toUs) const;
     void paintHeader(QPainter& p);
     void paintRow(QPainter& p, const Row& row);
@@ -166,6 +192,11 @@ private:
     double panFromOffsetUs_ = 0;
     QCursor cursorBeforePan_;
     QString dragHint_;
+    std::shared_ptr<const TrackColumns> detail_;
+    TrackOrder order_ = TrackOrder::FirstSeen;
+    bool pointerInside_ = false;                         // rows keep their order while it is
+    std::optional<QPoint> toolTipAt_;                    // where the shown tooltip was asked
+    std::vector<std::pair<uint64_t, bool>> layoutOrder_; // thread, folded: the last layout
 };
 
 } // namespace gilscope::ui

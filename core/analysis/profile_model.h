@@ -4,6 +4,7 @@
 #include "core/analysis/sample_store.h"
 #include "core/analysis/stack_chart.h"
 #include "core/analysis/stack_interner.h"
+#include "core/analysis/track_columns.h"
 #include "core/common/error.h"
 #include "core/gecko/flat_map.h"
 #include "core/sample/producer_lock.h"
@@ -44,6 +45,12 @@ public:
     // a spill read error or when cancelled.
     Result<std::shared_ptr<const StackChart>> stackChart(const StackChartRequest& request,
                                                          const CancelToken* cancel = nullptr) const;
+
+    // Each thread's track for a time window at a pixel width (track_columns.cpp): the
+    // time in each state per column, exact at every zoom. Fails only on a spill read error
+    // or when cancelled.
+    Result<std::shared_ptr<const TrackColumns>>
+    trackColumns(const TrackColumnsRequest& request, const CancelToken* cancel = nullptr) const;
 
     uint64_t sampleCount() const;
 

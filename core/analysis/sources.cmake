@@ -2,6 +2,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/counters_json.cpp
     ${CMAKE_CURRENT_LIST_DIR}/profile_filter.cpp
     ${CMAKE_CURRENT_LIST_DIR}/stack_interner.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/track_columns.cpp
     ${CMAKE_CURRENT_LIST_DIR}/sample_store.cpp
     ${CMAKE_CURRENT_LIST_DIR}/profile_model.cpp
     ${CMAKE_CURRENT_LIST_DIR}/call_tree.cpp

@@ -17,6 +17,8 @@ void TimelineBucket::merge(const TimelineBucket& other) {
     lockWait += other.lockWait;
     ioWait += other.ioWait;
     sleepPoll += other.sleepPoll;
+    for (int s = 0; s < kTrackStateCount; ++s)
+        states[size_t(s)] += other.states[size_t(s)];
     if (other.waitLabel) waitLabel = other.waitLabel; // the later one
 }
 
@@ -56,8 +58,8 @@ void LiveTimeline::applyNames() {
         counters_.add(c);
     pendingCounters_.clear();
     for (auto& [id, name] : pendingNames_) {
-        if (auto thread = threads_.find(id); thread != threads_.end())
-            thread->second.name = std::move(name);
+        if (auto thread = threadIndex_.find(id); thread != threadIndex_.end())
+            threads_[thread->second].name = std::move(name);
         else if (names_.size() < options_.maxThreads * 4)
             names_[id] = std::move(name); // named before its first sample
     }
@@ -100,6 +102,7 @@ TimelineBucket LiveTimeline::classify(const SampleBatch& batch) {
                     ? 1
                     : 0;
     sample.exception = (batch.status & ThreadStatus::HasException) ? 1 : 0;
+    sample.states[size_t(trackStateOf(batch.status))] = 1;
     switch (waitKindOf(waitReasonOf(batch.status))) {
     case WaitKind::Lock:
         sample.lockWait = 1;
@@ -135,17 +138,19 @@ void LiveTimeline::apply(const SampleBatch& batch) {
         originUs_ = batch.timestampsUs.front();
     }
     samples_ += batch.timestampsUs.size();
-    auto it = threads_.find(batch.threadId);
-    if (it == threads_.end()) {
+    auto it = threadIndex_.find(batch.threadId);
+    if (it == threadIndex_.end()) {
         if (threads_.size() >= options_.maxThreads) return;
-        it = threads_.emplace(batch.threadId, ThreadTimeline{}).first;
-        it->second.threadId = batch.threadId;
+        // A new thread goes last: the tracks keep the order they were first seen in.
+        it = threadIndex_.emplace(batch.threadId, threads_.size()).first;
+        threads_.emplace_back().threadId = batch.threadId;
+        threads_.back().firstUs = batch.timestampsUs.front();
         if (auto named = names_.find(batch.threadId); named != names_.end()) {
-            it->second.name = std::move(named->second);
+            threads_.back().name = std::move(named->second);
             names_.erase(named);
         }
     }
-    ThreadTimeline& thread = it->second;
+    ThreadTimeline& thread = threads_[it->second];
     if (batch.status & ThreadStatus::MainThread) thread.mainThread = true;
     for (uint64_t ts : batch.timestampsUs)
         addSample(thread, ts, sample);
@@ -168,7 +173,7 @@ void LiveTimeline::addSample(ThreadTimeline& thread, uint64_t timestampUs,
 
 // Merges bucket pairs in every thread so all threads keep the same bucket width.
 void LiveTimeline::halveResolution() {
-    for (auto& [id, thread] : threads_) {
+    for (ThreadTimeline& thread : threads_) {
         auto& b = thread.buckets;
         const size_t half = (b.size() + 1) / 2;
         for (size_t i = 0; i < half; ++i) {
@@ -209,8 +214,13 @@ void LiveTimeline::copyTo(TimelineSnapshot& s) const {
     s.marks = marks_;
     s.counters = counters_;
     s.threads.reserve(threads_.size());
-    for (const auto& [id, thread] : threads_)
-        s.threads.push_back(thread);
+    s.threads = threads_;
+    std::stable_sort(s.threads.begin(), s.threads.end(),
+                     [](const ThreadTimeline& a, const ThreadTimeline& b) {
+                         if (a.firstUs != b.firstUs) return a.firstUs < b.firstUs;
+                         if (a.mainThread != b.mainThread) return a.mainThread;
+                         return a.threadId < b.threadId;
+                     });
 }
 
 } // namespace gilscope

@@ -2,6 +2,9 @@
 
 #include "core/sample/producer_lock.h"
 #include "core/sample/sample_sink.h"
+#include "core/sample/track_state.h"
+
+#include <array>
 
 #include <cstdint>
 #include <map>
@@ -24,6 +27,9 @@ struct TimelineBucket {
     uint32_t lockWait = 0;
     uint32_t ioWait = 0;
     uint32_t sleepPoll = 0; // asleep, or an event loop waiting for readiness
+    // Each sample in exactly one TrackState: what a track's column stacks, summing to
+    // `samples`.
+    std::array<uint32_t, kTrackStateCount> states{};
     // What the bucket's last wait was on, when the reader named it (--wait-reasons): an
     // index into TimelineSnapshot::waitLabels ("read TCP 127.0.0.1:5432"); 0: none.
     uint32_t waitLabel = 0;
@@ -38,6 +44,7 @@ struct ThreadTimeline {
     // process's; empty when neither is known (a file, an unnamed thread). See ThreadName.
     std::string name;
     uint64_t samples = 0;
+    uint64_t firstUs = 0; // its first sample's time
     // buckets[i] covers [originUs + i * bucketUs, originUs + (i + 1) * bucketUs).
     std::vector<TimelineBucket> buckets;
 };
@@ -57,9 +64,12 @@ struct TimelineSnapshot {
     bool finished = false;
     bool freeThreaded = false; // the target has no GIL: its GIL lanes stay empty, and say why
     std::vector<std::string> waitLabels; // [0] is ""; see TimelineBucket::waitLabel
-    std::vector<ThreadTimeline> threads; // ordered by thread id, main thread first
-    std::vector<TimelineMark> marks;     // in the order they were made (times ascend)
-    CounterSeries counters;              // the process's memory, threads and CPU
+    // In the order they were first seen; those first seen in the same sample, the main
+    // thread first, then by id (as a rule, the order they were started in). A thread
+    // never moves once it is in: new ones come last.
+    std::vector<ThreadTimeline> threads;
+    std::vector<TimelineMark> marks; // in the order they were made (times ascend)
+    CounterSeries counters;          // the process's memory, threads and CPU
 };
 
 struct LiveTimelineOptions {
@@ -124,7 +134,8 @@ private:
     uint64_t bucketUs_ = 0;
     uint64_t lastUs_ = 0;
     uint64_t samples_ = 0;
-    std::map<uint64_t, ThreadTimeline> threads_;
+    std::vector<ThreadTimeline> threads_; // in the order first seen
+    std::unordered_map<uint64_t, size_t> threadIndex_;
     std::vector<std::string> waitLabels_{std::string()};
     std::unordered_map<uint64_t, std::string> names_; // named before their first sample
     std::vector<TimelineMark> marks_;

@@ -5,6 +5,9 @@
 // from /proc, busiest-first order and folding by the state filter. And the
 // state filter applied to the Firefox Profiler export, for a live recording and
 // an opened file, checked by check-gecko.
+#include "core/analysis/profile_model.h"
+#include "core/sample/tee_sink.h"
+#include "core/sample/track_state.h"
 #include "core/session/live_timeline.h"
 #include "core/session/recording_session.h"
 #include "core/util/thread_names.h"
@@ -18,6 +21,7 @@
 #include "ui/live_figures.h"
 #include "ui/main_window.h"
 #include "ui/process_picker.h"
+#include "ui/timeline_detail.h"
 #include "ui/timeline_widget.h"
 
 #include <QAction>
@@ -281,8 +285,8 @@ private slots:
         const QString text = QToolTip::text();
         QVERIFY2(text.contains(QStringLiteral("1.50")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("Thread 3")), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("Waiting for GIL: 100 %")), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("GIL held: 0 %")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("Waiting for GIL: 100.0 %")), qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("GIL held")), qPrintable(text)); // none: not said
         QVERIFY2(text.contains(QStringLiteral("Ctrl+wheel")),
                  qPrintable(text)); // discoverable
         // Before it started waiting it has no samples there.
@@ -294,8 +298,8 @@ private slots:
         // The main thread holds the GIL on a CPU.
         const QString busy =
             w.toolTipAt(QPoint(w.xAt(kT0 + 300'000), w.laneRect(1, 0).center().y()));
-        QVERIFY2(busy.contains(QStringLiteral("GIL held: 100 %")) &&
-                     busy.contains(QStringLiteral("On CPU: 100 %")) &&
+        QVERIFY2(busy.contains(QStringLiteral("GIL held: 100.0 %")) &&
+                     busy.contains(QStringLiteral("of which on a CPU: 100.0 %")) &&
                      busy.contains(QStringLiteral("(main)")),
                  qPrintable(busy));
     }
@@ -416,7 +420,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         const QString busy =
             w.toolTipAt(QPoint(w.xAt(kT0 + 300'000), w.laneRect(1, 0).center().y()));
-        QVERIFY2(busy.contains(QStringLiteral("On CPU: 100 %")), qPrintable(busy));
+        QVERIFY2(busy.contains(QStringLiteral("On CPU: 100.0 %")), qPrintable(busy));
         QVERIFY2(!busy.contains(QStringLiteral("GIL")), qPrintable(busy));
         const QString name = w.toolTipAt(w.nameRect(source.threads[0].threadId).center());
         QVERIFY2(!name.contains(QStringLiteral("GIL")), qPrintable(name));
@@ -490,7 +494,7 @@ private slots:
         const QString tip = w.toolTipAt(w.nameRect(3).center());
         QVERIFY2(tip.contains(QStringLiteral("Thread 3")) &&
                      tip.contains(QStringLiteral("Thread id 3 · 1000 samples in all")) &&
-                     tip.contains(QStringLiteral("Waiting for GIL: 100 %")),
+                     tip.contains(QStringLiteral("Waiting for GIL: 100.0 %")),
                  qPrintable(tip));
         // In a range before it started waiting, it has none.
         w.setHighlightRange(true, kT0, kT0 + 900'000);
@@ -511,6 +515,104 @@ private slots:
         const int end = w.xAt(kT0 + 49'000);
         QVERIFY2(end > lane.right() - lane.width() / 10, qPrintable(QString::number(end)));
         QVERIFY(spanUs(w) < 100'000);
+    }
+
+    // Issue 48: a track's column stacks the states in their proportions, in the legend's
+    // colours, against the model's own counts: thread 1 holds the GIL for a second, then
+    // sleeps for one; thread 2 alternates, sample by sample, between a CPU (no GIL) and a
+    // lock. Zoomed past the buckets the columns come exact from the model, and at full
+    // zoom single samples are drawn. The hover's shares add up to 100 %.
+    void tracksDrawStatesInTheirProportions() {
+        auto model = std::make_shared<ProfileModel>();
+        LiveTimeline timeline;
+        TeeSink both;
+        both.add(model.get());
+        both.add(&timeline);
+        {
+            SyntheticFeed feed(both);
+            const FrameId work = feed.frame("app.py", 1, "work");
+            for (uint64_t i = 0; i < 2000; ++i) {
+                const uint64_t t = kT0 + i * 1000;
+                feed.add(1,
+                         i < 1000 ? TS::HasGil | TS::OnCpu | TS::MainThread
+                                  : withWaitReason(TS::MainThread, WaitReason::Sleep),
+                         {work}, {t});
+                feed.add(2, i % 2 ? withWaitReason(0, WaitReason::Lock) : TS::OnCpu, {work}, {t});
+            }
+            both.finish({});
+        }
+        TimelineWidget w;
+        w.resize(1000 + 190 + 8, 300);
+        TimelineDetail detail(&w, nullptr);
+        detail.setModel(model);
+        w.setSnapshot(timeline.snapshot());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // 10 ms buckets over ~2 ms columns: the view is finer than the buckets.
+        QVERIFY(w.detailWanted());
+        detail.refresh();
+        QTRY_VERIFY(w.showsDetail());
+
+        const QImage image = w.grab().toImage();
+        // The strip's stacked part: the rows between its inset and its band.
+        const auto stackPixels = [&](uint64_t tid, int x, const QColor& color) {
+            const QRect track = w.trackRect(tid);
+            int n = 0;
+            for (int y = track.top() + 3; y < track.top() + 22 - 3 - 3; ++y)
+                if (image.pixelColor(x, y) == color) ++n;
+            return n;
+        };
+        const int stackHeight = 22 - 2 * 3 - 3;
+        const QColor gil = TimelineWidget::trackStateColor(int(TrackState::GilHeld));
+        const QColor sleep = TimelineWidget::trackStateColor(int(TrackState::SleepPoll));
+        const QColor cpu = TimelineWidget::trackStateColor(int(TrackState::OnCpu));
+        const QColor lock = TimelineWidget::trackStateColor(int(TrackState::LockWait));
+        const int left = w.plotLeft(), width = w.plotWidth();
+        int cpuPixels = 0, lockPixels = 0;
+        for (int x = left + 5; x < left + width - 5; ++x) {
+            const double sec = double(w.timeAt(x) - kT0) / 1e6;
+            if (sec < 0.98) QCOMPARE(stackPixels(1, x, gil), stackHeight);
+            if (sec > 1.02 && sec < 1.98) QCOMPARE(stackPixels(1, x, sleep), stackHeight);
+            // Half and half, each column (rounding: one pixel).
+            const int c = stackPixels(2, x, cpu), l = stackPixels(2, x, lock);
+            QCOMPARE(c + l, stackHeight);
+            QVERIFY2(std::abs(c - l) <= 1,
+                     qPrintable(QStringLiteral("%1: %2 / %3").arg(x).arg(c).arg(l)));
+            cpuPixels += c;
+            lockPixels += l;
+        }
+        // The model's own counts for thread 2: as many on a CPU as waiting on the lock.
+        ProfileFilter two;
+        two.threads = {2};
+        two.state = StateFilter::OnCpu;
+        const uint64_t onCpu = model->query(two).value()->matchedSamples;
+        two.state = StateFilter::LockWait;
+        const uint64_t onLock = model->query(two).value()->matchedSamples;
+        QCOMPARE(onCpu, onLock);
+        QVERIFY(std::abs(cpuPixels - lockPixels) <= width / 50);
+        // The hover: the states' shares add up to 100 %.
+        const QString tip = w.toolTipAt(QPoint(left + width / 2, w.trackRect(2).center().y()));
+        double sum = 0;
+        for (const QString& line : tip.split('\n'))
+            if (line.startsWith("  ") && !line.contains("of which") && line.endsWith(" %"))
+                sum += line.section(": ", 1).chopped(2).toDouble();
+        QVERIFY2(std::abs(sum - 100.0) < 0.2, qPrintable(tip));
+
+        // Full zoom: 5 ms over the whole width, a sample 200 pixels wide. Each column
+        // is one sample's state, whole.
+        for (int i = 0; i < 20 && w.viewEndUs() - w.viewStartUs() > 5'000; ++i)
+            w.zoomAt(left + width / 2, 0.5);
+        QVERIFY(w.viewEndUs() - w.viewStartUs() <= 5'000);
+        detail.refresh();
+        QTRY_VERIFY(w.showsDetail());
+        const QImage zoomed = w.grab().toImage();
+        int solid = 0;
+        for (int x = left + 2; x < left + width - 2; ++x) {
+            const QColor top = zoomed.pixelColor(x, w.trackRect(2).top() + 4);
+            const QColor bottom = zoomed.pixelColor(x, w.trackRect(2).top() + 22 - 7);
+            if (top == bottom && (top == cpu || top == lock)) ++solid;
+        }
+        QVERIFY2(solid > (width - 4) * 9 / 10, qPrintable(QString::number(solid)));
     }
 
     void busiestFirstAndFoldedByState() {
@@ -634,8 +736,11 @@ private slots:
         QCOMPARE(redPixels(w.laneRect(tid("sleeper"), kExceptionLane)), 0);
         QCOMPARE(exceptionSamples(w.snapshot(), tid("contender-0")), 0u);
 
-        // Busiest first: on CPU, the four contenders lead, each no busier than the
-        // one above.
+        // As first seen, by default: the main thread (it ran first), the others after.
+        QCOMPARE(w.shownThreads().front(), uint64_t(target.pid()));
+        // Busiest first, when asked: on CPU, the four contenders lead, each no busier
+        // than the one above.
+        w.setTrackOrder(TimelineWidget::TrackOrder::Busiest);
         w.setStateFilter(StateFilter::OnCpu);
         const std::vector<uint64_t> shown = w.shownThreads();
         QVERIFY(shown.size() >= 4);

@@ -245,6 +245,7 @@ private slots:
         for (auto& b : t.buckets) {
             b.samples = 10;
             b.hasGil = 10; // fully green lane
+            b.states[size_t(gilscope::TrackState::GilHeld)] = 10; // and strip
         }
         s.threads = {t, t};
         s.threads[1].mainThread = false;

@@ -14,6 +14,7 @@
 #include "ui/analysis/timeline_range_selector.h"
 #include "ui/analysis/top_functions_model.h"
 #include "ui/analysis/transform_bar.h"
+#include "ui/timeline_detail.h"
 #include "ui/timeline_widget.h"
 
 #include <QCheckBox>
@@ -148,6 +149,7 @@ void AnalysisPanel::showRecording(std::shared_ptr<ProfileModel> model,
     callers_->clear();
     flame_->resetZoom();
     live_ = live;
+    if (detail_) detail_->setModel(model);
     controller_->setModel(std::move(model), std::move(process), live);
 }
 
@@ -159,6 +161,7 @@ void AnalysisPanel::setLive(bool live) {
 void AnalysisPanel::clear() {
     live_ = false;
     controller_->clear();
+    if (detail_) detail_->setModel(nullptr);
     topModel_->setResult(nullptr);
     treeModel_->setResult(nullptr);
     bottomUpModel_->setResult(nullptr);
@@ -170,6 +173,10 @@ void AnalysisPanel::clear() {
 
 void AnalysisPanel::attachTimeline(TimelineWidget* timeline) {
     selector_ = new TimelineRangeSelector(timeline);
+    // Zoomed in past the tracks' buckets: exact columns from the same model.
+    detail_ = new TimelineDetail(timeline, this);
+    detail_->setModel(controller_->model());
+    connect(controller_, &AnalysisController::resultReady, detail_, &TimelineDetail::refresh);
     connect(selector_, &TimelineRangeSelector::rangeSelected, controller_,
             &AnalysisController::setRange);
     // Selected tracks filter every view (back and forward select them again); the

@@ -30,6 +30,7 @@ namespace gilscope::ui {
 
 class AnalysisController;
 class BusyOverlay;
+class TimelineDetail;
 class CallTreeModel;
 class CallersCalleesView;
 class FlameGraphWidget;
@@ -131,6 +132,7 @@ private:
     CallersCalleesView* callers_;
     StackChartView* stackChart_;
     BusyOverlay* busy_ = nullptr;
+    TimelineDetail* detail_ = nullptr; // once a timeline is attached
     uint64_t loadingSamples_ = 0;
     std::string selectedName_, selectedFile_; // survives live updates
     uint32_t selectedFunc_ = kNoFunction;     // its id in the current recording
