@@ -4,6 +4,8 @@
 #include "core/gecko/flat_map.h"
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace gilscope {
 
@@ -32,10 +34,22 @@ public:
         return node;
     }
     const CallNodes& nodes() const { return nodes_; }
+    void freeze() { index_ = FlatMap64(); } // no more call nodes: the lookup goes
 
 private:
     FlatMap64 index_;
     CallNodes nodes_;
+};
+
+// The call nodes' children, as ranges of one array, and whether each call node's function
+// is already on its path above it (recursion): derived from a call node table once, and
+// shared by every query's tree (a finished recording's table no longer changes).
+struct CallNodeChildren {
+    std::vector<uint32_t> begin; // size() + 1 entries: node n's children are
+    std::vector<uint32_t> list;  // list[begin[n] .. begin[n + 1])
+    std::vector<uint8_t> recursive;
+    size_t size() const { return recursive.size(); }
+    static std::shared_ptr<const CallNodeChildren> build(const CallNodes& calls);
 };
 
 } // namespace gilscope

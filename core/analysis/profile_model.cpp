@@ -89,6 +89,7 @@ void ProfileModel::addBatch(const SampleBatch& batch) {
 }
 
 void ProfileModel::apply(const SampleBatch& batch) {
+    if (finished_) return; // nothing comes after the end; the interner is frozen
     if (!started_) {
         started_ = true;
         originUs_ = batch.timestampsUs.front();
@@ -138,7 +139,18 @@ void ProfileModel::finish(const RecordingSummary& summary) {
                 [this] {
                     applyNames();
                     finished_ = true;
+                    interner_.freeze(); // no stack comes after the end
+                    for (ThreadState& t : threads_)
+                        t.path = {};
                 });
+}
+
+std::shared_ptr<const CallNodeChildren> ProfileModel::callChildren(const CallNodes& calls) const {
+    // Built outside the model's lock, once per table: a finished recording's never changes.
+    std::lock_guard lock(callChildrenMutex_);
+    if (!callChildren_ || callChildren_->size() != calls.size())
+        callChildren_ = CallNodeChildren::build(calls);
+    return callChildren_;
 }
 
 uint64_t ProfileModel::sampleCount() const {
@@ -203,6 +215,7 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
         view = store_.view();
         return false;
     });
+    snap->callChildren = callChildren(snap->callNodes);
     if (counted) return std::shared_ptr<const ProfileSnapshot>(std::move(snap));
 
     // Record times count from the origin; the range is [startUs, endUs) absolute.

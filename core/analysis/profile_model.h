@@ -12,6 +12,7 @@
 #include "core/util/cancel.h"
 
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -68,6 +69,9 @@ private:
     // and its samples are counted as not kept rather than merged into another thread's.
     static constexpr size_t kMaxThreads = 65536;
     ThreadState* threadFor(uint64_t tid, ThreadIndex& index);
+    std::shared_ptr<const CallNodeChildren> callChildren(const CallNodes& calls) const;
+    mutable std::mutex callChildrenMutex_;
+    mutable std::shared_ptr<const CallNodeChildren> callChildren_;
     void apply(const SampleBatch& batch);                    // with lock_ held
     void applyNames();                                       // with lock_ held
     std::unordered_map<uint64_t, std::string> pendingNames_; // sampler thread: not set yet

@@ -4,6 +4,7 @@
 #include "core/analysis/stack_interner.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct ProfileSnapshot {
     // made by hand (tests): the tree then derives them.
     ChunkedColumn<uint32_t> callNodeOf;
     CallNodes callNodes;
+    // The call nodes' children (shared while the table is unchanged); null: derived when
+    // a tree needs them.
+    std::shared_ptr<const CallNodeChildren> callChildren;
     std::vector<FunctionInfo> functions;
     std::vector<LineKey> lines;
     std::vector<ProfileThread> threads;

@@ -35,6 +35,14 @@ std::vector<FunctionRow> functionTable(const ProfileSnapshot& s) {
     return out;
 }
 
+std::vector<FunctionRow> functionTable(const ProfileSnapshot& s, const CallTree& topDown) {
+    std::vector<FunctionRow> out;
+    const auto figures = topDown.perFunction(s.functions.size());
+    for (uint32_t f = 0; f < figures.size(); ++f)
+        if (figures[f].total) out.push_back({f, figures[f].own, figures[f].total});
+    return out;
+}
+
 std::vector<LineRow> lineTable(const ProfileSnapshot& s) {
     std::vector<LineRow> rows(s.lines.size());
     std::vector<uint32_t> seen(s.lines.size(), 0);

@@ -25,6 +25,8 @@ struct LineRow {
 
 // Functions (lines) with at least one sample, unsorted.
 std::vector<FunctionRow> functionTable(const ProfileSnapshot& s);
+// The same from the snapshot's top-down tree (one pass over its call nodes).
+std::vector<FunctionRow> functionTable(const ProfileSnapshot& s, const CallTree& topDown);
 std::vector<LineRow> lineTable(const ProfileSnapshot& s);
 
 // Top-down: root -> outermost frames -> ... -> leaves (CallTree::topDown).

@@ -5,6 +5,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/track_columns.cpp
     ${CMAKE_CURRENT_LIST_DIR}/sample_store.cpp
     ${CMAKE_CURRENT_LIST_DIR}/profile_model.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/call_nodes.cpp
     ${CMAKE_CURRENT_LIST_DIR}/call_tree.cpp
     ${CMAKE_CURRENT_LIST_DIR}/profile_views.cpp
     ${CMAKE_CURRENT_LIST_DIR}/call_transforms.cpp

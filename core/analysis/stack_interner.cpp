@@ -75,6 +75,17 @@ uint32_t StackInterner::child(uint32_t parent, FrameId frame) {
     return id;
 }
 
+void StackInterner::freeze() {
+    children_ = FlatMap64();
+    stackIds_ = FlatMap64();
+    nodeFrames_ = {};
+    callNodes_.freeze();
+    frameMeta_ = {};
+    functionIds_ = {};
+    lineIds_ = {};
+    scratch_ = {};
+}
+
 StackId StackInterner::intern(PathCache& cache, std::span<const FrameId> frames) {
     const size_t n = frames.size(), m = cache.frames.size();
     // Depth of the root part shared with the previous stack of this thread.

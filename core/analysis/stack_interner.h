@@ -61,6 +61,11 @@ public:
     // frames: leaf first. Returns the leaf's node (StackId{0} for an empty stack).
     StackId intern(PathCache& cache, std::span<const FrameId> frames);
 
+    // No more stacks will come (the recording ended): lets go of what only interning
+    // needs (the lookups by frame and by stack: most of the interner's memory). intern()
+    // must not be called after.
+    void freeze();
+
     const StackNodes& nodes() const { return nodes_; }
     // Each stack node's call node (call_nodes.h), and the call nodes.
     const ChunkedColumn<uint32_t>& callNodeOf() const { return callNodeOf_; }

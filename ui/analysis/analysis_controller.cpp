@@ -33,9 +33,11 @@ AnalysisResultPtr compute(const std::shared_ptr<ProfileModel>& model, const Prof
     if (transformsAddFunctions(transforms))
         r->modelSerial = (uint64_t{1} << 63) | (modelSerial << 32) | recorded;
     r->snapshot = *shown;
-    r->functions = functionTable(**shown);
-    r->topDown = shownTree(**shown);
-    r->bottomUp = otherTree(**shown);
+    const ProfileSnapshot& s = **shown;
+    CallTree topDown = topDownTree(s);
+    r->functions = functionTable(s, topDown);
+    r->topDown = s.inverted ? bottomUpTree(s) : std::move(topDown);
+    r->bottomUp = s.inverted ? std::move(topDown) : bottomUpTree(s);
     return r;
 }
 

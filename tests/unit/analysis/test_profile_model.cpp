@@ -34,11 +34,19 @@ uint32_t funcId(const ProfileSnapshot& s, const std::string& name) {
     return kNoFunction;
 }
 
+// From the stacks, and from the top-down tree's call nodes: the same figures, always.
 FunctionRow row(const ProfileSnapshot& s, const std::string& name) {
     const uint32_t f = funcId(s, name);
+    FunctionRow fromStacks{f, 0, 0}, fromTree{f, 0, 0};
     for (const FunctionRow& r : functionTable(s))
-        if (r.func == f) return r;
-    return {f, 0, 0};
+        if (r.func == f) fromStacks = r;
+    for (const FunctionRow& r : functionTable(s, topDownTree(s)))
+        if (r.func == f) fromTree = r;
+    if (fromStacks.own != fromTree.own || fromStacks.total != fromTree.total)
+        qFatal("%s: own %llu / %llu, total %llu / %llu", name.c_str(),
+               (unsigned long long)fromStacks.own, (unsigned long long)fromTree.own,
+               (unsigned long long)fromStacks.total, (unsigned long long)fromTree.total);
+    return fromStacks;
 }
 
 uint64_t own(const ProfileSnapshot& s, const std::string& name) {
