@@ -244,7 +244,7 @@ private slots:
         t.buckets.resize(10);
         for (auto& b : t.buckets) {
             b.samples = 10;
-            b.hasGil = 10; // fully green lane
+            b.hasGil = 10;                                        // fully green lane
             b.states[size_t(gilscope::TrackState::GilHeld)] = 10; // and strip
         }
         s.threads = {t, t};
