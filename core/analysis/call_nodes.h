@@ -34,6 +34,7 @@ public:
         return node;
     }
     const CallNodes& nodes() const { return nodes_; }
+    void reserve(size_t callNodes) { index_.reserve(callNodes); }
     void freeze() { index_ = FlatMap64(); } // no more call nodes: the lookup goes
 
 private:

@@ -58,6 +58,8 @@ public:
         : in_(in), out_(withoutStacks(in)), cancel_(cancel) {
         out_->nodes.push_back(in.nodes.empty() ? StackNode{} : in.nodes[0]);
         out_->callNodeOf.push_back(0);
+        // At most one new node (and call node) per old one: no growing on the way.
+        callNodes_.reserve(in.nodes.size());
         shared_.assign(1, 1); // the root: many old nodes may land on it
         // Nodes without a sample at or below them are left out: they would only make
         // empty nodes, and the next transform would walk them again.

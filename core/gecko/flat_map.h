@@ -39,6 +39,13 @@ public:
         }
     }
     size_t size() const { return size_; }
+    // Room for `entries` without growing (a build whose size is known up front).
+    void reserve(size_t entries) {
+        size_t count = slots_.size();
+        while (entries * 4 > count * 3)
+            count *= 2;
+        if (count != slots_.size()) rehash(count);
+    }
 
 private:
     static constexpr uint64_t kEmpty = ~0ull;
