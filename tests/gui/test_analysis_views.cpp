@@ -27,7 +27,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
+#include <QContextMenuEvent>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -41,6 +43,7 @@
 #include <QTest>
 #include <QToolButton>
 #include <QTreeView>
+#include <functional>
 
 using namespace gilscope;
 using namespace gilscope::ui;
@@ -477,6 +480,73 @@ private slots:
         const QRect flameRoot = flame->frameRect(QStringLiteral("main"));
         flame->setIcicle(true);
         QVERIFY(flame->frameRect(QStringLiteral("main")).top() < flameRoot.top());
+    }
+
+    // Issue 48: a right-click on a row of every table and tree opens the transforms' menu
+    // (it was attached to their viewports, which never asked); so do Ctrl+T and the
+    // toolbar's Transform button for the selected row.
+    void everyViewHasTheTransformMenu() {
+        FakeRecording rec;
+        AnalysisPanel panel;
+        panel.resize(1200, 700);
+        panel.show();
+        panel.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&panel)); // a shortcut needs an active window
+        panel.showRecording(rec.model, nullptr, false);
+        QVERIFY(waitForResult(panel));
+        const auto popupAfter = [&](const std::function<void()>& act) {
+            act();
+            QMenu* menu = nullptr;
+            const bool shown = QTest::qWaitFor(
+                [&] {
+                    menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+                    return menu != nullptr;
+                },
+                2000);
+            const bool ok = shown && menu->findChild<QAction*>(QStringLiteral("transformMerge"));
+            if (menu) menu->close();
+            // The menu goes (deleted on close) and gives the window back its focus.
+            return QTest::qWaitFor([&] {
+                       return !QApplication::activePopupWidget() &&
+                              QApplication::activeWindow() == &panel;
+                   }) &&
+                   ok;
+        };
+        QAbstractItemView* tables[] = {panel.topView(), panel.findChild<QTreeView*>("callTreeView"),
+                                       panel.findChild<QTreeView*>("bottomUpView")};
+        for (QAbstractItemView* view : tables) {
+            QVERIFY(view);
+            panel.tabs()->setCurrentWidget(view);
+            QTRY_VERIFY(view->model()->rowCount() > 0);
+            const QRect row = view->visualRect(view->model()->index(0, 0));
+            QVERIFY2(popupAfter([&] {
+                         QContextMenuEvent e(QContextMenuEvent::Mouse, row.center(),
+                                             view->viewport()->mapToGlobal(row.center()));
+                         QApplication::sendEvent(view->viewport(), &e);
+                     }),
+                     qPrintable(view->objectName()));
+            // Ctrl+T and the button: the selected row's menu.
+            view->setCurrentIndex(view->model()->index(0, 0));
+            view->setFocus();
+            QTRY_COMPARE(QApplication::focusWidget(), view);
+            QVERIFY2(popupAfter([&] { QTest::keyClick(view, Qt::Key_T, Qt::ControlModifier); }),
+                     qPrintable(view->objectName()));
+            QVERIFY(popupAfter([&] { panel.transformButton()->click(); }));
+        }
+        // Callers / callees: the selected function's callers table.
+        panel.tabs()->setCurrentWidget(panel.callersCallees());
+        for (int r = 0; r < panel.topProxy()->rowCount(); ++r)
+            if (panel.topProxy()->index(r, 0).data().toString() == QLatin1String("late_work"))
+                panel.topView()->setCurrentIndex(panel.topProxy()->index(r, 0));
+        QTableWidget* callers = panel.callersCallees()->callers();
+        QTRY_VERIFY(callers->rowCount() > 0 || panel.callersCallees()->callees()->rowCount() > 0);
+        QTableWidget* table = callers->rowCount() > 0 ? callers : panel.callersCallees()->callees();
+        const QRect cell = table->visualItemRect(table->item(0, 0));
+        QVERIFY(popupAfter([&] {
+            QContextMenuEvent e(QContextMenuEvent::Mouse, cell.center(),
+                                table->viewport()->mapToGlobal(cell.center()));
+            QApplication::sendEvent(table->viewport(), &e);
+        }));
     }
 
     void sourceViewShowsLineHeat() {

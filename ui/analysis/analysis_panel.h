@@ -81,6 +81,12 @@ public:
     // in a top-down tree), and the menu a right-click there opens.
     FrameTarget targetAt(QWidget* view, QPoint pos) const;
     QMenu* frameMenu(const FrameTarget& target);
+    // The frame selected in the view shown (its current row; the flame graph's zoomed
+    // frame), else the function selected last in any view: what Ctrl+T reshapes.
+    FrameTarget currentTarget() const;
+    // Opens the transforms' menu of currentTarget() at a global point; false: none.
+    bool openTransformMenu(QPoint global);
+    QToolButton* transformButton() const { return transformButton_; }
     TransformBar* transformBar() const { return transformBar_; }
     // Covers the views while a new request is computed (never an older answer shown as
     // the current one).
@@ -115,6 +121,7 @@ private:
     QToolButton* backButton_;
     QToolButton* forwardButton_;
     QToolButton* resetButton_;
+    QToolButton* transformButton_ = nullptr;
     QTabWidget* tabs_;
     TopFunctionsModel* topModel_;
     QSortFilterProxyModel* topProxy_;

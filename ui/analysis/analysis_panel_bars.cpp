@@ -69,6 +69,18 @@ QWidget* AnalysisPanel::buildToolbar() {
     search_->setMaximumWidth(260);
     connect(search_, &QLineEdit::textChanged, this, &AnalysisPanel::applySearch);
     row->addWidget(search_);
+    // The transforms' entry point in sight: the menu of the selected frame (as a right-
+    // click on it would open it), also Ctrl+T.
+    transformButton_ = makeButton(tr("Transform ▾"),
+                                  tr("Reshape the call tree around the selected function: merge, "
+                                     "focus, collapse, drop, invert (Ctrl+T; or right-click "
+                                     "a frame in any view)"),
+                                  bar);
+    transformButton_->setObjectName(QStringLiteral("transformButton"));
+    connect(transformButton_, &QToolButton::clicked, this, [this] {
+        openTransformMenu(transformButton_->mapToGlobal(transformButton_->rect().bottomLeft()));
+    });
+    row->addWidget(transformButton_);
     summary_ = new StatusLine(bar);
     summary_->setObjectName(QStringLiteral("analysisSummary"));
     summary_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);

@@ -9,9 +9,11 @@
 #include "ui/analysis/top_functions_model.h"
 
 #include <QMenu>
+#include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTableWidget>
+#include <QToolTip>
 #include <QTreeView>
 
 // The analysis panel's right-click menus: every view offers the call-tree transforms of
@@ -85,15 +87,58 @@ QMenu* AnalysisPanel::frameMenu(const FrameTarget& target) {
     return transformMenu(target, controller_, this);
 }
 
+FrameTarget AnalysisPanel::currentTarget() const {
+    QWidget* shown = tabs_->currentWidget();
+    const auto viewCurrent = [&](QAbstractItemView* view) -> FrameTarget {
+        const QModelIndex current = view->currentIndex();
+        if (!current.isValid()) return {};
+        return targetAt(view->viewport(), view->visualRect(current).center());
+    };
+    FrameTarget t;
+    if (shown == topView_ || shown == treeView_ || shown == bottomUpView_)
+        t = viewCurrent(static_cast<QAbstractItemView*>(shown));
+    else if (shown == callers_)
+        for (QTableWidget* table : {callers_->callers(), callers_->callees()})
+            if (!t.valid() && table->hasFocus()) t = viewCurrent(table);
+    if (!t.valid() && shown == flamePage_ && flame_->zoomNode() != 0) {
+        const AnalysisResultPtr& r = flame_->result();
+        if (r && r->snapshot) t = targetOf(*r->snapshot, flame_->pathTo(flame_->zoomNode()), true);
+    }
+    if (!t.valid()) {
+        const auto r = controller_->latest();
+        if (r && r->snapshot && selectedFunc_ < r->snapshot->functions.size())
+            t = targetOf(*r->snapshot, {selectedFunc_}, false);
+    }
+    return t;
+}
+
+bool AnalysisPanel::openTransformMenu(QPoint global) {
+    const FrameTarget target = currentTarget();
+    if (!target.valid()) {
+        QToolTip::showText(global, tr("Select a function first (click a row or a frame)."), this);
+        return false;
+    }
+    QMenu* menu = frameMenu(target);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(global);
+    return true;
+}
+
 void AnalysisPanel::installFrameMenus() {
-    std::vector<QWidget*> views{flame_,
-                                stackChart_->chart(),
-                                topView_->viewport(),
-                                treeView_->viewport(),
-                                bottomUpView_->viewport(),
-                                callers_->callers()->viewport(),
-                                callers_->callees()->viewport()};
-    for (QWidget* view : views) {
+    // Scroll areas (the tables and trees) take the request themselves, in their viewport's
+    // coordinates: a policy on the viewport is never asked.
+    for (QAbstractItemView* view : std::initializer_list<QAbstractItemView*>{
+             topView_, treeView_, bottomUpView_, callers_->callers(), callers_->callees()}) {
+        view->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(view, &QWidget::customContextMenuRequested, this, [this, view](QPoint pos) {
+            const FrameTarget target = targetAt(view->viewport(), pos);
+            if (!target.valid()) return;
+            QMenu* menu = frameMenu(target);
+            menu->setAttribute(Qt::WA_DeleteOnClose);
+            menu->popup(view->viewport()->mapToGlobal(pos));
+        });
+    }
+    for (QWidget* view : std::initializer_list<QWidget*>{flame_, stackChart_->chart()}) {
         view->setContextMenuPolicy(Qt::CustomContextMenu);
         connect(view, &QWidget::customContextMenuRequested, this, [this, view](QPoint pos) {
             const FrameTarget target = targetAt(view, pos);
@@ -103,6 +148,12 @@ void AnalysisPanel::installFrameMenus() {
             menu->popup(view->mapToGlobal(pos));
         });
     }
+    auto* shortcut = new QShortcut(QKeySequence(tr("Ctrl+T")), this);
+    shortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(shortcut, &QShortcut::activated, this, [this] {
+        QWidget* shown = tabs_->currentWidget();
+        openTransformMenu(shown->mapToGlobal(shown->rect().center()));
+    });
 }
 
 } // namespace gilscope::ui
