@@ -12,7 +12,9 @@
 #   scripts/check-fresh-machine.sh
 #
 # The bare system is cached as a tarball in /var/cache/gilscope (GILSCOPE_CACHE_DIR);
-# packages are only ever added to the temporary copy, never to the cache. Needs root
+# packages are only ever installed in the temporary copy, never in the cache (their
+# downloaded files are kept in GILSCOPE_CACHE_DIR/apt-archives, so a warm run does not
+# download them again). Needs root
 # (debootstrap, chroot, mounts): without it the check says why and is skipped, except
 # under CI (CI=true), where it fails.
 set -euo pipefail
@@ -107,6 +109,11 @@ cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 mount -t proc proc "$ROOT/proc"
 mount --bind /dev "$ROOT/dev"
 mount --bind /dev/pts "$ROOT/dev/pts" # apt and dpkg want a pty for their logs
+# A local package cache: the packages are downloaded once, later runs install the same
+# files from it (apt still fetches the lists and checks every file's hash against them).
+APT_CACHE="$CACHE/apt-archives"
+mkdir -p "$APT_CACHE/partial"
+mount --bind "$APT_CACHE" "$ROOT/var/cache/apt/archives"
 
 in_root() {
     chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
