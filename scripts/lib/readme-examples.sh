@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the README's command-line examples ("Three things to try", 2 and 3) as written,
-# with the built gilscope on PATH, and checks what each one makes:
-#   2. a busy python3, then `gilscope attach $! -d 5 --flamegraph -o flame.html`: the page;
-#   3. `gilscope agent --push http://localhost:4040` for 14 s (its pushes come every 10 s)
+# from the clone with nothing added to PATH, and checks what each one makes:
+#   2. a busy python3, then `build/release/app/gilscope attach $! -d 5 --flamegraph -o flame.html`: the page;
+#   3. `build/release/app/gilscope agent --push http://localhost:4040` for 14 s (its pushes come every 10 s)
 #      against a stand-in Pyroscope on that port: at least one push of a profile.
 # scripts/check-fresh-machine.sh runs it on a bare Debian 12 after scripts/run.sh.
 #
@@ -10,9 +10,11 @@
 set -euo pipefail
 
 src=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
-export PATH="$src/build/release/app:$PATH"
-command -v gilscope >/dev/null || { echo "error: no gilscope under $src/build/release/app"; exit 1; }
+[[ -x "$src/build/release/app/gilscope" ]] || { echo "error: no gilscope under $src/build/release/app"; exit 1; }
+# The examples run "from the clone", as a newcomer pastes them (nothing on PATH): a
+# scratch folder whose build/ is the clone's, so their outputs stay out of the clone.
 work=$(mktemp -d)
+ln -s "$src/build" "$work/build"
 pids=()
 cleanup() {
     local p
