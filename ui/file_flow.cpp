@@ -4,6 +4,8 @@
 // unsaved-recording question.
 #include "ui/file_flow.h"
 
+#include "core/tach/thread_names_file.h"
+
 #include "core/session/recording_file.h"
 #include "core/session/recording_session.h"
 #include "net/profile_server.h"
@@ -227,12 +229,22 @@ void FileFlow::onSaveBinFinished(const QString& path, const Status& status) {
         emit statusChanged(tr("Saved the recording to %1").arg(path));
         unsaved_ = false;
         recent_->add(path);
+        // The thread names, marks and counters have no place in CPython's format: they go
+        // beside it, and are lost if the .bin is moved alone.
+        const QString side = QString::fromStdString(threadNamesPath(path.toStdString()).string());
+        const QString beside =
+            QFileInfo::exists(side)
+                ? tr("\n\nThread names, marks and the process's counters are in %1 beside it "
+                     "(CPython's format has no place for them): move or copy the two files "
+                     "together.")
+                      .arg(QFileInfo(side).fileName())
+                : QString();
         if (!then_)
             prompts_.showMessage(
                 MessageKind::Info, tr("Recording saved"),
-                tr("Saved %1.\n\ngilscope opens it with “Open recording…”; CPython 3.15 "
+                tr("Saved %1.%2\n\ngilscope opens it with “Open recording…”; CPython 3.15 "
                    "replays it with “python3.15 -m profiling.sampling replay”.")
-                    .arg(path));
+                    .arg(path, beside));
     } else if (status.error().kind == ErrorKind::Cancelled) {
         dropThen();
         emit statusChanged(tr("Saving cancelled; nothing was written to %1.").arg(path));

@@ -18,6 +18,11 @@
 
 namespace gilscope::ui {
 
+namespace {
+// How long an exited process stays struck out under a resting pointer before it folds away.
+constexpr double kExitedRowsFoldAfterSec = 3.0;
+} // namespace
+
 ProcessPicker::ProcessPicker(QWidget* parent)
     : QWidget(parent), model_(new ProcessTableModel(this)), proxy_(new QSortFilterProxyModel(this)),
       filter_(new QLineEdit(this)), view_(new QTableView(this)), details_(new QLabel(this)),
@@ -88,7 +93,6 @@ ProcessPicker::ProcessPicker(QWidget* parent)
     connect(timer_, &QTimer::timeout, this, [this] {
         if (!scans_->running()) refreshNow();
     });
-    timer_->start();
     holdCheck_->setInterval(250);
     connect(holdCheck_, &QTimer::timeout, this, [this] {
         if (!cursorOverRows()) setPointerInside(false);
@@ -113,10 +117,23 @@ void ProcessPicker::refreshNow() {
 }
 
 void ProcessPicker::setAutoRefresh(bool on) {
-    if (on)
+    autoRefresh_ = on;
+    if (on && isVisible())
         timer_->start();
     else
         timer_->stop();
+}
+
+void ProcessPicker::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (!autoRefresh_) return;
+    timer_->start();
+    if (!scans_->running()) refreshNow(); // what changed while hidden
+}
+
+void ProcessPicker::hideEvent(QHideEvent* event) {
+    QWidget::hideEvent(event);
+    timer_->stop();
 }
 
 void ProcessPicker::applyScan(Result<std::vector<PythonProcessInfo>> scan) {
@@ -130,6 +147,13 @@ void ProcessPicker::applyScan(Result<std::vector<PythonProcessInfo>> scan) {
     scanError_.clear();
     internalChange_ = true;
     model_->setProcesses(*scan, pointerInside_);
+    if (pointerInside_) {
+        // An exited row stays struck out for a moment where the pointer rests, then folds
+        // away (the row under the pointer last, when the pointer moves on).
+        const QModelIndex under = view_->indexAt(view_->viewport()->mapFromGlobal(QCursor::pos()));
+        const int keep = under.isValid() ? under.data(ProcessTableModel::PidRole).toInt() : 0;
+        model_->foldExitedRows(kExitedRowsFoldAfterSec, keep);
+    }
     internalChange_ = false;
     view_->resizeColumnToContents(ProcessTableModel::Pid);
     view_->resizeColumnToContents(ProcessTableModel::User);

@@ -60,8 +60,13 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    // Scans run only while the list is seen: a window showing a recording costs nothing
+    // idle. Shown again, it scans at once.
+    void showEvent(QShowEvent* event) override;
+    void hideEvent(QHideEvent* event) override;
 
 private:
+    bool autoRefresh_ = true;
     void applyScan(Result<std::vector<PythonProcessInfo>> scan);
     void finishScan(); // scanFinished(), or the scan asked for meanwhile
     void onSelectionChanged();

@@ -57,6 +57,7 @@ void ProcessTableModel::setProcesses(const std::vector<PythonProcessInfo>& fresh
     }
     if (holdRows) {
         for (size_t i : gone) {
+            if (!rows_[i].exited) rows_[i].exitedAtSec = now;
             rows_[i].exited = true;
             rows_[i].cpuPct = -1;
         }
@@ -87,6 +88,17 @@ void ProcessTableModel::setProcesses(const std::vector<PythonProcessInfo>& fresh
 void ProcessTableModel::releaseHeldRows() {
     for (size_t i = rows_.size(); i-- > 0;) {
         if (!rows_[i].exited) continue;
+        beginRemoveRows({}, int(i), int(i));
+        rows_.erase(rows_.begin() + long(i));
+        endRemoveRows();
+    }
+}
+
+void ProcessTableModel::foldExitedRows(double afterSec, int keepPid) {
+    const double now = double(clock_.nsecsElapsed()) / 1e9;
+    for (size_t i = rows_.size(); i-- > 0;) {
+        const Row& r = rows_[i];
+        if (!r.exited || now - r.exitedAtSec < afterSec || r.info.pid == keepPid) continue;
         beginRemoveRows({}, int(i), int(i));
         rows_.erase(rows_.begin() + long(i));
         endRemoveRows();

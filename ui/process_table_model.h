@@ -27,6 +27,10 @@ public:
     void setProcesses(const std::vector<PythonProcessInfo>& fresh, bool holdRows = false);
     // Applies what holdRows kept back: exited rows go.
     void releaseHeldRows();
+    // While rows are held, those exited more than `afterSec` ago go all the same, except
+    // keepPid's (the row under the pointer or the selected one): a busy machine must not
+    // pile up struck-out rows while the pointer rests on the table.
+    void foldExitedRows(double afterSec, int keepPid);
     std::optional<PythonProcessInfo> processAt(int row) const;
     bool exitedAt(int row) const;
     double cpuPercentAt(int row) const; // -1 until two scans have seen the process
@@ -42,6 +46,7 @@ private:
         PythonProcessInfo info;
         double cpuPct = -1;
         bool exited = false;
+        double exitedAtSec = 0; // when a scan first missed it (clock_)
     };
     QVariant display(const Row& r, int column) const;
 

@@ -96,7 +96,8 @@ int TimelineWidget::xAt(uint64_t timeUs) const {
     return int(std::lround(std::clamp(x, double(plotLeft() - 1), double(width() + 1))));
 }
 
-bool TimelineWidget::inPlot(QPoint pos) const {
+bool TimelineWidget::inPlot(QPoint widgetPos) const {
+    const QPoint pos = toLayout(widgetPos);
     return pos.x() >= plotLeft() && pos.y() >= kPlotTop && !noteRect().contains(pos);
 }
 
@@ -118,7 +119,8 @@ TimelineBucket TimelineWidget::totalIn(const ThreadTimeline& thread, uint64_t fr
     return t;
 }
 
-QString TimelineWidget::toolTipAt(QPoint pos) const {
+QString TimelineWidget::toolTipAt(QPoint widgetPos) const {
+    const QPoint pos = toLayout(widgetPos);
     const QString help =
         tr("%1Ctrl+wheel: zoom around the pointer\nZoomed: the wheel, Shift+drag or middle-drag "
            "pans\nDouble-click: the whole recording")
@@ -267,7 +269,7 @@ void TimelineWidget::wheelEvent(QWheelEvent* event) {
 }
 
 void TimelineWidget::mousePressEvent(QMouseEvent* event) {
-    const QPoint pos = event->position().toPoint();
+    const QPoint pos = toLayout(event->position().toPoint());
     if (event->button() == Qt::LeftButton && noteRect().contains(pos)) {
         setFoldedShown(!showFolded_);
         return;
@@ -310,7 +312,7 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
 }
 
 void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* event) {
-    const QPoint pos = event->position().toPoint();
+    const QPoint pos = toLayout(event->position().toPoint());
     if (event->button() != Qt::LeftButton || noteRect().contains(pos)) return;
     // On a name (its twisty or not), a double-click opens or closes its lanes: the
     // first click selected the track.

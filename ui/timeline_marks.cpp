@@ -38,7 +38,8 @@ QRect TimelineWidget::markFlagRect(const TimelineMark& m) const {
     return QRect(std::min(x, width() - kMargin - w), kPlotTop, w, kAxisHeight - 4);
 }
 
-std::optional<std::pair<uint64_t, uint64_t>> TimelineWidget::markRangeAt(QPoint pos) const {
+std::optional<std::pair<uint64_t, uint64_t>> TimelineWidget::markRangeAt(QPoint widgetPos) const {
+    const QPoint pos = toLayout(widgetPos);
     const auto& marks = snapshot_.marks;
     for (size_t i = marks.size(); i-- > 0;) // the flag drawn last is on top
         if (markFlagRect(marks[i]).contains(pos)) {

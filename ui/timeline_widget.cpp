@@ -37,6 +37,25 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
 }
 
+int TimelineWidget::pinnedTop() const {
+    // In a scroll area the widget moves up as it scrolls: its top is above the viewport.
+    return parentWidget() ? std::clamp(-y(), 0, std::max(0, height() - pinnedHeight())) : 0;
+}
+
+int TimelineWidget::pinnedHeight() const {
+    return kPlotTop + countersHeight();
+}
+
+QPoint TimelineWidget::toLayout(QPoint pos) const {
+    const int pin = pinnedTop();
+    return pin > 0 && pos.y() >= pin && pos.y() < pin + pinnedHeight() ? pos - QPoint(0, pin) : pos;
+}
+
+void TimelineWidget::moveEvent(QMoveEvent* event) {
+    QWidget::moveEvent(event);
+    update(); // a scroll blits the old picture: the pinned header is drawn anew
+}
+
 int TimelineWidget::headerHeight() {
     return kPlotTop;
 }
@@ -221,6 +240,21 @@ void TimelineWidget::paintEvent(QPaintEvent* event) {
         if (row.y < event->rect().bottom() && row.y + row.height > event->rect().top())
             paintRow(p, row);
     paintMarks(p);
+    if (const int pin = pinnedTop(); pin > 0) {
+        // The header over the tracks that scrolled under it, as if unscrolled.
+        p.save();
+        p.translate(0, pin);
+        const QRect header(0, 0, width(), pinnedHeight());
+        p.setClipRect(header);
+        p.fillRect(header, palette().base());
+        paintHeader(p);
+        paintAxis(p, kMargin + kLegendHeight);
+        paintCounters(p);
+        paintMarks(p);
+        p.setPen(palette().color(QPalette::Mid));
+        p.drawLine(0, header.bottom(), width(), header.bottom());
+        p.restore();
+    }
     if (noteY_ >= 0) {
         QStringList ids;
         for (uint64_t id : foldedThreads())

@@ -112,6 +112,13 @@ public:
     // click on the flag selects ("from mark A to mark B").
     std::optional<std::pair<uint64_t, uint64_t>> markRangeAt(QPoint pos) const;
     QRect markFlagRect(const TimelineMark& mark) const; // empty: not in view
+    // Scrolled down in its scroll area, the legend, the time axis and the counter tracks
+    // stay pinned at the top of what is visible: pinnedTop() is where they are drawn (0
+    // unscrolled), over the tracks that scrolled under them. Positions given to the
+    // public functions here are widget positions; toLayout() maps them to the layout's.
+    int pinnedTop() const;
+    int pinnedHeight() const; // legend, axis and counters
+    QPoint toLayout(QPoint widgetPos) const;
     // Height of the header (legend and axis) and of one compact track.
     static int headerHeight();
     static int trackHeight();
@@ -136,6 +143,7 @@ protected:
     void contextMenuEvent(QContextMenuEvent* event) override;
     void enterEvent(QEnterEvent* event) override;
     void leaveEvent(QEvent* event) override;
+    void moveEvent(QMoveEvent* event) override; // scrolled: the pinned header moves along
 
 private:
     struct Row {

@@ -104,6 +104,7 @@ std::vector<TachField> describeTachInfo(const TachInfo& info, const TachDescribe
     } else {
         f.push_back({"Statistics", "none (no TACHSTAT block)"});
     }
+    if (!info.sideFile.empty()) f.push_back({"Side file", info.sideFile});
     return f;
 }
 

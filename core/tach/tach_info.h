@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace gilscope {
 
@@ -34,6 +35,9 @@ struct TachInfo {
     // frame without a line whose file is no Python source taken as a C function. CPython's
     // own recordings can hold such frames (a torn read), which stay Python's there.
     bool nativeFrames = false;
+    // What that side file gave, or why there is none (describeSideFile): a `.bin` copied
+    // without it loses names, marks and counters, and says so.
+    std::string sideFile;
 
     // Layout facts, for `info` and tests.
     bool byteSwapped = false; // written on a machine of the other endianness

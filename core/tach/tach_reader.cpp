@@ -118,6 +118,7 @@ Result<TachReader> TachReader::open(const std::filesystem::path& path) {
     impl->side = readBinSideFile(path, {info.fileSize, info.startTimeUs, info.sampleCount});
     info.freeThreaded = impl->side.freeThreaded;
     info.nativeFrames = impl->side.nativeFrames;
+    info.sideFile = describeSideFile(path, impl->side);
     return TachReader(std::move(impl));
 }
 

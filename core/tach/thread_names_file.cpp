@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <type_traits>
 
 namespace gilscope {
 
@@ -145,23 +146,55 @@ Status writeBinSideFile(const std::filesystem::path& bin, const BinIdentity& ide
     return file->commit();
 }
 
+namespace {
+
+BinSideFacts ignored(std::string why) {
+    BinSideFacts facts;
+    facts.state = SideFileState::Ignored;
+    facts.ignoredWhy = std::move(why);
+    return facts;
+}
+
+// j[key] when it holds a T, else `otherwise`: a crafted file's wrong type is no throw.
+template <typename T>
+T valueOr(const nlohmann::json& j, const char* key, T otherwise) {
+    const auto it = j.find(key);
+    if (it == j.end()) return otherwise;
+    if constexpr (std::is_same_v<T, std::string>) {
+        if (!it->is_string()) return otherwise;
+    } else {
+        if (!it->is_number_unsigned()) return otherwise;
+    }
+    return it->template get<T>();
+}
+
+} // namespace
+
 BinSideFacts readBinSideFile(const std::filesystem::path& bin, const BinIdentity& identity) {
     const std::filesystem::path path = threadNamesPath(bin);
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return {};
+    if (!std::filesystem::exists(path, ec)) return {};
+    if (!std::filesystem::is_regular_file(path, ec)) return ignored("it is not a regular file");
     const auto size = std::filesystem::file_size(path, ec);
-    if (ec || size > kMaxNamesFileBytes) return {};
+    if (ec) return ignored(ec.message());
+    if (size > kMaxNamesFileBytes)
+        return ignored("it is larger than " + std::to_string(kMaxNamesFileBytes >> 20) + " MiB");
     std::ifstream in(path, std::ios::binary);
     std::string text(size, '\0');
-    if (!in.read(text.data(), std::streamsize(size))) return {};
+    if (!in.read(text.data(), std::streamsize(size))) return ignored("it cannot be read");
     const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object() || j.value("format", "") != kFormat || j.value("version", 0) != kVersion)
-        return {};
-    const BinIdentity stamped{j.value("bin_size", uint64_t{0}),
-                              j.value("start_time_us", uint64_t{0}),
-                              j.value("sample_count", uint64_t{0})};
-    if (!(stamped == identity)) return {};
+    if (!j.is_object() || valueOr<std::string>(j, "format", "") != kFormat ||
+        valueOr<uint64_t>(j, "version", 0) != kVersion)
+        return ignored("it is not gilscope's side file (format " + std::string(kFormat) +
+                       " version " + std::to_string(kVersion) + ")");
+    const BinIdentity stamped{valueOr<uint64_t>(j, "bin_size", 0),
+                              valueOr<uint64_t>(j, "start_time_us", 0),
+                              valueOr<uint64_t>(j, "sample_count", 0)};
+    if (!(stamped == identity))
+        return ignored("it belongs to another recording (its size, start time or sample "
+                       "count differ)");
     BinSideFacts facts;
+    facts.state = SideFileState::Read;
     const auto ft = j.find("free_threaded");
     facts.freeThreaded = ft != j.end() && ft->is_boolean() && ft->get<bool>();
     const auto native = j.find("native_frames");
@@ -190,6 +223,32 @@ BinSideFacts readBinSideFile(const std::filesystem::path& bin, const BinIdentity
             names[t["tid"].get<uint64_t>()] = sanitizeUtf8(name);
     }
     return facts;
+}
+
+std::string describeSideFile(const std::filesystem::path& bin, const BinSideFacts& facts) {
+    const std::string name = threadNamesPath(bin).filename().string();
+    const std::string missing = "thread names, marks and the process's counters, which gilscope "
+                                "keeps there, are not shown";
+    switch (facts.state) {
+    case SideFileState::Absent:
+        return "none (no " + name + " beside it: " + missing +
+               "; a recording CPython wrote has none)";
+    case SideFileState::Ignored:
+        return name + " ignored: " + facts.ignoredWhy + "; " + missing;
+    case SideFileState::Read:
+        break;
+    }
+    std::vector<std::string> parts;
+    if (!facts.names.empty()) parts.push_back(std::to_string(facts.names.size()) + " thread names");
+    if (!facts.markers.empty()) parts.push_back(std::to_string(facts.markers.size()) + " marks");
+    if (!facts.counters.empty())
+        parts.push_back(std::to_string(facts.counters.size()) + " counter readings");
+    if (facts.freeThreaded) parts.push_back("free-threaded");
+    if (facts.nativeFrames) parts.push_back("C frames");
+    std::string text = name;
+    for (size_t i = 0; i < parts.size(); ++i)
+        text += (i ? ", " : ": ") + parts[i];
+    return text;
 }
 
 Status copyThreadNames(const std::filesystem::path& from, const std::filesystem::path& to) {

@@ -31,6 +31,9 @@ using ThreadNameMap = std::map<uint64_t, std::string>;
 // A named instant: its time in the samples' clock (µs) and its text.
 using Marker = std::pair<uint64_t, std::string>;
 
+// Whether a side file was found beside a `.bin`, and used.
+enum class SideFileState { Absent, Read, Ignored };
+
 // What the side file keeps.
 struct BinSideFacts {
     ThreadNameMap names;
@@ -38,6 +41,9 @@ struct BinSideFacts {
     bool nativeFrames = false; // it holds C frames (--native-stacks)
     std::vector<Marker> markers;
     std::vector<ProcessCounters> counters; // in time order, at most CounterSeries::kMaxReadings
+    // How reading it went (readBinSideFile); writing ignores these.
+    SideFileState state = SideFileState::Absent;
+    std::string ignoredWhy; // SideFileState::Ignored: why
     bool empty() const {
         return names.empty() && !freeThreaded && !nativeFrames && markers.empty() &&
                counters.empty();
@@ -57,8 +63,12 @@ Status writeBinSideFile(const std::filesystem::path& bin, const BinIdentity& ide
                         const BinSideFacts& facts);
 
 // The side file of `bin`: empty when there is none, or it is not one, too large, or
-// belongs to another recording. Bounded: at most kMaxNamesFileBytes are read.
+// belongs to another recording (its state says which). Bounded: at most
+// kMaxNamesFileBytes are read; a value of the wrong type is skipped, never thrown.
 BinSideFacts readBinSideFile(const std::filesystem::path& bin, const BinIdentity& identity);
+
+// One line for `info` and the window: what the side file gave, or what is missing and why.
+std::string describeSideFile(const std::filesystem::path& bin, const BinSideFacts& facts);
 
 // Copies the side file of `from` (if any) to beside `to`, a byte-identical copy of it.
 Status copyThreadNames(const std::filesystem::path& from, const std::filesystem::path& to);

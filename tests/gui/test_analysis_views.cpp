@@ -61,15 +61,18 @@ struct FakeRecording {
     LiveTimeline timeline;
     TeeSink tee;
     std::unique_ptr<SyntheticFeed> feed;
-    explicit FakeRecording(const QString& sourceFile = QStringLiteral("/nonexistent/app.py")) {
+    // Its functions' lines are 1-12, plus lineBase.
+    explicit FakeRecording(const QString& sourceFile = QStringLiteral("/nonexistent/app.py"),
+                           int lineBase = 0) {
         tee.add(model.get());
         tee.add(&timeline);
         feed = std::make_unique<SyntheticFeed>(tee);
         const std::string file = sourceFile.toStdString();
-        const FrameId main = feed->frame(file, 1, "main"),
-                      early = feed->frame(file, 4, "early_work"),
-                      late = feed->frame(file, 7, "late_work"),
-                      helper = feed->frame(file, 9, "helper"), idle = feed->frame(file, 12, "idle");
+        const FrameId main = feed->frame(file, lineBase + 1, "main"),
+                      early = feed->frame(file, lineBase + 4, "early_work"),
+                      late = feed->frame(file, lineBase + 7, "late_work"),
+                      helper = feed->frame(file, lineBase + 9, "helper"),
+                      idle = feed->frame(file, lineBase + 12, "idle");
         for (uint64_t i = 0; i < 2000; ++i) {
             const uint64_t t = kT0 + i * 1000;
             if (i < 1000)
@@ -547,6 +550,43 @@ private slots:
                                 table->viewport()->mapToGlobal(cell.center()));
             QApplication::sendEvent(table->viewport(), &e);
         }));
+    }
+
+    // Issue 48: the first file shown opens at the function's hottest line (it opened at
+    // line 1: the table had no size yet), in a pane wide enough to read.
+    void sourceViewOpensAtTheHottestLine() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("long.py"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        for (int i = 1; i <= 400; ++i)
+            f.write(QStringLiteral("value_%1 = compute(%1)  # a line of ordinary length here\n")
+                        .arg(i)
+                        .toUtf8());
+        f.close();
+        FakeRecording rec(path, 300);
+        AnalysisPanel panel;
+        panel.resize(1366, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.showRecording(rec.model, nullptr, false);
+        QVERIFY(waitForResult(panel));
+        QTableView* view = panel.topView();
+        for (int r = 0; r < view->model()->rowCount(); ++r)
+            if (view->model()->index(r, 0).data().toString() == QLatin1String("helper"))
+                view->setCurrentIndex(view->model()->index(r, 0));
+        SourceView* source = panel.sourceView();
+        QCOMPARE(source->hottestLine(), 309);
+        QTRY_VERIFY2(source->firstVisibleLine() > 250 && source->firstVisibleLine() < 309,
+                     qPrintable(QString::number(source->firstVisibleLine())));
+        const int lastVisible = source->table()->rowAt(source->table()->viewport()->height() - 1);
+        QVERIFY2(lastVisible < 0 || lastVisible + 1 > 309,
+                 qPrintable(QString::number(lastVisible)));
+        // Wide enough for ~80 columns of code, at most half the panel.
+        const int chars = source->table()->fontMetrics().horizontalAdvance(QLatin1Char('x'));
+        QVERIFY2(source->width() >= std::min(80 * chars, panel.width() / 2 - 20),
+                 qPrintable(QString::number(source->width())));
+        QVERIFY(source->width() <= panel.width() / 2 + 10);
     }
 
     void sourceViewShowsLineHeat() {

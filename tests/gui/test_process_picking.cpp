@@ -209,6 +209,39 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!h.picker()->rowsHeld(), 30000);
     }
 
+    // Issue 48: while the pointer rests on the table, an exited process is struck out for
+    // a moment, then folds away, except the row under the pointer itself.
+    void exitedRowsFoldAwayUnderARestingPointer() {
+        const auto all = gilscope::test::findInterpreters(8, 13);
+        GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
+        TargetProcess a(all.first(), QStringLiteral("three_deep.py"));
+        TargetProcess b(all.last(), QStringLiteral("three_deep.py"));
+        QVERIFY2(a.start() && b.start(), "targets did not start");
+        Harness h;
+        if (QTest::currentTestFailed()) return;
+        h.picker()->setAutoRefresh(false);
+        QTRY_VERIFY_WITH_TIMEOUT(h.listed({a.pid(), b.pid()}), 60000);
+        const QPoint at = h.centreOfRow(h.rowOf(a.pid()));
+        QTest::mouseMove(h.view()->viewport(), at);
+        QVERIFY(h.picker()->rowsHeld());
+        QCOMPARE(h.pidAt(at), int(a.pid()));
+        a.terminate();
+        b.terminate();
+        h.rescan();
+        if (QTest::currentTestFailed()) return;
+        // The next scan strikes both out and moves nothing.
+        QVERIFY(h.picker()->rowsHeld());
+        QVERIFY(h.rowOf(b.pid()) >= 0);
+        QCOMPARE(h.pidAt(at), int(a.pid()));
+        // A moment later b folds away; a, under the pointer, stays until it moves on.
+        QTRY_VERIFY_WITH_TIMEOUT((h.rescan(), h.rowOf(b.pid()) < 0), 30000);
+        QVERIFY(h.picker()->rowsHeld());
+        QVERIFY(h.rowOf(a.pid()) >= 0);
+        auto* filter = h.window.findChild<QLineEdit*>(QStringLiteral("processFilter"));
+        QTest::mouseMove(filter);
+        QTRY_VERIFY_WITH_TIMEOUT(h.rowOf(a.pid()) < 0, 30000);
+    }
+
     // The selected process exits: nothing is selected (no neighbour inherits the
     // selection), Record is disabled, and the window says which process went.
     void selectedProcessExitingClearsTheSelection() {

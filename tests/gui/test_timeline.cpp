@@ -22,6 +22,7 @@
 #include "ui/main_window.h"
 #include "ui/process_picker.h"
 #include "ui/timeline_detail.h"
+#include "ui/timeline_layout.h"
 #include "ui/timeline_widget.h"
 
 #include <QAction>
@@ -30,6 +31,8 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -357,6 +360,51 @@ private slots:
         w.setSnapshot(syntheticTimeline(2000));
         QVERIFY(w.counterTrackRect(0).isEmpty());
         QCOMPARE(w.trackRect(1).top(), TimelineWidget::headerHeight());
+    }
+
+    // Issue 48: at 1366×768 the eighth thread is below the fold; scrolled to it, the
+    // legend, the time axis and the counter tracks stay at the top of what is visible,
+    // and the pointer there asks them, not the tracks that scrolled under them.
+    void headerStaysPinnedWhenTheTracksScroll() {
+        LiveTimeline timeline;
+        {
+            SyntheticFeed feed(timeline);
+            const FrameId work = feed.frame("app.py", 1, "work");
+            for (uint64_t i = 0; i < 2000; ++i)
+                for (uint64_t tid = 1; tid <= 12; ++tid)
+                    feed.add(tid, TS::OnCpu | (tid == 1 ? TS::MainThread : 0), {work},
+                             {kT0 + i * 1000});
+            for (uint64_t ms = 0; ms <= 2000; ms += 20)
+                timeline.addCounters({kT0 + ms * 1000, 100u << 20, 12, ms * 1'000'000});
+            timeline.finish({});
+        }
+        QScrollArea area;
+        auto* w = new TimelineWidget;
+        area.setWidget(w);
+        area.setWidgetResizable(true);
+        area.resize(1000, 260);
+        w->setSnapshot(timeline.snapshot());
+        w->setAllExpanded(true); // taller than the area
+        area.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&area));
+        QCOMPARE(w->pinnedTop(), 0);
+        const QRect memory = w->counterTrackRect(0);
+        const QPoint onMemory(w->xAt(kT0 + 1'000'000), memory.center().y());
+        QVERIFY(w->toolTipAt(onMemory).contains(QStringLiteral("100.0 MB")));
+        area.verticalScrollBar()->setValue(area.verticalScrollBar()->maximum());
+        QTRY_VERIFY(w->pinnedTop() > memory.bottom()); // scrolled past the counters
+        const int pin = w->pinnedTop();
+        // The pointer on the pinned memory track asks it, not the track beneath.
+        const QString tip = w->toolTipAt(onMemory + QPoint(0, pin));
+        QVERIFY2(tip.contains(QStringLiteral("100.0 MB")), qPrintable(tip));
+        // Drawn there: the legend's first swatch (GIL held) and the memory track's fill.
+        const QImage image = w->grab().toImage();
+        QCOMPARE(image.pixelColor(timeline::kMargin + 5, pin + timeline::kMargin + 10),
+                 timeline::kLanes[0].color);
+        QVERIFY(image.pixelColor(onMemory.x(), pin + memory.bottom() - 2) !=
+                w->palette().color(QPalette::Base));
+        // Below the pinned header, the last track is where the layout puts it.
+        QVERIFY(w->trackRect(12).bottom() > pin + w->pinnedHeight());
     }
 
     // The interpreter's GC counts on the GC track: a full collection at 1.2 s is a

@@ -25,13 +25,16 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QScrollArea>
+#include <QShowEvent>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
+
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace gilscope::ui {
 
@@ -94,7 +97,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
     tabs_->addTab(stackChart_ = new StackChartView(controller_, this), tr("Stack chart"));
 
     source_ = new SourceView(this);
-    auto* split = new QSplitter(Qt::Horizontal, this);
+    auto* split = viewsAndSource_ = new QSplitter(Qt::Horizontal, this);
     split->addWidget(tabs_);
     split->addWidget(source_);
     split->setStretchFactor(0, 3);
@@ -309,6 +312,17 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
     }
     onFilterChanged();
     emit resultShown();
+}
+
+void AnalysisPanel::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (sourceSized_ || viewsAndSource_->width() < 200) return;
+    // The source pane wide enough to read code (its size hint: ~80 columns), within
+    // 35-50 % of the width; the user's own drag wins after that.
+    sourceSized_ = true;
+    const int width = viewsAndSource_->width();
+    const int source = std::clamp(source_->sizeHint().width(), width * 35 / 100, width / 2);
+    viewsAndSource_->setSizes({width - source, source});
 }
 
 void AnalysisPanel::catchUp() {

@@ -17,6 +17,7 @@ class QLineEdit;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
+class QSplitter;
 class QToolButton;
 class QTreeView;
 class QCheckBox;
@@ -98,6 +99,9 @@ public:
 signals:
     void resultShown();
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     QWidget* buildToolbar();
     QWidget* buildFlamePage();
@@ -121,6 +125,8 @@ private:
     QToolButton* backButton_;
     QToolButton* forwardButton_;
     QToolButton* resetButton_;
+    QSplitter* viewsAndSource_ = nullptr;
+    bool sourceSized_ = false; // the source pane got its readable width once
     QToolButton* transformButton_ = nullptr;
     QTabWidget* tabs_;
     TopFunctionsModel* topModel_;

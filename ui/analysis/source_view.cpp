@@ -36,7 +36,43 @@ SourceView::SourceView(QWidget* parent)
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 2);
     layout->addWidget(status_);
     layout->addWidget(table_, 1);
+    // The user scrolled: their place stays.
+    connect(table_->verticalScrollBar(), &QScrollBar::actionTriggered, this,
+            [this] { focusPending_ = false; });
     clear();
+}
+
+QSize SourceView::sizeHint() const {
+    const QFontMetrics m = table_->fontMetrics();
+    return {m.horizontalAdvance(QStringLiteral("00000  100.0%  ")) +
+                m.horizontalAdvance(QLatin1Char('x')) * 80,
+            QWidget::sizeHint().height()};
+}
+
+int SourceView::firstVisibleLine() const {
+    return table_->rowAt(0) + 1;
+}
+
+void SourceView::scrollToFocus() {
+    if (focusLine_ < 1 || focusLine_ > table_->rowCount()) return;
+    // Rows just added: their scroll range is only set by the view's delayed layout, and a
+    // scroll before it is clamped to the top.
+    table_->doItemsLayout();
+    table_->scrollToItem(table_->item(focusLine_ - 1, 0), QAbstractItemView::PositionAtCenter);
+    // Centred at a real size: done (later resizes keep the user's place).
+    if (table_->viewport()->height() > table_->verticalHeader()->defaultSectionSize() * 3 &&
+        isVisible())
+        focusPending_ = false;
+}
+
+void SourceView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (focusPending_) scrollToFocus();
+}
+
+void SourceView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (focusPending_) scrollToFocus();
 }
 
 QString SourceView::status() const {
@@ -49,6 +85,8 @@ void SourceView::clear() {
     shownName_.clear();
     shownFile_.clear();
     hottestLine_ = -1;
+    focusLine_ = 0;
+    focusPending_ = false;
     status_->setText(tr("Select a function to see its source with samples per line."));
 }
 
@@ -108,9 +146,9 @@ void SourceView::showFunction(const AnalysisResultPtr& result, uint32_t func,
     shownFile_ = file;
     shownSources_ = &sources;
     applyHeat(s, func);
-    const int focus = hottestLine_ > 0 ? hottestLine_ : std::max(1, s.functions[func].firstLine);
-    if (focus <= table_->rowCount())
-        table_->scrollToItem(table_->item(focus - 1, 0), QAbstractItemView::PositionAtCenter);
+    focusLine_ = hottestLine_ > 0 ? hottestLine_ : std::max(1, s.functions[func].firstLine);
+    focusPending_ = true;
+    scrollToFocus();
 }
 
 void SourceView::applyHeat(const ProfileSnapshot& s, uint32_t func) {

@@ -31,14 +31,28 @@ public:
     QString status() const;
     QTableWidget* table() const { return table_; }
     int hottestLine() const { return hottestLine_; }
+    // Wide enough to read ~80 columns of code beside the line and samples columns.
+    QSize sizeHint() const override;
+    // The first line shown (for tests): the hottest line sits in the middle.
+    int firstVisibleLine() const;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
+    // Centres the function's hottest line (else its first) until the user scrolls: a
+    // table not laid out yet (the first file shown) cannot scroll, so it is done again
+    // once it has a size.
+    void scrollToFocus();
     // The samples column for func's file; touches only the cells whose figure moved.
     void applyHeat(const ProfileSnapshot& s, uint32_t func);
 
     QLabel* status_;
     QTableWidget* table_;
     int hottestLine_ = -1;
+    int focusLine_ = 0;                 // the line to centre
+    bool focusPending_ = false;         // until the user scrolls, or it was centred at a real size
     std::string shownName_, shownFile_; // what the table shows now
     const heatmap::SourceCache* shownSources_ = nullptr;
     std::vector<uint64_t> shownHeat_; // per line: the total shown now

@@ -2,6 +2,7 @@
 // threads were named, replayed by TachReader, left out of the `.bin` itself (which stays
 // CPython's bytes), and ignored when it belongs to another recording or is not one.
 #include "core/sample/frame_registry.h"
+#include "core/tach/tach_describe.h"
 #include "core/tach/tach_reader.h"
 #include "core/tach/tach_writer.h"
 #include "core/tach/thread_names_file.h"
@@ -212,6 +213,13 @@ private slots:
         QTest::newRow("not an object") << QByteArray("[1, 2, 3]");
         QTest::newRow("other format") << QByteArray("{\"format\": \"x\", \"version\": 1}");
         QTest::newRow("huge") << QByteArray(int(kMaxNamesFileBytes + 1), ' ');
+        // Keys of another type than the file's (issue 47: these threw out of the replay).
+        QTest::newRow("format a number") << QByteArray("{\"format\": 7, \"version\": 1}");
+        QTest::newRow("version a string")
+            << QByteArray("{\"format\": \"gilscope-thread-names\", \"version\": \"1\"}");
+        QTest::newRow("bin_size a string")
+            << QByteArray("{\"format\": \"gilscope-thread-names\", \"version\": 1, "
+                          "\"bin_size\": \"9\", \"start_time_us\": [], \"sample_count\": {}}");
     }
     void hostileNamesFilesAreIgnored() {
         QFETCH(QByteArray, content);
@@ -227,6 +235,32 @@ private slots:
         QVERIFY(reader);
         NameSink sink;
         QVERIFY(reader->replay(sink));
+        // ... and says the side file was ignored, and what is missing.
+        const std::string& side = reader->info().sideFile;
+        QVERIFY2(side.find("r.bin.names.json ignored: ") == 0, side.c_str());
+        QVERIFY2(side.find("thread names, marks") != std::string::npos, side.c_str());
+    }
+
+    // What the side file gave, in `info` and the window's facts; a .bin alone says what
+    // it lacks.
+    void theSideFileIsDescribed() {
+        auto dir = TempDir::create("gilscope-test-names-");
+        QVERIFY(dir);
+        const fs::path bin = dir->path() / "r.bin";
+        record(bin, {{11, "db-writer"}, {12, "io"}});
+        if (QTest::currentTestFailed()) return;
+        auto reader = TachReader::open(bin);
+        QVERIFY(reader);
+        QCOMPARE(reader->info().sideFile, std::string("r.bin.names.json: 2 thread names"));
+        QVERIFY(tachInfoText(reader->info()).find("Side file:         r.bin.names.json: 2") !=
+                std::string::npos);
+        fs::remove(threadNamesPath(bin));
+        auto alone = TachReader::open(bin);
+        QVERIFY(alone);
+        const std::string& side = alone->info().sideFile;
+        QVERIFY2(side.find("none (no r.bin.names.json beside it: thread names, marks and the "
+                           "process's counters") == 0,
+                 side.c_str());
     }
 
     // Entries of the wrong shape are skipped; the others still name their threads.
