@@ -1,4 +1,5 @@
 #include "tui/live_view.h"
+#include "core/util/guarded_thread.h"
 
 #include "tui/live_screen.h"
 #include "tui/live_table.h"
@@ -53,7 +54,8 @@ Status LiveView::canRun() {
 }
 
 void LiveView::start() {
-    thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
+    thread_ = std::jthread(
+        guardedThreadBody("the live view", [this](std::stop_token stop) { run(stop); }));
 }
 
 std::string LiveView::failure() const {

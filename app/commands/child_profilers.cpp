@@ -1,4 +1,5 @@
 #include "app/commands/child_profilers.h"
+#include "core/util/guarded_thread.h"
 
 #include "app/commands/heatmap_output.h"
 #include "core/remote/process_tree.h"
@@ -103,7 +104,7 @@ ChildProfilers::ChildProfilers(int rootPid, int skip, const RecordOptions& optio
       }) {
     self_ = executableOf(static_cast<int>(::getpid()));
     if (skip > 0) watch_.markRecorded(skip);
-    thread_ = std::thread([this] { watch(); });
+    thread_ = std::thread(guardedThreadBody("the child-process watch", [this] { watch(); }));
 }
 
 ChildProfilers::~ChildProfilers() {

@@ -1,4 +1,5 @@
 #include "app/commands/heatmap_output.h"
+#include "core/util/guarded_thread.h"
 
 #include "core/analysis/profile_model.h"
 #include "core/heatmap/heatmap_writer.h"
@@ -39,7 +40,9 @@ class HeatmapOutput final : public RecordingOutput {
 public:
     HeatmapOutput(AtomicFolder folder, const RecordingFacts& facts)
         : folder_(std::move(folder)), facts_(facts), sources_(facts.process) {
-        if (facts.process) prefetch_ = std::jthread([this](std::stop_token stop) { run(stop); });
+        if (facts.process)
+            prefetch_ = std::jthread(guardedThreadBody(
+                "the heatmap's source prefetch", [this](std::stop_token stop) { run(stop); }));
     }
     ~HeatmapOutput() override { stopPrefetch(); }
 

@@ -3,7 +3,9 @@
 #include "core/util/unique_fd.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <exception>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -60,6 +62,7 @@ struct ControlServer::Impl {
     void run();
     void accept();
     void read(Connection& c);
+    Reply answerSafely(std::string_view command);
     void flush(Connection& c);
     ~Impl();
 };
@@ -101,10 +104,10 @@ Result<std::unique_ptr<ControlServer>> ControlServer::start(std::string_view uri
     impl->listener = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
     if (!impl->listener) return failed(std::strerror(errno));
     // The socket's own mode is the file's: 0600 from the start, never wider for a moment.
+    // (No chmod by path after bind: the name may already be another's symlink.)
     ::fchmod(impl->listener.get(), 0600);
     if (::bind(impl->listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
         return failed(std::strerror(errno));
-    ::chmod(path->c_str(), 0600);
     if (::lstat(path->c_str(), &st) == 0) {
         impl->dev = st.st_dev;
         impl->ino = st.st_ino;
@@ -113,7 +116,15 @@ Result<std::unique_ptr<ControlServer>> ControlServer::start(std::string_view uri
     impl->wake = UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     if (!impl->wake) return failed(std::strerror(errno));
     Impl* raw = impl.get();
-    impl->thread = std::thread([raw] { raw->run(); });
+    impl->thread = std::thread([raw] {
+        // Out of memory or worse here ends the control socket, never the recording.
+        try {
+            raw->run();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "gilscope: the control socket stopped: %s\n", e.what());
+        }
+        raw->connections.clear();
+    });
     return std::unique_ptr<ControlServer>(new ControlServer(std::move(impl)));
 }
 
@@ -172,25 +183,42 @@ void ControlServer::Impl::read(Connection& c) {
         return;
     }
     c.in.append(buf, size_t(n));
-    if (c.in.size() > kMaxLineBytes) {
-        c.closed = true;
-        return;
-    }
-    size_t newline;
-    while (!c.closeAfter && (newline = c.in.find('\n')) != std::string::npos) {
-        const std::string line = c.in.substr(0, newline);
-        c.in.erase(0, newline + 1);
+    // Each line is held to the limit, not what one read brought: pipelined commands
+    // are answered one by one.
+    size_t start = 0, newline;
+    while (!c.closeAfter && (newline = c.in.find('\n', start)) != std::string::npos) {
+        if (newline - start > kMaxLineBytes) {
+            c.closed = true;
+            return;
+        }
+        const std::string_view line(c.in.data() + start, newline - start);
+        start = newline + 1;
         // Replies the client left unread close it, before another is made (a snapshot
         // alone may be larger: it is sent whole).
         if (c.out.size() > kMaxOutBytes) {
             c.closed = true;
             return;
         }
-        const Reply reply = answer(stripped(line), target);
+        const Reply reply = answerSafely(stripped(line));
         c.out += reply.line + "\n";
         c.closeAfter = reply.closeAfter;
     }
+    c.in.erase(0, start);
+    if (c.in.size() > kMaxLineBytes) { // a line that goes on without end
+        c.closed = true;
+        return;
+    }
     flush(c);
+}
+
+Reply ControlServer::Impl::answerSafely(std::string_view command) {
+    // A command that fails inside (a flush out of memory or disk) is an error reply; the
+    // socket goes on.
+    try {
+        return answer(command, target);
+    } catch (const std::exception& e) {
+        return {std::string("err internal: ") + e.what()};
+    }
 }
 
 void ControlServer::Impl::flush(Connection& c) {

@@ -1,4 +1,5 @@
 #include "core/counters/counter_poller.h"
+#include "core/util/guarded_thread.h"
 
 namespace gilscope {
 
@@ -6,7 +7,7 @@ CounterPoller::CounterPoller(ProcCounterReader reader, std::unique_ptr<CounterPr
                              std::chrono::milliseconds period, Deliver deliver)
     : reader_(std::move(reader)), probe_(std::move(probe)), period_(period),
       deliver_(std::move(deliver)) {
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread(guardedThreadBody("the counters poller", [this] { run(); }));
 }
 
 CounterPoller::~CounterPoller() {

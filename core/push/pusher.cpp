@@ -1,4 +1,5 @@
 #include "core/push/pusher.h"
+#include "core/util/guarded_thread.h"
 
 #include "core/push/push_request.h"
 #include "core/sampler/sampler_clock.h"
@@ -84,7 +85,8 @@ Pusher::~Pusher() {
 }
 
 void Pusher::start() {
-    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    if (!thread_.joinable())
+        thread_ = std::thread(guardedThreadBody("the pusher", [this] { run(); }));
 }
 
 void Pusher::stop(uint64_t flushMs, std::function<bool()> cancelled) {

@@ -1,4 +1,5 @@
 #include "core/remote/thread_name_watcher.h"
+#include "core/util/guarded_thread.h"
 
 #include "core/remote/remote_memory.h"
 #include "core/remote/threading_registry.h"
@@ -49,7 +50,7 @@ void ThreadNameWatcher::noteThreads(const std::vector<ThreadStack>& stacks, size
 bool ThreadNameWatcher::takeChanges(std::vector<ThreadName>& out) {
     if (!started_) {
         started_ = true;
-        thread_ = std::thread([this] { run(); });
+        thread_ = std::thread(guardedThreadBody("the thread name watcher", [this] { run(); }));
     }
     if (!hasChanges_.load(std::memory_order_acquire)) return false;
     out.clear();

@@ -4,8 +4,9 @@ namespace gilscope {
 
 void ProducerErrands::mark(uint64_t timeUs, std::string text) {
     std::lock_guard lock(mutex_);
-    if (marksTaken_ >= kMaxMarks) return;
+    if (marksTaken_ >= kMaxMarks || markBytes_ + text.size() > kMaxMarkBytes) return;
     ++marksTaken_;
+    markBytes_ += text.size();
     marks_.emplace_back(timeUs, std::move(text));
 }
 
@@ -22,6 +23,7 @@ bool ProducerErrands::run(std::function<void()> errand) {
     if (closed_) return false;
     errands_.push_back(e);
     doneCv_.wait(lock, [&] { return e->done; });
+    if (e->error) std::rethrow_exception(e->error);
     return e->ran;
 }
 
@@ -36,16 +38,34 @@ void ProducerErrands::handOn(SampleSink& sink) {
         counters.swap(counters_);
         errands.swap(errands_);
     }
+    // Whatever happens below (a sink that throws), every errand taken is done when this
+    // returns: its caller never waits for an errand no one holds.
+    struct Release {
+        ProducerErrands& self;
+        std::vector<std::shared_ptr<Errand>>& errands;
+        ~Release() {
+            if (errands.empty()) return;
+            {
+                std::lock_guard lock(self.mutex_);
+                for (const auto& e : errands)
+                    e->done = true;
+            }
+            self.doneCv_.notify_all();
+        }
+    } release{*this, errands};
     for (const auto& [t, text] : marks)
         sink.addMarker(t, text);
     for (const ProcessCounters& c : counters)
         sink.addCounters(c);
     for (const auto& e : errands) {
-        e->work(); // its own errors are its own: it reports them to its caller
+        try {
+            e->work(); // its own errors are its own: it reports them to its caller
+        } catch (...) {
+            e->error = std::current_exception(); // thrown to the caller by run()
+        }
         std::lock_guard lock(mutex_);
         e->ran = e->done = true;
     }
-    if (!errands.empty()) doneCv_.notify_all();
 }
 
 void ProducerErrands::close() {

@@ -2,6 +2,7 @@
 #include "core/common/error.h"
 #include "core/sample/frame_registry.h"
 #include "core/util/atomic_file.h"
+#include "core/util/guarded_thread.h"
 #include "core/util/temp_dir.h"
 #include "core/util/utf8.h"
 
@@ -11,7 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
+#include <stop_token>
 #include <sys/wait.h>
+#include <thread>
 #include <type_traits>
 #include <unistd.h>
 
@@ -31,6 +35,20 @@ constexpr bool IndexableBy = IndexableByTrait<Table, Key>::value;
 class TestUtil : public QObject {
     Q_OBJECT
 private slots:
+    // A helper thread's exception ends that thread alone (issue 47): without the guard,
+    // std::terminate took the recording with it.
+    void aHelperThreadsExceptionEndsOnlyIt() {
+        bool ranAfter = false;
+        std::thread t(guardedThreadBody("a test helper", [] { throw std::bad_alloc(); }));
+        t.join();
+        std::jthread j(guardedThreadBody("a stoppable helper", [&](std::stop_token stop) {
+            ranAfter = !stop.stop_requested();
+            throw std::runtime_error("boom");
+        }));
+        j.join();
+        QVERIFY(ranAfter);
+    }
+
     // Each id is its own type: none converts to another or from a plain integer, and a
     // per-id table takes only its id. (A plain `using FrameId = uint32_t` fails here.)
     void typedIdsDoNotMix() {
