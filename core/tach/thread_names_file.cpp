@@ -226,7 +226,8 @@ BinSideFacts readBinSideFile(const std::filesystem::path& bin, const BinIdentity
 }
 
 std::string describeSideFile(const std::filesystem::path& bin, const BinSideFacts& facts) {
-    const std::string name = threadNamesPath(bin).filename().string();
+    // Printed by `info` and shown in the window: a name that is not UTF-8 is made so.
+    const std::string name = sanitizeUtf8(threadNamesPath(bin).filename().string());
     const std::string missing = "thread names, marks and the process's counters, which gilscope "
                                 "keeps there, are not shown";
     switch (facts.state) {

@@ -74,13 +74,15 @@ public:
         for (; tick_ < std::min(upTo, total_); ++tick_) {
             const uint64_t ts = 1'000'000 + tick_ * 100;
             for (int t = 0; t < 8; ++t) {
-                if (rng() % 1000 < 15) at_[t] = (at_[t] + rng() % 7 + paths_.size() - 3) % paths_.size();
+                if (rng() % 1000 < 15)
+                    at_[t] = (at_[t] + rng() % 7 + paths_.size() - 3) % paths_.size();
                 SampleBatch b;
                 b.threadId = 1000 + t;
                 const bool gil = t == int(tick_ / 50 % 8);
                 b.status = (t == 0 ? ThreadStatus::MainThread : 0) |
-                           (gil ? ThreadStatus::HasGil | ThreadStatus::OnCpu
-                                : rng() % 3 ? 0u : ThreadStatus::GilRequested);
+                           (gil         ? ThreadStatus::HasGil | ThreadStatus::OnCpu
+                            : rng() % 3 ? 0u
+                                        : ThreadStatus::GilRequested);
                 b.frames = paths_[at_[t]];
                 b.timestampsUs = std::span<const uint64_t>(&ts, 1);
                 sink_.addBatch(b);
