@@ -70,6 +70,7 @@ RecordingPage::RecordingPage(QWidget* dialogParent, QWidget* parent)
     auto* header = new QHBoxLayout;
     fileInfo_->setObjectName(QStringLiteral("fileInfo"));
     fileInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    fileInfo_->setWordWrap(true); // a long fact wraps: it never widens the window
     fileInfo_->hide();
     header->addWidget(figures_, 1);
     header->addWidget(fileInfo_, 1);

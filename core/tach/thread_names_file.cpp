@@ -174,25 +174,22 @@ BinSideFacts readBinSideFile(const std::filesystem::path& bin, const BinIdentity
     const std::filesystem::path path = threadNamesPath(bin);
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) return {};
-    if (!std::filesystem::is_regular_file(path, ec)) return ignored("it is not a regular file");
+    if (!std::filesystem::is_regular_file(path, ec)) return ignored("not a regular file");
     const auto size = std::filesystem::file_size(path, ec);
     if (ec) return ignored(ec.message());
     if (size > kMaxNamesFileBytes)
-        return ignored("it is larger than " + std::to_string(kMaxNamesFileBytes >> 20) + " MiB");
+        return ignored("larger than " + std::to_string(kMaxNamesFileBytes >> 20) + " MiB");
     std::ifstream in(path, std::ios::binary);
     std::string text(size, '\0');
-    if (!in.read(text.data(), std::streamsize(size))) return ignored("it cannot be read");
+    if (!in.read(text.data(), std::streamsize(size))) return ignored("unreadable");
     const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (!j.is_object() || valueOr<std::string>(j, "format", "") != kFormat ||
         valueOr<uint64_t>(j, "version", 0) != kVersion)
-        return ignored("it is not gilscope's side file (format " + std::string(kFormat) +
-                       " version " + std::to_string(kVersion) + ")");
+        return ignored("not " + std::string(kFormat) + " version " + std::to_string(kVersion));
     const BinIdentity stamped{valueOr<uint64_t>(j, "bin_size", 0),
                               valueOr<uint64_t>(j, "start_time_us", 0),
                               valueOr<uint64_t>(j, "sample_count", 0)};
-    if (!(stamped == identity))
-        return ignored("it belongs to another recording (its size, start time or sample "
-                       "count differ)");
+    if (!(stamped == identity)) return ignored("another recording's");
     BinSideFacts facts;
     facts.state = SideFileState::Read;
     const auto ft = j.find("free_threaded");
@@ -228,14 +225,13 @@ BinSideFacts readBinSideFile(const std::filesystem::path& bin, const BinIdentity
 std::string describeSideFile(const std::filesystem::path& bin, const BinSideFacts& facts) {
     // Printed by `info` and shown in the window: a name that is not UTF-8 is made so.
     const std::string name = sanitizeUtf8(threadNamesPath(bin).filename().string());
-    const std::string missing = "thread names, marks and the process's counters, which gilscope "
-                                "keeps there, are not shown";
+    // Short: it is one cell of the window's facts (docs/window.md says the rest).
+    const std::string missing = "no thread names, marks or counters";
     switch (facts.state) {
     case SideFileState::Absent:
-        return "none (no " + name + " beside it: " + missing +
-               "; a recording CPython wrote has none)";
+        return "none (no " + name + " beside it): " + missing;
     case SideFileState::Ignored:
-        return name + " ignored: " + facts.ignoredWhy + "; " + missing;
+        return name + " ignored (" + facts.ignoredWhy + "): " + missing;
     case SideFileState::Read:
         break;
     }

@@ -582,11 +582,11 @@ private slots:
         const int lastVisible = source->table()->rowAt(source->table()->viewport()->height() - 1);
         QVERIFY2(lastVisible < 0 || lastVisible + 1 > 309,
                  qPrintable(QString::number(lastVisible)));
-        // Wide enough for ~80 columns of code, at most half the panel.
+        // Wide enough for ~80 columns of code, at most 45 % of the panel.
         const int chars = source->table()->fontMetrics().horizontalAdvance(QLatin1Char('x'));
-        QVERIFY2(source->width() >= std::min(80 * chars, panel.width() / 2 - 20),
+        QVERIFY2(source->width() >= std::min(80 * chars, panel.width() * 45 / 100 - 20),
                  qPrintable(QString::number(source->width())));
-        QVERIFY(source->width() <= panel.width() / 2 + 10);
+        QVERIFY(source->width() <= panel.width() * 45 / 100 + 10);
     }
 
     void sourceViewShowsLineHeat() {

@@ -237,8 +237,9 @@ private slots:
         QVERIFY(reader->replay(sink));
         // ... and says the side file was ignored, and what is missing.
         const std::string& side = reader->info().sideFile;
-        QVERIFY2(side.find("r.bin.names.json ignored: ") == 0, side.c_str());
-        QVERIFY2(side.find("thread names, marks") != std::string::npos, side.c_str());
+        QVERIFY2(side.find("r.bin.names.json ignored (") == 0, side.c_str());
+        QVERIFY2(side.find("): no thread names, marks or counters") != std::string::npos,
+                 side.c_str());
     }
 
     // What the side file gave, in `info` and the window's facts; a .bin alone says what
@@ -258,9 +259,8 @@ private slots:
         auto alone = TachReader::open(bin);
         QVERIFY(alone);
         const std::string& side = alone->info().sideFile;
-        QVERIFY2(side.find("none (no r.bin.names.json beside it: thread names, marks and the "
-                           "process's counters") == 0,
-                 side.c_str());
+        QCOMPARE(side, std::string("none (no r.bin.names.json beside it): no thread names, "
+                                   "marks or counters"));
     }
 
     // Entries of the wrong shape are skipped; the others still name their threads.
