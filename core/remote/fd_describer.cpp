@@ -6,6 +6,8 @@
 #include <charconv>
 #include <chrono>
 #include <cstring>
+#include <dirent.h>
+#include <memory>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -60,8 +62,21 @@ void forEachLine(std::string_view text, F&& f) {
     }
 }
 
+uint16_t portOf(std::string_view hexAddr) {
+    const size_t colon = hexAddr.find(':');
+    unsigned port = 0;
+    if (colon == std::string_view::npos ||
+        std::from_chars(hexAddr.data() + colon + 1, hexAddr.data() + hexAddr.size(), port, 16).ec !=
+            std::errc{} ||
+        port > 0xffff)
+        return 0;
+    return uint16_t(port);
+}
+
 // tcp/udp tables: "sl local rem st tx:rx tr:tm retrnsmt uid timeout inode ...".
-std::string describeInet(std::string_view line, bool v6, bool tcp) {
+// `listening`: the local address of each listening TCP port, by port.
+std::string describeInet(std::string_view line, bool v6, bool tcp,
+                         const std::unordered_map<uint16_t, std::string>& listening) {
     const std::string local = formatAddress(field(line, 1), v6);
     const std::string peer = formatAddress(field(line, 2), v6);
     const bool noPeer = peer.empty() || peer.ends_with(":0");
@@ -69,6 +84,10 @@ std::string describeInet(std::string_view line, bool v6, bool tcp) {
     if (local.empty() && peer.empty()) return proto + " socket"; // addresses we cannot read
     // TCP state 0A is LISTEN: no peer, what it listens on says more.
     if (tcp && field(line, 3) == "0A") return proto + " listen " + local;
+    // Accepted by one of the listening sockets: the server's port, not each client's.
+    if (tcp && !noPeer)
+        if (const auto it = listening.find(portOf(field(line, 1))); it != listening.end())
+            return proto + " client of " + it->second;
     return proto + " " + (noPeer ? local : peer);
 }
 
@@ -78,16 +97,27 @@ std::string describeUnix(std::string_view line) {
     return path.empty() ? "Unix socket" : "Unix socket " + std::string(path);
 }
 
-// Every socket of the tables by inode, the first table that has it winning. Rows cut
-// short have no inode field and are passed over.
-void indexSockets(const FdDescriber::Tables& t, std::unordered_map<std::string, std::string>& out,
-                  size_t limit) {
+} // namespace
+
+std::unordered_map<std::string, std::string>
+FdDescriber::socketsOf(const Tables& t, const std::unordered_set<std::string>& wanted) {
+    std::unordered_map<std::string, std::string> out;
+    // The listening TCP ports first (rows cut short have no inode field and are passed
+    // over), then the wanted rows; the first table that has an inode wins.
+    std::unordered_map<uint16_t, std::string> listening;
+    for (const auto& [table, v6] : {std::pair{t.tcp, false}, std::pair{t.tcp6, true}})
+        forEachLine(table, [&](std::string_view line) {
+            if (field(line, 3) == "0A" && listening.size() < 65536)
+                if (const uint16_t port = portOf(field(line, 1)); port != 0)
+                    listening.try_emplace(port, formatAddress(field(line, 1), v6));
+            return true;
+        });
     auto inet = [&](std::string_view table, bool v6, bool tcp) {
         forEachLine(table, [&](std::string_view line) {
             const std::string_view inode = field(line, 9);
-            if (!inode.empty() && out.size() < limit)
-                out.try_emplace(std::string(inode), describeInet(line, v6, tcp));
-            return out.size() < limit;
+            if (!inode.empty() && wanted.count(std::string(inode)))
+                out.try_emplace(std::string(inode), describeInet(line, v6, tcp, listening));
+            return out.size() < wanted.size();
         });
     };
     inet(t.tcp, false, true);
@@ -96,19 +126,18 @@ void indexSockets(const FdDescriber::Tables& t, std::unordered_map<std::string, 
     inet(t.udp6, true, false);
     forEachLine(t.unixSockets, [&](std::string_view line) {
         const std::string_view inode = field(line, 6);
-        if (!inode.empty() && out.size() < limit)
+        if (!inode.empty() && wanted.count(std::string(inode)))
             out.try_emplace(std::string(inode), describeUnix(line));
-        return out.size() < limit;
+        return out.size() < wanted.size();
     });
+    return out;
 }
-
-} // namespace
 
 std::string FdDescriber::describeLink(std::string_view link, const Tables& t) {
     if (link.starts_with("socket:[") && link.ends_with("]")) {
-        std::unordered_map<std::string, std::string> sockets;
-        indexSockets(t, sockets, SIZE_MAX);
-        const auto it = sockets.find(std::string(link.substr(8, link.size() - 9)));
+        const std::string inode(link.substr(8, link.size() - 9));
+        const auto sockets = socketsOf(t, {inode});
+        const auto it = sockets.find(inode);
         return it == sockets.end() ? "socket" : it->second;
     }
     if (link.starts_with("pipe:[")) return "pipe";
@@ -118,6 +147,22 @@ std::string FdDescriber::describeLink(std::string_view link, const Tables& t) {
         return std::string(kind); // "eventfd", "timerfd", "[eventpoll]" as "eventpoll"
     }
     return std::string(link); // a path
+}
+
+std::unordered_set<std::string> FdDescriber::targetSocketInodes() const {
+    std::unordered_set<std::string> inodes;
+    const std::string dir = "/proc/" + std::to_string(pid_) + "/fd";
+    std::unique_ptr<DIR, int (*)(DIR*)> fds(::opendir(dir.c_str()), ::closedir);
+    if (!fds) return inodes;
+    while (const dirent* e = ::readdir(fds.get())) {
+        if (inodes.size() >= kMaxEntries) break;
+        char link[64];
+        const ssize_t n = ::readlinkat(::dirfd(fds.get()), e->d_name, link, sizeof link - 1);
+        const std::string_view text(link, n > 0 ? size_t(n) : 0);
+        if (text.starts_with("socket:[") && text.ends_with("]"))
+            inodes.emplace(text.substr(8, text.size() - 9));
+    }
+    return inodes;
 }
 
 std::optional<std::string> FdDescriber::describe(int fd) {
@@ -136,17 +181,26 @@ std::optional<std::string> FdDescriber::describe(int fd) {
         // target's own network namespace), all sockets at once, at most every 50 ms, so
         // that a service's 100 connections cost one reading, not 100.
         const auto now = std::chrono::steady_clock::now();
-        if (it == sockets_.end() && now - tablesReadAt_ >= std::chrono::milliseconds(50)) {
+        if (it == sockets_.end() && now - tablesReadAt_ >= readEvery_) {
             tablesReadAt_ = now;
+            // Every socket the target has now (one reading describes them all), and this
+            // one: only those are looked for, past any number of the host's other rows.
+            unknown_ = targetSocketInodes();
+            unknown_.insert(inode);
             const std::string net = "/proc/" + std::to_string(pid_) + "/net/";
             const std::string tcp = readProcFile(net + "tcp").value_or(""),
                               tcp6 = readProcFile(net + "tcp6").value_or(""),
                               udp = readProcFile(net + "udp").value_or(""),
                               udp6 = readProcFile(net + "udp6").value_or(""),
                               unixSockets = readProcFile(net + "unix").value_or("");
-            sockets_.clear();
-            indexSockets({tcp, tcp6, udp, udp6, unixSockets}, sockets_, kMaxEntries);
+            // Only the sockets asked for and not yet known: bounded by the target's own.
+            sockets_ = socketsOf({tcp, tcp6, udp, udp6, unixSockets}, unknown_);
             ++tableReads_;
+            // A host with huge tables is read less often: at most a tenth of this thread's
+            // time (it is the sampler's) goes to them.
+            const auto took = std::chrono::steady_clock::now() - now;
+            readEvery_ = std::max<std::chrono::steady_clock::duration>(
+                std::chrono::milliseconds(50), 10 * took);
             it = sockets_.find(inode);
         }
         // Not found yet, or no peer yet (a socket about to connect): looked up again.

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace gilscope::remote {
 
@@ -25,6 +26,8 @@ public:
     std::optional<std::string> describe(int fd);
 
     uint64_t tableReads() const { return tableReads_; } // readings of the socket tables
+    // The least time between two readings: 50 ms, or ten times the last one took.
+    std::chrono::steady_clock::duration readInterval() const { return readEvery_; }
 
     // The link's text ("socket:[123]", "pipe:[9]", a path) to a description, with the
     // socket tables' texts in `tables` (tests give them; empty: read from /proc).
@@ -32,11 +35,22 @@ public:
         std::string_view tcp, tcp6, udp, udp6, unixSockets;
     };
     static std::string describeLink(std::string_view link, const Tables& tables);
+    // The sockets of `wanted` (inodes) found in the tables, by inode. Every row is looked
+    // at (a busy host's namespace has many more sockets than the target), only the wanted
+    // are kept. A connection accepted by a listening socket of the tables is told by that
+    // socket ("TCP client of 0.0.0.0:8000"), so a server's many clients are one frame.
+    static std::unordered_map<std::string, std::string>
+    socketsOf(const Tables& tables, const std::unordered_set<std::string>& wanted);
 
 private:
+    // The inodes of the target's sockets now (at most kMaxEntries), from /proc/PID/fd.
+    std::unordered_set<std::string> targetSocketInodes() const;
+
     int pid_;
     std::unordered_map<std::string, std::string> byLink_;  // "socket:[123]" -> description
     std::unordered_map<std::string, std::string> sockets_; // inode -> description, last read
+    std::unordered_set<std::string> unknown_; // the sockets looked for at the last reading
+    std::chrono::steady_clock::duration readEvery_ = std::chrono::milliseconds(50);
     std::chrono::steady_clock::time_point tablesReadAt_{}; // when sockets_ was read
     uint64_t tableReads_ = 0;
 };

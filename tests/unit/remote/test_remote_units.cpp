@@ -467,6 +467,31 @@ private slots:
         QCOMPARE(D::describeLink("pipe:[77]", t), std::string("pipe"));
         QCOMPARE(D::describeLink("anon_inode:[eventfd]", t), std::string("eventfd"));
         QCOMPARE(D::describeLink("/var/log/app.log", t), std::string("/var/log/app.log"));
+        // Issue 47: connections a listening socket accepted are told by the server's port,
+        // so a server's clients (a new ephemeral port each) are one frame, not one each.
+        const std::string served =
+            std::string(tcp) +
+            "   2: 0100007F:1F90 0100007F:D431 01 00000000:00000000 00:00000000 00000000  "
+            "1000        0 6666 1 0000000000000000 20 4 30 10 -1\n"
+            "   3: 0100007F:1F90 0100007F:D432 01 00000000:00000000 00:00000000 00000000  "
+            "1000        0 7777 1 0000000000000000 20 4 30 10 -1\n";
+        const D::Tables s{served, tcp6, "", "", unixTable};
+        QCOMPARE(D::describeLink("socket:[6666]", s), std::string("TCP client of 127.0.0.1:8080"));
+        QCOMPARE(D::describeLink("socket:[7777]", s), std::string("TCP client of 127.0.0.1:8080"));
+        QCOMPARE(D::describeLink("socket:[2222]", s), std::string("TCP 10.0.0.5:5432"));
+        // A busy host's namespace: the target's sockets are found past any number of
+        // others' rows (the index stopped at 4,096 rows), and only those are kept.
+        std::string busy = "  sl  local_address rem_address   st ...\n";
+        for (int i = 0; i < 20000; ++i)
+            busy += "   0: 0100007F:C350 0500000A:1538 01 00000000:00000000 00:00000000 "
+                    "00000000  1000        0 " +
+                    std::to_string(100000 + i) + " 1 0 20 4 30 10 -1\n";
+        busy += "   1: 0100007F:C351 0600000A:0050 01 00000000:00000000 00:00000000 00000000  "
+                "1000        0 99 1 0 20 4 30 10 -1\n";
+        const auto found = D::socketsOf({busy, "", "", "", ""}, {"99", "100005"});
+        QCOMPARE(found.size(), size_t(2));
+        QCOMPARE(found.at("99"), std::string("TCP 10.0.0.6:80"));
+
         // Rows cut short or with junk addresses are passed over, never misread.
         const D::Tables junk{"header\n 0: zz:zz 00:00 01 0 0 0 0 0 1111\n0:\n", "", "", "", ""};
         QCOMPARE(D::describeLink("socket:[1111]", junk), std::string("TCP socket"));
@@ -497,10 +522,15 @@ private slots:
             clients.push_back(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
             QCOMPARE(::connect(clients.back(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
         }
-        QTest::qWait(60); // past the 50 ms between readings of the tables
-        for (int fd : clients)
-            QCOMPARE(self.describe(fd).value_or(""),
-                     QStringLiteral("TCP 127.0.0.1:%1").arg(port).toStdString());
+        // Past the least time between readings of the tables (50 ms, more if they are big).
+        QTest::qWait(int(std::chrono::duration_cast<std::chrono::milliseconds>(self.readInterval())
+                             .count()) +
+                     10);
+        for (int fd : clients) {
+            const std::string said = self.describe(fd).value_or("(nothing)");
+            QVERIFY2(said == QStringLiteral("TCP 127.0.0.1:%1").arg(port).toStdString(),
+                     said.c_str());
+        }
         QCOMPARE(self.tableReads(), readsBefore + 1);
         for (int fd : clients)
             ::close(fd);
