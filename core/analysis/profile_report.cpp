@@ -205,6 +205,13 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
                       static_cast<unsigned long long>(s.contendedTicks));
         out += buf;
     }
+    if (rows.empty() && options.by == ReportBy::Wait && s.matchedSamples > 0) {
+        // Not "no samples": the samples carry no reason (issue 47 found the bare line).
+        out += "No wait reasons in these samples: a recording has them only when made with "
+               "--wait-reasons (the window always reads them), and only for samples off a "
+               "CPU.\n";
+        return out + threadList(s);
+    }
     if (rows.empty()) {
         out += "No samples match.\n";
         return out + threadList(s);

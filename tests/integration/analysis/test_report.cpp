@@ -220,6 +220,13 @@ private slots:
                  before315);
         const auto all = runGilscope({"report", bin});
         QVERIFY2(all.exitCode == 0 && !all.out.contains("Note:"), qPrintable(describe(all)));
+        // Recorded without --wait-reasons: `--by wait` says why it has no rows (it said
+        // "No samples match." of a recording full of samples).
+        const auto byWait = runGilscope({"report", bin, "--by", "wait"});
+        QVERIFY2(byWait.exitCode == 0 &&
+                     byWait.out.contains("No wait reasons in these samples: a recording has them "
+                                         "only when made with --wait-reasons"),
+                 qPrintable(describe(byWait)));
     }
 
     void badArgumentsAreRefused() {
