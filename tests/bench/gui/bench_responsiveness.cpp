@@ -14,6 +14,7 @@
 //   build/release/tests/bench/gui/bench_responsiveness [--runs 3] [--seconds 8]
 //       [--cases record,open,export] [--bin PATH]
 #include "core/tach/tach_writer.h"
+#include "tests/bench/gui/run_event_loop.h"
 #include "tests/bench/gui/stall_meter.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/synthetic_bin.h"
@@ -40,27 +41,6 @@ using namespace gilscope::bench;
 using gilscope::ui::MainWindow;
 
 namespace {
-
-// Runs the event loop (never QTest::qWait, which sleeps between rounds) until pred()
-// holds or timeoutMs pass; returns pred().
-bool runUntil(const std::function<bool()>& pred, int timeoutMs) {
-    QEventLoop loop;
-    QTimer poll;
-    poll.setInterval(5);
-    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (pred()) loop.quit();
-    });
-    QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
-    poll.start();
-    if (!pred()) loop.exec();
-    return pred();
-}
-
-void runFor(int ms) {
-    QEventLoop loop;
-    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
-    loop.exec();
-}
 
 void prepare(MainWindow& window, const QString& savePath) {
     window.prompts().showMessage = [](MainWindow::MessageKind, const QString& title,

@@ -10,6 +10,7 @@
 // same aggregation): tests/bench/gui/window_scale.sh prints both side by side.
 #include "core/analysis/call_transforms.h"
 #include "core/session/live_timeline.h"
+#include "tests/bench/gui/run_event_loop.h"
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/analysis_panel.h"
 #include "ui/main_window.h"
@@ -29,22 +30,10 @@
 #include <vector>
 
 using namespace gilscope;
+using gilscope::bench::runUntil;
 using gilscope::ui::MainWindow;
 
 namespace {
-
-bool runUntil(const std::function<bool()>& pred, int timeoutMs) {
-    QEventLoop loop;
-    QTimer poll;
-    poll.setInterval(2);
-    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (pred()) loop.quit();
-    });
-    QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
-    poll.start();
-    if (!pred()) loop.exec();
-    return pred();
-}
 
 // VmRSS and VmHWM, in MB.
 std::pair<double, double> memoryMb() {
