@@ -1,5 +1,7 @@
 #include "core/sampler/producer_errands.h"
 
+#include <stdexcept>
+
 namespace gilscope {
 
 void ProducerErrands::mark(uint64_t timeUs, std::string text) {
@@ -23,7 +25,7 @@ bool ProducerErrands::run(std::function<void()> errand) {
     if (closed_) return false;
     errands_.push_back(e);
     doneCv_.wait(lock, [&] { return e->done; });
-    if (e->error) std::rethrow_exception(e->error);
+    if (e->error) throw std::runtime_error(*e->error);
     return e->ran;
 }
 
@@ -60,8 +62,10 @@ void ProducerErrands::handOn(SampleSink& sink) {
     for (const auto& e : errands) {
         try {
             e->work(); // its own errors are its own: it reports them to its caller
+        } catch (const std::exception& ex) {
+            e->error = ex.what(); // thrown to the caller by run()
         } catch (...) {
-            e->error = std::current_exception(); // thrown to the caller by run()
+            e->error = "unknown error";
         }
         std::lock_guard lock(mutex_);
         e->ran = e->done = true;

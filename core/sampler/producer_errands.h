@@ -4,10 +4,10 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,7 +31,8 @@ public:
     static constexpr size_t kMaxPendingCounters = 1024;
     // Runs `errand` on the producer at its next handOn() and waits for it. False when it
     // did not run: the producer has ended (close()). An exception the errand throws is
-    // thrown here, to the caller that asked, never on the producer.
+    // thrown here, to the caller that asked, as a std::runtime_error with its message
+    // (never on the producer; no exception object is shared between the two threads).
     bool run(std::function<void()> errand);
     // On the producer: the marks and counters to `sink`, then the errands.
     void handOn(SampleSink& sink);
@@ -42,7 +43,7 @@ private:
     struct Errand {
         std::function<void()> work;
         bool done = false, ran = false;
-        std::exception_ptr error;
+        std::optional<std::string> error; // what() of what it threw
     };
     std::mutex mutex_;
     std::condition_variable doneCv_;
