@@ -1,12 +1,11 @@
 #include "core/remote/fd_describer.h"
 
-#include "core/remote/proc_files.h"
-
 #include <arpa/inet.h>
 #include <charconv>
 #include <chrono>
 #include <cstring>
 #include <dirent.h>
+#include <fcntl.h>
 #include <memory>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -151,9 +150,11 @@ std::string FdDescriber::describeLink(std::string_view link, const Tables& t) {
 
 std::unordered_set<std::string> FdDescriber::targetSocketInodes() const {
     std::unordered_set<std::string> inodes;
-    const std::string dir = "/proc/" + std::to_string(pid_) + "/fd";
-    std::unique_ptr<DIR, int (*)(DIR*)> fds(::opendir(dir.c_str()), ::closedir);
+    UniqueFd dir = proc_.openAt("fd", O_RDONLY | O_DIRECTORY);
+    if (!dir) return inodes;
+    std::unique_ptr<DIR, int (*)(DIR*)> fds(::fdopendir(dir.get()), ::closedir);
     if (!fds) return inodes;
+    (void)dir.release(); // the DIR owns it now
     while (const dirent* e = ::readdir(fds.get())) {
         if (inodes.size() >= kMaxEntries) break;
         char link[64];
@@ -167,11 +168,9 @@ std::unordered_set<std::string> FdDescriber::targetSocketInodes() const {
 
 std::optional<std::string> FdDescriber::describe(int fd) {
     if (fd < 0) return std::nullopt;
-    const std::string path = "/proc/" + std::to_string(pid_) + "/fd/" + std::to_string(fd);
-    char link[512];
-    const ssize_t n = ::readlink(path.c_str(), link, sizeof link - 1);
-    if (n <= 0) return std::nullopt;
-    const std::string key(link, size_t(n));
+    const std::optional<std::string> link = proc_.readLink("fd/" + std::to_string(fd));
+    if (!link || link->empty()) return std::nullopt;
+    const std::string& key = *link;
     if (auto it = byLink_.find(key); it != byLink_.end()) return it->second;
     std::string text;
     if (key.starts_with("socket:[") && key.ends_with("]")) {
@@ -187,12 +186,11 @@ std::optional<std::string> FdDescriber::describe(int fd) {
             // one: only those are looked for, past any number of the host's other rows.
             unknown_ = targetSocketInodes();
             unknown_.insert(inode);
-            const std::string net = "/proc/" + std::to_string(pid_) + "/net/";
-            const std::string tcp = readProcFile(net + "tcp").value_or(""),
-                              tcp6 = readProcFile(net + "tcp6").value_or(""),
-                              udp = readProcFile(net + "udp").value_or(""),
-                              udp6 = readProcFile(net + "udp6").value_or(""),
-                              unixSockets = readProcFile(net + "unix").value_or("");
+            const std::string tcp = proc_.read("net/tcp").value_or(""),
+                              tcp6 = proc_.read("net/tcp6").value_or(""),
+                              udp = proc_.read("net/udp").value_or(""),
+                              udp6 = proc_.read("net/udp6").value_or(""),
+                              unixSockets = proc_.read("net/unix").value_or("");
             // Only the sockets asked for and not yet known: bounded by the target's own.
             sockets_ = socketsOf({tcp, tcp6, udp, udp6, unixSockets}, unknown_);
             ++tableReads_;

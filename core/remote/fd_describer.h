@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/target/proc_dir.h"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -13,7 +15,9 @@ namespace gilscope::remote {
 // What a target's file descriptor is, in a few words a user knows: "TCP 127.0.0.1:5432"
 // (a connected socket's peer), "TCP listen 0.0.0.0:8000", "UDP 10.0.0.5:53",
 // "Unix socket /run/x.sock", "pipe", "/var/log/app.log". From /proc/PID/fd and, for
-// sockets, the target's own network namespace (/proc/PID/net/tcp, tcp6, udp, udp6, unix).
+// sockets, the target's own network namespace (/proc/PID/net/tcp, tcp6, udp, udp6, unix),
+// read through the target's door (its /proc directory: never another process that got
+// the pid later).
 //
 // The link is read each time (an fd number is reused with another object); what it points
 // at is resolved once per inode and kept, up to kMaxEntries. Nothing is guessed: an fd
@@ -22,7 +26,8 @@ class FdDescriber {
 public:
     static constexpr size_t kMaxEntries = 4096;
 
-    explicit FdDescriber(int pid) : pid_(pid) {}
+    // `proc` outlives the describer (the door it belongs to).
+    explicit FdDescriber(const target::ProcDir& proc) : proc_(proc) {}
     std::optional<std::string> describe(int fd);
 
     uint64_t tableReads() const { return tableReads_; } // readings of the socket tables
@@ -46,7 +51,7 @@ private:
     // The inodes of the target's sockets now (at most kMaxEntries), from /proc/PID/fd.
     std::unordered_set<std::string> targetSocketInodes() const;
 
-    int pid_;
+    const target::ProcDir& proc_;
     std::unordered_map<std::string, std::string> byLink_;  // "socket:[123]" -> description
     std::unordered_map<std::string, std::string> sockets_; // inode -> description, last read
     std::unordered_set<std::string> unknown_; // the sockets looked for at the last reading

@@ -21,7 +21,7 @@ LiveProcessReader::LiveProcessReader(std::shared_ptr<const target::AttachedProce
       layout_(layout), mem_(pid_),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
       walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid_),
-      waitFrames_(pid_, registry_), exec_(pid_),
+      waitFrames_(door_->proc(), registry_), exec_(pid_),
       readAhead_(walker_, options.allThreads, layout_.tsSize,
                  options.asyncMode != AsyncMode::Off ? layout_.tsSize
                                                      : layout_.threadStateReadSize()) {

@@ -14,7 +14,9 @@ namespace gilscope::remote {
 // kind and peer, never its number, so all reads of one connection merge into one frame.
 class WaitFrames {
 public:
-    WaitFrames(int pid, FrameRegistry& registry) : fds_(pid), registry_(registry) {}
+    // `proc`: the target's /proc directory, from its door (outlives this).
+    WaitFrames(const target::ProcDir& proc, FrameRegistry& registry)
+        : fds_(proc), registry_(registry) {}
 
     // The frame's name for a wait whose descriptor is `target` (empty: unknown or none).
     static std::string frameName(const SyscallWait& wait, std::string_view target);

@@ -10,6 +10,7 @@
 #include "core/remote/thread_state_probe.h"
 #include "core/remote/wait_frames.h"
 #include "core/sample/thread_status.h"
+#include "core/target/proc_dir.h"
 #include "tests/support/layout_bounds.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/unit/remote/fake_python.h"
@@ -510,7 +511,9 @@ private slots:
         const int port = ntohs(addr.sin_port);
         const int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         QCOMPARE(::connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-        D self(int(::getpid()));
+        auto proc = target::ProcDir::open(int(::getpid()));
+        QVERIFY(proc);
+        D self(*proc);
         QCOMPARE(self.describe(client).value_or(""),
                  QStringLiteral("TCP 127.0.0.1:%1").arg(port).toStdString());
         QCOMPARE(self.describe(listener).value_or(""),
