@@ -20,7 +20,7 @@ LiveProcessReader::LiveProcessReader(std::shared_ptr<const target::AttachedProce
     : door_(std::move(door)), pid_(door_->pid()), options_(options), loc_(std::move(location)),
       layout_(layout), mem_(pid_),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
-      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(pid_),
+      walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(door_->proc()),
       waitFrames_(door_->proc(), registry_), exec_(pid_),
       readAhead_(walker_, options.allThreads, layout_.tsSize,
                  options.asyncMode != AsyncMode::Off ? layout_.tsSize
@@ -56,7 +56,7 @@ LiveProcessReader::LiveProcessReader(std::shared_ptr<const target::AttachedProce
         // --mode cpu drops every thread off a CPU: what it waits for is never asked, so the
         // kernel's switch records can say where a thread is, without a /proc read.
         const bool cpuOnly = options_.mode == ProfilingMode::Cpu && !options_.reportSkipped;
-        taskRuns_ = std::make_unique<KernelTaskRuns>(pid_, options_.stillByPerf, cpuOnly);
+        taskRuns_ = std::make_unique<KernelTaskRuns>(door_->proc(), options_.stillByPerf, cpuOnly);
         still_ = std::make_unique<StillProcess>(
             *taskRuns_, [this](uint64_t tid) { return threadState_.read(tid); }, cpuOnly);
     }

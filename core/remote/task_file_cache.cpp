@@ -9,9 +9,7 @@ ssize_t TaskFileCache::readHead(uint64_t tid, char* buf, size_t size) {
     if (tid == 0 || size < 2) return -1;
     auto it = fds_.find(tid);
     if (it == fds_.end()) {
-        const std::string path =
-            "/proc/" + std::to_string(pid_) + "/task/" + std::to_string(tid) + "/" + name_;
-        UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        UniqueFd fd = proc_.openAt("task/" + std::to_string(tid) + "/" + name_, O_RDONLY);
         if (!fd) return -1;
         it = fds_.emplace(tid, Entry{std::move(fd), 0}).first;
     }

@@ -39,10 +39,9 @@ struct KernelTaskRuns::Thread {
     }
 };
 
-KernelTaskRuns::KernelTaskRuns(int pid, bool perf, bool switches)
-    : perf_(perf), switches_(perf && switches), schedstat_(pid, "schedstat"),
-      taskDir_(::open(("/proc/" + std::to_string(pid) + "/task").c_str(),
-                      O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+KernelTaskRuns::KernelTaskRuns(const target::ProcDir& proc, bool perf, bool switches)
+    : perf_(perf), switches_(perf && switches), schedstat_(proc, "schedstat"),
+      taskDir_(proc.openAt("task", O_RDONLY | O_DIRECTORY)) {
 }
 
 KernelTaskRuns::~KernelTaskRuns() = default;

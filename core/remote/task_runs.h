@@ -23,7 +23,8 @@ namespace gilscope::remote {
 // whether the thread is on a CPU, again with no system call (onCpuNow).
 class KernelTaskRuns final : public TaskRuns {
 public:
-    explicit KernelTaskRuns(int pid, bool perf = true, bool switches = false);
+    // `proc`: the target's /proc directory, from its door (outlives this).
+    explicit KernelTaskRuns(const target::ProcDir& proc, bool perf = true, bool switches = false);
     ~KernelTaskRuns() override;
     bool list(std::vector<uint64_t>& tids) override;
     int64_t count() override;

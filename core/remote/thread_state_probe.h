@@ -24,7 +24,8 @@ public:
         uint64_t record = 0;    // keepRecord: a hash of the whole record (call, args, sp, pc)
     };
 
-    explicit ThreadStateProbe(int pid) : files_(pid, "syscall") {}
+    // `proc`: the target's /proc directory, from its door (outlives the probe).
+    explicit ThreadStateProbe(const target::ProcDir& proc) : files_(proc, "syscall") {}
     // Also read the record whole and hash it (wait frames reuse theirs while it is the
     // same); otherwise only its head, which has the call and the arguments it is told by.
     void keepRecord(bool keep) { keepRecord_ = keep; }

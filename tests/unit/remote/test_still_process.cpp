@@ -310,7 +310,9 @@ private slots:
         });
         while (!tid)
             ::usleep(100);
-        KernelTaskRuns runs{int(::getpid()), perf};
+        auto self = gilscope::target::ProcDir::open(int(::getpid()));
+        QVERIFY(self);
+        KernelTaskRuns runs{*self, perf};
         std::vector<uint64_t> tids;
         QVERIFY(runs.list(tids));
         QVERIFY(std::find(tids.begin(), tids.end(), tid.load()) != tids.end());
@@ -347,7 +349,9 @@ private slots:
         });
         while (!tid)
             ::usleep(100);
-        KernelTaskRuns runs{int(::getpid()), true, true};
+        auto self = gilscope::target::ProcDir::open(int(::getpid()));
+        QVERIFY(self);
+        KernelTaskRuns runs{*self, true, true};
         uint64_t a = 0;
         QVERIFY(runs.arrivals(tid, a));
         bool onCpu = true;
