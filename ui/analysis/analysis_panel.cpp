@@ -317,11 +317,11 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
 void AnalysisPanel::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
     if (sourceSized_ || viewsAndSource_->width() < 200) return;
-    // The source pane wide enough to read code (its size hint: ~80 columns), within
+    // The source pane wide enough to read code (~80 columns), within
     // 30-45 % of the width; the user's own drag wins after that.
     sourceSized_ = true;
     const int width = viewsAndSource_->width();
-    const int source = std::clamp(source_->sizeHint().width(), width * 30 / 100, width * 45 / 100);
+    const int source = std::clamp(source_->readableWidth(), width * 30 / 100, width * 45 / 100);
     viewsAndSource_->setSizes({width - source, source});
 }
 

@@ -4,6 +4,7 @@
 #include "ui/analysis/flame_graph_widget.h"
 #include "ui/analysis/status_line.h"
 
+#include <QAbstractItemView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -41,6 +42,10 @@ QWidget* AnalysisPanel::buildToolbar() {
     stateBox_->setToolTip(
         tr("Which thread-samples every view counts. “GIL contention (holder)”: in the ticks "
            "where some thread waited for the GIL, what the thread holding it ran."));
+    // Narrow enough that the whole bar fits an 800-pixel screen; the open list is wider.
+    stateBox_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    stateBox_->setMinimumContentsLength(12);
+    stateBox_->view()->setMinimumWidth(stateBox_->view()->sizeHintForColumn(0) + 24);
     row->addWidget(stateBox_);
     connect(stateBox_, &QComboBox::currentIndexChanged, this,
             [this] { controller_->setState(StateFilter(stateBox_->currentData().toInt())); });
@@ -60,6 +65,7 @@ QWidget* AnalysisPanel::buildToolbar() {
     row->addWidget(resetButton_);
     rangeLabel_ = new QLabel(bar);
     rangeLabel_->setObjectName(QStringLiteral("rangeLabel"));
+    rangeLabel_->setMinimumWidth(60); // on a small screen it is cut, never the window widened
     row->addWidget(rangeLabel_);
     row->addSpacing(12);
     search_ = new QLineEdit(bar);

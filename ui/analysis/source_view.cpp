@@ -42,11 +42,10 @@ SourceView::SourceView(QWidget* parent)
     clear();
 }
 
-QSize SourceView::sizeHint() const {
+int SourceView::readableWidth() const {
     const QFontMetrics m = table_->fontMetrics();
-    return {m.horizontalAdvance(QStringLiteral("00000  100.0%  ")) +
-                m.horizontalAdvance(QLatin1Char('x')) * 80,
-            QWidget::sizeHint().height()};
+    return m.horizontalAdvance(QStringLiteral("00000  100.0%  ")) +
+           m.horizontalAdvance(QLatin1Char('x')) * 80;
 }
 
 int SourceView::firstVisibleLine() const {

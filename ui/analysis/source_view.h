@@ -31,8 +31,9 @@ public:
     QString status() const;
     QTableWidget* table() const { return table_; }
     int hottestLine() const { return hottestLine_; }
-    // Wide enough to read ~80 columns of code beside the line and samples columns.
-    QSize sizeHint() const override;
+    // Wide enough to read ~80 columns of code beside the line and samples columns (not
+    // its size hint: that would widen a fresh window past a small screen).
+    int readableWidth() const;
     // The first line shown (for tests): the hottest line sits in the middle.
     int firstVisibleLine() const;
 
