@@ -104,6 +104,14 @@ void triggerMenu(AnalysisPanel& panel, const FrameTarget& target, const char* ac
     a->trigger();
 }
 
+// Selects `name`'s row in the top functions table, as a click would.
+void selectTopRow(AnalysisPanel& panel, const QString& name) {
+    QTableView* view = panel.topView();
+    for (int r = 0; r < view->model()->rowCount(); ++r)
+        if (view->model()->index(r, 0).data().toString() == name)
+            view->setCurrentIndex(view->model()->index(r, 0));
+}
+
 bool waitForResult(AnalysisPanel& panel) {
     QSignalSpy spy(&panel, &AnalysisPanel::resultShown);
     return spy.wait(20000);
@@ -538,9 +546,7 @@ private slots:
         }
         // Callers / callees: the selected function's callers table.
         panel.tabs()->setCurrentWidget(panel.callersCallees());
-        for (int r = 0; r < panel.topProxy()->rowCount(); ++r)
-            if (panel.topProxy()->index(r, 0).data().toString() == QLatin1String("late_work"))
-                panel.topView()->setCurrentIndex(panel.topProxy()->index(r, 0));
+        selectTopRow(panel, QStringLiteral("late_work"));
         QTableWidget* callers = panel.callersCallees()->callers();
         QTRY_VERIFY(callers->rowCount() > 0 || panel.callersCallees()->callees()->rowCount() > 0);
         QTableWidget* table = callers->rowCount() > 0 ? callers : panel.callersCallees()->callees();
@@ -571,10 +577,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.showRecording(rec.model, nullptr, false);
         QVERIFY(waitForResult(panel));
-        QTableView* view = panel.topView();
-        for (int r = 0; r < view->model()->rowCount(); ++r)
-            if (view->model()->index(r, 0).data().toString() == QLatin1String("helper"))
-                view->setCurrentIndex(view->model()->index(r, 0));
+        selectTopRow(panel, QStringLiteral("helper"));
         SourceView* source = panel.sourceView();
         QCOMPARE(source->hottestLine(), 309);
         QTRY_VERIFY2(source->firstVisibleLine() > 250 && source->firstVisibleLine() < 309,
@@ -602,11 +605,7 @@ private slots:
         panel.show();
         panel.showRecording(rec.model, nullptr, false);
         QVERIFY(waitForResult(panel));
-        // Select helper in the top functions table, as a click would.
-        QTableView* view = panel.topView();
-        for (int r = 0; r < view->model()->rowCount(); ++r)
-            if (view->model()->index(r, 0).data().toString() == QLatin1String("helper"))
-                view->setCurrentIndex(view->model()->index(r, 0));
+        selectTopRow(panel, QStringLiteral("helper"));
         SourceView* source = panel.sourceView();
         QVERIFY2(source->status().contains(path), qPrintable(source->status()));
         QCOMPARE(source->table()->rowCount(), 16); // 15 lines and the empty one after the last \n
