@@ -184,15 +184,15 @@ std::optional<std::string> FdDescriber::describe(int fd) {
             tablesReadAt_ = now;
             // Every socket the target has now (one reading describes them all), and this
             // one: only those are looked for, past any number of the host's other rows.
-            unknown_ = targetSocketInodes();
-            unknown_.insert(inode);
+            std::unordered_set<std::string> wanted = targetSocketInodes();
+            wanted.insert(inode);
             const std::string tcp = proc_.read("net/tcp").value_or(""),
                               tcp6 = proc_.read("net/tcp6").value_or(""),
                               udp = proc_.read("net/udp").value_or(""),
                               udp6 = proc_.read("net/udp6").value_or(""),
                               unixSockets = proc_.read("net/unix").value_or("");
-            // Only the sockets asked for and not yet known: bounded by the target's own.
-            sockets_ = socketsOf({tcp, tcp6, udp, udp6, unixSockets}, unknown_);
+            // Bounded by the target's own sockets, however many the host has.
+            sockets_ = socketsOf({tcp, tcp6, udp, udp6, unixSockets}, wanted);
             ++tableReads_;
             // A host with huge tables is read less often: at most a tenth of this thread's
             // time (it is the sampler's) goes to them.

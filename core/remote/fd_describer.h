@@ -54,7 +54,6 @@ private:
     const target::ProcDir& proc_;
     std::unordered_map<std::string, std::string> byLink_;  // "socket:[123]" -> description
     std::unordered_map<std::string, std::string> sockets_; // inode -> description, last read
-    std::unordered_set<std::string> unknown_; // the sockets looked for at the last reading
     std::chrono::steady_clock::duration readEvery_ = std::chrono::milliseconds(50);
     std::chrono::steady_clock::time_point tablesReadAt_{}; // when sockets_ was read
     uint64_t tableReads_ = 0;

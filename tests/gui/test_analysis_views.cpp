@@ -104,6 +104,15 @@ void triggerMenu(AnalysisPanel& panel, const FrameTarget& target, const char* ac
     a->trigger();
 }
 
+// A source file of `count` lines, line i being `pattern` with %1 as i.
+bool writeNumberedLines(const QString& path, const QString& pattern, int count) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) return false;
+    for (int i = 1; i <= count; ++i)
+        f.write((pattern.arg(i) + QLatin1Char('\n')).toUtf8());
+    return true;
+}
+
 // Selects `name`'s row in the top functions table, as a click would.
 void selectTopRow(AnalysisPanel& panel, const QString& name) {
     QTableView* view = panel.topView();
@@ -563,13 +572,8 @@ private slots:
     void sourceViewOpensAtTheHottestLine() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("long.py"));
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        for (int i = 1; i <= 400; ++i)
-            f.write(QStringLiteral("value_%1 = compute(%1)  # a line of ordinary length here\n")
-                        .arg(i)
-                        .toUtf8());
-        f.close();
+        QVERIFY(writeNumberedLines(
+            path, QStringLiteral("value_%1 = compute(%1)  # a line of ordinary length here"), 400));
         FakeRecording rec(path, 300);
         AnalysisPanel panel;
         panel.resize(1366, 700);
@@ -595,11 +599,7 @@ private slots:
     void sourceViewShowsLineHeat() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("app.py"));
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        for (int i = 1; i <= 15; ++i)
-            f.write(QStringLiteral("line_%1 = %1\n").arg(i).toUtf8());
-        f.close();
+        QVERIFY(writeNumberedLines(path, QStringLiteral("line_%1 = %1"), 15));
         FakeRecording rec(path);
         AnalysisPanel panel;
         panel.show();
