@@ -104,8 +104,9 @@ FdDescriber::socketsOf(const Tables& t, const std::unordered_set<std::string>& w
     // The listening TCP ports first (rows cut short have no inode field and are passed
     // over), then the wanted rows; the first table that has an inode wins.
     std::unordered_map<uint16_t, std::string> listening;
-    for (const auto& [table, v6] : {std::pair{t.tcp, false}, std::pair{t.tcp6, true}})
-        forEachLine(table, [&](std::string_view line) {
+    for (const auto& [table, isV6] : {std::pair{t.tcp, false}, std::pair{t.tcp6, true}})
+        // A copy: clang 15 does not let a lambda capture a structured binding.
+        forEachLine(table, [&, v6 = isV6](std::string_view line) {
             if (field(line, 3) == "0A" && listening.size() < 65536)
                 if (const uint16_t port = portOf(field(line, 1)); port != 0)
                     listening.try_emplace(port, formatAddress(field(line, 1), v6));
