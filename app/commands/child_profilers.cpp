@@ -40,6 +40,8 @@ std::vector<std::string> childProfilerArguments(const RecordOptions& o) {
     if (o.realtimeStats) a.push_back("--realtime-stats");
     if (!o.gcFrames) a.push_back("--no-gc");
     if (o.waitReasons) a.push_back("--wait-reasons");
+    for (const LabelSource& l : o.labels)
+        a.insert(a.end(), {"--label-from", l.key + "=" + l.varName});
     if (o.native) a.push_back("--native");
     if (o.opcodes) a.push_back("--opcodes");
     if (o.blocking) a.push_back("--blocking");

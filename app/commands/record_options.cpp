@@ -95,6 +95,7 @@ ReadOptions RecordOptions::readOptions() const {
     // --wait-reasons reads each thread's state to say why it waits.
     r.cpuState = format == OutputFormat::Gecko || mode != ProfilingMode::Wall || waitReasons;
     r.waitFrames = waitReasons;
+    r.labels = labels;
     r.mode = format == OutputFormat::Gecko ? ProfilingMode::All : mode;
     return r;
 }
@@ -145,6 +146,12 @@ const QList<QCommandLineOption>& recordOptions() {
              "Add a leaf frame saying why each thread off CPU waits: <lock wait>, "
              "<read TCP 10.0.0.5:5432>, <poll>, <sleep>, <child wait> (GIL waits stay as they "
              "are). Off by default, as CPython's outputs have no such frames."},
+            {"label-from",
+             "Label each sample with the value of the context variable (contextvars.ContextVar) "
+             "named NAME in the sampled thread's current context, as KEY (default: NAME): "
+             "`gilscope report --by label:KEY` then splits the time by request, route or "
+             "tenant. Repeatable. The label is an outermost frame <label KEY=VALUE>.",
+             "[KEY=]NAME"},
             {"opcodes", "Record the executing opcode of each frame (--gecko and --binary)."},
             {"realtime-stats", "Print sampling statistics about once a second."},
             {{"o", "output"},
@@ -251,6 +258,19 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
                          "coroutines have no C stack of their own");
     o.gcFrames = !parser.isSet("no-gc");
     o.waitReasons = parser.isSet("wait-reasons");
+    for (const QString& text : parser.values("label-from")) {
+        auto source = parseLabelSource(text.toStdString());
+        if (!source) return source.error();
+        for (const LabelSource& other : o.labels)
+            if (other.key == source.value().key)
+                return makeError(ErrorKind::BadArguments,
+                                 "--label-from: two labels are called \"" + other.key + "\"");
+        o.labels.push_back(source.value());
+    }
+    if (!o.labels.empty() && parser.isSet("async-aware"))
+        return makeError(ErrorKind::BadArguments,
+                         "--label-from does not combine with --async-aware yet: a task's "
+                         "context is not read");
     o.control = parser.value("control").toStdString();
     o.startDisabled = parser.isSet("start-disabled");
     if (o.startDisabled && o.control.empty())

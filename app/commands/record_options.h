@@ -28,6 +28,7 @@ struct RecordOptions : OutputOptions {
     bool realtimeStats = false;
     ProfilingMode mode = ProfilingMode::Wall; // --mode
     bool gcFrames = true;                     // --no-gc clears it
+    std::vector<LabelSource> labels;          // --label-from
     bool waitReasons = false;                 // --wait-reasons: <lock wait>, <sleep>... leaves
     bool blocking = false;                    // --blocking: stop the target for each sample
     int realtimePriority = 0;                 // --rt-priority: SCHED_FIFO sampler thread

@@ -46,8 +46,10 @@ int runReport(const QStringList& args) {
                                 "(recorded with --wait-reasons: time per lock, socket peer, "
                                 "sleep... and the call site that waits there most), or per "
                                 "line and instruction (recorded with --opcodes: LOAD_ATTR vs "
-                                "its specialised forms).",
-                                "function|line|wait|opcode", "function");
+                                "its specialised forms), or per value of a label (recorded with "
+                                "--label-from: time per route, tenant or request, and the "
+                                "function most of it is spent in).",
+                                "function|line|wait|opcode|label:KEY", "function");
     const QCommandLineOption mode(
         "mode",
         "Which thread-samples to count: all (wall clock, default), cpu (on CPU), gil (holding "
@@ -89,9 +91,12 @@ int runReport(const QStringList& args) {
         options.by = ReportBy::Wait;
     else if (byValue == "opcode")
         options.by = ReportBy::Opcode;
-    else if (byValue != "function")
-        return cli.usageError("--by must be function, line, wait or opcode, not \"" + byValue +
-                              "\"");
+    else if (byValue.startsWith("label:") && byValue.size() > 6) {
+        options.by = ReportBy::Label;
+        options.labelKey = byValue.mid(6).toStdString();
+    } else if (byValue != "function")
+        return cli.usageError("--by must be function, line, wait, opcode or label:KEY, not \"" +
+                              byValue + "\"");
     if (auto s = parseReportSort(parser.value(sort).toStdString()))
         options.sort = *s;
     else

@@ -2,6 +2,7 @@
 
 #include "core/analysis/profile_views.h"
 #include "core/gecko/opcode_names.h"
+#include "core/sample/sample_label.h"
 #include "core/sample/wait_reason.h"
 #include "core/util/utf8.h"
 
@@ -77,12 +78,58 @@ std::vector<ReportRow> opcodeRows(const ProfileSnapshot& s, int pythonMinor) {
     return rows;
 }
 
+// One row per value of the label `key`, and one for the samples without it: the
+// samples whose stack holds that value's frame, and the leaf function most of them end in.
+std::vector<ReportRow> labelRows(const ProfileSnapshot& s, std::string_view key) {
+    constexpr int32_t kNone = -1;
+    std::vector<int32_t> valueOfFunc(s.functions.size(), kNone);
+    std::vector<std::string> values;
+    for (size_t f = 0; f < s.functions.size(); ++f)
+        if (auto label = labelOfFrame(s.functions[f].file, s.functions[f].name);
+            label && label->key == key) {
+            valueOfFunc[f] = int32_t(values.size());
+            values.emplace_back(label->value);
+        }
+    // Each node's value, from its own frame or its parent's (a parent is interned first).
+    std::vector<int32_t> valueOf(s.nodes.size(), kNone);
+    std::vector<uint64_t> samples(values.size() + 1, 0);
+    std::vector<std::map<uint32_t, uint64_t>> leaves(values.size() + 1);
+    for (size_t n = 1; n < s.nodes.size(); ++n) {
+        const StackNode& node = s.nodes[n];
+        const int32_t own = node.func < valueOfFunc.size() ? valueOfFunc[node.func] : kNone;
+        valueOf[n] = own != kNone ? own : node.parent < n ? valueOf[node.parent] : kNone;
+        const uint64_t count = n < s.selfCounts.size() ? s.selfCounts[n] : 0;
+        if (count == 0) continue;
+        const size_t slot = valueOf[n] == kNone ? values.size() : size_t(valueOf[n]);
+        samples[slot] += count;
+        leaves[slot][node.func] += count;
+    }
+    std::vector<ReportRow> rows;
+    for (size_t v = 0; v <= values.size(); ++v) {
+        if (samples[v] == 0) continue;
+        ReportRow row;
+        row.function = v < values.size() ? values[v] : "(no " + std::string(key) + ")";
+        row.line = 0;
+        row.own = row.total = samples[v];
+        for (const auto& [func, count] : leaves[v]) {
+            if (count <= row.callSiteSamples || func >= s.functions.size()) continue;
+            const FunctionInfo& f = s.functions[func];
+            row.callSite = f.file + ":" + std::to_string(f.firstLine) + "(" + f.name + ")";
+            row.callSiteSamples = count;
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
 } // namespace
 
 std::vector<ReportRow> reportRows(const ProfileSnapshot& s, const ReportOptions& options) {
     std::vector<ReportRow> rows;
     if (options.by == ReportBy::Wait) {
         rows = waitRows(s);
+    } else if (options.by == ReportBy::Label) {
+        rows = labelRows(s, options.labelKey);
     } else if (options.by == ReportBy::Opcode) {
         rows = opcodeRows(s, options.pythonMinor);
     } else if (options.by == ReportBy::Function) {
@@ -216,9 +263,15 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
         out += "No samples match.\n";
         return out + threadList(s);
     }
-    if (options.by == ReportBy::Wait) {
+    if (options.by == ReportBy::Label && rows.size() == 1 && rows[0].line == 0 &&
+        rows[0].function == "(no " + options.labelKey + ")")
+        out += "No sample carries the label \"" + options.labelKey +
+               "\": a recording has labels only when made with --label-from.\n";
+    if (options.by == ReportBy::Wait || options.by == ReportBy::Label) {
+        const bool wait = options.by == ReportBy::Wait;
         std::snprintf(buf, sizeof buf, "%10s %9s %10s  %-40s %s\n", "nsamples", "sample%",
-                      "time (s)", "waiting in", "most from (share of that wait)");
+                      "time (s)", wait ? "waiting in" : options.labelKey.c_str(),
+                      wait ? "most from (share of that wait)" : "most in (share of that time)");
         out += buf;
         for (const ReportRow& r : rows) {
             std::snprintf(buf, sizeof buf, "%10llu %9.1f %10.3f  %-40s ",
@@ -261,7 +314,8 @@ nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<Re
     j["by"] = options.by == ReportBy::Line     ? "line"
               : options.by == ReportBy::Wait   ? "wait"
               : options.by == ReportBy::Opcode ? "opcode"
-                                               : "function";
+              : options.by == ReportBy::Label  ? "label:" + options.labelKey
+                                               : std::string("function");
     if (s.filter.hasRange) {
         j["range_start_s"] =
             s.filter.startUs > s.originUs ? (s.filter.startUs - s.originUs) / 1e6 : 0.0;
@@ -286,6 +340,13 @@ nlohmann::ordered_json reportJson(const ProfileSnapshot& s, const std::vector<Re
         o["total"] = r.total;
         o["own_pct"] = pct(r.own, s.matchedSamples);
         o["total_pct"] = pct(r.total, s.matchedSamples);
+        if (options.by == ReportBy::Label) {
+            o["label"] = sanitizeUtf8(r.function);
+            o["top_function"] = r.callSite.empty()
+                                    ? nlohmann::ordered_json(nullptr)
+                                    : nlohmann::ordered_json(sanitizeUtf8(r.callSite));
+            o["top_function_samples"] = r.callSiteSamples;
+        }
         if (options.by == ReportBy::Wait) {
             o["call_site"] = r.callSite.empty() ? nlohmann::ordered_json(nullptr)
                                                 : nlohmann::ordered_json(sanitizeUtf8(r.callSite));

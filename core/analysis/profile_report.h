@@ -17,7 +17,9 @@ namespace gilscope {
 // with the call site that waits there most.
 // Opcode: one row per (line, instruction) where samples ended (--opcodes), with the
 // instruction's name in the target's Python: "this attribute load never specialised".
-enum class ReportBy { Function, Line, Wait, Opcode };
+// Label: one row per value of the label KEY (--label-from), slowest first, with the
+// function that spends most of that value's time.
+enum class ReportBy { Function, Line, Wait, Opcode, Label };
 enum class ReportSort { Own, Total, Name, File };
 
 std::optional<ReportSort> parseReportSort(std::string_view name); // own|total|name|file
@@ -29,7 +31,8 @@ struct ReportRow {
     int32_t line = -1; // function: first line seen; line: the line
     uint64_t own = 0;
     uint64_t total = 0;
-    // Wait rows: where the Python code waits there most, and its samples there.
+    // Wait rows: where the Python code waits there most, and its samples there. Label
+    // rows: the function (leaf) that spends most of that value's samples.
     std::string callSite;
     uint64_t callSiteSamples = 0;
     // Opcode rows: "LOAD_ATTR_INSTANCE_VALUE", its base form "LOAD_ATTR", and whether it
@@ -42,8 +45,9 @@ struct ReportRow {
 struct ReportOptions {
     ReportBy by = ReportBy::Function;
     ReportSort sort = ReportSort::Own;
-    size_t limit = 15;   // 0: every row
-    int pythonMinor = 0; // the recording's 3.x, for opcode names (0: unknown)
+    size_t limit = 15;    // 0: every row
+    int pythonMinor = 0;  // the recording's 3.x, for opcode names (0: unknown)
+    std::string labelKey; // ReportBy::Label
 };
 
 // Sorted rows (ties broken by total, then name) and cut to the limit.

@@ -1,6 +1,7 @@
 #include "core/pprof/pprof_profile.h"
 
 #include "core/pprof/profile.pb.h"
+#include "core/sample/sample_label.h"
 #include "core/sample/wait_reason.h"
 #include "core/util/utf8.h"
 
@@ -114,8 +115,14 @@ uint32_t PprofProfile::internStack(std::span<const FrameId> frames, const FrameR
     Stack stack;
     stack.frames.assign(frames.begin(), frames.end());
     stack.locations.reserve(frames.size());
-    for (FrameId id : frames)
-        if (registry.has(id)) stack.locations.push_back(locationOf(id, registry, stack.gc));
+    std::pair<int64_t, int64_t> label;
+    for (FrameId id : frames) {
+        if (!registry.has(id)) continue;
+        if (labelOf(id, registry, label))
+            stack.labels.push_back(label);
+        else
+            stack.locations.push_back(locationOf(id, registry, stack.gc));
+    }
     if (!frames.empty() && registry.has(frames.front()))
         stack.waitTarget = waitTargetOf(frames.front(), registry);
     stacks_.push_back(std::move(stack));
@@ -136,6 +143,30 @@ int64_t PprofProfile::waitTargetOf(FrameId leaf, const FrameRegistry& registry) 
     // Bounded cardinality: engines index every label value.
     if (waitTargets_.size() >= kMaxWaitTargets) target = "other";
     return waitTargets_.try_emplace(target, internString(target)).first->second;
+}
+
+bool PprofProfile::labelOf(FrameId frame, const FrameRegistry& registry,
+                           std::pair<int64_t, int64_t>& out) {
+    const FrameInfo& f = registry.frame(frame);
+    const auto label = labelOfFrame(registry.string(f.filename), registry.string(f.funcname));
+    if (!label) return false;
+    const std::string key(label->key);
+    auto k = labelKeys_.find(key);
+    if (k == labelKeys_.end()) k = labelKeys_.emplace(key, internString(key)).first;
+    auto& values = labelValues_[key];
+    std::string value(label->value);
+    auto v = values.find(value);
+    if (v == values.end()) {
+        // Bounded cardinality: engines index every label value.
+        if (values.size() >= kMaxLabelValues) {
+            ++foldedLabelValues_;
+            value = "other";
+            v = values.find(value);
+        }
+        if (v == values.end()) v = values.emplace(value, internString(value)).first;
+    }
+    out = {k->second, v->second};
+    return true;
 }
 
 void PprofProfile::add(uint32_t stack, uint64_t threadId, ThreadState state, uint64_t count) {
@@ -259,6 +290,11 @@ Result<std::string> PprofProfile::encode(const ProfileHeader& header) const {
             auto* l = s->add_label();
             l->set_key(waitTargetKey_);
             l->set_str(stack.waitTarget);
+        }
+        for (const auto& [labelKey, labelValue] : stack.labels) {
+            auto* l = s->add_label();
+            l->set_key(labelKey);
+            l->set_str(labelValue);
         }
     }
     std::string out;

@@ -46,6 +46,8 @@ public:
     void setThreadName(uint64_t threadId, std::string_view name);
 
     uint64_t totalSamples() const { return total_; }
+    // Distinct label values past kMaxLabelValues of their key, folded into "other".
+    uint64_t foldedLabelValues() const { return foldedLabelValues_; }
     bool empty() const { return total_ == 0; }
 
     // The serialized perftools.profiles.Profile message (not compressed).
@@ -58,7 +60,16 @@ private:
         uint32_t nextSameHash = UINT32_MAX;
         bool gc = false;
         int64_t waitTarget = 0; // its wait leaf's peer ("TCP 10.0.0.5:5432"), string index
+        // Its --label-from labels (key, value; string indexes): pprof labels, not frames.
+        std::vector<std::pair<int64_t, int64_t>> labels;
     };
+    // A label frame's (key, value) string indexes; false for any other frame. At most
+    // kMaxLabelValues distinct values per key, then "other" (foldedLabelValues counts them).
+    bool labelOf(FrameId frame, const FrameRegistry& registry, std::pair<int64_t, int64_t>& out);
+    static constexpr size_t kMaxLabelValues = 256;
+    std::unordered_map<std::string, std::unordered_map<std::string, int64_t>> labelValues_;
+    std::unordered_map<std::string, int64_t> labelKeys_;
+    uint64_t foldedLabelValues_ = 0;
     // The wait_target label of a stack whose leaf is an I/O wait with a peer
     // (--wait-reasons); at most kMaxWaitTargets distinct, then "other".
     int64_t waitTargetOf(FrameId leaf, const FrameRegistry& registry);

@@ -196,6 +196,9 @@ Result<PythonLayout> builtinLayout(uint32_t versionHex) {
         break;
     }
     locateInlineGcStats(l); // generation_stats[3], right before gc.collecting
+    // offsetof(PyThreadState, context), compiled against each version's headers.
+    l.tsContext = l.minor <= 10 ? 240 : l.minor == 11 ? 224 : 208;
+    if (l.minor <= 10) l.tsUniqueId = 256; // uint64_t id, after context and context_ver
     return l;
 }
 

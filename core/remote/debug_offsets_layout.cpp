@@ -32,6 +32,15 @@ Error badTable(const std::string& version, const std::string& what) {
                          "); this build is not supported");
 }
 
+// offsetof(PyThreadState, context), which _Py_DebugOffsets does not publish, from the
+// fields that follow native_thread_id in cpython/pystate.h, the same in 3.13, 3.14.10 and
+// 3.15.2 (compiled against Debian's headers: 208, 208, 232) and in the free-threaded
+// build: delete_later, critical_section, coroutine_origin_tracking_depth (an int, padded),
+// async_gen_firstiter, async_gen_finalizer, then context.
+uint64_t contextOffset(uint8_t minor, uint64_t nativeThreadId) {
+    return minor >= 13 && minor <= 15 ? nativeThreadId + 48 : kAbsent;
+}
+
 } // namespace
 
 Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint32_t versionHex) {
@@ -110,6 +119,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     l.tsBaseFrame = r.opt(p->tsBaseFrame);
     l.tsThreadId = r.at(p->tsThreadId);
     l.tsNativeThreadId = r.at(p->tsNativeThreadId);
+    l.tsContext = contextOffset(minor, l.tsNativeThreadId);
     l.tsDatastackChunk = r.at(p->tsDatastackChunk);
     l.tsDatastackTop = l.tsDatastackChunk + 8; // datastack_top follows datastack_chunk
     l.tsHoldsGil = r.opt(p->tsHoldsGil);

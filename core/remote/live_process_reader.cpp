@@ -12,6 +12,16 @@ namespace {
 
 constexpr size_t kMaxInterpreters = 256;
 
+// How much of a thread state a sample reads: what the walk needs, asyncio's fields with
+// --async-aware, the context with --label-from.
+size_t threadStateBytes(const ReadOptions& o, const PythonLayout& l) {
+    if (o.asyncMode != AsyncMode::Off) return l.tsSize;
+    uint64_t size = l.threadStateReadSize();
+    if (!o.labels.empty() && l.tsContext != kAbsent)
+        size = std::min<uint64_t>(std::max<uint64_t>(size, l.tsContext + 8), l.tsSize);
+    return size;
+}
+
 } // namespace
 
 LiveProcessReader::LiveProcessReader(std::shared_ptr<const target::AttachedProcess> door,
@@ -22,9 +32,7 @@ LiveProcessReader::LiveProcessReader(std::shared_ptr<const target::AttachedProce
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
       walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(door_->proc()),
       waitFrames_(door_->proc(), registry_), exec_(pid_),
-      readAhead_(walker_, options.allThreads, layout_.tsSize,
-                 options.asyncMode != AsyncMode::Off ? layout_.tsSize
-                                                     : layout_.threadStateReadSize()) {
+      readAhead_(walker_, options.allThreads, layout_.tsSize, threadStateBytes(options, layout_)) {
     if (options_.allThreads) runtimeWin_.include(layout_.rtInterpretersHead, 8);
     runtimeWin_.include(layout_.rtGilHolder, 8);
     runtimeWin_.include(layout_.rtGilLocked, 4);
@@ -43,8 +51,10 @@ LiveProcessReader::LiveProcessReader(std::shared_ptr<const target::AttachedProce
     interpWin_.include(layout_.inCodeGeneration, 8);
     tstate_.resize(layout_.tsSize);
     // --async-aware reads asyncio's fields of the thread state too: those lie further on.
-    tstateRead_ =
-        options_.asyncMode != AsyncMode::Off ? layout_.tsSize : layout_.threadStateReadSize();
+    tstateRead_ = threadStateBytes(options_, layout_);
+    if (!options_.labels.empty() && layout_.tsContext != kAbsent &&
+        options_.asyncMode == AsyncMode::Off)
+        labels_ = std::make_unique<ContextLabels>(mem_, layout_, options_.labels);
     if (options_.locals) locals_ = std::make_unique<FrameLocalsReader>(mem_, layout_);
     walker_.setNoneAddress(loc_.noneAddr);
     walker_.setMaxDepth(options_.maxDepth);

@@ -2,6 +2,7 @@
 
 #include "core/remote/asyncio_layout.h"
 #include "core/remote/code_cache.h"
+#include "core/remote/context_labels.h"
 #include "core/remote/exec_watch.h"
 #include "core/remote/frame_locals.h"
 #include "core/remote/frame_walker.h"
@@ -64,6 +65,9 @@ public:
     std::vector<TornReason> tornReasons() const override;
 
     uint64_t syscalls() const { return mem_.syscalls(); }
+    // --label-from: contexts walked, and labels kept without a walk.
+    uint64_t labelReads() const { return labelReads_; }
+    uint64_t labelReadsSaved() const { return labelReadsSaved_; }
     // Thread stacks served without a walk, because their thread ran no Python since.
     uint64_t stacksUnchanged() const { return unchanged_.served(); }
     // Samples that repeated the last one, no thread having run since (stillProcesses).
@@ -124,7 +128,8 @@ private:
     // its status is filled, its stack is not walked, and the caller does not count it.
     bool readThread(const InterpState& interp, uint64_t tstateAddr, bool isMain,
                     ThreadStack& stack);
-    uint64_t nativeTid(uint64_t pthreadId);
+    // <= 3.10: the TID from glibc's struct pthread, once per thread state (tstateId).
+    uint64_t nativeTid(uint64_t pthreadId, uint64_t tstateId);
     // -a: after the first read, the frames its read-ahead skipped, when they are needed.
     void readSkippedFrames();
     // The thread state's current-frame word (tstate_): part of UnchangedStacks' key.
@@ -133,6 +138,9 @@ private:
     void readLocals(ThreadStack& stack);
     // The leaf pseudo-frame for an off-CPU thread (ReadOptions::waitFrames).
     FrameId waitFrame(uint64_t tid, const ThreadStateProbe::State& kernel);
+    // ReadOptions::labels: the label root frames of the thread whose state is in tstate_,
+    // read again only when it ran since its last sample or entered another context.
+    void addLabels(ThreadStack& stack, bool ranSince);
     // --async-aware: stacks of asyncio tasks instead of threads (live_async_read.cpp).
     ReadOutcome readAsync(std::vector<ThreadStack>& out, size_t& count);
     bool readRunningTask(uint64_t tstateAddr, uint64_t threadId);
@@ -160,7 +168,17 @@ private:
         FrameId frame;
     };
     std::unordered_map<uint64_t, LastWait> lastWait_; // by thread id
-    std::unique_ptr<KernelTaskRuns> taskRuns_;        // stillProcesses
+    std::unique_ptr<ContextLabels> labels_;           // ReadOptions::labels
+    struct ThreadLabels {
+        uint64_t context = 0; // the Context they were read from
+        ContextLabels::Proof proof;
+        std::vector<FrameId> frames;
+    };
+    uint64_t labelReads_ = 0, labelReadsSaved_ = 0;
+    std::unordered_map<uint64_t, ThreadLabels> lastLabels_; // by thread id
+    std::vector<std::optional<std::string>> labelValues_;
+    std::unordered_map<std::string, FrameId> labelFrames_; // by frame name
+    std::unique_ptr<KernelTaskRuns> taskRuns_;             // stillProcesses
     std::unique_ptr<StillProcess> still_;
     const ThreadStack* lastOut_ = nullptr; // the last good read's output (the caller's
     size_t lastCount_ = 0;                 // vector) and length, which reuseLastSample uses
@@ -190,7 +208,7 @@ private:
     uint64_t tstateAddr_ = 0;
     uint64_t codeGeneration_ = 0;
     uint64_t pthreadTidOffset_ = 720; // glibc x86_64: struct pthread.tid (<= 3.10)
-    std::unordered_map<uint64_t, uint64_t> tidByPthread_;
+    std::unordered_map<uint64_t, uint64_t> tidByPthread_; // by thread state id
     StringId gcFile_, gcName_;
 
     AsyncioLayout asyncio_;

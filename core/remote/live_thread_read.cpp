@@ -42,14 +42,19 @@ std::vector<TornReason> LiveProcessReader::tornReasons() const {
     return sorted;
 }
 
-uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId) {
-    if (auto it = tidByPthread_.find(pthreadId); it != tidByPthread_.end()) return it->second;
+uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId, uint64_t tstateId) {
+    // Keyed by the thread state's unique id, never reused in a process: glibc reuses a
+    // finished thread's struct pthread (and so its pthread_t) for the next thread, so a
+    // cache by pthread_t gave a short-lived thread its predecessor's TID, and with it
+    // that thread's CPU state (a service with a thread per request, on 3.8 - 3.10).
+    const uint64_t key = tstateId != 0 ? tstateId : pthreadId;
+    if (auto it = tidByPthread_.find(key); it != tidByPthread_.end()) return it->second;
     int32_t tid = 0;
     if (!plausibleAddress(pthreadId) || !mem_.readValue(pthreadId + pthreadTidOffset_, tid) ||
         tid <= 0)
         return 0;
     if (tidByPthread_.size() > 4 * kMaxThreads) tidByPthread_.clear();
-    tidByPthread_.emplace(pthreadId, static_cast<uint64_t>(tid));
+    tidByPthread_.emplace(key, static_cast<uint64_t>(tid));
     return static_cast<uint64_t>(tid);
 }
 
@@ -103,7 +108,10 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     stack.pythonThreadId = StructView(tstate_).field<uint64_t>(layout_.tsThreadId);
     stack.threadId = layout_.tsNativeThreadId != kAbsent
                          ? StructView(tstate_).field<uint64_t>(layout_.tsNativeThreadId)
-                         : nativeTid(stack.pythonThreadId);
+                         : nativeTid(stack.pythonThreadId,
+                                     layout_.tsUniqueId != kAbsent
+                                         ? StructView(tstate_).field<uint64_t>(layout_.tsUniqueId)
+                                         : 0);
     uint32_t status = 0;
     if (layout_.tsHoldsGil != kAbsent) {
         if (StructView(tstate_).field<int32_t>(layout_.tsHoldsGil) != 0)
@@ -197,6 +205,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     if (isMainInterp && !entries && !locals &&
         unchanged_.serve(addr, stack.threadId, frameWord(), stack.frames)) {
         readAhead_.servedUnchanged();
+        if (labels_) addLabels(stack, false);
         return true;
     }
     auto walked = [&] {
@@ -204,6 +213,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
             unchanged_.store(addr, stack.threadId, frameWord(),
                              std::span(stack.frames).subspan(gcFrames));
         if (locals) readLocals(stack);
+        if (labels_) addLabels(stack, true);
         return true;
     };
     prefetch.tstateAddr = addr;
@@ -235,6 +245,47 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     ++torn_.dropped;
     why_ = walker_.why();
     return false;
+}
+
+void LiveProcessReader::addLabels(ThreadStack& stack, bool ranSince) {
+    const uint64_t context = StructView(tstate_).field<uint64_t>(layout_.tsContext);
+    auto cached = lastLabels_.find(stack.threadId);
+    // A thread that ran no Python since its last sample set no variable: its labels stand.
+    // One that ran, in the same Context, keeps them if the bytes they were read from are
+    // unchanged (one read; a set() replaces the Context's variables in place). Otherwise
+    // the Context is read again.
+    const bool same = cached != lastLabels_.end() && cached->second.context == context;
+    if (same && (!ranSince || labels_->stillHolds(cached->second.proof))) {
+        ++labelReadsSaved_;
+    } else {
+        if (lastLabels_.size() > 4 * kMaxThreads) lastLabels_.clear();
+        ThreadLabels& now = lastLabels_[stack.threadId];
+        now.context = context;
+        now.frames.clear();
+        if (!labels_->read(context, labelValues_)) {
+            // Said in the label itself, where the user looks (the reason in the stats).
+            noteTorn("a label could not be read: " + labels_->why());
+            labelValues_.assign(options_.labels.size(), std::string(kUnreadableLabel));
+        }
+        now.proof = labels_->lastProof();
+        ++labelReads_;
+        for (size_t i = 0; i < labelValues_.size(); ++i) {
+            if (!labelValues_[i]) continue;
+            const std::string name = labelFrameName(options_.labels[i].key, *labelValues_[i]);
+            auto it = labelFrames_.find(name);
+            if (it == labelFrames_.end()) {
+                FrameInfo f{gcFile_, registry_.internString(name)};
+                f.line = f.endLine = 0;
+                if (labelFrames_.size() > 65536) labelFrames_.clear();
+                it = labelFrames_.emplace(name, registry_.internFrame(f)).first;
+            }
+            now.frames.push_back(it->second);
+        }
+        cached = lastLabels_.find(stack.threadId);
+    }
+    // The first label is the outermost, as --label-from gave them; the stack is leaf first.
+    stack.frames.insert(stack.frames.end(), cached->second.frames.rbegin(),
+                        cached->second.frames.rend());
 }
 
 void LiveProcessReader::readLocals(ThreadStack& stack) {

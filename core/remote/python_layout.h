@@ -78,6 +78,13 @@ struct PythonLayout {
     static constexpr uint32_t kStatusActive = 1u << 4;
     uint64_t tsCurrentException = kAbsent; // curexc_type (<= 3.11) / current_exception
     uint64_t tsExcStateValue = kAbsent;    // tstate->exc_state.exc_value (embedded item)
+    // The thread's current contextvars.Context (PyObject*, NULL until one is entered or a
+    // variable set), for --label-from. No version publishes it: from each version's
+    // cpython/pystate.h, and checked against live interpreters (test_context_labels).
+    uint64_t tsContext = kAbsent;
+    // <= 3.10 (no native_thread_id): PyThreadState.id, unique in the process, which keys
+    // the TID read from glibc's struct pthread (whose address a later thread reuses).
+    uint64_t tsUniqueId = kAbsent;
 
     // How much of a PyThreadState a sample reads: up to the last field listed above
     // (all of them lie in its first few hundred bytes), not the whole struct, which
@@ -88,7 +95,7 @@ struct PythonLayout {
         for (uint64_t off :
              {tsNext, tsInterp, tsFrame, tsCframe, tsCurrentFrame, tsThreadId, tsNativeThreadId,
               tsDatastackChunk, tsDatastackTop, tsHoldsGil, tsGilRequested, tsRecursionDepth,
-              tsBaseFrame, tsCurrentException, tsExcStateValue, tsStatusBits})
+              tsBaseFrame, tsCurrentException, tsExcStateValue, tsStatusBits, tsUniqueId})
             if (off != kAbsent) end = std::max(end, off + 8);
         return std::min(end, tsSize);
     }

@@ -5,6 +5,7 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/attach_permission.cpp
     ${CMAKE_CURRENT_LIST_DIR}/builtin_layouts.cpp
     ${CMAKE_CURRENT_LIST_DIR}/code_cache.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/context_labels.cpp
     ${CMAKE_CURRENT_LIST_DIR}/debug_offsets_layout.cpp
     ${CMAKE_CURRENT_LIST_DIR}/elf_image.cpp
     ${CMAKE_CURRENT_LIST_DIR}/exec_watch.cpp

@@ -2,6 +2,7 @@
 
 #include "core/sample/frame_registry.h"
 #include "core/sample/process_counters.h"
+#include "core/sample/sample_label.h"
 #include "core/sample/thread_status.h"
 #include "core/sample/torn_reads.h"
 #include "core/util/python_version.h"
@@ -97,6 +98,9 @@ struct ReadOptions {
     // ("<lock wait>", "<read TCP 10.0.0.5:5432>", "<sleep>"). The reason itself rides in
     // the status word whenever cpuState is on (WaitReasonBits).
     bool waitFrames = false;
+    // --label-from: each thread's labels, read from its current contextvars.Context, as
+    // root pseudo-frames "<label KEY=VALUE>" (sample_label.h). Not with asyncMode.
+    std::vector<LabelSource> labels = {};
     // Deepest stack kept whole (CPython's MAX_FRAME_CHAIN_DEPTH); a deeper one keeps its
     // leaf side and root frames around a synthetic "<truncated: N frames>" frame.
     size_t maxDepth = 1024 + 512;

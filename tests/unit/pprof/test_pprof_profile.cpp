@@ -4,6 +4,7 @@
 #include "core/pprof/gzip.h"
 #include "core/pprof/pprof_sink.h"
 #include "core/pprof/profile.pb.h"
+#include "core/sample/sample_label.h"
 #include "core/sample/thread_status.h"
 #include "core/sample/wait_reason.h"
 #include "tests/support/synthetic_feed.h"
@@ -58,6 +59,43 @@ class TestPprofProfile : public QObject {
     Q_OBJECT
 
 private slots:
+    // --label-from's root frames become pprof labels (what -tagfocus selects), not
+    // locations; past kMaxLabelValues distinct values a key's values fold into "other".
+    void labelFramesBecomeLabels() {
+        PprofSink sink(PprofSinkOptions{});
+        SyntheticFeed feed(sink, 1000);
+        const FrameId leaf = feed.frame("app.py", 12, "handle");
+        const FrameId route = feed.frame("~", 0, labelFrameName("route", "/checkout"));
+        const FrameId tenant = feed.frame("~", 0, labelFrameName("tenant", "acme"));
+        feed.add(7, ThreadStatus::OnCpu, {leaf, tenant, route}, {1000});
+        feed.add(7, ThreadStatus::OnCpu, {leaf}, {2000});
+        for (int i = 0; i < 300; ++i)
+            feed.add(8, ThreadStatus::OnCpu,
+                     {leaf, feed.frame("~", 0, labelFrameName("request", std::to_string(i)))},
+                     {uint64_t(3000 + i)});
+        const auto p = decode(sink.take(false));
+        int labelled = 0, plain = 0, other = 0;
+        std::set<std::string> requests;
+        for (const auto& s : p.sample()) {
+            QCOMPARE(s.location_id_size(), 1); // the label frames are not locations
+            if (label(p, s, "route") == "/checkout") {
+                QCOMPARE(label(p, s, "tenant"), std::string("acme"));
+                ++labelled;
+            } else if (!label(p, s, "request").empty()) {
+                requests.insert(label(p, s, "request"));
+                other += label(p, s, "request") == "other";
+            } else {
+                ++plain;
+            }
+        }
+        QCOMPARE(labelled, 1);
+        QCOMPARE(plain, 1);
+        QVERIFY(requests.size() <= 257); // 256 values and "other"
+        QVERIFY(other > 0);
+        for (const auto& f : p.function())
+            QVERIFY(!str(p, f.name()).starts_with("<label"));
+    }
+
     void headerAndTablesFollowTheSchema() {
         PprofSinkOptions options;
         options.wall = false;

@@ -1,0 +1,87 @@
+// --label-from on real interpreters, every build present (3.8-3.15, 3.13t): a threaded
+// HTTP service on the standard library whose handler sets a ContextVar `route` and spends
+// a known CPU time per route; `report --by label:route` must give each route the share of
+// CPU the service measured of itself. The reader's hostile cases are in
+// tests/unit/remote/test_context_labels.cpp.
+#include "tests/support/python_interpreters.h"
+#include "tests/support/run_gilscope.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace gilscope::test;
+
+class TestContextLabels : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        all_ = findEveryBuild();
+        printTestedInterpreters(all_);
+        GILSCOPE_REQUIRE_INTERPRETERS(all_);
+    }
+
+    void routesShareAsTheServiceMeasured_data() { addInterpreterRows(all_); }
+    void routesShareAsTheServiceMeasured() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        TargetProcess target(interpreter, targetScript("route_service.py"),
+                             gatedTarget(dir, {"3"}));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString bin = dir.filePath("routes.bin");
+        const RunResult r =
+            runGatedGilscope({"attach", "--binary", "--mode", "all", "-a", "--label-from", "route",
+                              "-o", bin, QString::number(target.pid())},
+                             dir.path(), gatePath(dir));
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const auto truth = target.readTimedJson("ROUTES ");
+        QVERIFY2(truth, qPrintable(target.error()));
+
+        // On a CPU only, as the check asks: the target counts each handler's own
+        // CPU clock from set() to reset().
+        QString error;
+        const QJsonObject rep = reportJson(bin, {"--mode", "cpu", "--by", "label:route"}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(rep["by"].toString(), QString("label:route"));
+        QMap<QString, double> samples;
+        double labelled = 0;
+        for (const QJsonValue& row : rep["rows"].toArray())
+            if (truth->contains(row["label"].toString())) {
+                samples[row["label"].toString()] = row["total"].toDouble();
+                labelled += row["total"].toDouble();
+            }
+        double spent = 0;
+        for (const QString& route : truth->keys())
+            spent += (*truth)[route].toDouble();
+        QVERIFY2(labelled > 300 && spent > 0,
+                 qPrintable(QJsonDocument(rep).toJson() + QJsonDocument(*truth).toJson()));
+        for (const QString& route : truth->keys()) {
+            const double share = 100 * samples.value(route) / labelled;
+            const double measured = 100 * (*truth)[route].toDouble() / spent;
+            qInfo("%s: %s %.1f%% of %.0f labelled samples; the service measured %.1f%%",
+                  qPrintable(interpreter.label), qPrintable(route), share, labelled, measured);
+            QVERIFY2(std::abs(share - measured) <= 2,
+                     qPrintable(route + ": " + QString::number(share) + " vs " +
+                                QString::number(measured)));
+        }
+        // The slowest route first among the routes (the threads without one may come
+        // before it: without a GIL the client runs beside the handlers), with the function
+        // it spends its time in.
+        QJsonObject top;
+        for (const QJsonValue& row : rep["rows"].toArray())
+            if (top.isEmpty() && truth->contains(row["label"].toString())) top = row.toObject();
+        QCOMPARE(top["label"].toString(), QString("/slow"));
+        QVERIFY2(top["top_function"].toString().contains("(busy)"),
+                 qPrintable(top["top_function"].toString()));
+    }
+
+private:
+    QList<Interpreter> all_;
+};
+
+QTEST_GUILESS_MAIN(TestContextLabels)
+#include "test_context_labels.moc"

@@ -1,0 +1,43 @@
+"""Worker threads that each take "requests" in a loop: for each one, the context
+variables `route` and `tenant` are set, the request burns CPU for PERIOD_MS, and they are
+reset. argv: THREADS PERIOD_MS (0: a new request at every step of the loop, about every
+50 µs, so the context changes between any two samples).
+
+READY json: {}
+"""
+import contextvars
+import sys
+import threading
+import time
+
+from _ready import ready
+
+route = contextvars.ContextVar("route")
+tenant = contextvars.ContextVar("tenant")
+ROUTES = ["/checkout", "/cart", "/search", "/login"]
+
+
+def busy(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def worker(n, period):
+    i = 0
+    while True:
+        r = route.set(ROUTES[i % len(ROUTES)])
+        t = tenant.set("tenant-%d" % (i % 7))
+        busy(period)
+        tenant.reset(t)
+        route.reset(r)
+        i += 1
+
+
+threads = int(sys.argv[1])
+period = float(sys.argv[2]) / 1000
+for n in range(threads):
+    threading.Thread(target=worker, args=(n, period), daemon=True).start()
+ready()
+while True:
+    time.sleep(1)

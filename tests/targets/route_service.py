@@ -1,0 +1,67 @@
+"""A threaded HTTP service on the standard library (http.server, a thread per request)
+whose handler sets the context variable `route` and spends a different, self-timed amount
+of CPU per route. A client thread in the same process sends real requests, one at a time.
+
+argv: SECONDS GATE. Serves at once and prints READY; once the file GATE exists, the
+client sends requests for SECONDS, then the script prints "ROUTES <json>" (each route's
+CPU seconds between its handler's set() and reset() of the route, by the thread's own
+CPU clock: a handler that waits for the GIL or a core is not running) and exits.
+
+READY json: {"port": N}
+"""
+import contextvars
+import http.client
+import http.server
+import json
+import os
+import sys
+import threading
+import time
+
+from _ready import ready
+
+route = contextvars.ContextVar("route")
+COST = {"/fast": 0.002, "/medium": 0.006, "/slow": 0.012}
+spent = {path: 0.0 for path in COST}
+spent_lock = threading.Lock()
+
+
+def busy(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        # As a framework does: the route is set for the request and reset after it, and
+        # the handler counts its CPU time over exactly that span.
+        start = time.thread_time()
+        token = route.set(self.path)
+        busy(COST[self.path])
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+        route.reset(token)
+        with spent_lock:
+            spent[self.path] += time.thread_time() - start
+
+    def log_message(self, *args):
+        pass
+
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+ready(port=server.server_address[1])
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.005)
+deadline = time.perf_counter() + float(sys.argv[1])
+while time.perf_counter() < deadline:
+    for path in COST:
+        connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1])
+        connection.request("GET", path)
+        connection.getresponse().read()
+        connection.close()
+server.shutdown()
+print("ROUTES " + json.dumps(spent), flush=True)
