@@ -208,7 +208,13 @@ private:
     uint64_t tstateAddr_ = 0;
     uint64_t codeGeneration_ = 0;
     uint64_t pthreadTidOffset_ = 720; // glibc x86_64: struct pthread.tid (<= 3.10)
-    std::unordered_map<uint64_t, uint64_t> tidByPthread_; // by thread state id
+    struct PthreadKeyHash {
+        size_t operator()(const std::pair<uint64_t, uint64_t>& k) const noexcept {
+            return std::hash<uint64_t>{}(k.first ^ (k.second * 0x9E3779B97F4A7C15ull));
+        }
+    };
+    // By pthread_t and thread state id (nativeTid).
+    std::unordered_map<std::pair<uint64_t, uint64_t>, uint64_t, PthreadKeyHash> tidByPthread_;
     StringId gcFile_, gcName_;
 
     AsyncioLayout asyncio_;

@@ -43,11 +43,13 @@ std::vector<TornReason> LiveProcessReader::tornReasons() const {
 }
 
 uint64_t LiveProcessReader::nativeTid(uint64_t pthreadId, uint64_t tstateId) {
-    // Keyed by the thread state's unique id, never reused in a process: glibc reuses a
-    // finished thread's struct pthread (and so its pthread_t) for the next thread, so a
-    // cache by pthread_t gave a short-lived thread its predecessor's TID, and with it
-    // that thread's CPU state (a service with a thread per request, on 3.8 - 3.10).
-    const uint64_t key = tstateId != 0 ? tstateId : pthreadId;
+    // Keyed by the pthread_t and the thread state's unique id, never reused in a process:
+    // glibc reuses a finished thread's struct pthread (and so its pthread_t) for the next
+    // thread, so a cache by pthread_t alone gave a short-lived thread its predecessor's
+    // TID, and with it that thread's CPU state (a service with a thread per request). Not
+    // by the id alone: a new thread state names its creator's pthread_t until the thread
+    // starts (3.8 - 3.10 set thread_id again in the new thread).
+    const std::pair<uint64_t, uint64_t> key{pthreadId, tstateId};
     if (auto it = tidByPthread_.find(key); it != tidByPthread_.end()) return it->second;
     int32_t tid = 0;
     if (!plausibleAddress(pthreadId) || !mem_.readValue(pthreadId + pthreadTidOffset_, tid) ||

@@ -38,6 +38,8 @@ echo "== issue 37: free-threaded 3.13t against 3.13, gilscope's CPU per sample a
 tests/bench/freethreaded/bench_free_threaded.py --gilscope "$BUILD/app/gilscope" || true
 echo "== issue 39: dump -a --locals on 50 threads x 30 frames, against dump -a and CPython 3.15's dump -a"
 tests/bench/locals/bench_dump_locals.py --gilscope "$BUILD/app/gilscope" || true
+echo "== issue 50: --label-from, gilscope's CPU per sample with two labels against none"
+tests/bench/labels/bench_labels.py --gilscope "$BUILD/app/gilscope"
 echo "== issue 39: an idle --control socket at 10 kHz, with against without"
 tests/bench/control/bench_control_idle.py --gilscope "$BUILD/app/gilscope"
 echo "== GUI live model"

@@ -21,15 +21,21 @@ import time
 from _ready import ready
 
 route = contextvars.ContextVar("route")
-COST = {"/fast": 0.002, "/medium": 0.006, "/slow": 0.012}
+
+
+def spin(n):
+    for _ in range(n):
+        pass
+
+
+# The same work for a route whatever else the machine runs (a spin to a deadline would do
+# less work when the thread is preempted): loop counts for about 2, 6 and 12 ms.
+started = time.perf_counter()
+spin(200000)
+per_ms = max(1000, int(200000 / ((time.perf_counter() - started) * 1000)))
+COST = {"/fast": 2 * per_ms, "/medium": 6 * per_ms, "/slow": 12 * per_ms}
 spent = {path: 0.0 for path in COST}
 spent_lock = threading.Lock()
-
-
-def busy(seconds):
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -38,7 +44,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         # the handler counts its CPU time over exactly that span.
         start = time.thread_time()
         token = route.set(self.path)
-        busy(COST[self.path])
+        spin(COST[self.path])
         self.send_response(200)
         self.send_header("Content-Length", "2")
         self.end_headers()

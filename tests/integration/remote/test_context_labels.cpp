@@ -75,7 +75,7 @@ private slots:
         for (const QJsonValue& row : rep["rows"].toArray())
             if (top.isEmpty() && truth->contains(row["label"].toString())) top = row.toObject();
         QCOMPARE(top["label"].toString(), QString("/slow"));
-        QVERIFY2(top["top_function"].toString().contains("(busy)"),
+        QVERIFY2(top["top_function"].toString().contains("(spin)"),
                  qPrintable(top["top_function"].toString()));
     }
 
