@@ -7,6 +7,7 @@
 #include "tests/unit/remote/fake_memory.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -96,10 +97,27 @@ public:
             mem_.put<int8_t>(frame + l_.frState, executing ? 0 : -1); // FRAME_EXECUTING, SUSPENDED
     }
 
+    // A type object whose tp_name is `name`, one per name.
+    uint64_t type(const std::string& name) {
+        if (auto it = types_.find(name); it != types_.end()) return it->second;
+        const uint64_t t = alloc(512), n = alloc(64);
+        mem_.putBytes(n, name.c_str(), name.size() + 1);
+        mem_.put<uint64_t>(t + 24 + l_.headerShift(), n); // tp_name
+        return types_[name] = t;
+    }
+    // An object of that type, with a reference count of 1.
+    uint64_t object(const std::string& typeName, size_t size = 64) {
+        const uint64_t o = alloc(size);
+        mem_.put<int64_t>(o, 1);
+        mem_.put<uint64_t>(o + l_.obType, type(typeName));
+        return o;
+    }
+
 private:
     FakeMemory& mem_;
     const remote::PythonLayout& l_;
     uint64_t next_ = 0x7f0000000000;
+    std::map<std::string, uint64_t> types_;
 };
 
 } // namespace gilscope::test

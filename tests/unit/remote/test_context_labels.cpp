@@ -17,29 +17,15 @@ using namespace gilscope::test;
 
 namespace {
 
-constexpr uint64_t kTpName = 24;
-
 // Objects as a 3.12 build lays them out (the reader's offsets are the same from 3.8 on).
 class FakeContexts {
 public:
     FakeContexts() : layout(builtinLayout(0x030C01F0u).value()), py(mem, layout) {}
 
-    uint64_t type(const std::string& name) {
-        if (auto it = types_.find(name); it != types_.end()) return it->second;
-        const uint64_t t = py.alloc(512), n = py.alloc(64);
-        mem.putBytes(n, name.c_str(), name.size() + 1);
-        mem.put<uint64_t>(t + kTpName, n);
-        return types_[name] = t;
-    }
-    uint64_t object(const std::string& typeName, size_t size) {
-        const uint64_t o = py.alloc(size);
-        mem.put<int64_t>(o, 1);
-        mem.put<uint64_t>(o + layout.obType, type(typeName));
-        return o;
-    }
+    uint64_t object(const std::string& typeName, size_t size) { return py.object(typeName, size); }
     uint64_t str(const std::string& s) {
         const uint64_t o = py.str(s);
-        mem.put<uint64_t>(o + layout.obType, type("str"));
+        mem.put<uint64_t>(o + layout.obType, py.type("str"));
         return o;
     }
     uint64_t var(const std::string& name) {
@@ -80,9 +66,6 @@ public:
     FakeMemory mem;
     PythonLayout layout;
     FakePython py;
-
-private:
-    std::map<std::string, uint64_t> types_;
 };
 
 std::vector<std::optional<std::string>> readLabels(FakeContexts& f, uint64_t context,

@@ -17,27 +17,13 @@ using namespace gilscope::test;
 
 namespace {
 
-constexpr uint64_t kTpName = 24;
-
 class FakeObjects {
 public:
     explicit FakeObjects(int minor)
         : layout(builtinLayout(0x030000F0u | (uint32_t(minor) << 16)).value()), py(mem, layout) {}
 
-    uint64_t type(const std::string& name) {
-        auto it = types_.find(name);
-        if (it != types_.end()) return it->second;
-        const uint64_t t = py.alloc(512);
-        const uint64_t n = py.alloc(64);
-        mem.putBytes(n, name.c_str(), name.size() + 1);
-        mem.put<uint64_t>(t + kTpName, n);
-        return types_[name] = t;
-    }
     uint64_t object(const std::string& typeName, size_t size = 64) {
-        const uint64_t o = py.alloc(size);
-        mem.put<int64_t>(o, 1);
-        mem.put<uint64_t>(o + layout.obType, type(typeName));
-        return o;
+        return py.object(typeName, size);
     }
     uint64_t list(const std::vector<uint64_t>& items, int64_t claimed = -1) {
         const uint64_t o = object("list");
@@ -58,9 +44,6 @@ public:
     FakeMemory mem;
     PythonLayout layout;
     FakePython py;
-
-private:
-    std::map<std::string, uint64_t> types_;
 };
 
 } // namespace
