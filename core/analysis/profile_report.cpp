@@ -94,10 +94,12 @@ std::vector<ReportRow> labelRows(const ProfileSnapshot& s, std::string_view key)
     std::vector<int32_t> valueOf(s.nodes.size(), kNone);
     std::vector<uint64_t> samples(values.size() + 1, 0);
     std::vector<std::map<uint32_t, uint64_t>> leaves(values.size() + 1);
-    for (size_t n = 1; n < s.nodes.size(); ++n) {
+    // Node 0 is the empty stack (a thread seen with no frame): its samples have no label.
+    for (size_t n = 0; n < s.nodes.size(); ++n) {
         const StackNode& node = s.nodes[n];
-        const int32_t own = node.func < valueOfFunc.size() ? valueOfFunc[node.func] : kNone;
-        valueOf[n] = own != kNone ? own : node.parent < n ? valueOf[node.parent] : kNone;
+        const int32_t own =
+            n > 0 && node.func < valueOfFunc.size() ? valueOfFunc[node.func] : kNone;
+        valueOf[n] = own != kNone ? own : n > 0 && node.parent < n ? valueOf[node.parent] : kNone;
         const uint64_t count = n < s.selfCounts.size() ? s.selfCounts[n] : 0;
         if (count == 0) continue;
         const size_t slot = valueOf[n] == kNone ? values.size() : size_t(valueOf[n]);

@@ -47,6 +47,12 @@ private slots:
         const QJsonObject rep = reportJson(bin, {"--mode", "cpu", "--by", "label:route"}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(rep["by"].toString(), QString("label:route"));
+        // The values and "(no route)" partition the samples: none lost, none twice (the
+        // samples of a thread seen with no frame once went missing).
+        double rows = 0;
+        for (const QJsonValue& row : rep["rows"].toArray())
+            rows += row["total"].toDouble();
+        QCOMPARE(rows, rep["matched_samples"].toDouble());
         QMap<QString, double> samples;
         double labelled = 0;
         for (const QJsonValue& row : rep["rows"].toArray())
