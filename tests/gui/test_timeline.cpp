@@ -794,7 +794,11 @@ private slots:
             const ThreadTimeline* b = threadOf(w.snapshot(), firstSeen[i]);
             QVERIFY(a && b);
             QVERIFY2(a->firstUs < b->firstUs || (a->firstUs == b->firstUs && !b->mainThread),
-                     qPrintable(QStringLiteral("%1 before %2").arg(a->threadId).arg(b->threadId)));
+                     qPrintable(QStringLiteral("%1 (first at %3 us) before %2 (first at %4 us)")
+                                    .arg(a->threadId)
+                                    .arg(b->threadId)
+                                    .arg(a->firstUs)
+                                    .arg(b->firstUs)));
         }
         const ThreadTimeline* main = threadOf(w.snapshot(), uint64_t(target.pid()));
         QVERIFY(main);
