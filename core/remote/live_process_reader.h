@@ -177,8 +177,8 @@ private:
     uint64_t labelReads_ = 0, labelReadsSaved_ = 0;
     std::unordered_map<uint64_t, ThreadLabels> lastLabels_; // by thread id
     std::vector<std::optional<std::string>> labelValues_;
-    std::unordered_map<std::string, FrameId> labelFrames_; // by frame name
-    std::unique_ptr<KernelTaskRuns> taskRuns_;             // stillProcesses
+    PseudoFrames labelFrames_{registry_, 65536};
+    std::unique_ptr<KernelTaskRuns> taskRuns_; // stillProcesses
     std::unique_ptr<StillProcess> still_;
     const ThreadStack* lastOut_ = nullptr; // the last good read's output (the caller's
     size_t lastCount_ = 0;                 // vector) and length, which reuseLastSample uses

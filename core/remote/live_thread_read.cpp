@@ -273,15 +273,8 @@ void LiveProcessReader::addLabels(ThreadStack& stack, bool ranSince) {
         ++labelReads_;
         for (size_t i = 0; i < labelValues_.size(); ++i) {
             if (!labelValues_[i]) continue;
-            const std::string name = labelFrameName(options_.labels[i].key, *labelValues_[i]);
-            auto it = labelFrames_.find(name);
-            if (it == labelFrames_.end()) {
-                FrameInfo f{gcFile_, registry_.internString(name)};
-                f.line = f.endLine = 0;
-                if (labelFrames_.size() > 65536) labelFrames_.clear();
-                it = labelFrames_.emplace(name, registry_.internFrame(f)).first;
-            }
-            now.frames.push_back(it->second);
+            now.frames.push_back(
+                labelFrames_.frame(labelFrameName(options_.labels[i].key, *labelValues_[i])));
         }
         cached = lastLabels_.find(stack.threadId);
     }

@@ -11,18 +11,4 @@ std::string WaitFrames::describeFd(const SyscallWait& wait) {
     return fds_.describe(wait.fd).value_or("");
 }
 
-FrameId WaitFrames::frame(const std::string& name) {
-    if (auto it = frames_.find(name); it != frames_.end()) return it->second;
-    if (file_ == kNoString) file_ = registry_.internString("~");
-    FrameInfo f;
-    f.filename = file_;
-    f.funcname = registry_.internString(name);
-    f.line = f.endLine = 0;
-    const FrameId id = registry_.internFrame(f);
-    // Bounded: the fd describer folds to kinds and peers; a target with more distinct
-    // peers than this re-interns (the registry dedupes), it does not grow the map.
-    if (frames_.size() < FdDescriber::kMaxEntries) frames_.emplace(name, id);
-    return id;
-}
-
 } // namespace gilscope::remote

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/remote/fd_describer.h"
+#include "core/remote/pseudo_frames.h"
 #include "core/remote/syscall_wait.h"
 #include "core/sample/frame_registry.h"
 
@@ -16,19 +17,18 @@ class WaitFrames {
 public:
     // `proc`: the target's /proc directory, from its door (outlives this).
     WaitFrames(const target::ProcDir& proc, FrameRegistry& registry)
-        : fds_(proc), registry_(registry) {}
+        // Bounded: the fd describer folds to kinds and peers.
+        : fds_(proc), frames_(registry, FdDescriber::kMaxEntries) {}
 
     // The frame's name for a wait whose descriptor is `target` (empty: unknown or none).
     static std::string frameName(const SyscallWait& wait, std::string_view target);
     // What `wait`'s descriptor is, read now (empty when it has none or cannot be read).
     std::string describeFd(const SyscallWait& wait);
-    FrameId frame(const std::string& name);
+    FrameId frame(const std::string& name) { return frames_.frame(name); }
 
 private:
     FdDescriber fds_;
-    FrameRegistry& registry_;
-    StringId file_ = kNoString;
-    std::unordered_map<std::string, FrameId> frames_;
+    PseudoFrames frames_;
 };
 
 } // namespace gilscope::remote
