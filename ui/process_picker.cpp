@@ -149,10 +149,13 @@ void ProcessPicker::applyScan(Result<std::vector<PythonProcessInfo>> scan) {
     model_->setProcesses(*scan, pointerInside_);
     if (pointerInside_) {
         // An exited row stays struck out for a moment where the pointer rests, then folds
-        // away (the row under the pointer last, when the pointer moves on).
+        // away if that moves nothing under the pointer: rows below it fold, the row under
+        // it and those above wait until the pointer moves on (or a click lands elsewhere).
         const QModelIndex under = view_->indexAt(view_->viewport()->mapFromGlobal(QCursor::pos()));
-        const int keep = under.isValid() ? under.data(ProcessTableModel::PidRole).toInt() : 0;
-        model_->foldExitedRows(kExitedRowsFoldAfterSec, keep);
+        model_->foldExitedRows(kExitedRowsFoldAfterSec, [&](int row) {
+            const QModelIndex shown = proxy_->mapFromSource(model_->index(row, 0));
+            return under.isValid() && shown.isValid() && shown.row() <= under.row();
+        });
     }
     internalChange_ = false;
     view_->resizeColumnToContents(ProcessTableModel::Pid);

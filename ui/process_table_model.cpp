@@ -94,11 +94,11 @@ void ProcessTableModel::releaseHeldRows() {
     }
 }
 
-void ProcessTableModel::foldExitedRows(double afterSec, int keepPid) {
+void ProcessTableModel::foldExitedRows(double afterSec, const std::function<bool(int)>& keep) {
     const double now = double(clock_.nsecsElapsed()) / 1e9;
     for (size_t i = rows_.size(); i-- > 0;) {
         const Row& r = rows_[i];
-        if (!r.exited || now - r.exitedAtSec < afterSec || r.info.pid == keepPid) continue;
+        if (!r.exited || now - r.exitedAtSec < afterSec || keep(int(i))) continue;
         beginRemoveRows({}, int(i), int(i));
         rows_.erase(rows_.begin() + long(i));
         endRemoveRows();

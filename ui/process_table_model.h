@@ -5,6 +5,7 @@
 #include <QAbstractTableModel>
 #include <QElapsedTimer>
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -28,9 +29,9 @@ public:
     // Applies what holdRows kept back: exited rows go.
     void releaseHeldRows();
     // While rows are held, those exited more than `afterSec` ago go all the same, except
-    // keepPid's (the row under the pointer or the selected one): a busy machine must not
-    // pile up struck-out rows while the pointer rests on the table.
-    void foldExitedRows(double afterSec, int keepPid);
+    // the rows `keep` says to keep (what a removal would move under the pointer): a busy
+    // machine must not pile up struck-out rows while the pointer rests on the table.
+    void foldExitedRows(double afterSec, const std::function<bool(int row)>& keep);
     std::optional<PythonProcessInfo> processAt(int row) const;
     bool exitedAt(int row) const;
     double cpuPercentAt(int row) const; // -1 until two scans have seen the process

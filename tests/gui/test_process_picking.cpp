@@ -17,6 +17,8 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+#include <algorithm>
+#include <vector>
 
 using gilscope::test::TargetProcess;
 using gilscope::ui::MainWindow;
@@ -210,36 +212,48 @@ private slots:
     }
 
     // Issue 48: while the pointer rests on the table, an exited process is struck out for
-    // a moment, then folds away, except the row under the pointer itself.
+    // a moment, then folds away if that moves nothing under the pointer: a row below it
+    // folds, the row under it and those above wait until the pointer moves on.
     void exitedRowsFoldAwayUnderARestingPointer() {
         const auto all = gilscope::test::findInterpreters(8, 13);
         GILSCOPE_REQUIRE(!all.isEmpty(), "no host interpreter");
         TargetProcess a(all.first(), QStringLiteral("three_deep.py"));
         TargetProcess b(all.last(), QStringLiteral("three_deep.py"));
-        QVERIFY2(a.start() && b.start(), "targets did not start");
+        TargetProcess c(all.first(), QStringLiteral("three_deep.py"));
+        QVERIFY2(a.start() && b.start() && c.start(), "targets did not start");
         Harness h;
         if (QTest::currentTestFailed()) return;
         h.picker()->setAutoRefresh(false);
-        QTRY_VERIFY_WITH_TIMEOUT(h.listed({a.pid(), b.pid()}), 60000);
-        const QPoint at = h.centreOfRow(h.rowOf(a.pid()));
+        QTRY_VERIFY_WITH_TIMEOUT(h.listed({a.pid(), b.pid(), c.pid()}), 60000);
+        // The pointer rests on the middle one of the three rows, whichever order they are in.
+        std::vector<TargetProcess*> byRow{&a, &b, &c};
+        std::sort(byRow.begin(), byRow.end(), [&](TargetProcess* x, TargetProcess* y) {
+            return h.rowOf(x->pid()) < h.rowOf(y->pid());
+        });
+        TargetProcess& above = *byRow[0];
+        TargetProcess& under = *byRow[1];
+        TargetProcess& below = *byRow[2];
+        const QPoint at = h.centreOfRow(h.rowOf(under.pid()));
         QTest::mouseMove(h.view()->viewport(), at);
         QVERIFY(h.picker()->rowsHeld());
-        QCOMPARE(h.pidAt(at), int(a.pid()));
-        a.terminate();
-        b.terminate();
+        QCOMPARE(h.pidAt(at), int(under.pid()));
+        for (TargetProcess* t : byRow)
+            t->terminate();
         h.rescan();
         if (QTest::currentTestFailed()) return;
-        // The next scan strikes both out and moves nothing.
+        // The next scan strikes all three out and moves nothing.
         QVERIFY(h.picker()->rowsHeld());
-        QVERIFY(h.rowOf(b.pid()) >= 0);
-        QCOMPARE(h.pidAt(at), int(a.pid()));
-        // A moment later b folds away; a, under the pointer, stays until it moves on.
-        QTRY_VERIFY_WITH_TIMEOUT((h.rescan(), h.rowOf(b.pid()) < 0), 30000);
+        QVERIFY(h.rowOf(above.pid()) >= 0 && h.rowOf(below.pid()) >= 0);
+        QCOMPARE(h.pidAt(at), int(under.pid()));
+        // A moment later the row below folds away; the one under the pointer and the one
+        // above it (whose going would move it) stay until the pointer moves on.
+        QTRY_VERIFY_WITH_TIMEOUT((h.rescan(), h.rowOf(below.pid()) < 0), 30000);
         QVERIFY(h.picker()->rowsHeld());
-        QVERIFY(h.rowOf(a.pid()) >= 0);
+        QVERIFY(h.rowOf(above.pid()) >= 0);
+        QCOMPARE(h.pidAt(at), int(under.pid()));
         auto* filter = h.window.findChild<QLineEdit*>(QStringLiteral("processFilter"));
         QTest::mouseMove(filter);
-        QTRY_VERIFY_WITH_TIMEOUT(h.rowOf(a.pid()) < 0, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(h.rowOf(under.pid()) < 0 && h.rowOf(above.pid()) < 0, 30000);
     }
 
     // The selected process exits: nothing is selected (no neighbour inherits the
