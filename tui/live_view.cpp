@@ -174,9 +174,10 @@ void LiveView::run(std::stop_token stop) {
                                               std::to_string(v.thread + 1) + "/" +
                                               std::to_string(v.threads.size()) + ")"
                                         : "all " + std::to_string(v.threads.size());
-        frame.choices = "[s]ort: " + std::string(sortName(v.sort)) + "  [t]hreads: " + threads +
-                        "  [f] state: " + std::string(stateFilterLabel(v.state)) + "  [p]ause" +
-                        (v.paused ? " (PAUSED)" : "") + "  [q]uit";
+        frame.choices =
+            "[s]ort: " + std::string(sortName(v.sort)) + "  [t]hreads: " + threads +
+            "  [f] state: " + std::string(stateFilterLabel(v.state, facts_.freeThreaded)) +
+            "  [p]ause" + (v.paused ? " (PAUSED)" : "") + "  [q]uit";
         const std::string unavailable =
             stateFilterUnavailable(v.state, facts_.mode, facts_.pythonMinor, facts_.freeThreaded);
         if (quit_)

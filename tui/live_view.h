@@ -24,7 +24,7 @@ struct LiveFacts {
     std::string target; // "PID 1234"
     int mode = -1;      // ProfilingMode recorded (which state filters can match)
     int pythonMinor = 0;
-    bool freeThreaded = false; // no GIL: the GIL filters say so
+    bool freeThreaded = false; // no GIL: the GIL filters are attached and stopped threads
 };
 
 class LiveView {

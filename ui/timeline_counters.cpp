@@ -19,9 +19,11 @@ using namespace timeline;
 
 namespace {
 
-// Memory amber, threads slate; CPU and GC as the thread lanes' On CPU and GC.
+// Memory amber, threads slate; CPU and GC as the thread lanes' On CPU and GC; parallelism
+// as the GIL-held (running Python) lane, a pause as the stopped one.
 const QColor kCounterColors[kCounterTrackCount] = {QColor(185, 140, 30), QColor(90, 125, 145),
-                                                   QColor(40, 110, 220), QColor(160, 60, 190)};
+                                                   QColor(40, 110, 220), QColor(160, 60, 190),
+                                                   QColor(46, 160, 67)};
 
 QString megabytes(double bytes) {
     return QObject::tr("%1 MB").arg(bytes / (1024.0 * 1024.0), 0, 'f', 1);
@@ -76,17 +78,132 @@ QString collectionsText(const std::array<uint64_t, kGcGenerations>& n) {
 } // namespace
 
 QStringList TimelineWidget::counterTrackNames() {
-    return {tr("Memory"), tr("Threads"), tr("CPU"), tr("GC")};
+    return {tr("Memory"), tr("Threads"), tr("CPU"), tr("GC"), tr("Parallel")};
+}
+
+bool TimelineWidget::counterTrackShown(int track) const {
+    if (track == int(CounterTrack::Parallel))
+        return snapshot_.threads.size() > 1 && !snapshot_.parallel.empty();
+    return !snapshot_.counters.empty() && track >= 0 && track < kCounterTrackCount;
 }
 
 int TimelineWidget::countersHeight() const {
-    return snapshot_.counters.empty() ? 0 : kCounterTrackCount * kCounterTrackHeight + kLaneGap;
+    int shown = 0;
+    for (int i = 0; i < kCounterTrackCount; ++i)
+        shown += counterTrackShown(i) ? 1 : 0;
+    return shown ? shown * kCounterTrackHeight + kLaneGap : 0;
 }
 
 QRect TimelineWidget::counterTrackRect(int track) const {
-    if (snapshot_.counters.empty() || track < 0 || track >= kCounterTrackCount) return {};
-    return QRect(kMargin, kPlotTop + track * kCounterTrackHeight, width() - 2 * kMargin,
+    if (!counterTrackShown(track)) return {};
+    int above = 0;
+    for (int i = 0; i < track; ++i)
+        above += counterTrackShown(i) ? 1 : 0;
+    return QRect(kMargin, kPlotTop + above * kCounterTrackHeight, width() - 2 * kMargin,
                  kCounterTrackHeight);
+}
+
+ParallelBucket TimelineWidget::parallelIn(uint64_t fromUs, uint64_t toUs) const {
+    ParallelBucket sum;
+    const uint64_t bucket = std::max<uint64_t>(snapshot_.bucketUs, 1);
+    const uint64_t origin = snapshot_.originUs;
+    if (toUs < origin) return sum;
+    const size_t first = size_t((fromUs > origin ? fromUs - origin : 0) / bucket);
+    const size_t last = std::min(snapshot_.parallel.size(), size_t((toUs - origin) / bucket) + 1);
+    for (size_t i = first; i < last; ++i)
+        sum.merge(snapshot_.parallel[i]);
+    return sum;
+}
+
+double TimelineWidget::parallelTop() const {
+    if (!snapshot_.freeThreaded) return 1.0;
+    if (snapshot_.cpus) return double(snapshot_.cpus);
+    double top = 1.0; // no CPU count: the most that wanted to run, on average, in a bucket
+    for (const ParallelBucket& b : snapshot_.parallel)
+        if (b.ticks) top = std::max(top, double(b.wanting) / b.ticks);
+    return top;
+}
+
+// Per pixel column, how many threads ran Python at once (filled, up to the CPUs or the
+// GIL's one), how many wanted to (a line, at the top when more than fit), and where a
+// stop-the-world pause stopped threads (a mark along the top).
+void TimelineWidget::paintParallelism(QPainter& p, const QRect& plot) {
+    const int w = plot.width();
+    const double from = double(viewStartUs()), span = double(viewEndUs()) - from;
+    if (w <= 0 || span <= 0) return;
+    const double top = parallelTop();
+    QColor fill = kCounterColors[int(CounterTrack::Parallel)];
+    fill.setAlpha(130);
+    const QColor want = fill.darker(160);
+    const QColor pause = kLanes[kWaitLane].color;
+    for (int x = 0; x < w; ++x) {
+        const auto t0 = uint64_t(from + x * span / w), t1 = uint64_t(from + (x + 1) * span / w);
+        const ParallelBucket b = parallelIn(t0, t1 > t0 ? t1 - 1 : t0);
+        if (b.ticks == 0) continue;
+        const double running = double(b.running) / b.ticks, wanting = double(b.wanting) / b.ticks;
+        const int h = int(std::lround(std::clamp(running / top, 0.0, 1.0) * plot.height()));
+        if (h > 0) p.fillRect(plot.left() + x, plot.bottom() + 1 - h, 1, h, fill);
+        if (wanting > running) {
+            const int y = plot.bottom() + 1 -
+                          int(std::lround(std::clamp(wanting / top, 0.0, 1.0) * plot.height()));
+            p.fillRect(plot.left() + x, std::max(plot.top(), y - 1), 1, 2, want);
+        }
+        if (b.stopped) p.fillRect(plot.left() + x, plot.top(), 1, 3, pause);
+    }
+    const ParallelBucket whole = parallelIn(0, UINT64_MAX);
+    QString label = counterTrackNames()[int(CounterTrack::Parallel)];
+    if (whole.ticks)
+        label += snapshot_.freeThreaded
+                     ? tr("  %1 avg").arg(double(whole.running) / whole.ticks, 0, 'f', 2)
+                     : tr("  GIL %1 %").arg(100.0 * whole.running / whole.ticks, 0, 'f', 0);
+    p.setPen(palette().color(QPalette::Text));
+    const QRect name(kMargin + kTwistyWidth, plot.top() - 2,
+                     plotLeft() - kTwistyWidth - 2 * kMargin, kCounterTrackHeight);
+    p.fillRect(kMargin + 3, plot.center().y() - 4, 8, 8,
+               kCounterColors[int(CounterTrack::Parallel)]);
+    p.drawText(name, Qt::AlignVCenter | Qt::AlignLeft,
+               fontMetrics().elidedText(label, Qt::ElideRight, name.width()));
+}
+
+QString TimelineWidget::parallelismToolTip(QPoint pos) const {
+    const uint64_t origin = snapshot_.originUs;
+    const auto sec = [origin](uint64_t t) { return double(int64_t(t) - int64_t(origin)) / 1e6; };
+    const QString ran = snapshot_.freeThreaded ? tr("ran Python") : tr("held the GIL");
+    const QString cap =
+        snapshot_.freeThreaded
+            ? (snapshot_.cpus ? tr(" (%1 CPUs)").arg(snapshot_.cpus) : tr(" (CPUs not known)"))
+            : tr(" (the GIL lets one run)");
+    const auto describe = [&](const ParallelBucket& b) {
+        if (!b.ticks) return tr("no samples");
+        QString text = tr("%1 threads %2 at once, %3 wanted to%4")
+                           .arg(double(b.running) / b.ticks, 0, 'f', 2)
+                           .arg(ran)
+                           .arg(double(b.wanting) / b.ticks, 0, 'f', 2)
+                           .arg(cap);
+        if (b.stopped)
+            text += tr("; stop-the-world pauses stopped %1 threads on average")
+                        .arg(double(b.stopped) / b.ticks, 0, 'f', 2);
+        return text;
+    };
+    QString text;
+    if (pos.x() >= plotLeft()) {
+        const uint64_t t = timeAt(pos.x());
+        const uint64_t bucket = std::max<uint64_t>(snapshot_.bucketUs, 1);
+        const uint64_t at = origin + (t - std::min(t, origin)) / bucket * bucket;
+        text = tr("Parallel at %1 s: ").arg(sec(t), 0, 'f', 3) + describe(parallelIn(at, at));
+    } else {
+        text = tr("Parallel\nHow many threads ran Python at once, tick by tick (filled), and "
+                  "how many wanted to (the line): under a GIL one at most; without one, as "
+                  "many as the CPUs. A mark on top: a stop-the-world pause stopped threads.");
+    }
+    const uint64_t from = hasHighlight_ ? highlightStartUs_ : viewStartUs();
+    const uint64_t to = hasHighlight_ ? highlightEndUs_ : viewEndUs();
+    text += tr("\n%1 %2–%3 s: ")
+                .arg(hasHighlight_ ? tr("In the selected range") : tr("In view"))
+                .arg(sec(from), 0, 'f', 3)
+                .arg(sec(to), 0, 'f', 3) +
+            describe(parallelIn(from, to));
+    return text;
 }
 
 int TimelineWidget::counterTrackAt(QPoint pos) const {
@@ -106,14 +223,17 @@ double TimelineWidget::gcShareIn(uint64_t fromUs, uint64_t toUs) const {
 }
 
 void TimelineWidget::paintCounters(QPainter& p) {
-    if (snapshot_.counters.empty()) return;
     const QColor faint = palette().color(QPalette::Mid);
     for (int i = 0; i < kCounterTrackCount; ++i) {
+        if (!counterTrackShown(i)) continue;
         const QRect track = counterTrackRect(i);
         const QRect plot(plotLeft(), track.top() + 2, plotWidth(), track.height() - 4);
         p.setPen(faint);
         p.drawLine(plot.left(), track.bottom(), plot.right(), track.bottom());
-        paintCounter(p, i, plot);
+        if (i == int(CounterTrack::Parallel))
+            paintParallelism(p, plot);
+        else
+            paintCounter(p, i, plot);
     }
 }
 
@@ -197,6 +317,7 @@ void TimelineWidget::paintCounter(QPainter& p, int track, const QRect& plot) {
 
 QString TimelineWidget::counterToolTip(int track, QPoint pos) const {
     const auto kind = CounterTrack(track);
+    if (kind == CounterTrack::Parallel) return parallelismToolTip(pos);
     const auto& counters = snapshot_.counters;
     const uint64_t origin = snapshot_.originUs;
     const auto sec = [origin](uint64_t t) { return double(int64_t(t) - int64_t(origin)) / 1e6; };

@@ -156,7 +156,7 @@ QString TimelineWidget::toolTipAt(QPoint widgetPos) const {
                     .arg(double(from - std::min(from, snapshot_.originUs)) / 1e6, 0, 'f', 3)
                     .arg(double(std::min(to, viewEndUs()) - snapshot_.originUs) / 1e6, 0, 'f', 3)
                     .arg(b.samples ? QStringLiteral(":") : QString());
-        text += sharesText(shown(trackColumnOf(b)));
+        text += sharesText(trackColumnOf(b));
         return text + tr("\n\nClick: show only this thread in the analysis views\nCtrl+click: "
                          "add or remove it · Shift+click: a run of threads\n▸: its lanes");
     }

@@ -44,10 +44,6 @@ inline const Lane kLanes[] = {
 inline constexpr int kLaneCount = int(std::size(kLanes));
 inline constexpr int kGilLane = 0, kWaitLane = 1, kCpuLane = 2, kExceptionLane = 3, kGcLane = 4,
                      kLockLane = 5, kIoLane = 6, kSleepPollLane = 7;
-// The lanes a free-threaded target (no GIL) leaves empty.
-inline bool isGilLane(const Lane& lane) {
-    return &lane == &kLanes[kGilLane] || &lane == &kLanes[kWaitLane];
-}
 // Sampled, but neither on CPU nor near the GIL, and no known reason (or none read).
 inline const QColor kIdleColor(150, 150, 150);
 
@@ -64,9 +60,10 @@ inline constexpr int kExpandedHeight = kTrackHeight + kLaneCount * (kLaneHeight 
 inline constexpr int kPlotTop = kMargin + kLegendHeight + kAxisHeight;
 
 // The process's counter tracks above the threads (timeline_counters.cpp), when the
-// recording has counters: memory, threads, CPU, and the share of samples in GC.
-enum class CounterTrack { Memory, Threads, Cpu, Gc };
-inline constexpr int kCounterTrackCount = 4;
+// recording has counters: memory, threads, CPU, and the share of samples in GC; and, for
+// any recording of more than one thread, how many ran Python at once (from the samples).
+enum class CounterTrack { Memory, Threads, Cpu, Gc, Parallel };
+inline constexpr int kCounterTrackCount = 5;
 inline constexpr int kCounterTrackHeight = 20;
 
 } // namespace gilscope::ui::timeline

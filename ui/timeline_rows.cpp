@@ -120,25 +120,6 @@ const std::vector<TrackColumn>* TimelineWidget::detailOf(uint64_t threadId) cons
 // for this view, else the buckets drawn there (many narrow buckets merge into one column,
 // a wide bucket spans several).
 std::vector<TrackColumn> TimelineWidget::columnsOf(const ThreadTimeline& thread, int w) const {
-    std::vector<TrackColumn> columns = columnsAsRecorded(thread, w);
-    for (TrackColumn& c : columns)
-        c = shown(c);
-    return columns;
-}
-
-TrackColumn TimelineWidget::shown(TrackColumn c) const {
-    // A free-threaded Python has no GIL: a GIL state said of it would mean nothing.
-    if (snapshot_.freeThreaded) {
-        auto& s = c.state;
-        s[size_t(TrackState::OnCpu)] +=
-            s[size_t(TrackState::GilHeld)] + s[size_t(TrackState::GilWait)];
-        s[size_t(TrackState::GilHeld)] = s[size_t(TrackState::GilWait)] = 0;
-    }
-    return c;
-}
-
-std::vector<TrackColumn> TimelineWidget::columnsAsRecorded(const ThreadTimeline& thread,
-                                                           int w) const {
     if (const auto* exact = detailOf(thread.threadId); exact && int(exact->size()) == w)
         return *exact;
     const double bucketUs = double(std::max<uint64_t>(snapshot_.bucketUs, 1));
@@ -166,10 +147,8 @@ QString TimelineWidget::sharesText(const TrackColumn& c) const {
     // The states partition the time: these add up to 100 %.
     for (int s = 0; s < kTrackStateCount; ++s) {
         if (c.state[size_t(s)] == 0) continue;
-        // Without a GIL, on a CPU is simply on a CPU.
-        const bool plain = snapshot_.freeThreaded && TrackState(s) == TrackState::OnCpu;
         text += QStringLiteral("\n  %1: %2 %")
-                    .arg(plain ? tr("On CPU") : trackStateName(s))
+                    .arg(trackStateName(s))
                     .arg(100.0 * double(c.state[size_t(s)]) / double(total), 0, 'f', 1);
     }
     const auto mark = [&](uint64_t v, const QString& what) {
@@ -184,14 +163,21 @@ QString TimelineWidget::sharesText(const TrackColumn& c) const {
     return text;
 }
 
-QString TimelineWidget::trackStateName(int state) {
+QString TimelineWidget::laneName(int lane) const {
+    const GilBitWords words = gilBitWords(snapshot_.freeThreaded);
+    if (lane == kGilLane) return tr(words.held);
+    if (lane == kWaitLane) return tr(words.waiting);
+    return tr(kLanes[lane].name);
+}
+
+QString TimelineWidget::trackStateName(int state) const {
     switch (TrackState(state)) {
     case TrackState::GilHeld:
-        return tr(kLanes[kGilLane].name);
+        return laneName(kGilLane);
     case TrackState::GilWait:
-        return tr(kLanes[kWaitLane].name);
+        return laneName(kWaitLane);
     case TrackState::OnCpu:
-        return tr("On CPU without the GIL");
+        return tr(gilBitWords(snapshot_.freeThreaded).withoutHeld);
     case TrackState::LockWait:
         return tr(kLanes[kLockLane].name);
     case TrackState::Io:
@@ -251,14 +237,8 @@ void TimelineWidget::paintRow(QPainter& p, const Row& row) {
         const Lane& lane = kLanes[l];
         p.setPen(faint);
         p.drawText(kMargin + kTwistyWidth, laneY, kLabelWidth - kTwistyWidth - 4, kLaneHeight,
-                   Qt::AlignLeft | Qt::AlignVCenter, tr(lane.name));
+                   Qt::AlignLeft | Qt::AlignVCenter, laneName(l));
         p.fillRect(left, laneY, w, kLaneHeight, palette().alternateBase());
-        if (snapshot_.freeThreaded && isGilLane(lane)) {
-            p.drawText(left + 4, laneY, w - 8, kLaneHeight, Qt::AlignLeft | Qt::AlignVCenter,
-                       tr("none: this Python is free-threaded and has no GIL"));
-            laneY += kLaneHeight + kLaneGap;
-            continue;
-        }
         const auto barOf = [&](int x) {
             const TrackColumn& c = columns[size_t(x)];
             const uint64_t total = c.total(), v = laneTime(c, l);

@@ -260,8 +260,8 @@ void TimelineWidget::paintEvent(QPaintEvent* event) {
         for (uint64_t id : foldedThreads())
             if (ids.size() < 8) ids << QString::number(id);
         if (folded_.size() > 8) ids << QStringLiteral("…");
-        const QString state = QString::fromUtf8(stateFilterLabel(state_).data(),
-                                                int(stateFilterLabel(state_).size()));
+        const std::string_view label = stateFilterLabel(state_, snapshot_.freeThreaded);
+        const QString state = QString::fromUtf8(label.data(), int(label.size()));
         p.setPen(palette().color(QPalette::PlaceholderText));
         const QString threads =
             folded_.size() == 1 ? tr("1 thread") : tr("%1 threads").arg(folded_.size());
@@ -282,8 +282,8 @@ void TimelineWidget::paintHeader(QPainter& p) {
         p.drawText(x + 14, y, 200, h, Qt::AlignVCenter | Qt::AlignLeft, name);
         x += 14 + p.fontMetrics().horizontalAdvance(name) + 14;
     };
-    for (const Lane& lane : kLanes)
-        if (!(snapshot_.freeThreaded && isGilLane(lane))) item(lane.color, tr(lane.name));
+    for (int l = 0; l < kLaneCount; ++l)
+        item(kLanes[l].color, laneName(l));
     item(kIdleColor, tr("Idle")); // every colour a track draws is here, and solid
     p.setPen(palette().color(QPalette::PlaceholderText));
     const QString hint = zoomed()

@@ -52,7 +52,10 @@ public:
     bool showsDetail() const; // the exact columns of this very view are drawn
     // What a thread's track draws in each column of the view, as painted.
     std::vector<TrackColumn> columnsOf(const ThreadTimeline& thread, int width) const;
-    static QString trackStateName(int state);
+    // A state's name, and a lane's: a free-threaded target's GIL states are its attached
+    // and suspended threads (gilBitWords).
+    QString trackStateName(int state) const;
+    QString laneName(int lane) const;
     static QColor trackStateColor(int state);
     // What a left drag does, said in the tooltip (the range selector sets it).
     void setDragHint(const QString& hint);
@@ -104,7 +107,9 @@ public:
     QRect laneRect(uint64_t threadId, int lane) const;
     QRect noteRect() const; // the "N threads folded" line; empty when none
     // The process's counter tracks (memory, threads, CPU, GC) above the threads, when the
-    // recording has counters; `track` indexes counterTrackNames(). Empty when not drawn.
+    // recording has counters, and the parallelism track (how many threads ran Python at
+    // once), when it has more than one thread; `track` indexes counterTrackNames(). Empty
+    // when not drawn.
     QRect counterTrackRect(int track) const;
     static QStringList counterTrackNames();
     QString toolTipAt(QPoint pos) const;
@@ -162,8 +167,6 @@ private:
     const Row* rowAt(int y) const;
     const Row* rowOf(uint64_t threadId) const;
     const std::vector<TrackColumn>* detailOf(uint64_t threadId) const;
-    std::vector<TrackColumn> columnsAsRecorded(const ThreadTimeline& thread, int width) const;
-    TrackColumn shown(TrackColumn column) const; // as a track draws and tells it
     QString sharesText(const TrackColumn& column) const;
     void refreshToolTip(); // the data changed under a shown tooltip
     TimelineBucket totalIn(const ThreadTimeline& thread, uint64_t fromUs, uint64_t toUs) const;
@@ -172,7 +175,13 @@ private:
     void paintName(QPainter& p, const Row& row);
     void paintAxis(QPainter& p, int y);
     void paintMarks(QPainter& p); // the user's marks, across every track
-    int countersHeight() const;   // 0 without counters
+    int countersHeight() const;   // 0 without counter tracks
+    bool counterTrackShown(int track) const;
+    void paintParallelism(QPainter& p, const QRect& plot);
+    QString parallelismToolTip(QPoint pos) const;
+    // The parallel buckets in [fromUs, toUs], summed.
+    ParallelBucket parallelIn(uint64_t fromUs, uint64_t toUs) const;
+    double parallelTop() const; // the track's scale: 1 under a GIL, else the CPUs
     void paintCounters(QPainter& p);
     void paintCounter(QPainter& p, int track, const QRect& plot);
     void paintCollections(QPainter& p, const QRect& plot); // the GC track's marks

@@ -9,6 +9,7 @@
 #include "core/analysis/profile_diff.h"
 #include "core/analysis/profile_model.h"
 #include "core/analysis/profile_report.h"
+#include "core/analysis/scaling_report.h"
 #include "core/tach/tach_reader.h"
 #include "core/util/utf8.h"
 
@@ -48,8 +49,10 @@ int runReport(const QStringList& args) {
                                 "line and instruction (recorded with --opcodes: LOAD_ATTR vs "
                                 "its specialised forms), or per value of a label (recorded with "
                                 "--label-from: time per route, tenant or request, and the "
-                                "function most of it is spent in).",
-                                "function|line|wait|opcode|label:KEY", "function");
+                                "function most of it is spent in), or per stop-the-world pause "
+                                "(free-threaded Python: when, how long, who asked and from "
+                                "where, and the time the stopped threads lost).",
+                                "function|line|wait|opcode|label:KEY|pause", "function");
     const QCommandLineOption mode(
         "mode",
         "Which thread-samples to count: all (wall clock, default), cpu (on CPU), gil (holding "
@@ -75,7 +78,12 @@ int runReport(const QStringList& args) {
     const QCommandLineOption lockContention(
         "lock-contention", "For the ticks in which some thread waited on a lock: what the threads "
                            "on a CPU ran (needs a recording with wait reasons).");
-    parser.addOptions({by, mode, thread, range, sort, limit, json, contention, lockContention});
+    const QCommandLineOption scaling(
+        "scaling", "Why the threads do not run at once: how many ran Python at a time, and each "
+                   "function's time split by what its threads did (ran Python, ran C, were "
+                   "stopped by a pause or waited for the GIL, on a lock, on I/O, slept).");
+    parser.addOptions(
+        {by, mode, thread, range, sort, limit, json, contention, lockContention, scaling});
     parser.addOptions(transformOptions());
     if (auto done = cli.parse(args)) return *done;
     if (parser.positionalArguments().size() != 1)
@@ -94,9 +102,18 @@ int runReport(const QStringList& args) {
     else if (byValue.startsWith("label:") && byValue.size() > 6) {
         options.by = ReportBy::Label;
         options.labelKey = byValue.mid(6).toStdString();
-    } else if (byValue != "function")
-        return cli.usageError("--by must be function, line, wait, opcode or label:KEY, not \"" +
-                              byValue + "\"");
+    } else if (byValue != "function" && byValue != "pause")
+        return cli.usageError(
+            "--by must be function, line, wait, opcode, label:KEY or pause, not \"" + byValue +
+            "\"");
+    const bool pauses = byValue == "pause";
+    if ((pauses || parser.isSet(scaling)) &&
+        (parser.isSet(mode) || parser.isSet(contention) || parser.isSet(lockContention)))
+        return cli.usageError(QString(pauses ? "--by pause" : "--scaling") +
+                              " splits the samples by state itself: it takes no --mode or "
+                              "contention view");
+    if (pauses && parser.isSet(scaling))
+        return cli.usageError("--by pause and --scaling are two reports: ask for one");
     if (auto s = parseReportSort(parser.value(sort).toStdString()))
         options.sort = *s;
     else
@@ -162,6 +179,24 @@ int runReport(const QStringList& args) {
                                   "report: thread " + std::to_string(tid) +
                                       " is not in the recording (threads: " + list + ")"));
         }
+    }
+    if (pauses) {
+        auto report = pauseReport(model, filter, options.limit);
+        if (!report) return fail(report.error());
+        if (parser.isSet(json))
+            std::printf("%s\n", pauseJson(*report).dump(2).c_str());
+        else
+            std::printf("%s", pauseText(*report).c_str());
+        return 0;
+    }
+    if (parser.isSet(scaling)) {
+        auto report = scalingReport(model, filter, options.limit);
+        if (!report) return fail(report.error());
+        if (parser.isSet(json))
+            std::printf("%s\n", scalingJson(*report).dump(2).c_str());
+        else
+            std::printf("%s", scalingText(*report).c_str());
+        return 0;
     }
     auto queried = model.query(filter);
     if (!queried) return fail(queried.error());

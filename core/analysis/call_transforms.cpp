@@ -38,6 +38,7 @@ std::shared_ptr<ProfileSnapshot> withoutStacks(const ProfileSnapshot& in) {
     out->intervalUs = in.intervalUs;
     out->recordedMode = in.recordedMode;
     out->pythonMinor = in.pythonMinor;
+    out->freeThreaded = in.freeThreaded;
     out->recordedSamples = in.recordedSamples;
     out->matchedSamples = in.matchedSamples;
     out->contendedTicks = in.contendedTicks;

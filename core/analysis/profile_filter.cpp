@@ -32,7 +32,13 @@ std::string_view stateFilterName(StateFilter s) {
     return "all";
 }
 
-std::string_view stateFilterLabel(StateFilter s) {
+std::string_view stateFilterLabel(StateFilter s, bool freeThreaded) {
+    if (freeThreaded) {
+        const GilBitWords words = gilBitWords(true);
+        if (s == StateFilter::HoldingGil) return words.held;
+        if (s == StateFilter::WaitingForGil) return words.waiting;
+        if (s == StateFilter::GilContention) return "Stop-the-world (requester)";
+    }
     for (const auto& n : kNames)
         if (n.state == s) return n.label;
     return "All";
@@ -42,24 +48,22 @@ std::optional<StateFilter> parseStateFilter(std::string_view name) {
     for (const auto& n : kNames)
         if (n.name == name) return n.state;
     if (name == "wall") return StateFilter::All;
+    if (name == "python") return StateFilter::HoldingGil;
+    if (name == "stopped") return StateFilter::WaitingForGil;
     return std::nullopt;
 }
 
 std::string stateFilterUnavailable(StateFilter s, int mode, int pythonMinor, bool freeThreaded) {
     const auto m = static_cast<ProfilingMode>(mode);
-    const bool gilFilter = s == StateFilter::HoldingGil || s == StateFilter::WaitingForGil ||
-                           s == StateFilter::GilContention;
-    if (freeThreaded && gilFilter)
-        return "Python 3." + (pythonMinor > 0 ? std::to_string(pythonMinor) : std::string("X")) +
-               "t has no GIL: its threads run Python at once, and none holds or waits for a GIL";
     const std::string remedy = "; `--mode all` records it";
     // Wall mode alone does not read each thread's CPU state from the kernel.
     if (m == ProfilingMode::Wall) {
         const std::string recorded = "it was recorded in wall mode, ";
         if (s == StateFilter::OnCpu) return recorded + "which does not read the CPU state" + remedy;
-        // 3.15 says it in the thread state; before, it is inferred from the kernel's.
+        // 3.15 says it in the thread state; before, it is inferred from the kernel's. A
+        // free-threaded target's thread state says it is suspended (thread_status.h).
         if ((s == StateFilter::WaitingForGil || s == StateFilter::GilContention) &&
-            pythonMinor > 0 && pythonMinor < 15)
+            pythonMinor > 0 && pythonMinor < 15 && !freeThreaded)
             return recorded + "and before Python 3.15 waiting for the GIL is read from the " +
                    "kernel's thread state, which that mode does not read" + remedy;
     }

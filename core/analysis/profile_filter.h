@@ -38,15 +38,17 @@ inline constexpr StateFilter kAllStateFilters[] = {
 // "all", "cpu", "gil", "gil-wait", "exception", "gc", "gil-contention", "lock", "io", "poll",
 // "sleep", "lock-contention" (CLI spelling).
 std::string_view stateFilterName(StateFilter s);
+// Also "python" and "stopped", the GIL filters' names for a free-threaded target.
 std::optional<StateFilter> parseStateFilter(std::string_view name);
-// "All", "On CPU", "Holding GIL", ... (GUI spelling).
-std::string_view stateFilterLabel(StateFilter s);
+// "All", "On CPU", "Holding GIL", ... (GUI spelling). A free-threaded target has no GIL:
+// the GIL filters are "Running Python", "Stopped by stop-the-world" and "Stop-the-world
+// (requester)" there (what the GIL bits mean there: thread_status.h).
+std::string_view stateFilterLabel(StateFilter s, bool freeThreaded = false);
 
 // Why a state filter can match nothing in a recording made in `mode` (a ProfilingMode
 // value; -1: unknown) of a Python 3.`pythonMinor` target (0: unknown), because that
 // recording never read the state; empty when it can match. Such a filter would
-// otherwise answer "0 of N" as if no thread had ever been in that state. A free-threaded
-// target (python3.13t) has no GIL: no GIL state can match.
+// otherwise answer "0 of N" as if no thread had ever been in that state.
 std::string stateFilterUnavailable(StateFilter s, int mode, int pythonMinor,
                                    bool freeThreaded = false);
 

@@ -52,6 +52,8 @@ void ProfileModel::begin(const FrameRegistry& registry, const RecordingInfo& inf
                     intervalUs_ = info.sampleIntervalUs;
                     recordedMode_ = info.mode;
                     pythonMinor_ = info.pythonMajor == 3 ? info.pythonMinor : 0;
+                    freeThreaded_ = info.freeThreaded;
+                    cpus_ = info.cpus;
                 });
 }
 
@@ -176,6 +178,7 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
         snap->intervalUs = intervalUs_;
         snap->recordedMode = recordedMode_;
         snap->pythonMinor = pythonMinor_;
+        snap->freeThreaded = freeThreaded_;
         snap->recordedSamples = samples_;
         snap->finished = finished_;
         snap->notKept = store_.spillProblem();
@@ -282,6 +285,47 @@ ProfileModel::query(const ProfileFilter& filter, const CancelToken* cancel) cons
     if (!st) return st.error();
     snap->matchedSamples = matched;
     return std::shared_ptr<const ProfileSnapshot>(std::move(snap));
+}
+
+Result<ProfileModel::Parallelism> ProfileModel::parallelism(const ProfileFilter& filter,
+                                                            const CancelToken* cancel) const {
+    Parallelism out;
+    uint64_t originUs = 0;
+    uint32_t cpus = 0;
+    std::vector<uint8_t> threadOk;
+    SampleStore::View view;
+    lock_.read([&] {
+        originUs = originUs_;
+        cpus = cpus_;
+        out.freeThreaded = freeThreaded_;
+        threadOk.assign(threads_.size(), filter.threads.empty() ? 1 : 0);
+        for (size_t i = 0; i < threads_.size() && !filter.threads.empty(); ++i)
+            threadOk[i] = std::find(filter.threads.begin(), filter.threads.end(),
+                                    threads_[i].threadId) != filter.threads.end();
+        view = store_.view();
+    });
+    uint64_t t0 = 0, t1 = UINT64_MAX;
+    if (filter.hasRange) {
+        t0 = filter.startUs > originUs ? filter.startUs - originUs : 0;
+        if (filter.endUs <= originUs || filter.endUs <= filter.startUs) return out;
+        t1 = filter.endUs - originUs - 1;
+    }
+    ParallelismTally tally(cpus, out.freeThreaded);
+    const Status st = view.scan(
+        t0, t1,
+        [&](std::span<const SampleRecord> records) {
+            for (const SampleRecord& r : records) {
+                const uint64_t t = r.time();
+                if (t < t0 || t > t1 || !threadOk[r.thread.index()]) continue;
+                tally.add(originUs + t, r.status, r.thread, r.node);
+            }
+        },
+        cancel);
+    if (!st) return st.error();
+    tally.finish();
+    out.summary = tally.summary();
+    out.pauses = tally.pauses();
+    return out;
 }
 
 } // namespace gilscope

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/parallelism.h"
 #include "core/analysis/profile_snapshot.h"
 #include "core/analysis/sample_store.h"
 #include "core/analysis/stack_chart.h"
@@ -55,6 +56,17 @@ public:
 
     uint64_t sampleCount() const;
 
+    // How many threads ran Python at once over the filter's range and threads, and the
+    // stop-the-world pauses in it (parallelism.h). Fails only on a spill read error or
+    // when cancelled.
+    struct Parallelism {
+        ParallelismSummary summary;
+        std::vector<StopTheWorldPause> pauses;
+        bool freeThreaded = false;
+    };
+    Result<Parallelism> parallelism(const ProfileFilter& filter,
+                                    const CancelToken* cancel = nullptr) const;
+
 private:
     struct ThreadState {
         uint64_t threadId = 0;
@@ -93,6 +105,8 @@ private:
     uint64_t intervalUs_ = 0;
     int recordedMode_ = -1;
     int pythonMinor_ = 0;
+    bool freeThreaded_ = false;
+    uint32_t cpus_ = 0;
     uint64_t samples_ = 0;
     uint64_t overflowSamples_ = 0; // of threads past kMaxThreads: not kept
 };

@@ -241,7 +241,13 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
                   static_cast<unsigned long long>(s.recordedSamples), s.intervalUs / 1000.0);
     out += buf;
     if (!s.notKept.empty()) out += "Note: " + s.notKept + "\n";
-    if (s.filter.state == StateFilter::GilContention) {
+    if (s.filter.state == StateFilter::GilContention && s.freeThreaded) {
+        std::snprintf(buf, sizeof buf,
+                      "Stop-the-world: %llu ticks had threads stopped by a pause; the table is "
+                      "what the threads still attached (the one that asked) ran then.\n",
+                      static_cast<unsigned long long>(s.contendedTicks));
+        out += buf;
+    } else if (s.filter.state == StateFilter::GilContention) {
         std::snprintf(buf, sizeof buf,
                       "GIL contention: %llu ticks had a thread waiting for the GIL; the table is "
                       "what the GIL holder ran then.\n",

@@ -27,6 +27,7 @@ struct ProfileSnapshot {
     uint64_t intervalUs = 0;
     int recordedMode = -1;        // ProfilingMode the producer stamped (-1: unknown)
     int pythonMinor = 0;          // the target's 3.x (0: unknown), for opcode names
+    bool freeThreaded = false;    // the GIL bits say attached and stopped (thread_status.h)
     uint64_t recordedSamples = 0; // thread-samples in the recording
     uint64_t matchedSamples = 0;  // thread-samples the filter kept
     uint64_t contendedTicks = 0;  // GilContention: ticks in which some thread waited

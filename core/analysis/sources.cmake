@@ -15,4 +15,6 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/profile_diff.cpp
     ${CMAKE_CURRENT_LIST_DIR}/state_filter_sink.cpp
     ${CMAKE_CURRENT_LIST_DIR}/module_color.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/parallelism.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/scaling_report.cpp
 )

@@ -48,6 +48,7 @@ Status GeckoCollector::Impl::exportTo(const std::filesystem::path* dest, AtomicF
     }
     exportStarted = true;
     if (misuse) return *misuse;
+    if (tally) tally->finish(); // no sample comes after: count the ticks held back
     if (threads.empty())
         return makeError(ErrorKind::NoSamples,
                          "no samples were collected, so there is no Gecko profile to write");
@@ -116,6 +117,13 @@ void GeckoCollector::begin(const FrameRegistry& registry, const RecordingInfo& i
     if (info.sampleIntervalUs != 0) impl_->opt.intervalUs = info.sampleIntervalUs;
     if (info.pythonMajor == 3) impl_->pythonMinor = info.pythonMinor;
     impl_->freeThreaded = info.freeThreaded;
+    // gilscope's own recordings (live, or a .bin it wrote: it knows the target's CPUs) get
+    // the parallelism counter; a replay of CPython's own .bin stays CPython's bytes.
+    if (info.cpus > 0) {
+        impl_->tally = std::make_unique<ParallelismTally>(info.cpus, info.freeThreaded);
+        impl_->tally->setTickSink(
+            [this](uint64_t t, const TickCounts& c) { impl_->parallel.add(t, c); });
+    }
 }
 
 void GeckoCollector::addBatch(const SampleBatch& batch) {

@@ -3,6 +3,7 @@
 // Private to core/gecko: the collector's state, shared by ingest and export.
 
 #include "core/gecko/gecko_collector.h"
+#include "core/gecko/gecko_counters.h"
 #include "core/gecko/gecko_strings.h"
 #include "core/gecko/gecko_thread.h"
 #include "core/util/temp_dir.h"
@@ -42,6 +43,10 @@ struct GeckoCollector::Impl {
     std::vector<std::pair<uint64_t, std::string>> userMarks;
     bool wroteUserMarks = false; // meta.markerSchema then describes them
     CounterSeries counters;      // addCounters(): the export's "counters"
+    // How many threads ran Python at once (from begin(): it needs the CPUs), and its
+    // windows, a counter of the export too.
+    std::unique_ptr<ParallelismTally> tally;
+    ParallelWindows parallel;
     void fail(Error e);
     void spillFailed(Error e); // the spill disk failed: data stays in memory, recording stops
 

@@ -50,9 +50,60 @@ std::optional<uint64_t> gcCount(const ProcessCounters& r, size_t generation) {
     return r.gcCollections[generation];
 }
 
+void writeParallel(JsonWriter& out, const std::vector<ParallelWindow>& windows, uint64_t baseUs,
+                   const std::string& pid, uint32_t mainThreadIndex) {
+    JsonObject c(out);
+    c.key("name").string("Python threads at once");
+    c.key("category").string("CPU");
+    c.key("description")
+        .string("How many threads ran Python at once (held the GIL, or attached on a "
+                "free-threaded build, on a CPU), in thousandths, averaged over each window");
+    c.key("pid").string(pid);
+    c.key("mainThreadIndex").unsignedInteger(mainThreadIndex);
+    JsonObject samples(c.key("samples"));
+    {
+        JsonArray time(samples.key("time"));
+        for (const ParallelWindow& w : windows)
+            time.item().number(w.startUs > baseUs ? double(w.startUs - baseUs) / 1000.0 : 0.0);
+    }
+    {
+        JsonArray count(samples.key("count"));
+        int64_t previous = 0;
+        for (const ParallelWindow& w : windows) {
+            const int64_t now =
+                w.counts.ticks ? int64_t(1000 * uint64_t(w.counts.running) / w.counts.ticks) : 0;
+            count.item().integer(now - previous);
+            previous = now;
+        }
+    }
+    samples.key("length").unsignedInteger(windows.size());
+}
+
 } // namespace
 
-void writeGeckoCounters(JsonWriter& out, const CounterSeries& counters, uint64_t baseUs,
+void ParallelWindows::add(uint64_t timeUs, const TickCounts& counts) {
+    const uint64_t start = timeUs / windowUs_ * windowUs_;
+    if (windows_.empty() || windows_.back().startUs < start) {
+        if (windows_.size() >= kMaxWindows) {
+            // Twice as wide: merge neighbours that now share a window.
+            windowUs_ *= 2;
+            std::vector<ParallelWindow> merged;
+            for (const ParallelWindow& w : windows_) {
+                const uint64_t at = w.startUs / windowUs_ * windowUs_;
+                if (merged.empty() || merged.back().startUs != at) merged.push_back({at, {}});
+                merged.back().counts.merge(w.counts);
+            }
+            windows_ = std::move(merged);
+            return add(timeUs, counts);
+        }
+        windows_.push_back({start, {}});
+    }
+    // Ticks come counted in time order; one late by a window joins the latest.
+    windows_.back().counts.add(counts);
+}
+
+void writeGeckoCounters(JsonWriter& out, const CounterSeries& counters,
+                        const std::vector<ParallelWindow>& parallel, uint64_t baseUs,
                         const std::string& pid, uint32_t mainThreadIndex) {
     static const CounterColumn kColumns[] = {
         {"Memory", "Memory", "Resident memory (RSS) of the target process, in bytes",
@@ -76,12 +127,15 @@ void writeGeckoCounters(JsonWriter& out, const CounterSeries& counters, uint64_t
          [](const ProcessCounters& r) { return gcCount(r, 2); }},
     };
     JsonArray array(out);
-    for (const CounterColumn& col : kColumns)
-        writeCounter(array.item(), col, counters, baseUs, pid, mainThreadIndex);
-    const auto& r = counters.readings();
-    if (std::any_of(r.begin(), r.end(), [](const ProcessCounters& c) { return c.gcKnown; }))
-        for (const CounterColumn& col : kGcColumns)
+    if (!counters.empty()) {
+        for (const CounterColumn& col : kColumns)
             writeCounter(array.item(), col, counters, baseUs, pid, mainThreadIndex);
+        const auto& r = counters.readings();
+        if (std::any_of(r.begin(), r.end(), [](const ProcessCounters& c) { return c.gcKnown; }))
+            for (const CounterColumn& col : kGcColumns)
+                writeCounter(array.item(), col, counters, baseUs, pid, mainThreadIndex);
+    }
+    if (!parallel.empty()) writeParallel(array.item(), parallel, baseUs, pid, mainThreadIndex);
 }
 
 } // namespace gilscope

@@ -4,6 +4,7 @@
 #include "core/gecko/gecko_collector_impl.h"
 #include "core/gecko/opcode_names.h"
 #include "core/sample/thread_status.h"
+#include "core/sample/wait_reason.h"
 #include "core/util/file_name.h"
 
 #include <algorithm>
@@ -57,6 +58,11 @@ void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
         return;
     }
     if (batch.timestampsUs.empty()) return;
+    if (tally) {
+        const uint8_t compact = compactStatus(batch.status);
+        for (uint64_t ts : batch.timestampsUs)
+            tally->add(ts, compact, ThreadIndex{0}, StackId{0});
+    }
     if (!haveBase) {
         haveBase = true;
         baseUs = batch.timestampsUs.front();

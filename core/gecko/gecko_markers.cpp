@@ -61,13 +61,14 @@ void GeckoCollector::Impl::transition(GeckoThread& th, bool cond, MarkerKind act
 void GeckoCollector::Impl::runStateMachine(GeckoThread& th, uint32_t status, bool hasGc, double t) {
     const bool hasGil = status & ThreadStatus::HasGil;
     const bool onCpu = status & ThreadStatus::OnCpu;
-    // A free-threaded target has no GIL, and without one, whether a thread on a CPU runs
-    // Python or C is not known: only the CPU and wait markers tell its story.
-    if (!freeThreaded) transition(th, hasGil, kHasGil, kNoGil, t);
+    // A free-threaded target has no GIL: its bits say whether the thread is attached
+    // (runs Python) and whether a stop-the-world request stopped it (thread_status.h).
+    if (freeThreaded)
+        transition(th, hasGil, kAttached, kDetached, t);
+    else
+        transition(th, hasGil, kHasGil, kNoGil, t);
     transition(th, onCpu, kOnCpu, kOffCpu, t);
-    if (freeThreaded) {
-        // (no code markers)
-    } else if (hasGil) {
+    if (hasGil) {
         transition(th, true, kPythonCode, kNativeCode, t);
     } else if (onCpu) {
         transition(th, true, kNativeCode, kPythonCode, t);
@@ -75,10 +76,11 @@ void GeckoCollector::Impl::runStateMachine(GeckoThread& th, uint32_t status, boo
         closeInterval(th, kPythonCode, t);
         closeInterval(th, kNativeCode, t);
     }
+    const MarkerKind waits = freeThreaded ? kStopped : kGilWait;
     if (status & ThreadStatus::GilRequested)
-        openInterval(th, kGilWait, t, false);
+        openInterval(th, waits, t, false);
     else
-        closeInterval(th, kGilWait, t);
+        closeInterval(th, waits, t);
     transition(th, (status & ThreadStatus::HasException) != 0, kHasException, kNoException, t);
     if (hasGc)
         openInterval(th, kGcCollecting, t, false);

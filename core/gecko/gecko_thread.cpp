@@ -21,6 +21,9 @@ const MarkerKindInfo kMarkerKinds[kIntervalKinds] = {
     {"Waiting on I/O", "WaitingonIO", kIoCategory},
     {"Polling", "Polling", kIdleCategory},
     {"Sleeping", "Sleeping", kSleepCategory},
+    {"Running Python", "RunningPython", 4},
+    {"Detached", "Detached", 4},
+    {"Stopped by stop-the-world", "StoppedByStopTheWorld", 4},
 };
 
 GeckoThread::GeckoThread(SpillStore* store, uint64_t tid_, bool isMain, size_t bufferBytes)

@@ -30,6 +30,11 @@ enum MarkerKind : uint8_t {
     kIoWait,
     kPollWait,
     kSleepWait,
+    // Free-threaded targets, in place of the GIL kinds: attached or not, and suspended by
+    // a stop-the-world request.
+    kAttached,
+    kDetached,
+    kStopped,
     kIntervalKinds,
     kOpcodeMarker = kIntervalKinds,
     kUserMarker, // the control socket's `mark TEXT`: its text is the marker's name

@@ -122,11 +122,14 @@ Status ProfileStreamer::run() {
             }
         }
         root.key("pages").raw(std::string_view("[]"));
-        if (!impl_.counters.empty() && impl_.haveBase && !impl_.threads.empty()) {
+        const auto& parallel = impl_.parallel.windows();
+        if ((!impl_.counters.empty() || !parallel.empty()) && impl_.haveBase &&
+            !impl_.threads.empty()) {
             uint32_t main = 0;
             for (uint32_t i = 0; i < impl_.threads.size(); ++i)
                 if (impl_.threads[i]->isMainThread) main = i;
-            writeGeckoCounters(root.key("counters"), impl_.counters, impl_.baseUs, pid_, main);
+            writeGeckoCounters(root.key("counters"), impl_.counters, parallel, impl_.baseUs, pid_,
+                               main);
         }
         JsonObject shared(root.key("shared"));
         if (Status s = stringArray(shared); !s.ok()) return s;

@@ -26,6 +26,7 @@ PprofSink::PprofSink(PprofSinkOptions options)
 void PprofSink::begin(const FrameRegistry& registry, const RecordingInfo& info) {
     registry_ = &registry;
     periodNs_ = static_cast<int64_t>(std::max<uint64_t>(info.sampleIntervalUs, 1)) * 1000;
+    freeThreaded_ = info.freeThreaded;
     wallOffsetNs_ = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
     const std::lock_guard lock(mutex_);
     windowStartUs_ = info.startTimeUs;
@@ -61,7 +62,8 @@ void PprofSink::addBatch(const SampleBatch& batch) {
         last.stack = profile_->internStack(batch.frames, *registry_);
     }
     const uint32_t stack = last.stack;
-    const ThreadState state = threadStateOf(batch.status, profile_->stackHasGc(stack));
+    const ThreadState state =
+        threadStateOf(batch.status, profile_->stackHasGc(stack), freeThreaded_);
     profile_->add(stack, batch.threadId, state, batch.timestampsUs.size());
     if (threads_.insert(batch.threadId).second) labelThread(batch.threadId);
     firstUs_ = std::min(firstUs_, batch.timestampsUs.front());

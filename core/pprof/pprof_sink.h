@@ -62,7 +62,8 @@ private:
     const PprofSinkOptions options_;
     const FrameRegistry* registry_ = nullptr;
     int64_t periodNs_ = 1'000'000;
-    int64_t wallOffsetNs_ = 0; // wall-clock ns = monotonic µs * 1000 + this
+    bool freeThreaded_ = false; // the GIL bits say attached and stopped
+    int64_t wallOffsetNs_ = 0;  // wall-clock ns = monotonic µs * 1000 + this
 
     mutable std::mutex mutex_; // guards what follows: the producer and take() share it
     std::unique_ptr<PprofProfile> profile_;

@@ -5,11 +5,12 @@
 
 namespace gilscope::pprof {
 
-ThreadState threadStateOf(uint32_t status, bool gcOnStack) {
+ThreadState threadStateOf(uint32_t status, bool gcOnStack, bool freeThreaded) {
     if (gcOnStack) return ThreadState::Gc;
     if (status & ThreadStatus::HasException) return ThreadState::Exception;
-    if (status & ThreadStatus::HasGil) return ThreadState::Gil;
-    if (status & ThreadStatus::GilRequested) return ThreadState::Wait;
+    if (status & ThreadStatus::HasGil) return freeThreaded ? ThreadState::Python : ThreadState::Gil;
+    if (status & ThreadStatus::GilRequested)
+        return freeThreaded ? ThreadState::Stopped : ThreadState::Wait;
     if (status & ThreadStatus::Unknown) return ThreadState::Unknown;
     if (status & ThreadStatus::OnCpu) return ThreadState::Cpu;
     switch (waitKindOf(waitReasonOf(status))) {
@@ -50,6 +51,10 @@ std::string_view threadStateName(ThreadState state) {
         return "poll";
     case ThreadState::Sleep:
         return "sleep";
+    case ThreadState::Python:
+        return "python";
+    case ThreadState::Stopped:
+        return "stopped";
     case ThreadState::Unknown:
         break;
     }

@@ -20,17 +20,22 @@ enum class ThreadState : uint8_t {
     Lock,
     Io,
     Poll,
-    Sleep
+    Sleep,
+    // A free-threaded target's GIL bits (thread_status.h): attached, and suspended by a
+    // stop-the-world pause.
+    Python,
+    Stopped,
 };
-inline constexpr int kThreadStateCount = 11;
+inline constexpr int kThreadStateCount = 13;
 
 // The first that applies: a <GC> frame on the stack, an active exception, holding the
 // GIL, waiting for it, on CPU, off CPU waiting on a lock, on I/O, polling, asleep, off CPU
 // for another reason. Unknown (no label) when the recording did not probe the CPU state
 // and none of the others holds (wall mode).
-ThreadState threadStateOf(uint32_t status, bool gcOnStack);
-// "gc", "exception", "gil", "wait", "cpu", "idle", "lock", "i/o", "poll", "sleep"; empty
-// for Unknown.
+// Free-threaded, "python" (attached) and "stopped" take the GIL's two places.
+ThreadState threadStateOf(uint32_t status, bool gcOnStack, bool freeThreaded = false);
+// "gc", "exception", "gil", "wait", "cpu", "idle", "lock", "i/o", "poll", "sleep", "python",
+// "stopped"; empty for Unknown.
 std::string_view threadStateName(ThreadState state);
 
 } // namespace gilscope::pprof

@@ -110,6 +110,9 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
     if (freeThreaded) {
         l.managedDict = -8;
         l.tsStatusBits = r.at(p->tsStatus);
+        // `int _whence; int state;` follow the 4-byte _status (compiled from 3.13.15's
+        // free-threaded headers: 32 / 40; test_free_threaded reads it live).
+        l.tsAttachState = l.tsStatusBits + 8;
     }
 
     l.tsSize = r.at(p->tsSize);
@@ -229,6 +232,7 @@ Result<PythonLayout> layoutFromDebugOffsets(std::span<const uint8_t> table, uint
         {"thread_state.gil_requested", withinIfPresent(l.tsGilRequested, l.tsSize, 4)},
         {"thread_state.base_frame", withinIfPresent(l.tsBaseFrame, l.tsSize, 8)},
         {"thread_state._status", withinIfPresent(l.tsStatusBits, l.tsSize, 4)},
+        {"thread_state.state", withinIfPresent(l.tsAttachState, l.tsSize, 4)},
         {"frame size", frameSize <= 256},
         {"frame.previous", within(l.frPrevious, frameSize, 8)},
         {"frame.executable", within(l.frCode, frameSize, 8)},

@@ -62,10 +62,6 @@ openLiveProcess(std::shared_ptr<const target::AttachedProcess> door, const ReadO
                        loc->microKnown ? PythonVersion::fromHex(loc->versionHex).str()
                                        : PythonVersion::fromHex(loc->versionHex).majorMinor());
     if (!refusal.empty()) return makeError(ErrorKind::UnsupportedVersion, refusal);
-    if (const std::string why =
-            freeThreadedRefusal(options.mode, layout->freeThreaded, layout->minor);
-        !why.empty())
-        return makeError(ErrorKind::BadArguments, why);
     auto reader = std::make_unique<LiveProcessReader>(door, options, std::move(*loc), *layout);
     // A process caught while its runtime starts (a --subprocesses child just after its
     // exec; on a busy machine that lasts tens of milliseconds) has no interpreter for a

@@ -124,6 +124,19 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     } else if (interp.gilLocked && interp.gilHolder == addr) {
         status |= ThreadStatus::HasGil;
     }
+    // Free-threaded: no GIL, so its bits say what CPython's own profiler makes them say
+    // there: HasGil is "attached" (runs Python or the C API), and GilRequested is
+    // "suspended": stopped by another thread's stop-the-world request (the GC, say).
+    bool suspended = false;
+    if (layout_.tsAttachState != kAbsent) {
+        const int32_t attach = StructView(tstate_).field<int32_t>(layout_.tsAttachState);
+        if (attach == PythonLayout::kThreadAttached) {
+            status |= ThreadStatus::HasGil;
+        } else if (attach == PythonLayout::kThreadSuspended) {
+            status |= ThreadStatus::GilRequested;
+            suspended = true;
+        }
+    }
     const uint64_t excValue = StructView(tstate_).field<uint64_t>(layout_.tsExcStateValue);
     if (StructView(tstate_).field<uint64_t>(layout_.tsCurrentException) != 0 ||
         (excValue != 0 && excValue != loc_.noneAddr))
@@ -158,6 +171,13 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
             interp.gilStruct != 0 && kernel.futexAddr >= interp.gilStruct &&
             kernel.futexAddr < interp.gilStruct + PythonLayout::kGilStructSize)
             status |= ThreadStatus::GilRequested;
+        // A thread suspended while it was blocked in I/O, a sleep or a poll lost nothing to
+        // the pause (it would not have run): its wait stands. One parked on a futex waits
+        // for the world to start again (or on a lock: the pause is told first).
+        if (suspended && kernel.cpu == ThreadStateProbe::Cpu::Idle &&
+            kernel.wait.reason != WaitReason::Lock && kernel.wait.reason != WaitReason::Unknown &&
+            kernel.wait.reason != WaitReason::None)
+            status &= ~ThreadStatus::GilRequested;
         // A GIL wait is told by the interpreter; any other wait by the kernel's record.
         if (kernel.cpu == ThreadStateProbe::Cpu::Idle && !(status & ThreadStatus::GilRequested)) {
             waiting = true;

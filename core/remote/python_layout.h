@@ -76,6 +76,11 @@ struct PythonLayout {
     // cpython/pystate.h) is set while the thread is attached (runs Python or the C API).
     uint64_t tsStatusBits = kAbsent;
     static constexpr uint32_t kStatusActive = 1u << 4;
+    // Free-threaded only: `int state`, the thread's attachment (3.13's cpython/pystate.h:
+    // after _status and _whence; no version publishes it). A stop-the-world request turns
+    // every other thread SUSPENDED until the world starts again.
+    uint64_t tsAttachState = kAbsent;
+    static constexpr int32_t kThreadDetached = 0, kThreadAttached = 1, kThreadSuspended = 2;
     uint64_t tsCurrentException = kAbsent; // curexc_type (<= 3.11) / current_exception
     uint64_t tsExcStateValue = kAbsent;    // tstate->exc_state.exc_value (embedded item)
     // The thread's current contextvars.Context (PyObject*, NULL until one is entered or a
@@ -92,10 +97,10 @@ struct PythonLayout {
     // most of what a sample copies.
     uint64_t threadStateReadSize() const {
         uint64_t end = 0;
-        for (uint64_t off :
-             {tsNext, tsInterp, tsFrame, tsCframe, tsCurrentFrame, tsThreadId, tsNativeThreadId,
-              tsDatastackChunk, tsDatastackTop, tsHoldsGil, tsGilRequested, tsRecursionDepth,
-              tsBaseFrame, tsCurrentException, tsExcStateValue, tsStatusBits, tsUniqueId})
+        for (uint64_t off : {tsNext, tsInterp, tsFrame, tsCframe, tsCurrentFrame, tsThreadId,
+                             tsNativeThreadId, tsDatastackChunk, tsDatastackTop, tsHoldsGil,
+                             tsGilRequested, tsRecursionDepth, tsBaseFrame, tsCurrentException,
+                             tsExcStateValue, tsStatusBits, tsAttachState, tsUniqueId})
             if (off != kAbsent) end = std::max(end, off + 8);
         return std::min(end, tsSize);
     }

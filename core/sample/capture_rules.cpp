@@ -35,11 +35,4 @@ std::string versionRefusal(bool native, AsyncMode asyncMode, int minor,
     return {};
 }
 
-std::string freeThreadedRefusal(ProfilingMode mode, bool freeThreaded, int minor) {
-    if (!freeThreaded || mode != ProfilingMode::Gil) return {};
-    return "--mode gil needs a GIL, and this Python 3." + std::to_string(minor) +
-           "t (free-threaded) has none: its threads run Python at once. Use --mode cpu for the "
-           "threads on a CPU, or --mode all";
-}
-
 } // namespace gilscope

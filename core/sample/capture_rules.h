@@ -32,8 +32,4 @@ std::string asyncConflictMessage(const std::vector<std::string>& options);
 std::string versionRefusal(bool native, AsyncMode asyncMode, int minor,
                            const std::string& versionText);
 
-// Why `mode` cannot be recorded from a free-threaded Python 3.<minor>t, or empty: such a
-// build has no GIL, so --mode gil would keep no thread at all.
-std::string freeThreadedRefusal(ProfilingMode mode, bool freeThreaded, int minor);
-
 } // namespace gilscope

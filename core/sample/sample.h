@@ -29,7 +29,9 @@ struct RecordingInfo {
     int mode = -1;            // ProfilingMode, -1 unknown
     int captureFeatures = -1; // CaptureFeature bits, -1 unknown
     uint8_t pythonMajor = 0, pythonMinor = 0, pythonMicro = 0;
-    bool freeThreaded = false; // no GIL: statuses carry no GIL bits (false when unknown)
+    // No GIL: the GIL bits say attached and suspended (thread_status.h); false if unknown.
+    bool freeThreaded = false;
+    uint32_t cpus = 0; // the CPUs the target may run on (its affinity); 0 when unknown
 };
 
 // Figures a sampler reports at the end (CPython's TACHSTAT block carries these).

@@ -15,6 +15,24 @@ inline constexpr uint32_t HasException = 1u << 4;
 inline constexpr uint32_t MainThread = 1u << 5;
 } // namespace ThreadStatus
 
+// What the two GIL bits mean. On a free-threaded build they say what CPython's own
+// profiler makes them say there: HasGil that the thread is attached (runs Python or the C
+// API), GilRequested (gilscope's) that it is suspended, stopped by another thread's
+// stop-the-world request (the GC, say). One home for their names in every view.
+struct GilBitWords {
+    const char* held;        // "GIL held" / "Running Python"
+    const char* waiting;     // "Waiting for GIL" / "Stopped by stop-the-world"
+    const char* heldFlag;    // dump's flags: "has_gil" / "attached"
+    const char* waitingFlag; // "gil_requested" / "suspended"
+    const char* withoutHeld; // on a CPU without the first: "On CPU without the GIL"
+};
+inline GilBitWords gilBitWords(bool freeThreaded) {
+    if (freeThreaded)
+        return {"Running Python", "Stopped by stop-the-world", "attached", "suspended",
+                "On CPU, detached (C code)"};
+    return {"GIL held", "Waiting for GIL", "has_gil", "gil_requested", "On CPU without the GIL"};
+}
+
 // CPython's profiling modes (_remote_debugging.h), stored in the .bin config word.
 enum class ProfilingMode : int { Unknown = -1, Wall = 0, Cpu = 1, Gil = 2, All = 3, Exception = 4 };
 

@@ -5,6 +5,7 @@
 #include "core/sample/thread_status.h"
 #include "core/sampler/sampler_group.h"
 #include "core/sampler/sampler_impl.h"
+#include "core/target/attached_process.h"
 
 #include <algorithm>
 #include <limits>
@@ -56,6 +57,7 @@ void Sampler::start() {
     info.pythonMinor = version.minor;
     info.pythonMicro = version.micro;
     info.freeThreaded = d.source.freeThreaded();
+    if (const auto door = d.source.process()) info.cpus = door->allowedCpus();
     d.source.setTickInterval(d.options.intervalUs);
     d.sink.begin(d.source.registry(), info);
 

@@ -29,7 +29,22 @@ LiveTimeline::LiveTimeline(LiveTimelineOptions options)
 void LiveTimeline::begin(const FrameRegistry& registry, const RecordingInfo& info) {
     registry_ = &registry;
     lock_.drain([this](const SampleBatch& b) { apply(b); },
-                [this, &info] { freeThreaded_ = info.freeThreaded; });
+                [this, &info] {
+                    freeThreaded_ = info.freeThreaded;
+                    cpus_ = info.cpus;
+                    // A live recording's ticks come in order: a few held back are enough.
+                    tally_ = std::make_unique<ParallelismTally>(cpus_, freeThreaded_, 64);
+                    tally_->setTickSink([this](uint64_t t, const TickCounts& c) {
+                        const uint64_t offset = t > originUs_ ? t - originUs_ : 0;
+                        size_t index = offset / bucketUs_;
+                        while (index >= options_.maxBuckets) {
+                            halveResolution();
+                            index = offset / bucketUs_;
+                        }
+                        if (parallel_.size() <= index) parallel_.resize(index + 1);
+                        parallel_[index].add(c);
+                    });
+                });
 }
 
 // The source's names arrive on the sampler's thread, which never waits for a snapshot
@@ -138,6 +153,11 @@ void LiveTimeline::apply(const SampleBatch& batch) {
         originUs_ = batch.timestampsUs.front();
     }
     samples_ += batch.timestampsUs.size();
+    if (tally_) {
+        const uint8_t status = compactStatus(batch.status);
+        for (uint64_t ts : batch.timestampsUs)
+            tally_->add(ts, status, ThreadIndex{0}, StackId{0});
+    }
     auto it = threadIndex_.find(batch.threadId);
     if (it == threadIndex_.end()) {
         if (threads_.size() >= options_.maxThreads) return;
@@ -183,6 +203,13 @@ void LiveTimeline::halveResolution() {
         }
         b.resize(half);
     }
+    const size_t half = (parallel_.size() + 1) / 2;
+    for (size_t i = 0; i < half; ++i) {
+        ParallelBucket merged = parallel_[2 * i];
+        if (2 * i + 1 < parallel_.size()) merged.merge(parallel_[2 * i + 1]);
+        parallel_[i] = merged;
+    }
+    parallel_.resize(half);
     bucketUs_ *= 2;
 }
 
@@ -191,6 +218,7 @@ void LiveTimeline::finish(const RecordingSummary& summary) {
     lock_.drain([this](const SampleBatch& b) { apply(b); },
                 [this] {
                     applyNames();
+                    if (tally_) tally_->finish();
                     finished_ = true;
                 });
 }
@@ -210,6 +238,8 @@ void LiveTimeline::copyTo(TimelineSnapshot& s) const {
     s.samples = samples_;
     s.finished = finished_;
     s.freeThreaded = freeThreaded_;
+    s.cpus = cpus_;
+    s.parallel = parallel_;
     s.waitLabels = waitLabels_;
     s.marks = marks_;
     s.counters = counters_;

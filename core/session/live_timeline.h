@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/parallelism.h"
 #include "core/sample/producer_lock.h"
 #include "core/sample/sample_sink.h"
 #include "core/sample/track_state.h"
@@ -8,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -62,7 +64,11 @@ struct TimelineSnapshot {
     uint64_t spanUs = 0;  // last timestamp - originUs
     uint64_t samples = 0; // thread-samples in total
     bool finished = false;
-    bool freeThreaded = false; // the target has no GIL: its GIL lanes stay empty, and say why
+    // The target has no GIL: its GIL lanes say attached and stopped (thread_status.h).
+    bool freeThreaded = false;
+    uint32_t cpus = 0; // the CPUs the target may use (0: unknown)
+    // Per bucket (as the threads' buckets): how many threads ran Python at once.
+    std::vector<ParallelBucket> parallel;
     std::vector<std::string> waitLabels; // [0] is ""; see TimelineBucket::waitLabel
     // In the order they were first seen; those first seen in the same sample, the main
     // thread first, then by id (as a rule, the order they were started in). A thread
@@ -130,6 +136,9 @@ private:
     bool started_ = false;
     bool finished_ = false;
     bool freeThreaded_ = false;
+    uint32_t cpus_ = 0;
+    std::unique_ptr<ParallelismTally> tally_; // from begin(): it needs the CPUs
+    std::vector<ParallelBucket> parallel_;
     uint64_t originUs_ = 0;
     uint64_t bucketUs_ = 0;
     uint64_t lastUs_ = 0;

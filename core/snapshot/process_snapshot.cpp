@@ -123,11 +123,12 @@ Status readTasks(const std::shared_ptr<const target::AttachedProcess>& door, Asy
 
 } // namespace
 
-std::vector<std::string> threadStatusNames(uint32_t s) {
+std::vector<std::string> threadStatusNames(uint32_t s, bool freeThreaded) {
     std::vector<std::string> names;
+    const GilBitWords words = gilBitWords(freeThreaded);
     if (s & ThreadStatus::MainThread) names.push_back("main_thread");
-    if (s & ThreadStatus::HasGil) names.push_back("has_gil");
-    if (s & ThreadStatus::GilRequested) names.push_back("gil_requested");
+    if (s & ThreadStatus::HasGil) names.push_back(words.heldFlag);
+    if (s & ThreadStatus::GilRequested) names.push_back(words.waitingFlag);
     if (s & ThreadStatus::OnCpu) names.push_back("on_cpu");
     if (s & ThreadStatus::Unknown) names.push_back("cpu_unknown");
     if (s & ThreadStatus::HasException) names.push_back("has_exception");

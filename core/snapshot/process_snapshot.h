@@ -72,7 +72,8 @@ Result<ProcessSnapshot> takeSnapshot(int pid, const SnapshotOptions& options);
 Result<ProcessSnapshot> takeSnapshot(const std::shared_ptr<const target::AttachedProcess>& door,
                                      const SnapshotOptions& options);
 
-// A thread's status as words: "main_thread", "has_gil", "on_cpu", "idle", ...
-std::vector<std::string> threadStatusNames(uint32_t status);
+// A thread's status as words: "main_thread", "has_gil" ("attached" when free-threaded),
+// "on_cpu", "idle", ...
+std::vector<std::string> threadStatusNames(uint32_t status, bool freeThreaded);
 
 } // namespace gilscope

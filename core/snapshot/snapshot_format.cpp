@@ -125,7 +125,7 @@ std::string snapshotText(const ProcessSnapshot& s) {
     for (const ThreadSnapshot& t : s.threads) {
         out += "Thread " + std::to_string(t.threadId) +
                (t.name ? " \"" + escapeForDisplay(*t.name) + "\"" : "") + " (" +
-               joined(threadStatusNames(t.status)) + ")" +
+               joined(threadStatusNames(t.status, s.freeThreaded)) + ")" +
                (t.interpreterId ? " interpreter " + std::to_string(t.interpreterId) : "") + "\n";
         if (!t.waiting.empty()) out += "  waiting: " + escapeForDisplay(t.waiting) + "\n";
         for (const FrameSnapshot& f : t.frames) {
@@ -164,7 +164,7 @@ nlohmann::json snapshotJson(const ProcessSnapshot& s) {
              {"python_thread_id", t.pythonThreadId},
              {"interpreter_id", t.interpreterId},
              {"status", t.status},
-             {"flags", threadStatusNames(t.status)},
+             {"flags", threadStatusNames(t.status, s.freeThreaded)},
              {"wait_reason",
               t.status & WaitReasonBits::Mask
                   ? nlohmann::json(std::string(waitReasonName(waitReasonOf(t.status))))

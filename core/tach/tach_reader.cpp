@@ -155,6 +155,7 @@ Result<uint64_t> TachReader::replay(SampleSink& sink, const ProgressCallback& pr
     recording.pythonMicro = info.pythonMicro;
     // What gilscope kept beside the file (CPython's format has no place for it).
     recording.freeThreaded = impl_->side.freeThreaded;
+    recording.cpus = impl_->side.cpus;
     sink.begin(impl_->registry, recording);
     for (const auto& [tid, name] : impl_->side.names)
         sink.nameThread(tid, name);

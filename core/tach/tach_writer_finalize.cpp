@@ -145,6 +145,7 @@ BinSideFacts TachWriter::Impl::sideFacts() const {
     BinSideFacts side;
     side.names = threadNames;
     side.freeThreaded = info.freeThreaded;
+    side.cpus = info.cpus;
     side.nativeFrames = nativeFrames;
     side.markers = markers;
     side.counters = counters.readings();

@@ -115,6 +115,7 @@ Status writeBinSideFile(const std::filesystem::path& bin, const BinIdentity& ide
     j["start_time_us"] = identity.startTimeUs;
     j["sample_count"] = identity.sampleCount;
     if (facts.freeThreaded) j["free_threaded"] = true;
+    if (facts.cpus) j["cpus"] = facts.cpus;
     if (facts.nativeFrames) j["native_frames"] = true;
     auto& threads = j["threads"] = nlohmann::json::array();
     for (const auto& [tid, name] : facts.names)
@@ -194,6 +195,9 @@ BinSideFacts readBinSideFile(const std::filesystem::path& bin, const BinIdentity
     facts.state = SideFileState::Read;
     const auto ft = j.find("free_threaded");
     facts.freeThreaded = ft != j.end() && ft->is_boolean() && ft->get<bool>();
+    if (const auto cpus = j.find("cpus");
+        cpus != j.end() && cpus->is_number_unsigned() && cpus->get<uint64_t>() <= 65536)
+        facts.cpus = cpus->get<uint32_t>();
     const auto native = j.find("native_frames");
     facts.nativeFrames = native != j.end() && native->is_boolean() && native->get<bool>();
     if (const auto markers = j.find("markers"); markers != j.end() && markers->is_array())

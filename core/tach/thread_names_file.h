@@ -14,7 +14,8 @@ namespace gilscope {
 
 // A `.bin` recording's thread names, beside it in "FILE.bin.names.json": CPython's format
 // has no place for them, and gilscope writes `.bin` files byte for byte as CPython does.
-// The same file says whether the target was free-threaded (python3.13t, no GIL), which
+// The same file says whether the target was free-threaded (python3.13t, no GIL) and on how
+// many CPUs it could run, which
 // CPython's header has no field for either; nor for C frames (--native-stacks), nor for
 // the user's marks (the control socket's `mark`), nor the process's counters (memory,
 // threads, CPU).
@@ -38,6 +39,7 @@ enum class SideFileState { Absent, Read, Ignored };
 struct BinSideFacts {
     ThreadNameMap names;
     bool freeThreaded = false;
+    uint32_t cpus = 0;         // the CPUs the target could run on (0: not known)
     bool nativeFrames = false; // it holds C frames (--native-stacks)
     std::vector<Marker> markers;
     std::vector<ProcessCounters> counters; // in time order, at most CounterSeries::kMaxReadings
@@ -45,7 +47,7 @@ struct BinSideFacts {
     SideFileState state = SideFileState::Absent;
     std::string ignoredWhy; // SideFileState::Ignored: why
     bool empty() const {
-        return names.empty() && !freeThreaded && !nativeFrames && markers.empty() &&
+        return names.empty() && !freeThreaded && cpus == 0 && !nativeFrames && markers.empty() &&
                counters.empty();
     }
 };

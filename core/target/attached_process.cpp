@@ -55,4 +55,9 @@ Result<std::shared_ptr<AttachedProcess>> AttachedProcess::open(int pid) {
     return door;
 }
 
+uint32_t AttachedProcess::allowedCpus() const {
+    const auto status = proc_.read("status", 1 << 16);
+    return status ? countAllowedCpus(*status) : 0;
+}
+
 } // namespace gilscope::target

@@ -34,6 +34,8 @@ public:
     std::optional<std::vector<MapEntry>> maps() const;
     // When it started, in seconds since the epoch (from its stat), as read at attach.
     std::optional<double> startTime() const { return startTime_; }
+    // How many CPUs it may run on (its affinity, from its status), now; 0 if unknown.
+    uint32_t allowedCpus() const;
 
     AttachedProcess(PidFd pidFd, ProcDir proc, TargetFiles files);
 

@@ -80,4 +80,33 @@ std::vector<int> ProcDir::tasks() const {
     return out;
 }
 
+uint32_t countAllowedCpus(std::string_view status) {
+    constexpr std::string_view key = "Cpus_allowed_list:";
+    const size_t at = status.find(key);
+    if (at == std::string_view::npos) return 0;
+    std::string_view list = status.substr(at + key.size());
+    list = list.substr(0, list.find('\n'));
+    uint64_t total = 0;
+    while (!list.empty()) {
+        const size_t comma = list.find(',');
+        std::string_view item = list.substr(0, comma);
+        list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+        while (!item.empty() && (item.front() == ' ' || item.front() == '\t'))
+            item.remove_prefix(1);
+        while (!item.empty() && (item.back() == ' ' || item.back() == '\r'))
+            item.remove_suffix(1);
+        uint32_t lo = 0, hi = 0;
+        const size_t dash = item.find('-');
+        const std::string_view a = item.substr(0, dash);
+        const std::string_view b = dash == std::string_view::npos ? a : item.substr(dash + 1);
+        const auto parse = [](std::string_view text, uint32_t& v) {
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+        };
+        if (!parse(a, lo) || !parse(b, hi) || hi < lo) return 0;
+        total += uint64_t(hi - lo) + 1;
+    }
+    return total > 65536 ? 0 : uint32_t(total);
+}
+
 } // namespace gilscope::target

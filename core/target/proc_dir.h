@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gilscope::target {
@@ -36,6 +37,10 @@ private:
     int pid_;
     UniqueFd fd_;
 };
+
+// The CPUs a /proc/PID/status text's "Cpus_allowed_list:" names ("0-3,8,10-11": 7); 0
+// when it has none or it does not parse.
+uint32_t countAllowedCpus(std::string_view status);
 
 // Reads a whole file from an open fd, at most `limit` bytes; nullopt on a read error.
 std::optional<std::string> readAll(int fd, size_t limit);

@@ -36,6 +36,8 @@ echo "== issue 36: wait reasons, the sampler's CPU and missed ticks (BASELINE=ol
 tests/bench/wait/bench_wait_cost.py --gilscope "$BUILD/app/gilscope" ${BASELINE:+--baseline "$BASELINE"}
 echo "== issue 37: free-threaded 3.13t against 3.13, gilscope's CPU per sample and missed ticks"
 tests/bench/freethreaded/bench_free_threaded.py --gilscope "$BUILD/app/gilscope" || true
+echo "== issue 49: thread states and parallelism on 3.13t, gilscope's CPU per sample (BASELINE=old binary side by side)"
+tests/bench/freethreaded/bench_ft_cost.py --gilscope "$BUILD/app/gilscope" ${BASELINE:+--baseline "$BASELINE"} || true
 echo "== issue 39: dump -a --locals on 50 threads x 30 frames, against dump -a and CPython 3.15's dump -a"
 tests/bench/locals/bench_dump_locals.py --gilscope "$BUILD/app/gilscope" || true
 echo "== issue 50: --label-from, gilscope's CPU per sample with two labels against none"

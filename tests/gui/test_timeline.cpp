@@ -327,7 +327,8 @@ private slots:
         w.setSnapshot(timeline.snapshot());
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QCOMPARE(TimelineWidget::counterTrackNames().size(), 4);
+        QCOMPARE(TimelineWidget::counterTrackNames().size(), 5);
+        QVERIFY(w.counterTrackRect(4).isEmpty()); // one thread: no parallelism to show
         for (int i = 0; i < 4; ++i) {
             QVERIFY(!w.counterTrackRect(i).isEmpty());
             QVERIFY(w.counterTrackRect(i).bottom() < w.trackRect(1).top());
@@ -356,10 +357,78 @@ private slots:
         QVERIFY(image.pixelColor(w.xAt(kT0 + 1'200'000), nearTop) != base);
         QCOMPARE(image.pixelColor(w.xAt(kT0 + 500'000), nearTop), base);
         QVERIFY(image.pixelColor(w.xAt(kT0 + 500'000), mem.bottom() - 2) != base);
-        // A recording without counters draws no such tracks.
+        // A recording without counters draws no such tracks: of two threads, only how
+        // many ran at once; of one, none.
         w.setSnapshot(syntheticTimeline(2000));
         QVERIFY(w.counterTrackRect(0).isEmpty());
+        QVERIFY(!w.counterTrackRect(4).isEmpty());
+        QVERIFY(w.trackRect(1).top() > w.counterTrackRect(4).bottom());
+        LiveTimeline single;
+        {
+            SyntheticFeed feed(single);
+            const FrameId work = feed.frame("app.py", 1, "work");
+            for (uint64_t i = 0; i < 100; ++i)
+                feed.add(1, TS::HasGil | TS::OnCpu | TS::MainThread, {work}, {kT0 + i * 1000});
+            single.finish({});
+        }
+        w.setSnapshot(single.snapshot());
+        QVERIFY(w.counterTrackRect(4).isEmpty());
         QCOMPARE(w.trackRect(1).top(), TimelineWidget::headerHeight());
+    }
+
+    // Issue 49: the parallelism track. Four threads want to run Python throughout; on a
+    // free-threaded build with two CPUs, two run at once, and from 1.0 to 1.1 s a pause
+    // stops three of them while the fourth collects; under a GIL one runs at a time.
+    void parallelismTrackShowsThreadsAtOnce() {
+        const auto feedFour = [](LiveTimeline& timeline, bool freeThreaded) {
+            RecordingInfo info;
+            info.sampleIntervalUs = 1000;
+            info.freeThreaded = freeThreaded;
+            info.cpus = 2;
+            SyntheticFeed feed(timeline, info);
+            const FrameId work = feed.frame("app.py", 1, "work");
+            for (uint64_t i = 0; i < 2000; ++i) {
+                const bool paused = freeThreaded && i >= 1000 && i < 1100;
+                for (uint64_t tid = 1; tid <= 4; ++tid) {
+                    uint32_t status = TS::HasGil | TS::OnCpu;
+                    if (!freeThreaded && tid != 1 + i % 4) status = TS::GilRequested;
+                    if (paused && tid != 1) status = TS::GilRequested;
+                    feed.add(tid, status, {work}, {kT0 + i * 1000});
+                }
+            }
+            timeline.finish({});
+        };
+        LiveTimeline ft;
+        feedFour(ft, true);
+        TimelineWidget w;
+        w.resize(1000, 400);
+        w.setSnapshot(ft.snapshot());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const QRect track = w.counterTrackRect(4);
+        QVERIFY(!track.isEmpty());
+        QVERIFY(track.bottom() < w.trackRect(1).top());
+        const QString busy = w.toolTipAt({w.xAt(kT0 + 500'000), track.center().y()});
+        QVERIFY2(busy.contains(QStringLiteral("2.00 threads ran Python at once, 4.00 wanted to "
+                                              "(2 CPUs)")),
+                 qPrintable(busy));
+        const QString paused = w.toolTipAt({w.xAt(kT0 + 1'050'000), track.center().y()});
+        QVERIFY2(paused.contains(QStringLiteral("1.00 threads ran Python")) &&
+                     paused.contains(QStringLiteral("stop-the-world pauses stopped 3.00")),
+                 qPrintable(paused));
+        // Drawn: full height while two run, a third of it... one of two CPUs: half.
+        const QImage image = w.grab().toImage();
+        const QColor base = w.palette().color(QPalette::Base);
+        QVERIFY(image.pixelColor(w.xAt(kT0 + 500'000), track.top() + 4) != base);
+        QCOMPARE(image.pixelColor(w.xAt(kT0 + 1'050'000), track.top() + 5), base);
+        QVERIFY(image.pixelColor(w.xAt(kT0 + 1'050'000), track.bottom() - 3) != base);
+
+        LiveTimeline gil;
+        feedFour(gil, false);
+        w.setSnapshot(gil.snapshot());
+        const QString one = w.toolTipAt({w.xAt(kT0 + 500'000), track.center().y()});
+        QVERIFY2(one.contains(QStringLiteral("1.00 threads held the GIL at once, 4.00 wanted to")),
+                 qPrintable(one));
     }
 
     // Issue 48: at 1366×768 the eighth thread is below the fold; scrolled to it, the
@@ -455,9 +524,10 @@ private slots:
         QCOMPARE(image.pixelColor(w.xAt(kT0 + 1'800'000), top), base);
     }
 
-    // A free-threaded target (issue 37) has no GIL: hover names no GIL state, and the
-    // expanded GIL lanes say why they are empty.
-    void freeThreadedHasNoGilStates() {
+    // A free-threaded target (issues 37, 49) has no GIL: its GIL bits say the thread is
+    // attached (runs Python) or stopped by a stop-the-world request, and the hover and the
+    // lanes say so, never "GIL".
+    void freeThreadedNamesAttachedStates() {
         TimelineSnapshot source = syntheticTimeline(2000);
         source.freeThreaded = true;
         TimelineWidget w;
@@ -468,15 +538,18 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         const QString busy =
             w.toolTipAt(QPoint(w.xAt(kT0 + 300'000), w.laneRect(1, 0).center().y()));
-        QVERIFY2(busy.contains(QStringLiteral("On CPU: 100.0 %")), qPrintable(busy));
+        QVERIFY2(busy.contains(QStringLiteral("Running Python: 100.0 %")), qPrintable(busy));
         QVERIFY2(!busy.contains(QStringLiteral("GIL")), qPrintable(busy));
         const QString name = w.toolTipAt(w.nameRect(source.threads[0].threadId).center());
         QVERIFY2(!name.contains(QStringLiteral("GIL")), qPrintable(name));
+        QCOMPARE(w.laneName(0), QStringLiteral("Running Python"));
+        QCOMPARE(w.laneName(1), QStringLiteral("Stopped by stop-the-world"));
         // The same snapshot with a GIL names it: the check above can fail.
         source.freeThreaded = false;
         w.setSnapshot(source);
         QVERIFY(w.toolTipAt(QPoint(w.xAt(kT0 + 300'000), w.laneRect(1, 0).center().y()))
                     .contains(QStringLiteral("GIL held")));
+        QCOMPARE(w.laneName(0), QStringLiteral("GIL held"));
     }
 
     // Compact tracks: one 20-24 px strip per thread coloured by its dominant
@@ -787,7 +860,12 @@ private slots:
         // As first seen, by default: the tracks in the order of their first samples, the
         // main thread first among those of the first tick. (Usually the main thread leads;
         // on a loaded machine its first read may be torn and dropped, and then it does
-        // not, so the rule is checked against the samples themselves.)
+        // not, so the rule is checked against the samples themselves.) Laid out afresh, as
+        // choosing the order does: a pointer resting on the widget keeps the tracks in the
+        // order they appeared in across snapshots (nothing moves under it), which a thread
+        // whose first batch was held back for a snapshot's copy can precede.
+        w.setTrackOrder(TimelineWidget::TrackOrder::Busiest);
+        w.setTrackOrder(TimelineWidget::TrackOrder::FirstSeen);
         const std::vector<uint64_t> firstSeen = w.shownThreads();
         for (size_t i = 1; i < firstSeen.size(); ++i) {
             const ThreadTimeline* a = threadOf(w.snapshot(), firstSeen[i - 1]);

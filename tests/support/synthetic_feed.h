@@ -17,6 +17,9 @@ public:
         info.sampleIntervalUs = intervalUs;
         sink_.begin(registry_, info);
     }
+    SyntheticFeed(SampleSink& sink, const RecordingInfo& info) : sink_(sink) {
+        sink_.begin(registry_, info);
+    }
     FrameId frame(const std::string& file, int line, const std::string& func,
                   uint8_t opcode = kNoOpcode, int firstLine = kNoLocation) {
         FrameInfo f;

@@ -245,10 +245,11 @@ void AnalysisPanel::onResult(AnalysisResultPtr result) {
     }
     const ProfileSnapshot& s = *result->snapshot;
     QLocale loc;
-    QString text = tr("%1 · %2 of %3 thread-samples · %4")
-                       .arg(threadsShown(s), loc.toString(qulonglong(s.matchedSamples)),
-                            loc.toString(qulonglong(s.recordedSamples)),
-                            QString::fromUtf8(stateFilterLabel(s.filter.state).data()));
+    QString text =
+        tr("%1 · %2 of %3 thread-samples · %4")
+            .arg(threadsShown(s), loc.toString(qulonglong(s.matchedSamples)),
+                 loc.toString(qulonglong(s.recordedSamples)),
+                 QString::fromUtf8(stateFilterLabel(s.filter.state, s.freeThreaded).data()));
     if (isContention(s.filter.state))
         text +=
             tr(" · %1 ticks with a thread waiting").arg(loc.toString(qulonglong(s.contendedTicks)));

@@ -14,6 +14,9 @@ void markRecordedStates(QComboBox* stateBox, int mode, int pythonMinor, bool fre
         const auto state = StateFilter(stateBox->itemData(row).toInt());
         const std::string why = stateFilterUnavailable(state, mode, pythonMinor, freeThreaded);
         QStandardItem* item = model->item(row);
+        // A free-threaded target's GIL states are its attached and suspended threads.
+        item->setText(QString::fromUtf8(stateFilterLabel(state, freeThreaded).data(),
+                                        int(stateFilterLabel(state, freeThreaded).size())));
         item->setEnabled(why.empty());
         item->setToolTip(why.empty() ? QString()
                                      : QObject::tr("This recording cannot show it: %1.")

@@ -13,9 +13,9 @@ QString display(const std::string& s) {
     return QString::fromStdString(escapeForDisplay(s));
 }
 
-QString threadTitle(const ThreadSnapshot& t) {
+QString threadTitle(const ThreadSnapshot& t, bool freeThreaded) {
     QStringList states;
-    for (const std::string& s : threadStatusNames(t.status))
+    for (const std::string& s : threadStatusNames(t.status, freeThreaded))
         states << QString::fromStdString(s);
     QString title = QObject::tr("Thread %1").arg(t.threadId);
     if (t.name) title += QStringLiteral(" \"%1\"").arg(display(*t.name));
@@ -28,7 +28,7 @@ void fillSnapshotTree(QTreeWidget* tree, const ProcessSnapshot& snapshot) {
     tree->clear();
     for (const ThreadSnapshot& t : snapshot.threads) {
         auto* thread = new QTreeWidgetItem(tree);
-        thread->setText(0, threadTitle(t));
+        thread->setText(0, threadTitle(t, snapshot.freeThreaded));
         if (!t.waiting.empty())
             thread->setText(1, QObject::tr("waiting: %1").arg(display(t.waiting)));
         for (const FrameSnapshot& f : t.frames) {

@@ -189,20 +189,29 @@ private slots:
         QVERIFY2(json.exitCode == 0, qPrintable(describe(json)));
         const QJsonObject j = QJsonDocument::fromJson(json.outBytes).object();
         QCOMPARE(j["free_threaded"].toBool(), true);
-        int workers = 0;
+        int workers = 0, attached = 0;
         for (const QJsonValue& t : j["threads"].toArray()) {
-            if (!t["name"].toString().startsWith("pw-worker-")) continue;
+            const QJsonArray flags = t["flags"].toArray();
+            // No GIL word for a build without one, on any thread.
+            QVERIFY2(!flags.contains(QJsonValue("has_gil")) &&
+                         !flags.contains(QJsonValue("gil_requested")),
+                     qPrintable(QJsonDocument(t.toObject()).toJson()));
+            if (!t["name"].toString().startsWith("pw-worker-")) {
+                // The main thread sleeps (detached) while the workers run.
+                QVERIFY2(!flags.contains(QJsonValue("attached")),
+                         qPrintable(QJsonDocument(t.toObject()).toJson()));
+                continue;
+            }
             ++workers;
             QString frames;
             for (const QJsonValue& f : t["frames"].toArray())
                 frames += f["function"].toString() + ";";
-            // Before the gate they wait in worker(); a GIL-bit in the status would be a lie.
             QVERIFY2(frames.contains("worker;"), qPrintable(frames));
-            QVERIFY2(!t["flags"].toArray().contains(QJsonValue("has_gil")) &&
-                         !t["flags"].toArray().contains(QJsonValue("gil_requested")),
-                     qPrintable(QJsonDocument(t.toObject()).toJson()));
+            attached += flags.contains(QJsonValue("attached")) ? 1 : 0;
         }
         QCOMPARE(workers, 4);
+        // Busy: attached (running Python), but for a moment in a thread switch.
+        QVERIFY2(attached >= 3, qPrintable(QString::number(attached)));
     }
 
     // Every output a recording of 3.13t can be written to, each read by what reads it
@@ -234,6 +243,7 @@ private slots:
         for (const char* name : {"pw-worker-0", "pw-worker-3", "worker_calls", "worker_loop"})
             QVERIFY2(gecko.contains(name), name);
         QVERIFY2(!gecko.contains("\"Has GIL\""), "a GIL marker for a target without one");
+        QVERIFY2(gecko.contains("\"Running Python\""), "no attached interval for busy workers");
         if (haveSharedDir()) {
             const RunResult lint =
                 runProgram(sharedDir() + "/tools/check-gecko", {scratch.host("out.json")});
@@ -296,18 +306,131 @@ private slots:
         QVERIFY2(text.contains("worker_calls") && text.contains("<module>"), qPrintable(text));
     }
 
-    // --mode gil would keep nothing: refused, saying why.
-    void gilModeIsRefused_data() { addInterpreterRows(findFreeThreadedInterpreters()); }
-    void gilModeIsRefused() {
+    // --mode gil keeps the threads attached (running Python), as CPython's own profiler
+    // does on a free-threaded build: the four workers, not the main thread asleep.
+    void gilModeKeepsAttachedThreads_data() { addInterpreterRows(findFreeThreadedInterpreters()); }
+    void gilModeKeepsAttachedThreads() {
         QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
         TargetOptions options;
         options.args = {"60"};
+        options.bindDirs = {dir.path()};
         TargetProcess target(interpreter, "parallel_workers.py", options);
         QVERIFY2(target.start(), qPrintable(target.error()));
-        const RunResult r =
-            runGilscope({"attach", "--mode", "gil", "-d", "1", QString::number(target.pid())});
-        QVERIFY2(r.exitCode != 0, qPrintable(describe(r)));
-        QVERIFY2(r.err.contains("has none"), qPrintable(describe(r)));
+        const QString bin = dir.filePath("gil.bin");
+        const RunResult r = runGilscope({"attach", "-a", "--mode", "gil", "-d", "1", "--binary",
+                                         "-o", bin, QString::number(target.pid())});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QString error;
+        const QJsonObject all = reportJson({bin}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY2(rowTotal(all, "worker_loop") + rowTotal(all, "worker_calls") > 0,
+                 qPrintable(QJsonDocument(all).toJson()));
+        QCOMPARE(rowTotal(all, "<module>"), 0.0); // the main thread sleeps: detached
+    }
+
+    // Issue 49: parallelism. Four independent busy threads run as many at a time as there
+    // are CPUs on a free-threaded build, and one at a time under a GIL, though all four
+    // want to.
+    void parallelismTrack_data() { addInterpreterRows(withGilContrast()); }
+    void parallelismTrack() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        // Busy from the start (no gate): two seconds recorded inside its three.
+        TargetOptions options;
+        options.args = {"busy", "3"};
+        options.bindDirs = {dir.path()};
+        TargetProcess target(interpreter, "ft_scaling.py", options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const int cpus = target.readyInfo()["cpus"].toInt();
+        const QString bin = dir.filePath("busy.bin");
+        const RunResult r = runGilscope({"attach", "-a", "--mode", "all", "-r", "1khz", "-d", "2",
+                                         "--binary", "-o", bin, QString::number(target.pid())});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const auto timed = target.readTimedJson("TIMES ");
+        QVERIFY2(timed, qPrintable(target.error()));
+        const double used = (*timed)["cpu"].toDouble() / (*timed)["wall"].toDouble();
+        const RunResult rep = runGilscope({"report", "--scaling", "--json", bin});
+        QVERIFY2(rep.exitCode == 0, qPrintable(describe(rep)));
+        const QJsonObject p =
+            QJsonDocument::fromJson(rep.outBytes).object()["parallelism"].toObject();
+        const double running = p["mean_running"].toDouble(), wanting = p["mean_wanting"].toDouble();
+        qInfo("%s: %d CPUs; the process used %.2f of them; gilscope: %.2f threads ran Python at "
+              "once, %.2f wanted to",
+              qPrintable(interpreter.label), cpus, used, running, wanting);
+        QCOMPARE(p["cpus"].toInt(), cpus);
+        // While the four run, they all want to (the sampler's first and last ticks may
+        // catch them starting or ending).
+        QVERIFY2(wanting >= 3.5, qPrintable(QString::number(wanting)));
+        if (interpreter.freeThreaded) {
+            // As many as the CPUs the process could use, within what it did use.
+            QVERIFY2(std::abs(running - std::min(4.0, used)) <= 0.25,
+                     qPrintable(QStringLiteral("%1 vs %2").arg(running).arg(used)));
+        } else {
+            QVERIFY2(running <= 1.0, qPrintable(QString::number(running)));
+            QVERIFY2(p["ceiling"].toInt() == 1, qPrintable(rep.out));
+        }
+    }
+
+    // Issue 49: stop-the-world pauses. A thread calling gc.collect() in a loop stops those
+    // that compute (three, or as many as the other CPUs: each must have a CPU of its own,
+    // or its time off one is not the pauses' alone); the pauses name the collector and its
+    // line, their length matches the time the program spent in gc.collect(), and the time
+    // lost matches the compute threads' own time off a CPU.
+    void stopTheWorldPauses_data() { addInterpreterRows(findFreeThreadedInterpreters()); }
+    void stopTheWorldPauses() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        TargetProcess target(interpreter, "ft_scaling.py", gatedTarget(dir, {"gc", "3"}));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const qint64 collectorTid =
+            target.readyInfo()["threads"].toObject()["gc-thread"].toInteger();
+        const QString bin = dir.filePath("gc.bin");
+        const RunResult r = runGatedGilscope({"attach", "-a", "--mode", "all", "-r", "1khz",
+                                              "--binary", "-o", bin, QString::number(target.pid())},
+                                             dir.path(), gatePath(dir));
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const auto timed = target.readTimedJson("TIMES ");
+        QVERIFY2(timed, qPrintable(target.error()));
+        const double collectMs = 1000 * (*timed)["collect_s"].toDouble();
+        const double truthLostMs = 1000 * (*timed)["lost_s"].toDouble();
+        const int workers = (*timed)["workers"].toInt();
+        const int line = (*timed)["collect_line"].toInt();
+        const RunResult rep = runGilscope({"report", "--by", "pause", "--json", "-l", "0", bin});
+        QVERIFY2(rep.exitCode == 0, qPrintable(describe(rep)));
+        const QJsonObject j = QJsonDocument::fromJson(rep.outBytes).object();
+        const QJsonArray rows = j["rows"].toArray();
+        QVERIFY2(rows.size() >= 5, qPrintable(rep.out));
+        // The pause time was asked for by the collector, from its gc.collect() line (the
+        // target turned automatic collections off).
+        const QString where = QStringLiteral("ft_scaling.py:%1(collector)").arg(line);
+        double byCollector = 0, fromLine = 0, paused = 0;
+        for (const QJsonValue& row : rows) {
+            paused += row["duration_ms"].toDouble();
+            if (row["requester_tid"].toInteger() != collectorTid) continue;
+            byCollector += row["duration_ms"].toDouble();
+            if (row["requester_frame"].toString().endsWith(where))
+                fromLine += row["duration_ms"].toDouble();
+        }
+        const double lost = j["lost_ms"].toDouble();
+        qInfo("%s: the program spent %.0f ms in gc.collect(), and its %d compute threads "
+              "%.0f ms off a CPU; gilscope saw %lld pauses, %.0f ms (%.0f%% asked by gc-thread, "
+              "%.0f%% from line %d), and %.0f ms lost by the threads they stopped",
+              qPrintable(interpreter.label), collectMs, workers, truthLostMs,
+              qlonglong(rows.size()), paused, 100 * byCollector / std::max(1.0, paused),
+              100 * fromLine / std::max(1.0, paused), line, lost);
+        QVERIFY2(byCollector >= 0.9 * paused, qPrintable(rep.out));
+        QVERIFY2(fromLine >= 0.9 * paused, qPrintable(rep.out));
+        QVERIFY2(std::abs(paused - collectMs) <= 0.1 * collectMs, qPrintable(rep.out));
+        QVERIFY2(std::abs(lost - truthLostMs) <= 0.1 * truthLostMs, qPrintable(rep.out));
+        // The text says the same, in words.
+        const RunResult text = runGilscope({"report", "--by", "pause", bin});
+        QVERIFY2(text.out.contains("Stop-the-world pauses seen") &&
+                     text.out.contains("\"gc-thread\""),
+                 qPrintable(text.out));
     }
 };
 
