@@ -8,7 +8,15 @@ namespace gilscope {
 
 void ParallelismTally::add(uint64_t timeUs, uint8_t compactStatus, ThreadIndex thread,
                            StackId stack) {
-    if (anyCounted_ && timeUs <= countedUpTo_) ++lateSamples_; // its tick was counted already
+    const bool held = compactStatus & ThreadStatus::HasGil;
+    const bool waits = compactStatus & ThreadStatus::GilRequested;
+    if (anyCounted_ && timeUs <= countedUpTo_) {
+        // Its tick was counted already (a replayed .bin's long run of one thread's samples
+        // came after the others'). One that neither ran nor wanted to changes no count:
+        // dropped. Another is counted as a tick of its own, and told.
+        if (!held && !waits) return;
+        ++lateSamples_;
+    }
     // A tick's samples come one after another (a live sampler's, a gilscope .bin's): one
     // map lookup per tick, not per sample; a new latest tick goes at the end.
     if (!haveLast_ || last_->first != timeUs) {
@@ -18,8 +26,6 @@ void ParallelismTally::add(uint64_t timeUs, uint8_t compactStatus, ThreadIndex t
         haveLast_ = true;
     }
     Tick& tick = last_->second;
-    const bool held = compactStatus & ThreadStatus::HasGil;
-    const bool waits = compactStatus & ThreadStatus::GilRequested;
     // Wall mode reads no CPU state (Unknown): a thread holding the GIL then counts as on one.
     const bool onCpu = compactStatus & (ThreadStatus::OnCpu | ThreadStatus::Unknown);
     if (held && onCpu) ++tick.running;

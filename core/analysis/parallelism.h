@@ -30,8 +30,8 @@ struct ParallelismSummary {
     uint32_t peakRunning = 0;
     std::vector<uint64_t> ticksByRunning; // [n]: ticks in which n threads ran Python
     uint64_t ticksAtCeiling = 0;
-    // Ticks whose samples came after a later tick had been counted (a replay far out of
-    // time order): counted as ticks of their own.
+    // Samples of threads that ran or wanted to whose tick had been counted before they
+    // came (a replay far out of time order): counted as ticks of their own.
     uint64_t lateSamples = 0;
 };
 
@@ -74,8 +74,10 @@ struct ParallelBucket {
 
 class ParallelismTally {
 public:
-    // Ticks held back for samples that come out of order, before they are counted.
-    static constexpr size_t kReorderTicks = 4096;
+    // Ticks held back for samples that come out of order, before they are counted: a
+    // replayed .bin gives each thread's runs of identical samples whole, so one thread's
+    // next minute can come before another's (65,536 ticks: a minute at 1 kHz, ~4 MB).
+    static constexpr size_t kReorderTicks = 65536;
 
     // `freeThreaded`: the GIL bits say attached and suspended (thread_status.h), and
     // suspended samples make pauses; under a GIL they are GIL waits. A live view holds

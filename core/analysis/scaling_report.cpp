@@ -70,6 +70,7 @@ void parallelismJson(nlohmann::ordered_json& j, const ParallelismSummary& p) {
     j["peak_running"] = p.peakRunning;
     j["ticks_at_ceiling"] = p.ticksAtCeiling;
     j["ticks_by_running"] = p.ticksByRunning;
+    j["late_samples"] = p.lateSamples;
 }
 
 } // namespace
@@ -154,6 +155,10 @@ std::string scalingText(const ScalingReport& r) {
                       "; the GIL lets one run at a time: %.1f%% of ticks reached it.\n",
                       pct(p.ticksAtCeiling, p.ticks));
     out += buf;
+    if (p.lateSamples)
+        out += "Note: " + std::to_string(p.lateSamples) +
+               " samples came too far out of time order to join their tick, and count as "
+               "ticks of their own.\n";
     std::snprintf(buf, sizeof buf,
                   "Each function's time (inclusive, all its threads), split by what its threads "
                   "did:\n%9s %7s %7s %7s %7s %7s %7s %7s  %s\n",

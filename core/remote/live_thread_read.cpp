@@ -193,8 +193,9 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     stack.skipped = skipped_;
     if (skipped_) return true; // skipped before the walk: that is what --mode saves
     // The collector runs on the thread that holds the GIL; without a GIL, it stops the
-    // world, so the one thread still attached is the one collecting.
-    const bool collects = layout_.freeThreaded
+    // world, so the one thread still attached is the one collecting (HasGil says attached
+    // there; a suspended thread is not it).
+    const bool collects = layout_.freeThreaded && layout_.tsAttachState == kAbsent
                               ? (StructView(tstate_).field<uint32_t>(layout_.tsStatusBits) &
                                  PythonLayout::kStatusActive) != 0
                               : (status & ThreadStatus::HasGil) != 0;

@@ -1,6 +1,7 @@
 // Prints medians of: LiveTimeline::addBatch per thread-sample (30-frame stacks, 8
 // threads, 1 kHz timestamps) and snapshot() of a full timeline (8 threads x 3000
 // buckets), the copy the GUI takes five times a second.
+#include "core/analysis/parallelism.h"
 #include "core/sample/thread_status.h"
 #include "core/session/live_timeline.h"
 
@@ -52,6 +53,30 @@ int main() {
     }
     std::printf("addBatch: median %.1f ns per thread-sample (30 frames, %d threads)\n",
                 median(perSampleNs), kThreads);
+
+    // Of that, the parallelism tally (issue 49), alone: the timeline's (64 ticks held
+    // back) and an export's (4096), samples in time order as a live sampler sends them.
+    for (const size_t window : {size_t(64), ParallelismTally::kReorderTicks}) {
+        std::vector<double> tallyNs;
+        for (int run = 0; run < 7; ++run) {
+            ParallelismTally tally(2, true, window);
+            uint64_t ticks = 0;
+            tally.setTickSink([&ticks](uint64_t, const TickCounts&) { ++ticks; });
+            const auto start = Clock::now();
+            for (int tick = 0; tick < kTicks; ++tick)
+                for (int t = 0; t < kThreads; ++t)
+                    tally.add(1'000'000 + uint64_t(tick) * 1000,
+                              uint8_t(ThreadStatus::HasGil | ThreadStatus::OnCpu),
+                              ThreadIndex{uint16_t(t)}, StackId{0});
+            tally.finish();
+            const double ns =
+                std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+            tallyNs.push_back(ns / (kTicks * kThreads));
+        }
+        std::printf("  parallelism tally (%zu ticks held back): median %.1f ns per "
+                    "thread-sample\n",
+                    window, median(tallyNs));
+    }
 
     // A full timeline: 8 threads x 3000 buckets (5 min at 100 ms).
     LiveTimeline full;

@@ -144,14 +144,20 @@ private slots:
         QCOMPARE(p.meanRunning, (275.0 * 4 + 25) / 300);
     }
 
-    // The tally alone: a sample whose tick was counted already is told, not merged.
+    // The tally alone: a sample whose tick was counted already is told, not merged; one
+    // that neither ran nor wanted to (a sleeping thread's long run, replayed) changes no
+    // count and is dropped.
     void lateSampleIsCounted() {
-        ParallelismTally tally(0, true);
-        for (uint64_t k = 0; k < ParallelismTally::kReorderTicks + 10; ++k)
+        ParallelismTally tally(0, true, 16);
+        for (uint64_t k = 0; k < 100; ++k)
             tally.add(k, kRun, ThreadIndex{0}, StackId{0});
         tally.add(0, kRun, ThreadIndex{1}, StackId{0}); // tick 0 was counted
+        for (uint64_t k = 0; k < 100; ++k)
+            tally.add(k, 0, ThreadIndex{2}, StackId{0}); // asleep: most ticks counted
         tally.finish();
         QCOMPARE(tally.summary().lateSamples, uint64_t(1));
+        QCOMPARE(tally.summary().ticks, uint64_t(101));
+        QCOMPARE(tally.summary().meanRunning, 1.0);
     }
 
     // --scaling: each function's parts add up to its samples, and say what its threads did.
