@@ -70,7 +70,7 @@ phase "TSan unit and GUI tests" setarch "$(uname -m)" -R ctest --preset tsan -j2
 if [ -x tests/fuzz/run.sh ]; then
     fuzz_build() { cmake --preset fuzz && cmake --build --preset fuzz; }
     phase "fuzz build" fuzz_build
-    phase "fuzzers (${GILSCOPE_FUZZ_SECONDS:-40} s each)" tests/fuzz/run.sh build/fuzz "${GILSCOPE_FUZZ_SECONDS:-40}"
+    phase "fuzzers (${GILSCOPE_FUZZ_SECONDS:-30} s each)" tests/fuzz/run.sh build/fuzz "${GILSCOPE_FUZZ_SECONDS:-30}"
 fi
 slowest_tests build/release/ctest-output.log
 phase_report "test.sh"

@@ -241,22 +241,19 @@ std::string reportText(const ProfileSnapshot& s, const std::vector<ReportRow>& r
                   static_cast<unsigned long long>(s.recordedSamples), s.intervalUs / 1000.0);
     out += buf;
     if (!s.notKept.empty()) out += "Note: " + s.notKept + "\n";
-    if (s.filter.state == StateFilter::GilContention && s.freeThreaded) {
-        std::snprintf(buf, sizeof buf,
-                      "Stop-the-world: %llu ticks had threads stopped by a pause; the table is "
-                      "what the threads still attached (the one that asked) ran then.\n",
-                      static_cast<unsigned long long>(s.contendedTicks));
-        out += buf;
-    } else if (s.filter.state == StateFilter::GilContention) {
-        std::snprintf(buf, sizeof buf,
-                      "GIL contention: %llu ticks had a thread waiting for the GIL; the table is "
-                      "what the GIL holder ran then.\n",
-                      static_cast<unsigned long long>(s.contendedTicks));
-        out += buf;
-    } else if (s.filter.state == StateFilter::LockContention) {
-        std::snprintf(buf, sizeof buf,
-                      "Lock contention: %llu ticks had a thread waiting on a lock; the table is "
-                      "what the threads on a CPU ran then.\n",
+    // The contention views: how many ticks had a waiter, and whose samples the table is.
+    const char* contention = nullptr;
+    if (s.filter.state == StateFilter::GilContention && s.freeThreaded)
+        contention = "Stop-the-world: %llu ticks had threads stopped by a pause; the table is "
+                     "what the threads still attached (the one that asked) ran then.\n";
+    else if (s.filter.state == StateFilter::GilContention)
+        contention = "GIL contention: %llu ticks had a thread waiting for the GIL; the table is "
+                     "what the GIL holder ran then.\n";
+    else if (s.filter.state == StateFilter::LockContention)
+        contention = "Lock contention: %llu ticks had a thread waiting on a lock; the table is "
+                     "what the threads on a CPU ran then.\n";
+    if (contention) {
+        std::snprintf(buf, sizeof buf, contention,
                       static_cast<unsigned long long>(s.contendedTicks));
         out += buf;
     }

@@ -16,33 +16,48 @@ struct CounterColumn {
     std::function<std::optional<uint64_t>(const ProcessCounters&)> value;
 };
 
-void writeCounter(JsonWriter& out, const CounterColumn& col, const CounterSeries& counters,
-                  uint64_t baseUs, const std::string& pid, uint32_t mainThreadIndex) {
-    const auto& readings = counters.readings();
+// One counter: `n` samples, the i-th at timeUs(i) (the samples' clock) with the running
+// value valueAt(i) (nullopt: not known then, the total stands). Gecko wants each count as
+// the change since the previous sample, so the first is the value itself.
+void writeCounterSeries(JsonWriter& out, const char* name, const char* category,
+                        const char* description, const std::string& pid, uint32_t mainThreadIndex,
+                        uint64_t baseUs, size_t n, const std::function<uint64_t(size_t)>& timeUs,
+                        const std::function<std::optional<int64_t>(size_t)>& valueAt) {
     JsonObject c(out);
-    c.key("name").string(col.name);
-    c.key("category").string(col.category);
-    c.key("description").string(col.description);
+    c.key("name").string(name);
+    c.key("category").string(category);
+    c.key("description").string(description);
     c.key("pid").string(pid);
     c.key("mainThreadIndex").unsignedInteger(mainThreadIndex);
     JsonObject samples(c.key("samples"));
     {
         JsonArray time(samples.key("time"));
         // A reading just before the first sample sits at the profile's start.
-        for (const ProcessCounters& r : readings)
-            time.item().number(r.timeUs > baseUs ? double(r.timeUs - baseUs) / 1000.0 : 0.0);
+        for (size_t i = 0; i < n; ++i)
+            time.item().number(timeUs(i) > baseUs ? double(timeUs(i) - baseUs) / 1000.0 : 0.0);
     }
     {
         JsonArray count(samples.key("count"));
         int64_t previous = 0;
-        for (const ProcessCounters& r : readings) {
-            const auto v = col.value(r);
-            const int64_t now = v ? int64_t(*v) : previous;
+        for (size_t i = 0; i < n; ++i) {
+            const int64_t now = valueAt(i).value_or(previous);
             count.item().integer(now - previous);
             previous = now;
         }
     }
-    samples.key("length").unsignedInteger(readings.size());
+    samples.key("length").unsignedInteger(n);
+}
+
+void writeCounter(JsonWriter& out, const CounterColumn& col, const CounterSeries& counters,
+                  uint64_t baseUs, const std::string& pid, uint32_t mainThreadIndex) {
+    const auto& readings = counters.readings();
+    writeCounterSeries(
+        out, col.name, col.category, col.description, pid, mainThreadIndex, baseUs, readings.size(),
+        [&](size_t i) { return readings[i].timeUs; },
+        [&](size_t i) -> std::optional<int64_t> {
+            const auto v = col.value(readings[i]);
+            return v ? std::optional<int64_t>(int64_t(*v)) : std::nullopt;
+        });
 }
 
 std::optional<uint64_t> gcCount(const ProcessCounters& r, size_t generation) {
@@ -52,31 +67,15 @@ std::optional<uint64_t> gcCount(const ProcessCounters& r, size_t generation) {
 
 void writeParallel(JsonWriter& out, const std::vector<ParallelWindow>& windows, uint64_t baseUs,
                    const std::string& pid, uint32_t mainThreadIndex) {
-    JsonObject c(out);
-    c.key("name").string("Python threads at once");
-    c.key("category").string("CPU");
-    c.key("description")
-        .string("How many threads ran Python at once (held the GIL, or attached on a "
-                "free-threaded build, on a CPU), in thousandths, averaged over each window");
-    c.key("pid").string(pid);
-    c.key("mainThreadIndex").unsignedInteger(mainThreadIndex);
-    JsonObject samples(c.key("samples"));
-    {
-        JsonArray time(samples.key("time"));
-        for (const ParallelWindow& w : windows)
-            time.item().number(w.startUs > baseUs ? double(w.startUs - baseUs) / 1000.0 : 0.0);
-    }
-    {
-        JsonArray count(samples.key("count"));
-        int64_t previous = 0;
-        for (const ParallelWindow& w : windows) {
-            const int64_t now =
-                w.counts.ticks ? int64_t(1000 * uint64_t(w.counts.running) / w.counts.ticks) : 0;
-            count.item().integer(now - previous);
-            previous = now;
-        }
-    }
-    samples.key("length").unsignedInteger(windows.size());
+    writeCounterSeries(
+        out, "Python threads at once", "CPU",
+        "How many threads ran Python at once (held the GIL, or attached on a free-threaded "
+        "build, on a CPU), in thousandths, averaged over each window",
+        pid, mainThreadIndex, baseUs, windows.size(), [&](size_t i) { return windows[i].startUs; },
+        [&](size_t i) -> std::optional<int64_t> {
+            const ParallelBucket& b = windows[i].counts;
+            return b.ticks ? int64_t(1000 * uint64_t(b.running) / b.ticks) : 0;
+        });
 }
 
 } // namespace

@@ -193,25 +193,28 @@ void LiveTimeline::addSample(ThreadTimeline& thread, uint64_t timestampUs,
     ++thread.samples;
 }
 
-// Merges bucket pairs in every thread so all threads keep the same bucket width.
-void LiveTimeline::halveResolution() {
-    for (ThreadTimeline& thread : threads_) {
-        auto& b = thread.buckets;
-        const size_t half = (b.size() + 1) / 2;
-        for (size_t i = 0; i < half; ++i) {
-            TimelineBucket merged = b[2 * i];
-            if (2 * i + 1 < b.size()) merged.merge(b[2 * i + 1]);
-            b[i] = merged;
-        }
-        b.resize(half);
-    }
-    const size_t half = (parallel_.size() + 1) / 2;
+namespace {
+
+// Merges neighbouring pairs: bucket i becomes buckets 2i and 2i + 1.
+template <typename Bucket>
+void mergePairs(std::vector<Bucket>& b) {
+    const size_t half = (b.size() + 1) / 2;
     for (size_t i = 0; i < half; ++i) {
-        ParallelBucket merged = parallel_[2 * i];
-        if (2 * i + 1 < parallel_.size()) merged.merge(parallel_[2 * i + 1]);
-        parallel_[i] = merged;
+        Bucket merged = b[2 * i];
+        if (2 * i + 1 < b.size()) merged.merge(b[2 * i + 1]);
+        b[i] = merged;
     }
-    parallel_.resize(half);
+    b.resize(half);
+}
+
+} // namespace
+
+// Merges bucket pairs in every thread (and the process's parallelism) so all keep the
+// same bucket width.
+void LiveTimeline::halveResolution() {
+    for (ThreadTimeline& thread : threads_)
+        mergePairs(thread.buckets);
+    mergePairs(parallel_);
     bucketUs_ *= 2;
 }
 

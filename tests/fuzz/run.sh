@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Short libFuzzer runs for CI: tests/fuzz/run.sh BUILD_DIR SECONDS
 #   BUILD_DIR  a fuzz-preset build (cmake --preset fuzz && cmake --build --preset fuzz)
-#   SECONDS    time per target (about 40 in CI)
+#   SECONDS    time per target (30 in CI: nine targets, two at a time, about 150 s)
 # Each fuzz_* target runs on a temporary corpus seeded from ../shared fixtures (.bin
 # reader) or from the interpreters present (ELF images, _Py_DebugOffsets tables), under
 # ASan/UBSan with an RSS limit, and the number of executions is printed. The remote
