@@ -47,12 +47,23 @@ void ParallelismTally::add(uint64_t timeUs, uint8_t compactStatus, ThreadIndex t
 void ParallelismTally::finish() {
     for (const auto& [timeUs, tick] : open_)
         count(timeUs, tick);
+    if (pauseTickOpen_) endPauseTick(pauseTickUs_ + intervalUs_);
     open_.clear();
     haveLast_ = false;
     inPause_ = false;
 }
 
+void ParallelismTally::endPauseTick(uint64_t nextUs) {
+    const uint64_t span =
+        std::min(nextUs > pauseTickUs_ ? nextUs - pauseTickUs_ : intervalUs_, 2 * intervalUs_);
+    StopTheWorldPause& pause = pauses_.back();
+    pause.durationUs += span;
+    pause.lostUs += uint64_t(pauseTickStopped_) * span;
+    pauseTickOpen_ = false;
+}
+
 void ParallelismTally::count(uint64_t timeUs, const Tick& tick) {
+    if (pauseTickOpen_) endPauseTick(timeUs);
     const uint32_t running = cpus_ ? std::min(tick.running, cpus_) : tick.running;
     ++ticks_;
     runningSum_ += running;
@@ -79,6 +90,9 @@ void ParallelismTally::count(uint64_t timeUs, const Tick& tick) {
     ++pause.ticks;
     pause.maxStopped = std::max(pause.maxStopped, tick.stopped);
     pause.stoppedSamples += tick.stopped;
+    pauseTickOpen_ = true;
+    pauseTickUs_ = timeUs;
+    pauseTickStopped_ = tick.stopped;
     // The runtime lets only the requester stay attached: one attached thread is it.
     if (!pause.requester && tick.attached == 1) {
         pause.requester = tick.attachedThread;

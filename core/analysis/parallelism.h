@@ -2,6 +2,7 @@
 
 #include "core/analysis/analysis_ids.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -38,11 +39,15 @@ struct ParallelismSummary {
 // One stop-the-world pause as the samples saw it: the ticks in a row in which some thread
 // was stopped, the thread still attached then (the one that asked: the GC, fork,
 // sys._current_frames...) with the stack it asked from, and the thread-samples lost.
+// Each tick stands for the time to the next one (at most two intervals: a tick the
+// sampler missed on a busy machine leaves no hole), so lengths hold when ticks are missed.
 struct StopTheWorldPause {
     uint64_t firstUs = 0, lastUs = 0; // the first and the last tick that saw it
     uint64_t ticks = 0;
     uint32_t maxStopped = 0;     // the most threads stopped in one of its ticks
-    uint64_t stoppedSamples = 0; // thread-samples stopped: each is one interval lost
+    uint64_t stoppedSamples = 0; // thread-samples stopped
+    uint64_t durationUs = 0;     // the time its ticks stand for
+    uint64_t lostUs = 0;         // threads stopped x the time each tick stands for
     std::optional<ThreadIndex> requester;
     StackId requesterStack{0};
 };
@@ -82,8 +87,10 @@ public:
     // `freeThreaded`: the GIL bits say attached and suspended (thread_status.h), and
     // suspended samples make pauses; under a GIL they are GIL waits. A live view holds
     // fewer ticks back (`reorderTicks`): its samples come in order, and it shows them soon.
-    ParallelismTally(uint32_t cpus, bool freeThreaded, size_t reorderTicks = kReorderTicks)
-        : cpus_(cpus), freeThreaded_(freeThreaded), reorderTicks_(reorderTicks) {}
+    ParallelismTally(uint32_t cpus, bool freeThreaded, uint64_t intervalUs,
+                     size_t reorderTicks = kReorderTicks)
+        : cpus_(cpus), freeThreaded_(freeThreaded), intervalUs_(std::max<uint64_t>(intervalUs, 1)),
+          reorderTicks_(reorderTicks) {}
 
     // Called for every tick as it is counted, in time order (the timeline's buckets).
     using TickSink = std::function<void(uint64_t timeUs, const TickCounts& counts)>;
@@ -104,9 +111,11 @@ private:
         StackId attachedStack{0};
     };
     void count(uint64_t timeUs, const Tick& tick);
+    void endPauseTick(uint64_t nextUs); // gives the last pause tick its time
 
     uint32_t cpus_;
     bool freeThreaded_;
+    uint64_t intervalUs_;
     size_t reorderTicks_;
     TickSink tickSink_;
     std::map<uint64_t, Tick> open_;           // ticks not yet counted, by time
@@ -119,6 +128,11 @@ private:
     std::vector<uint64_t> byRunning_;
     std::vector<StopTheWorldPause> pauses_;
     bool inPause_ = false;
+    // The last tick counted, if it was in a pause: its time and threads stopped, whose
+    // length the next tick tells.
+    bool pauseTickOpen_ = false;
+    uint64_t pauseTickUs_ = 0;
+    uint32_t pauseTickStopped_ = 0;
 };
 
 } // namespace gilscope

@@ -292,11 +292,13 @@ Result<ProfileModel::Parallelism> ProfileModel::parallelism(const ProfileFilter&
     Parallelism out;
     uint64_t originUs = 0;
     uint32_t cpus = 0;
+    uint64_t intervalUs = 0;
     std::vector<uint8_t> threadOk;
     SampleStore::View view;
     lock_.read([&] {
         originUs = originUs_;
         cpus = cpus_;
+        intervalUs = intervalUs_;
         out.freeThreaded = freeThreaded_;
         threadOk.assign(threads_.size(), filter.threads.empty() ? 1 : 0);
         for (size_t i = 0; i < threads_.size() && !filter.threads.empty(); ++i)
@@ -310,7 +312,7 @@ Result<ProfileModel::Parallelism> ProfileModel::parallelism(const ProfileFilter&
         if (filter.endUs <= originUs || filter.endUs <= filter.startUs) return out;
         t1 = filter.endUs - originUs - 1;
     }
-    ParallelismTally tally(cpus, out.freeThreaded);
+    ParallelismTally tally(cpus, out.freeThreaded, intervalUs);
     const Status st = view.scan(
         t0, t1,
         [&](std::span<const SampleRecord> records) {

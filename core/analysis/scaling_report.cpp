@@ -211,13 +211,12 @@ Result<PauseReport> pauseReport(const ProfileModel& model, const ProfileFilter& 
     out.freeThreaded = par->freeThreaded;
     out.ticks = par->summary.ticks;
     out.recordedSec = double(s.lastUs - std::min(s.lastUs, s.originUs)) / 1e6;
-    const double intervalMs = double(s.intervalUs) / 1e3;
     std::vector<PauseRow> rows;
     for (const StopTheWorldPause& p : par->pauses) {
         PauseRow row;
         row.startSec = double(p.firstUs - std::min(p.firstUs, s.originUs)) / 1e6;
-        row.durationMs = double(p.ticks) * intervalMs;
-        row.lostMs = double(p.stoppedSamples) * intervalMs;
+        row.durationMs = double(p.durationUs) / 1e3;
+        row.lostMs = double(p.lostUs) / 1e3;
         row.stopped = p.maxStopped;
         if (p.requester && p.requester->index() < s.threads.size()) {
             const ProfileThread& t = s.threads[p.requester->index()];

@@ -49,8 +49,9 @@ Result<ScalingReport> scalingReport(const ProfileModel& model, const ProfileFilt
 std::string scalingText(const ScalingReport& r);
 nlohmann::ordered_json scalingJson(const ScalingReport& r);
 
-// One row per stop-the-world pause, longest first: when, how long (ticks x interval), how
-// many threads it stopped, the time they lost, and who asked, from where.
+// One row per stop-the-world pause, most time lost first: when, how long (the time its
+// ticks stand for), how many threads it stopped, the time they lost, and who asked, from
+// where.
 struct PauseRow {
     double startSec = 0; // from the first sample
     double durationMs = 0, lostMs = 0;

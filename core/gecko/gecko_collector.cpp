@@ -120,7 +120,8 @@ void GeckoCollector::begin(const FrameRegistry& registry, const RecordingInfo& i
     // gilscope's own recordings (live, or a .bin it wrote: it knows the target's CPUs) get
     // the parallelism counter; a replay of CPython's own .bin stays CPython's bytes.
     if (info.cpus > 0) {
-        impl_->tally = std::make_unique<ParallelismTally>(info.cpus, info.freeThreaded);
+        impl_->tally =
+            std::make_unique<ParallelismTally>(info.cpus, info.freeThreaded, info.sampleIntervalUs);
         impl_->tally->setTickSink(
             [this](uint64_t t, const TickCounts& c) { impl_->parallel.add(t, c); });
     }

@@ -35,7 +35,8 @@ void LiveTimeline::begin(const FrameRegistry& registry, const RecordingInfo& inf
                     // A live recording's ticks come in order: a few held back are enough,
                     // and the track keeps up. A file's come a thread's run at a time.
                     tally_ = std::make_unique<ParallelismTally>(
-                        cpus_, freeThreaded_, info.pid == 0 ? ParallelismTally::kReorderTicks : 64);
+                        cpus_, freeThreaded_, info.sampleIntervalUs,
+                        info.pid == 0 ? ParallelismTally::kReorderTicks : 64);
                     tally_->setTickSink([this](uint64_t t, const TickCounts& c) {
                         const uint64_t offset = t > originUs_ ? t - originUs_ : 0;
                         size_t index = offset / bucketUs_;

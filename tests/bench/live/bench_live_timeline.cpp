@@ -59,7 +59,7 @@ int main() {
     for (const size_t window : {size_t(64), ParallelismTally::kReorderTicks}) {
         std::vector<double> tallyNs;
         for (int run = 0; run < 7; ++run) {
-            ParallelismTally tally(2, true, window);
+            ParallelismTally tally(2, true, 1000, window);
             uint64_t ticks = 0;
             tally.setTickSink([&ticks](uint64_t, const TickCounts&) { ++ticks; });
             const auto start = Clock::now();

@@ -127,7 +127,7 @@ private slots:
     // A replay far out of time order (every tick backwards) is counted as in order:
     // the tally holds ticks back before it counts them.
     void outOfOrderTicksCountOnce() {
-        ParallelismTally tally(0, true);
+        ParallelismTally tally(0, true, 1000);
         for (uint64_t k = 300; k-- > 0;) {
             const bool paused = (k >= 100 && k < 120) || (k >= 200 && k < 205);
             for (uint16_t thread = 0; thread < 4; ++thread)
@@ -144,11 +144,30 @@ private slots:
         QCOMPARE(p.meanRunning, (275.0 * 4 + 25) / 300);
     }
 
+    // A busy machine's sampler misses ticks: a pause's length and the time it took are the
+    // time its ticks stand for (each to the next, at most two intervals), not their count.
+    void missedTicksKeepPauseLength() {
+        ParallelismTally tally(0, true, 1000);
+        for (uint64_t k = 0; k < 60; ++k) {
+            if (k >= 20 && k < 40 && k % 2) continue; // every other tick of the pause missed
+            const bool paused = k >= 20 && k < 40;
+            for (uint16_t thread = 0; thread < 3; ++thread)
+                tally.add(kT0 + k * 1000, paused && thread ? TS::GilRequested : kRun,
+                          ThreadIndex{thread}, StackId{1});
+        }
+        tally.finish();
+        QCOMPARE(tally.pauses().size(), size_t(1));
+        const StopTheWorldPause& p = tally.pauses()[0];
+        QCOMPARE(p.ticks, uint64_t(10));
+        QCOMPARE(p.durationUs, uint64_t(20'000));
+        QCOMPARE(p.lostUs, uint64_t(40'000)); // two threads stopped throughout
+    }
+
     // The tally alone: a sample whose tick was counted already is told, not merged; one
     // that neither ran nor wanted to (a sleeping thread's long run, replayed) changes no
     // count and is dropped.
     void lateSampleIsCounted() {
-        ParallelismTally tally(0, true, 16);
+        ParallelismTally tally(0, true, 1, 16);
         for (uint64_t k = 0; k < 100; ++k)
             tally.add(k, kRun, ThreadIndex{0}, StackId{0});
         tally.add(0, kRun, ThreadIndex{1}, StackId{0}); // tick 0 was counted

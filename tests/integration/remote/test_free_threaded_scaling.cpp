@@ -1,0 +1,149 @@
+// Issue 49, checked against the programs' own timing on real interpreters: how many
+// threads ran Python at once (a free-threaded 3.13t and 3.13 with its GIL), and the
+// stop-the-world pauses of a thread calling gc.collect() in a loop. Accuracy checks, run
+// alone (RUN_SERIAL): another test's load takes CPUs from the targets, and a thread
+// waiting for a CPU looks, to the kernel and to the program, like one that runs.
+#include "tests/support/python_interpreters.h"
+#include "tests/support/run_gilscope.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace gilscope::test;
+
+namespace {
+
+QList<Interpreter> withGilContrast() {
+    QList<Interpreter> rows = findFreeThreadedInterpreters();
+    for (const Interpreter& in : findInterpreters(13, 13))
+        if (in.label.endsWith(QStringLiteral("(pyenv)"))) rows.append(in);
+    return rows;
+}
+
+} // namespace
+
+class TestFreeThreadedScaling : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        const QList<Interpreter> ft = findFreeThreadedInterpreters();
+        printTestedInterpreters(withGilContrast());
+        GILSCOPE_REQUIRE(!ft.isEmpty(),
+                         "no free-threaded Python 3.13t: scripts/setup-python-chroot.sh builds it "
+                         "from Debian's python3.13 source");
+    }
+
+    // Issue 49: parallelism. Four independent busy threads run as many at a time as there
+    // are CPUs on a free-threaded build, and one at a time under a GIL, though all four
+    // want to.
+    void parallelismTrack_data() { addInterpreterRows(withGilContrast()); }
+    void parallelismTrack() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        // Busy from the start (no gate): two seconds recorded inside its three.
+        TargetOptions options;
+        options.args = {"busy", "3"};
+        options.bindDirs = {dir.path()};
+        TargetProcess target(interpreter, "ft_scaling.py", options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const int cpus = target.readyInfo()["cpus"].toInt();
+        const QString bin = dir.filePath("busy.bin");
+        const RunResult r = runGilscope({"attach", "-a", "--mode", "all", "-r", "1khz", "-d", "2",
+                                         "--binary", "-o", bin, QString::number(target.pid())});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const auto timed = target.readTimedJson("TIMES ");
+        QVERIFY2(timed, qPrintable(target.error()));
+        const double used = (*timed)["cpu"].toDouble() / (*timed)["wall"].toDouble();
+        const RunResult rep = runGilscope({"report", "--scaling", "--json", bin});
+        QVERIFY2(rep.exitCode == 0, qPrintable(describe(rep)));
+        const QJsonObject p =
+            QJsonDocument::fromJson(rep.outBytes).object()["parallelism"].toObject();
+        const double running = p["mean_running"].toDouble(), wanting = p["mean_wanting"].toDouble();
+        qInfo("%s: %d CPUs; the process used %.2f of them; gilscope: %.2f threads ran Python at "
+              "once, %.2f wanted to",
+              qPrintable(interpreter.label), cpus, used, running, wanting);
+        QCOMPARE(p["cpus"].toInt(), cpus);
+        // While the four run, they all want to (the sampler's first and last ticks may
+        // catch them starting or ending).
+        QVERIFY2(wanting >= 3.5, qPrintable(QString::number(wanting)));
+        if (interpreter.freeThreaded) {
+            // As many as the CPUs the process may use, and at least what it did use (on a
+            // busy machine it gets less: the kernel does not tell a thread waiting for a
+            // CPU from one on it, so then gilscope says more than it used).
+            QVERIFY2(running >= std::min(4.0, used) - 0.25 && running <= std::min(4, cpus) + 0.01,
+                     qPrintable(QStringLiteral("%1 vs %2").arg(running).arg(used)));
+        } else {
+            QVERIFY2(running <= 1.0, qPrintable(QString::number(running)));
+            QVERIFY2(p["ceiling"].toInt() == 1, qPrintable(rep.out));
+        }
+    }
+
+    // Issue 49: stop-the-world pauses. A thread calling gc.collect() in a loop stops those
+    // that compute (three, or as many as the other CPUs: each must have a CPU of its own,
+    // or its time off one is not the pauses' alone); the pauses name the collector and its
+    // line, their length matches the time the program spent in gc.collect(), and the time
+    // lost matches the compute threads' own time off a CPU.
+    void stopTheWorldPauses_data() { addInterpreterRows(findFreeThreadedInterpreters()); }
+    void stopTheWorldPauses() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        TargetProcess target(interpreter, "ft_scaling.py", gatedTarget(dir, {"gc", "3"}));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const qint64 collectorTid =
+            target.readyInfo()["threads"].toObject()["gc-thread"].toInteger();
+        const QString bin = dir.filePath("gc.bin");
+        const RunResult r = runGatedGilscope({"attach", "-a", "--mode", "all", "-r", "1khz",
+                                              "--binary", "-o", bin, QString::number(target.pid())},
+                                             dir.path(), gatePath(dir));
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const auto timed = target.readTimedJson("TIMES ");
+        QVERIFY2(timed, qPrintable(target.error()));
+        const double collectMs = 1000 * (*timed)["collect_s"].toDouble();
+        const double truthLostMs = 1000 * (*timed)["lost_s"].toDouble();
+        const int workers = (*timed)["workers"].toInt();
+        const int line = (*timed)["collect_line"].toInt();
+        const RunResult rep = runGilscope({"report", "--by", "pause", "--json", "-l", "0", bin});
+        QVERIFY2(rep.exitCode == 0, qPrintable(describe(rep)));
+        const QJsonObject j = QJsonDocument::fromJson(rep.outBytes).object();
+        const QJsonArray rows = j["rows"].toArray();
+        QVERIFY2(rows.size() >= 5, qPrintable(rep.out));
+        // The pause time was asked for by the collector, from its gc.collect() line (the
+        // target turned automatic collections off).
+        const QString where = QStringLiteral("ft_scaling.py:%1(collector)").arg(line);
+        double byCollector = 0, fromLine = 0, paused = 0;
+        for (const QJsonValue& row : rows) {
+            paused += row["duration_ms"].toDouble();
+            if (row["requester_tid"].toInteger() != collectorTid) continue;
+            byCollector += row["duration_ms"].toDouble();
+            if (row["requester_frame"].toString().endsWith(where))
+                fromLine += row["duration_ms"].toDouble();
+        }
+        const double lost = j["lost_ms"].toDouble();
+        qInfo("%s: the program spent %.0f ms in gc.collect(), and its %d compute threads "
+              "%.0f ms off a CPU; gilscope saw %lld pauses, %.0f ms (%.0f%% asked by gc-thread, "
+              "%.0f%% from line %d), and %.0f ms lost by the threads they stopped",
+              qPrintable(interpreter.label), collectMs, workers, truthLostMs,
+              qlonglong(rows.size()), paused, 100 * byCollector / std::max(1.0, paused),
+              100 * fromLine / std::max(1.0, paused), line, lost);
+        QVERIFY2(byCollector >= 0.9 * paused, qPrintable(rep.out));
+        QVERIFY2(fromLine >= 0.9 * paused, qPrintable(rep.out));
+        QVERIFY2(std::abs(paused - collectMs) <= 0.1 * collectMs, qPrintable(rep.out));
+        QVERIFY2(std::abs(lost - truthLostMs) <= 0.1 * truthLostMs, qPrintable(rep.out));
+        // The text says the same, in words.
+        const RunResult text = runGilscope({"report", "--by", "pause", bin});
+        QVERIFY2(text.out.contains("Stop-the-world pauses seen") &&
+                     text.out.contains("\"gc-thread\""),
+                 qPrintable(text.out));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFreeThreadedScaling)
+#include "test_free_threaded_scaling.moc"
