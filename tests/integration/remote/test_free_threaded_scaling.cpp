@@ -1,6 +1,7 @@
-// Issue 49, checked against the programs' own timing on real interpreters: how many
-// threads ran Python at once (a free-threaded 3.13t and 3.13 with its GIL), and the
-// stop-the-world pauses of a thread calling gc.collect() in a loop. Accuracy checks, run
+// Free-threaded 3.13t checked against the programs' own timing on real interpreters: the
+// per-thread shares of four threads at once (issue 37), how many threads ran Python at
+// once (3.13t and 3.13 with its GIL) and the stop-the-world pauses of a thread calling
+// gc.collect() in a loop (issue 49). Accuracy checks, run
 // alone (RUN_SERIAL): another test's load takes CPUs from the targets, and a thread
 // waiting for a CPU looks, to the kernel and to the program, like one that runs.
 #include "tests/support/python_interpreters.h"
@@ -9,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -18,6 +20,24 @@
 using namespace gilscope::test;
 
 namespace {
+
+constexpr double kMaxShareErrorPoints = 2.0;
+
+QJsonObject reportJson(const QStringList& args, QString* error) {
+    const RunResult r =
+        runGilscope(QStringList{"report"} + args + QStringList{"--json", "-l", "0"});
+    if (r.exitCode != 0) {
+        *error = describe(r);
+        return {};
+    }
+    return QJsonDocument::fromJson(r.outBytes).object();
+}
+
+double rowTotal(const QJsonObject& report, const QString& function) {
+    for (const QJsonValue& row : report["rows"].toArray())
+        if (row["function"].toString() == function) return row["total"].toDouble();
+    return 0;
+}
 
 QList<Interpreter> withGilContrast() {
     QList<Interpreter> rows = findFreeThreadedInterpreters();
@@ -37,6 +57,80 @@ private slots:
         GILSCOPE_REQUIRE(!ft.isEmpty(),
                          "no free-threaded Python 3.13t: scripts/setup-python-chroot.sh builds it "
                          "from Debian's python3.13 source");
+    }
+
+    // Issue 37: four named threads running Python at once, each timing its two functions:
+    // the per-thread shares within 2 points of the truth, and every worker on a CPU in nearly
+    // every sample without a GIL (under 3.13's GIL, the three without it sleep on it).
+    void parallelThreads_data() { addInterpreterRows(withGilContrast()); }
+    void parallelThreads() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        TargetProcess target(interpreter, "parallel_workers.py", gatedTarget(dir, {"3"}));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        QCOMPARE(target.readyInfo()["free_threaded"].toBool(), interpreter.freeThreaded);
+        const QJsonObject ids = target.readyInfo()["threads"].toObject();
+        QCOMPARE(ids.size(), 4);
+
+        const QString bin = dir.filePath("out.bin");
+        const RunResult r = runGatedGilscope({"attach", "-a", "--mode", "all", "-r", "1khz",
+                                              "--binary", "-o", bin, QString::number(target.pid())},
+                                             dir.path(), gatePath(dir));
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const auto timed = target.readTimedJson("TIMES ");
+        QVERIFY2(timed, qPrintable(target.error()));
+        const QJsonObject& truth = *timed;
+
+        QString error;
+        const QJsonObject all = reportJson({bin}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        // Names: every worker under its own name and native id.
+        QMap<qint64, QString> names;
+        for (const QJsonValue& t : all["all_threads"].toArray())
+            names[t["thread_id"].toInteger()] = t["name"].toString();
+        double onCpuShare = 0, worstPoints = 0;
+        QString rows;
+        for (auto it = ids.begin(); it != ids.end(); ++it) {
+            const qint64 tid = it.value().toInteger();
+            QVERIFY2(names.contains(tid), qPrintable(it.key() + " was never sampled"));
+            QCOMPARE(names[tid], it.key());
+            const QJsonObject thread = reportJson({bin, "--thread", QString::number(tid)}, &error);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            const QJsonObject cpu =
+                reportJson({bin, "--thread", QString::number(tid), "--mode", "cpu"}, &error);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            // Of the samples that show one of the two functions (not the wait for the gate).
+            const double calls = rowTotal(thread, "worker_calls"),
+                         loop = rowTotal(thread, "worker_loop");
+            QVERIFY2(calls + loop >= 1000, qPrintable(QString::number(calls + loop)));
+            const QJsonObject spent = truth["threads"][it.key()].toObject();
+            const double truthCalls =
+                100 * spent["worker_calls"].toDouble() /
+                (spent["worker_calls"].toDouble() + spent["worker_loop"].toDouble());
+            const double measured = 100 * calls / std::max(1.0, calls + loop);
+            worstPoints = std::max(worstPoints, std::abs(measured - truthCalls));
+            // Of the same samples, those on a CPU (running, or runnable: wanting one).
+            const double onCpu = rowTotal(cpu, "worker_calls") + rowTotal(cpu, "worker_loop");
+            onCpuShare += onCpu / std::max(1.0, calls + loop) / ids.size();
+            rows += QStringLiteral(" %1 %2->%3")
+                        .arg(it.key())
+                        .arg(truthCalls, 0, 'f', 1)
+                        .arg(measured, 0, 'f', 1);
+        }
+        const double parallel = truth["cpu"].toDouble() / truth["wall"].toDouble();
+        qInfo("%s: workers on CPU in %.1f%% of their samples (the process used %.2f CPUs); "
+              "worker_calls shares, worst %.2f points:%s",
+              qPrintable(interpreter.label), 100 * onCpuShare, parallel, worstPoints,
+              qPrintable(rows));
+        QVERIFY2(worstPoints <= kMaxShareErrorPoints, qPrintable(rows));
+        if (interpreter.freeThreaded) {
+            // Nothing ever waits for them: a busy thread is running or runnable.
+            QVERIFY2(onCpuShare >= 0.95, qPrintable(QString::number(onCpuShare)));
+        } else {
+            // Under the GIL, the three that do not hold it sleep on it.
+            QVERIFY2(onCpuShare <= 0.75, qPrintable(QString::number(onCpuShare)));
+        }
     }
 
     // Issue 49: parallelism. Four independent busy threads run as many at a time as there
