@@ -57,7 +57,8 @@ int runReport(const QStringList& args) {
         "mode",
         "Which thread-samples to count: all (wall clock, default), cpu (on CPU), gil (holding "
         "the GIL), gil-wait (waiting for the GIL), exception, gc, and off CPU: lock, io, poll, "
-        "sleep.",
+        "sleep. A free-threaded target's gil and gil-wait are its attached and stopped "
+        "threads: python and stopped name them.",
         "mode", "all");
     const QCommandLineOption thread("thread", "Only this thread (OS thread id); repeatable.",
                                     "TID");
