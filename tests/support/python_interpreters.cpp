@@ -1,4 +1,5 @@
 #include "tests/support/python_interpreters.h"
+#include "tests/support/shared_dir.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -170,7 +171,7 @@ bool chrootReady() {
 }
 
 QString targetsDir() {
-    return QStringLiteral(GILSCOPE_SOURCE_DIR "/tests/targets");
+    return sourceDir() + QStringLiteral("/tests/targets");
 }
 
 QString targetScript(const QString& name) {

@@ -5,6 +5,12 @@
 
 namespace gilscope::test {
 
+// The only file that sees the checkout's absolute path (CMakeLists.txt): a path compiled
+// into every test would make each checkout's build miss the compiler cache.
+QString sourceDir() {
+    return QStringLiteral(GILSCOPE_SOURCE_DIR);
+}
+
 QString sharedDir() {
     const QByteArray env = qgetenv("GILSCOPE_SHARED_DIR");
     if (!env.isEmpty()) return QString::fromLocal8Bit(env);

@@ -6,6 +6,9 @@
 
 namespace gilscope::test {
 
+// The checkout these tests were built from (its targets, scripts, resources).
+QString sourceDir();
+
 // ../shared beside the checkout (specs, CPython-written fixtures, checkers). A user's
 // clone has none: tests that need it skip with a message; in CI they fail.
 QString sharedDir();

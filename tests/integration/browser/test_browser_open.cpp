@@ -4,6 +4,7 @@
 // been fetched. A stand-in browser (fake_browser.py) fetches it as the page would.
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
+#include "tests/support/shared_dir.h"
 
 #include <QDir>
 #include <QFile>
@@ -22,7 +23,11 @@ QByteArray readAll(const QString& path) {
 
 void useFakeBrowser(const QString& out) {
     qputenv("GILSCOPE_BROWSER",
-            QStringLiteral("python3 %1 %2").arg(QStringLiteral(FAKE_BROWSER), out).toLocal8Bit());
+            QStringLiteral("python3 %1 %2")
+                .arg(gilscope::test::sourceDir() +
+                         QStringLiteral("/tests/integration/browser/fake_browser.py"),
+                     out)
+                .toLocal8Bit());
 }
 
 } // namespace

@@ -28,6 +28,10 @@ using namespace gilscope::test;
 
 namespace {
 
+QString fileBrowser() {
+    return sourceDir() + QStringLiteral("/tests/integration/html/file_browser.py");
+}
+
 // heavy_part's share of heavy_part + light_part on a rendered page (by total samples).
 double renderedSplit(const QMap<QString, RenderedFunction>& f) {
     const double heavy = f.value("heavy_part").total, light = f.value("light_part").total;
@@ -267,7 +271,7 @@ private slots:
         QVERIFY2(rec.error.isEmpty(), qPrintable(rec.error));
         const QString seen = dir.filePath("browser-saw.txt");
         qputenv("GILSCOPE_BROWSER",
-                QByteArray("python3 ") + FILE_BROWSER + " " + QFile::encodeName(seen));
+                "python3 " + QFile::encodeName(fileBrowser()) + " " + QFile::encodeName(seen));
         const QString page = dir.filePath("page with space.html");
         const RunResult r =
             runGilscope({"replay", rec.bin, "--flamegraph", "--browser", "-o", page});
@@ -285,7 +289,7 @@ private slots:
         // A heatmap opens at its folder's index.
         QFile::remove(seen);
         qputenv("GILSCOPE_BROWSER",
-                QByteArray("python3 ") + FILE_BROWSER + " " + QFile::encodeName(seen));
+                "python3 " + QFile::encodeName(fileBrowser()) + " " + QFile::encodeName(seen));
         const RunResult heat =
             runGilscope({"replay", rec.bin, "--heatmap", "--browser", "-o", dir.filePath("heat")});
         qunsetenv("GILSCOPE_BROWSER");

@@ -288,7 +288,7 @@ private slots:
         for (const Interpreter& i : findInterpreters())
             if (!i.inChroot) hosts << i;
         GILSCOPE_REQUIRE(!hosts.isEmpty(), "no host Python interpreter");
-        const QString script = QStringLiteral(GILSCOPE_SOURCE_DIR "/tests/targets/phases.py");
+        const QString script = targetScript(QStringLiteral("phases.py"));
         for (const Interpreter& python : hosts) {
             QTemporaryDir dir;
             QVERIFY(dir.isValid());

@@ -8,6 +8,7 @@
 #include "record_test_helpers.h"
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
+#include "tests/support/shared_dir.h"
 
 #include <QDir>
 #include <QFile>
@@ -98,7 +99,7 @@ private slots:
     void noGcDropsGcFrames_data() { addInterpreterRows(all_); }
     void noGcDropsGcFrames() {
         QFETCH(Interpreter, interpreter);
-        const QString here = QStringLiteral(GILSCOPE_SOURCE_DIR "/tests/integration/remote");
+        const QString here = sourceDir() + QStringLiteral("/tests/integration/remote");
         TargetOptions options;
         options.bindDirs = QStringList{here};
         TargetProcess target(interpreter, here + "/gc_loop.py", options);

@@ -6,6 +6,7 @@
 #include "core/sample/thread_status.h"
 #include "tests/integration/remote/remote_test_helpers.h"
 #include "tests/support/python_interpreters.h"
+#include "tests/support/shared_dir.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -429,7 +430,7 @@ private slots:
     void gcFrame_data() { test::addInterpreterRows(test::findEveryBuild()); }
     void gcFrame() {
         QFETCH(Interpreter, interpreter);
-        const QString here = QStringLiteral(GILSCOPE_SOURCE_DIR "/tests/integration/remote");
+        const QString here = test::sourceDir() + QStringLiteral("/tests/integration/remote");
         TargetOptions options;
         options.bindDirs = QStringList{here};
         TargetProcess target(interpreter, here + "/gc_loop.py", options);

@@ -16,11 +16,13 @@ using namespace gilscope::test;
 
 namespace {
 
-const QString kScript = QStringLiteral(GILSCOPE_SOURCE_DIR "/resources/completion/gilscope.bash");
+QString completionScript() {
+    return sourceDir() + QStringLiteral("/resources/completion/gilscope.bash");
+}
 
 // What bash offers for the command line `words` (the last one is being completed).
 QStringList complete(const QStringList& words) {
-    QString line = "source '" + kScript + "'; COMP_WORDS=(";
+    QString line = "source '" + completionScript() + "'; COMP_WORDS=(";
     for (const QString& w : words)
         line += " '" + w + "'";
     line += "); COMP_CWORD=" + QString::number(words.size() - 1) +
@@ -54,7 +56,7 @@ private slots:
     }
 
     void manPageHasEveryCommand() {
-        QFile page(QStringLiteral(GILSCOPE_MAN_PAGE));
+        QFile page(QString::fromLocal8Bit(qgetenv("GILSCOPE_MAN_PAGE"))); // from CTest
         GILSCOPE_REQUIRE(page.exists(),
                          "no man page: help2man is missing (scripts/install-deps.sh)");
         QVERIFY(page.open(QIODevice::ReadOnly));

@@ -21,7 +21,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kWorkload = GILSCOPE_SOURCE_DIR "/tests/integration/tach/tach_workload.py";
+QString workloadScript() {
+    return sourceDir() + QStringLiteral("/tests/integration/tach/tach_workload.py");
+}
 
 // A scratch directory inside the chroot (so chrooted Python sees it as /tmp/NAME),
 // removed on destruction.
@@ -89,7 +91,7 @@ private slots:
     void cpythonRecordingReplaysLikeCPython() {
         ChrootScratch scratch;
         QVERIFY(scratch.ok());
-        fs::copy_file(kWorkload, scratch.host("workload.py"));
+        fs::copy_file(workloadScript().toStdString(), scratch.host("workload.py"));
         auto rec = chrootPython({"-m", "profiling.sampling", "run", "-a", "-r", "2khz", "--binary",
                                  "-o", scratch.inside("rec.bin"), scratch.inside("workload.py")});
         QVERIFY2(rec.exitCode == 0, qPrintable(rec.out + rec.err));
@@ -181,7 +183,7 @@ private slots:
         const fs::path bin = scratch.host("ours.bin");
         auto rec =
             runGilscope({"run", "-a", "-r", "2khz", "--binary", "-o", QString::fromStdString(bin),
-                         "--python", python.executable, kWorkload});
+                         "--python", python.executable, workloadScript()});
         QVERIFY2(fs::exists(bin), qPrintable(rec.out + rec.err));
 
         auto cpy = chrootPython({"-m", "profiling.sampling", "replay", "--gecko", "-o",

@@ -13,6 +13,7 @@
 #include "core/target/proc_dir.h"
 #include "tests/support/layout_bounds.h"
 #include "tests/support/python_interpreters.h"
+#include "tests/support/shared_dir.h"
 #include "tests/unit/remote/fake_python.h"
 
 #include <QDeadlineTimer>
@@ -76,7 +77,7 @@ private slots:
     void lineTablesMatchCpython_data() { test::addInterpreterRows(test::findInterpreters()); }
     void lineTablesMatchCpython() {
         QFETCH(Interpreter, interpreter);
-        const QString here = QStringLiteral(GILSCOPE_SOURCE_DIR "/tests/unit/remote");
+        const QString here = test::sourceDir() + QStringLiteral("/tests/unit/remote");
         test::TargetOptions options;
         options.bindDirs = QStringList{here};
         test::TargetProcess p(interpreter, here + "/dump_positions.py", options);
