@@ -530,6 +530,7 @@ private slots:
         std::mt19937 rng(3);
         std::vector<json> expected;
         std::vector<FrameId> stacks[2];
+        json stacksJson[2] = {json::array(), json::array()}; // as the file keeps them
         uint64_t now = info.startTimeUs;
         const auto tick = [&] {
             now += 100;
@@ -539,20 +540,20 @@ private slots:
                     st.clear();
                     for (unsigned k = 1 + rng() % (t == 1 ? 300 : 8); k > 0; --k)
                         st.push_back(pool[rng() % pool.size()]);
+                    stacksJson[t] = json::array();
+                    for (size_t k = 0; k < std::min<size_t>(st.size(), 256); ++k)
+                        stacksJson[t].push_back(frameJson(registry, st[k]));
                 }
                 SampleBatch b;
                 b.threadId = t + 1;
                 b.frames = st;
                 b.timestampsUs = std::span<const uint64_t>(&now, 1);
                 (*writer)->addBatch(b);
-                json frames = json::array();
-                for (size_t k = 0; k < std::min<size_t>(st.size(), 256); ++k)
-                    frames.push_back(frameJson(registry, st[k]));
                 expected.push_back({{"interpreter_id", 0},
                                     {"thread_id", b.threadId},
                                     {"status", 0},
                                     {"timestamps_us", {now}},
-                                    {"frames", frames}});
+                                    {"frames", stacksJson[t]}});
             }
         };
         const auto samplesIn = [](const fs::path& bin, MarkerSink& back) -> QString {

@@ -17,18 +17,48 @@ nlohmann::json frameJson(const FrameRegistry& registry, FrameId id) {
         {registry.string(f.filename), location, registry.string(f.funcname), opcode});
 }
 
-std::string framesSha256_16(const nlohmann::json& frames) {
-    const std::string text = frames.dump(-1, ' ', /*ensure_ascii=*/true);
+namespace {
+std::string sha256_16(const std::string& text) {
     const QByteArray digest =
         QCryptographicHash::hash(QByteArray::fromStdString(text), QCryptographicHash::Sha256)
             .toHex();
     return digest.left(16).toStdString();
 }
+} // namespace
+
+std::string framesSha256_16(const nlohmann::json& frames) {
+    return sha256_16(frames.dump(-1, ' ', /*ensure_ascii=*/true));
+}
 
 void TraceSink::addBatch(const SampleBatch& batch) {
-    nlohmann::json frames = nlohmann::json::array();
-    for (FrameId id : batch.frames)
-        frames.push_back(frameJson(*registry_, id));
+    // A replay repeats its frames (and often its stacks) many times: each frame is made
+    // JSON once and each stack hashed once, which keeps the sanitizer runs of the big
+    // fixtures short. A compact array's text is its items' texts joined by commas.
+    auto [at, fresh] =
+        stacks_.try_emplace(std::vector<FrameId>(batch.frames.begin(), batch.frames.end()));
+    StackJson& stack = at->second;
+    if (fresh) {
+        std::string text = "[";
+        nlohmann::json frames = nlohmann::json::array();
+        for (FrameId id : batch.frames) {
+            auto [frame, made] = frames_.try_emplace(id);
+            if (made) {
+                frame->second.json = frameJson(*registry_, id);
+                frame->second.text = frame->second.json.dump(-1, ' ', /*ensure_ascii=*/true);
+            }
+            if (text.size() > 1) text += ',';
+            text += frame->second.text;
+            if (!hashed_) frames.push_back(frame->second.json);
+        }
+        text += ']';
+        if (hashed_) {
+            stack.sha256_16 = sha256_16(text);
+            stack.leaf =
+                batch.frames.empty() ? nlohmann::json(nullptr) : frames_[batch.frames[0]].json;
+        } else {
+            stack.frames = std::move(frames);
+        }
+    }
     nlohmann::json call;
     call["interpreter_id"] = batch.interpreterId;
     call["thread_id"] = batch.threadId;
@@ -36,11 +66,11 @@ void TraceSink::addBatch(const SampleBatch& batch) {
     call["timestamps_us"] =
         std::vector<uint64_t>(batch.timestampsUs.begin(), batch.timestampsUs.end());
     if (hashed_) {
-        call["depth"] = frames.size();
-        call["frames_sha256_16"] = framesSha256_16(frames);
-        call["leaf"] = frames.empty() ? nlohmann::json(nullptr) : frames[0];
+        call["depth"] = batch.frames.size();
+        call["frames_sha256_16"] = stack.sha256_16;
+        call["leaf"] = stack.leaf;
     } else {
-        call["frames"] = std::move(frames);
+        call["frames"] = stack.frames;
     }
     calls.push_back(std::move(call));
     samples += batch.timestampsUs.size();

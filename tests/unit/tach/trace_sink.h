@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ public:
     void begin(const FrameRegistry& registry, const RecordingInfo& info) override {
         registry_ = &registry;
         info_ = info;
+        stacks_.clear(); // frame ids are the registry's
+        frames_.clear();
         ++begins;
     }
     void addBatch(const SampleBatch& batch) override;
@@ -35,7 +38,18 @@ public:
     const RecordingInfo& info() const { return info_; }
 
 private:
+    struct StackJson {
+        nlohmann::json frames; // or, hashed:
+        std::string sha256_16;
+        nlohmann::json leaf;
+    };
     bool hashed_;
+    std::map<std::vector<FrameId>, StackJson> stacks_;
+    struct FrameJson {
+        nlohmann::json json;
+        std::string text; // compact, as Python's json.dumps(separators=(",", ":"))
+    };
+    std::map<FrameId, FrameJson> frames_;
     const FrameRegistry* registry_ = nullptr;
     RecordingInfo info_;
 };
