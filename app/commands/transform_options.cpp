@@ -2,6 +2,7 @@
 
 #include "core/analysis/module_color.h"
 #include "core/analysis/profile_views.h"
+#include "core/sample/sample_label.h"
 
 #include <map>
 
@@ -49,6 +50,10 @@ const QList<QCommandLineOption>& transformOptions() {
          "MODULE"},
         {"drop", "Drop the samples with FUNC on the stack.", "FUNC"},
         {"invert", "Leaf-rooted trees: the flame graph and trees start at the leaves."},
+        {"label-filter",
+         "Only the samples labelled KEY=VALUE (see --label-from): one route's, tenant's or "
+         "request's time.",
+         "KEY=VALUE"},
     };
     return table;
 }
@@ -82,6 +87,17 @@ Result<TransformStack> readTransforms(const QCommandLineParser& parser) {
             t.kind = TransformKind::CollapseDirectRecursion;
         } else if (name == "invert") {
             t.kind = TransformKind::Invert;
+        } else if (name == "label-filter") {
+            // A label is a root pseudo-frame (sample_label.h): focusing on it keeps the
+            // samples that carry it, and only those.
+            const int eq = value.indexOf('=');
+            if (eq <= 0)
+                return makeError(ErrorKind::BadArguments, "--label-filter needs KEY=VALUE, not \"" +
+                                                              value.toStdString() + "\"");
+            t.kind = TransformKind::FocusFunction;
+            t.function = {
+                labelFrameName(value.left(eq).toStdString(), value.mid(eq + 1).toStdString()),
+                std::string(kLabelFile)};
         } else {
             continue;
         }
@@ -96,8 +112,9 @@ Status readOutputTransforms(const QCommandLineParser& parser, OutputOptions& out
     if (!transforms->empty() && output.format != OutputFormat::Flamegraph &&
         output.format != OutputFormat::DiffFlamegraph)
         return makeError(ErrorKind::BadArguments,
-                         "--merge, --focus, --focus-module, --collapse-*, --drop and --invert are "
-                         "only valid with --flamegraph or --diff-flamegraph (and in `gilscope "
+                         "--merge, --focus, --focus-module, --collapse-*, --drop, --invert and "
+                         "--label-filter are only valid with --flamegraph or --diff-flamegraph "
+                         "(and in `gilscope "
                          "report` and `gilscope diff`)");
     output.transforms = std::move(*transforms);
     return {};
@@ -113,6 +130,11 @@ Result<Snapshots> applyTransformOptions(Snapshots sides, const TransformStack& t
             function = function || anyFunction(*s, t.function);
             module = module || anyModule(*s, t.module);
         }
+        const auto label = labelOfFrame(t.function.file, t.function.name);
+        if (label && !function)
+            return makeError(ErrorKind::BadArguments, "--label-filter " + std::string(label->key) +
+                                                          "=" + std::string(label->value) +
+                                                          ": no sample has that label");
         if (byFunction && !function)
             return makeError(ErrorKind::BadArguments,
                              transformLabel(t) + ": no function \"" + t.function.name + "\"" +

@@ -3,6 +3,7 @@
 #include "core/analysis/module_color.h"
 
 #include "core/gecko/flat_map.h"
+#include "core/sample/sample_label.h"
 
 #include <unordered_map>
 
@@ -312,6 +313,8 @@ std::string transformLabel(const CallTransform& t) {
     case TransformKind::MergeCallNode:
         return "Merge node: " + (t.path.empty() ? std::string() : t.path.back().name);
     case TransformKind::FocusFunction:
+        if (const auto label = labelOfFrame(t.function.file, name)) // --label-filter
+            return "Label: " + std::string(label->key) + "=" + std::string(label->value);
         return "Focus: " + name;
     case TransformKind::FocusSubtree:
         return "Focus on subtree: " + (t.path.empty() ? std::string() : t.path.back().name);

@@ -52,7 +52,7 @@ std::string labelFrameName(std::string_view key, std::string_view value) {
 }
 
 std::optional<SampleLabel> labelOfFrame(std::string_view filename, std::string_view funcname) {
-    if (filename != "~" || !funcname.starts_with(kPrefix) || !funcname.ends_with('>'))
+    if (filename != kLabelFile || !funcname.starts_with(kPrefix) || !funcname.ends_with('>'))
         return std::nullopt;
     const std::string_view body =
         funcname.substr(kPrefix.size(), funcname.size() - kPrefix.size() - 1);

@@ -25,6 +25,7 @@ Result<LabelSource> parseLabelSource(std::string_view text);
 // have labels of their own (pprof, the push) turn it back into one. The longest value
 // kept, in bytes (cut on a character's boundary and ended with "…").
 inline constexpr size_t kMaxLabelValueBytes = 128;
+inline constexpr std::string_view kLabelFile = "~"; // the file of every pseudo-frame
 std::string labelFrameName(std::string_view key, std::string_view value);
 
 // The value of a label whose context could not be read (torn, or hostile memory).

@@ -4,6 +4,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QStringDecoder>
 
@@ -167,6 +168,12 @@ QJsonObject reportJson(const QString& bin, const QStringList& extra, QString* er
         return {};
     }
     return QJsonDocument::fromJson(r.outBytes).object();
+}
+
+double rowTotal(const QJsonObject& report, const QString& function) {
+    for (const QJsonValue& row : report["rows"].toArray())
+        if (row["function"].toString() == function) return row["total"].toDouble();
+    return 0;
 }
 
 } // namespace gilscope::test

@@ -67,6 +67,8 @@ QString describe(const RunResult& r);
 // `gilscope report BIN --json -l 0 EXTRA...`'s object; empty, with the run described in
 // *error, when the command fails.
 QJsonObject reportJson(const QString& bin, const QStringList& extra, QString* error);
+// The "total" of `function`'s row in a report's JSON (0 without one).
+double rowTotal(const QJsonObject& report, const QString& function);
 
 // Whether bytes are well-formed UTF-8 (checked by Qt's decoder, not gilscope's code).
 bool isUtf8(const QByteArray& bytes);

@@ -83,6 +83,16 @@ private slots:
         QCOMPARE(top["label"].toString(), QString("/slow"));
         QVERIFY2(top["top_function"].toString().contains("(spin)"),
                  qPrintable(top["top_function"].toString()));
+
+        // --label-filter keeps that route's samples, all of them and only them.
+        const QJsonObject slow =
+            reportJson(bin, {"--mode", "cpu", "--label-filter", "route=/slow"}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(slow["matched_samples"].toDouble(), samples.value("/slow"));
+        const RunResult none = runGilscope({"report", "--label-filter", "route=/nowhere", bin});
+        QCOMPARE(none.exitCode, 2);
+        QVERIFY2(none.err.contains("route=/nowhere: no sample has that label"),
+                 qPrintable(describe(none)));
     }
 
 private:

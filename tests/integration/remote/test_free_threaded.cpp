@@ -24,22 +24,6 @@ using namespace gilscope::test;
 
 namespace {
 
-QJsonObject reportJson(const QStringList& args, QString* error) {
-    const RunResult r =
-        runGilscope(QStringList{"report"} + args + QStringList{"--json", "-l", "0"});
-    if (r.exitCode != 0) {
-        *error = describe(r);
-        return {};
-    }
-    return QJsonDocument::fromJson(r.outBytes).object();
-}
-
-double rowTotal(const QJsonObject& report, const QString& function) {
-    for (const QJsonValue& row : report["rows"].toArray())
-        if (row["function"].toString() == function) return row["total"].toDouble();
-    return 0;
-}
-
 QString shellQuote(const QString& s) {
     return "'" + QString(s).replace("'", "'\\''") + "'";
 }
@@ -241,7 +225,7 @@ private slots:
                                          "-o", bin, QString::number(target.pid())});
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         QString error;
-        const QJsonObject all = reportJson({bin}, &error);
+        const QJsonObject all = reportJson(bin, {}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QVERIFY2(rowTotal(all, "worker_loop") + rowTotal(all, "worker_calls") > 0,
                  qPrintable(QJsonDocument(all).toJson()));

@@ -23,22 +23,6 @@ namespace {
 
 constexpr double kMaxShareErrorPoints = 2.0;
 
-QJsonObject reportJson(const QStringList& args, QString* error) {
-    const RunResult r =
-        runGilscope(QStringList{"report"} + args + QStringList{"--json", "-l", "0"});
-    if (r.exitCode != 0) {
-        *error = describe(r);
-        return {};
-    }
-    return QJsonDocument::fromJson(r.outBytes).object();
-}
-
-double rowTotal(const QJsonObject& report, const QString& function) {
-    for (const QJsonValue& row : report["rows"].toArray())
-        if (row["function"].toString() == function) return row["total"].toDouble();
-    return 0;
-}
-
 QList<Interpreter> withGilContrast() {
     QList<Interpreter> rows = findFreeThreadedInterpreters();
     for (const Interpreter& in : findInterpreters(13, 13))
@@ -83,7 +67,7 @@ private slots:
         const QJsonObject& truth = *timed;
 
         QString error;
-        const QJsonObject all = reportJson({bin}, &error);
+        const QJsonObject all = reportJson(bin, {}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         // Names: every worker under its own name and native id.
         QMap<qint64, QString> names;
@@ -95,10 +79,10 @@ private slots:
             const qint64 tid = it.value().toInteger();
             QVERIFY2(names.contains(tid), qPrintable(it.key() + " was never sampled"));
             QCOMPARE(names[tid], it.key());
-            const QJsonObject thread = reportJson({bin, "--thread", QString::number(tid)}, &error);
+            const QJsonObject thread = reportJson(bin, {"--thread", QString::number(tid)}, &error);
             QVERIFY2(error.isEmpty(), qPrintable(error));
             const QJsonObject cpu =
-                reportJson({bin, "--thread", QString::number(tid), "--mode", "cpu"}, &error);
+                reportJson(bin, {"--thread", QString::number(tid), "--mode", "cpu"}, &error);
             QVERIFY2(error.isEmpty(), qPrintable(error));
             // Of the samples that show one of the two functions (not the wait for the gate).
             const double calls = rowTotal(thread, "worker_calls"),
