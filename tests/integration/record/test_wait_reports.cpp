@@ -15,6 +15,18 @@
 
 using namespace gilscope::test;
 
+namespace {
+
+// The threads of `dump --json`'s output, by name.
+QMap<QString, QJsonObject> threadsByName(const RunResult& dump) {
+    QMap<QString, QJsonObject> byName;
+    for (const QJsonValue& v : QJsonDocument::fromJson(dump.outBytes)["threads"].toArray())
+        byName[v["name"].toString()] = v.toObject();
+    return byName;
+}
+
+} // namespace
+
 class TestWaitReports : public QObject {
     Q_OBJECT
 private slots:
@@ -131,9 +143,7 @@ private slots:
             const RunResult r =
                 runGilscope({"dump", "-a", "--json", QString::number(target.pid())});
             QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-            QMap<QString, QJsonObject> byName;
-            for (const QJsonValue& v : QJsonDocument::fromJson(r.outBytes)["threads"].toArray())
-                byName[v["name"].toString()] = v.toObject();
+            const QMap<QString, QJsonObject> byName = threadsByName(r);
             const QJsonObject server = byName["server"], child = byName["child-waiter"];
             // The server thread reads a connection its listener accepted: told by the
             // server's port, whatever the client's (issue 47: one frame per client before).
@@ -160,9 +170,7 @@ private slots:
             const RunResult r =
                 runGilscope({"dump", "-a", "--json", QString::number(target.pid())});
             QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-            QMap<QString, QJsonObject> byName;
-            for (const QJsonValue& v : QJsonDocument::fromJson(r.outBytes)["threads"].toArray())
-                byName[v["name"].toString()] = v.toObject();
+            const QMap<QString, QJsonObject> byName = threadsByName(r);
             const QList<QPair<QString, QString>> expected = {{"first", "with lock_b:"},
                                                              {"second", "with lock_a:"}};
             for (const auto& [name, source] : expected) {
