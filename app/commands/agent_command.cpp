@@ -6,6 +6,7 @@
 #include "app/commands/command_registry.h"
 #include "app/commands/host_agent.h"
 #include "app/commands/record_interrupts.h"
+#include "app/commands/record_options.h"
 #include "core/sampler/rate_parser.h"
 
 namespace gilscope::cli {
@@ -38,6 +39,9 @@ Result<AgentOptions> readAgentOptions(const QCommandLineParser& parser) {
     // Names go out with each push; a new thread is still named at once.
     o.read.stillProcesses = true;
     o.read.threadNameRefreshMs = 10'000;
+    auto labels = readLabelSources(parser);
+    if (!labels) return labels.error();
+    o.read.labels = std::move(*labels);
     const std::string mode = parser.value("mode").toStdString();
     if (mode == "wall")
         o.read.mode = ProfilingMode::Wall;
@@ -78,6 +82,7 @@ int runAgent(const QStringList& args) {
         {"mode", "wall (every thread), cpu (threads on a CPU; default) or gil (the GIL holder).",
          "MODE", "cpu"},
         {"max-processes", "Record at most N processes at once (default 256).", "N", "256"},
+        labelFromOption(),
         {"control",
          "Take commands on a Unix socket: enable, disable, ping, status, quit as CPython's "
          "profiler does, flush (push every series now) and snapshot PID (`gilscope ctl`).",

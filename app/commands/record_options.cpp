@@ -146,12 +146,7 @@ const QList<QCommandLineOption>& recordOptions() {
              "Add a leaf frame saying why each thread off CPU waits: <lock wait>, "
              "<read TCP 10.0.0.5:5432>, <poll>, <sleep>, <child wait> (GIL waits stay as they "
              "are). Off by default, as CPython's outputs have no such frames."},
-            {"label-from",
-             "Label each sample with the value of the context variable (contextvars.ContextVar) "
-             "named NAME in the sampled thread's current context, as KEY (default: NAME): "
-             "`gilscope report --by label:KEY` then splits the time by request, route or "
-             "tenant. Repeatable. The label is an outermost frame <label KEY=VALUE>.",
-             "[KEY=]NAME"},
+            labelFromOption(),
             {"opcodes", "Record the executing opcode of each frame (--gecko and --binary)."},
             {"realtime-stats", "Print sampling statistics about once a second."},
             {{"o", "output"},
@@ -208,6 +203,29 @@ const QList<QCommandLineOption>& recordOptions() {
     return table;
 }
 
+QCommandLineOption labelFromOption() {
+    return {"label-from",
+            "Label each sample with the value of the context variable (contextvars.ContextVar) "
+            "named NAME in the sampled thread's current context, as KEY (default: NAME): "
+            "`gilscope report --by label:KEY` then splits the time by request, route or "
+            "tenant. Repeatable. The label is an outermost frame <label KEY=VALUE>.",
+            "[KEY=]NAME"};
+}
+
+Result<std::vector<LabelSource>> readLabelSources(const QCommandLineParser& parser) {
+    std::vector<LabelSource> out;
+    for (const QString& text : parser.values("label-from")) {
+        auto source = parseLabelSource(text.toStdString());
+        if (!source) return source.error();
+        for (const LabelSource& other : out)
+            if (other.key == source.value().key)
+                return makeError(ErrorKind::BadArguments,
+                                 "--label-from: two labels are called \"" + other.key + "\"");
+        out.push_back(source.value());
+    }
+    return out;
+}
+
 void addRecordOptions(QCommandLineParser& parser) {
     parser.addOptions(recordOptions());
 }
@@ -258,15 +276,9 @@ Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser) {
                          "coroutines have no C stack of their own");
     o.gcFrames = !parser.isSet("no-gc");
     o.waitReasons = parser.isSet("wait-reasons");
-    for (const QString& text : parser.values("label-from")) {
-        auto source = parseLabelSource(text.toStdString());
-        if (!source) return source.error();
-        for (const LabelSource& other : o.labels)
-            if (other.key == source.value().key)
-                return makeError(ErrorKind::BadArguments,
-                                 "--label-from: two labels are called \"" + other.key + "\"");
-        o.labels.push_back(source.value());
-    }
+    auto labels = readLabelSources(parser);
+    if (!labels) return labels.error();
+    o.labels = std::move(*labels);
     if (!o.labels.empty() && parser.isSet("async-aware"))
         return makeError(ErrorKind::BadArguments,
                          "--label-from does not combine with --async-aware yet: a task's "

@@ -48,6 +48,10 @@ struct RecordOptions : OutputOptions {
 // Adds recordOptions(): -r, -d, -a, --mode, --opcodes, --realtime-stats, --max-depth, -o and the
 // format flags.
 void addRecordOptions(QCommandLineParser& parser);
+
+// --label-from [KEY=]NAME (repeatable): `attach`, `run` and the agent read labels alike.
+QCommandLineOption labelFromOption();
+Result<std::vector<LabelSource>> readLabelSources(const QCommandLineParser& parser);
 // Reads and validates them once the command line is parsed; errors carry CPython's wording
 // where CPython has one.
 Result<RecordOptions> readRecordOptions(const QCommandLineParser& parser);

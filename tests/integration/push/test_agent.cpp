@@ -247,6 +247,61 @@ private slots:
         QVERIFY(!QFile::exists(sock));
     }
 
+    // --label-from: the agent labels each process's samples as `attach` does, and what it
+    // pushes carries the label as a pprof sample label (read by Go's pprof).
+    void labelsFromContextVariables() {
+        PushReceiver receiver;
+        QVERIFY(receiver.start());
+        QTemporaryDir dir;
+        const QString gate = dir.filePath("go");
+        TargetOptions options;
+        options.args = {"120", gate}; // requests from the start: the gate is there
+        options.bindDirs = {dir.path()};
+        QFile gateFile(gate);
+        QVERIFY(gateFile.open(QIODevice::WriteOnly));
+        gateFile.close();
+        TargetProcess target(all_.last(), targetScript("route_service.py"), options);
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString sock = dir.filePath("agent.sock");
+        auto agent = startGilscope({"agent", "--push", receiver.url(), "--push-interval", "60s",
+                                    "--match", gate, "--push-queue", dir.filePath("queue"),
+                                    "--control", "unix:" + sock, "--label-from", "route"},
+                                   dir.path(), QProcess::MergedChannels);
+        QVERIFY(agent);
+        const QString recording = QString("recording process %1 ").arg(target.pid());
+        QString log;
+        QVERIFY2(waitForStdoutLine(
+                     *agent, [&](const QString& line) { return line.contains(recording); }, &log,
+                     kWaitMs),
+                 qPrintable(log));
+        const QString pid = QString::number(target.pid());
+        QSet<QString> routes;
+        int decoded = 0;
+        const auto labelledPush = [&] {
+            if (runGilscope({"ctl", sock, "flush"}).exitCode != 0) return false;
+            const QList<ReceivedPush> pushes = receiver.accepted();
+            for (; decoded < pushes.size(); ++decoded) {
+                const ReceivedPush& p = pushes[decoded];
+                if (p.labels.value("pid") != pid) continue;
+                const QString file = dir.filePath(p.id + ".pb.gz");
+                QFile f(file);
+                if (!f.open(QIODevice::WriteOnly)) return false;
+                f.write(p.rawProfile);
+                f.close();
+                bool ok = false;
+                QString error;
+                for (const RawSample& sample : goPprofRawSamples(file, {}, &ok, &error))
+                    if (sample.labels.contains("route")) routes << sample.labels.value("route");
+            }
+            return routes.contains("/slow") && routes.contains("/fast");
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(labelledPush(),
+                                  qPrintable(QStringList(routes.values()).join(' ')), kWaitMs);
+        QCOMPARE(runGilscope({"ctl", sock, "quit"}).exitCode, 0);
+        QVERIFY(agent->waitForFinished(kRunTimeoutMs));
+        QCOMPARE(agent->exitCode(), 0);
+    }
+
     void aProcessThatExecsPythonIsRecordedAgain_data() {
         QList<Interpreter> ends{all_.first()};
         if (all_.size() > 1) ends << all_.last();
