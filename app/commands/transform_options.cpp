@@ -114,8 +114,7 @@ Status readOutputTransforms(const QCommandLineParser& parser, OutputOptions& out
         return makeError(ErrorKind::BadArguments,
                          "--merge, --focus, --focus-module, --collapse-*, --drop, --invert and "
                          "--label-filter are only valid with --flamegraph or --diff-flamegraph "
-                         "(and in `gilscope "
-                         "report` and `gilscope diff`)");
+                         "(and in `gilscope report` and `gilscope diff`)");
     output.transforms = std::move(*transforms);
     return {};
 }

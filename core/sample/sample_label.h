@@ -25,7 +25,8 @@ Result<LabelSource> parseLabelSource(std::string_view text);
 // have labels of their own (pprof, the push) turn it back into one. The longest value
 // kept, in bytes (cut on a character's boundary and ended with "…").
 inline constexpr size_t kMaxLabelValueBytes = 128;
-inline constexpr std::string_view kLabelFile = "~"; // the file of every pseudo-frame
+// A label frame's file: "~", as CPython names frames that are no source (<native>, <GC>).
+inline constexpr std::string_view kLabelFile = "~";
 std::string labelFrameName(std::string_view key, std::string_view value);
 
 // The value of a label whose context could not be read (torn, or hostile memory).

@@ -33,6 +33,14 @@ QMap<QString, int> pushesPerPid(const PushReceiver& receiver) {
     return n;
 }
 
+// Waits until the agent's log says it records `pid` (again, after an exec); *log: the
+// log so far.
+bool waitUntilRecording(QProcess& agent, qint64 pid, QString* log) {
+    const QString recording = QString("recording process %1 ").arg(pid);
+    return waitForStdoutLine(
+        agent, [&](const QString& line) { return line.contains(recording); }, log, kWaitMs);
+}
+
 } // namespace
 
 class TestAgent : public QObject {
@@ -212,12 +220,8 @@ private slots:
                            "--control", "unix:" + sock, "--start-disabled"},
                           dir.path(), QProcess::MergedChannels);
         QVERIFY(agent);
-        const QString recording = QString("recording process %1 ").arg(target.pid());
         QString log;
-        QVERIFY2(waitForStdoutLine(
-                     *agent, [&](const QString& line) { return line.contains(recording); }, &log,
-                     kWaitMs),
-                 qPrintable(log));
+        QVERIFY2(waitUntilRecording(*agent, target.pid(), &log), qPrintable(log));
         const auto ctl = [&](const QStringList& commands) {
             const RunResult r = runGilscope(QStringList{"ctl", sock} + commands);
             const QString said = r.out.trimmed(); // exit 1 after an "err" reply
@@ -268,12 +272,8 @@ private slots:
                                     "--control", "unix:" + sock, "--label-from", "route"},
                                    dir.path(), QProcess::MergedChannels);
         QVERIFY(agent);
-        const QString recording = QString("recording process %1 ").arg(target.pid());
         QString log;
-        QVERIFY2(waitForStdoutLine(
-                     *agent, [&](const QString& line) { return line.contains(recording); }, &log,
-                     kWaitMs),
-                 qPrintable(log));
+        QVERIFY2(waitUntilRecording(*agent, target.pid(), &log), qPrintable(log));
         const QString pid = QString::number(target.pid());
         QSet<QString> routes;
         int decoded = 0;
@@ -321,17 +321,10 @@ private slots:
                                     "--match", token, "--push-queue", dir.filePath("queue")},
                                    dir.path(), QProcess::MergedChannels);
         QVERIFY(agent);
-        const QString recording = QString("recording process %1 ").arg(target.pid());
         QString log;
-        QVERIFY2(waitForStdoutLine(
-                     *agent, [&](const QString& line) { return line.contains(recording); }, &log,
-                     kWaitMs),
-                 qPrintable(log));
+        QVERIFY2(waitUntilRecording(*agent, target.pid(), &log), qPrintable(log));
         ::kill(static_cast<pid_t>(target.pid()), SIGUSR1);
-        QVERIFY2(waitForStdoutLine(
-                     *agent, [&](const QString& line) { return line.contains(recording); }, &log,
-                     kWaitMs),
-                 qPrintable(log));
+        QVERIFY2(waitUntilRecording(*agent, target.pid(), &log), qPrintable(log));
         QVERIFY2(log.contains("replaced its program"), qPrintable(log));
         // The new program's samples reach the server.
         qsizetype looked = 0;

@@ -30,6 +30,18 @@ QList<Interpreter> withGilContrast() {
     return rows;
 }
 
+// Records the gated target from its gate to its end, every thread in "all" mode at 1 kHz,
+// into dir/NAME; *error says why not.
+QString recordGated(const QTemporaryDir& dir, const TargetProcess& target, const QString& name,
+                    QString* error) {
+    const QString bin = dir.filePath(name);
+    const RunResult r = runGatedGilscope({"attach", "-a", "--mode", "all", "-r", "1khz", "--binary",
+                                          "-o", bin, QString::number(target.pid())},
+                                         dir.path(), gatePath(dir));
+    if (r.exitCode != 0) *error = describe(r);
+    return bin;
+}
+
 } // namespace
 
 class TestFreeThreadedScaling : public QObject {
@@ -57,16 +69,13 @@ private slots:
         const QJsonObject ids = target.readyInfo()["threads"].toObject();
         QCOMPARE(ids.size(), 4);
 
-        const QString bin = dir.filePath("out.bin");
-        const RunResult r = runGatedGilscope({"attach", "-a", "--mode", "all", "-r", "1khz",
-                                              "--binary", "-o", bin, QString::number(target.pid())},
-                                             dir.path(), gatePath(dir));
-        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QString error;
+        const QString bin = recordGated(dir, target, "out.bin", &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
         const auto timed = target.readTimedJson("TIMES ");
         QVERIFY2(timed, qPrintable(target.error()));
         const QJsonObject& truth = *timed;
 
-        QString error;
         const QJsonObject all = reportJson(bin, {}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         // Names: every worker under its own name and native id.
@@ -177,11 +186,9 @@ private slots:
         QVERIFY2(target.start(), qPrintable(target.error()));
         const qint64 collectorTid =
             target.readyInfo()["threads"].toObject()["gc-thread"].toInteger();
-        const QString bin = dir.filePath("gc.bin");
-        const RunResult r = runGatedGilscope({"attach", "-a", "--mode", "all", "-r", "1khz",
-                                              "--binary", "-o", bin, QString::number(target.pid())},
-                                             dir.path(), gatePath(dir));
-        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QString error;
+        const QString bin = recordGated(dir, target, "gc.bin", &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
         const auto timed = target.readTimedJson("TIMES ");
         QVERIFY2(timed, qPrintable(target.error()));
         const double collectMs = 1000 * (*timed)["collect_s"].toDouble();
