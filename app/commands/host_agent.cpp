@@ -162,7 +162,7 @@ void HostAgent::record(const PythonProcessInfo& info) {
         say("cannot attach to " + who + ": " + escapeForDisplay(source.error().message));
         return;
     }
-    auto labels = pushLabels(options_.push, info.pid, source->reader().pythonVersion().str());
+    auto labels = pushLabels(options_.push, source->reader());
     if (!labels) {
         say("not recording " + who + ": " + labels.error().message);
         return;

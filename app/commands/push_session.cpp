@@ -2,34 +2,18 @@
 
 #include "app/commands/cli_output.h"
 #include "app/commands/recording_output.h"
+#include "core/target/attached_process.h"
 #include "net/push_transport.h"
 
 #include <QUrl>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <unistd.h>
 
 namespace gilscope::cli {
 
 namespace {
-
-// /proc/PID/cmdline as argv.
-std::vector<std::string> commandLineOf(int pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
-    const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<std::string> argv;
-    size_t start = 0;
-    for (size_t i = 0; i < all.size(); ++i)
-        if (all[i] == '\0') {
-            argv.push_back(all.substr(start, i - start));
-            start = i + 1;
-        }
-    if (start < all.size()) argv.push_back(all.substr(start));
-    return argv;
-}
 
 std::string hostName() {
     char name[256] = {};
@@ -47,16 +31,18 @@ std::string defaultQueueDir() {
 
 } // namespace
 
-Result<std::vector<push::PushLabel>> pushLabels(const PushOptions& options, int pid,
-                                                const std::string& pythonVersion) {
+Result<std::vector<push::PushLabel>> pushLabels(const PushOptions& options,
+                                                const StackSource& source) {
+    const auto door = source.process();
     std::vector<push::PushLabel> labels{
         {"__name__", "process_cpu"},
         {"service_name", options.serviceName.empty()
-                             ? push::serviceNameFromCommandLine(commandLineOf(pid))
+                             ? push::serviceNameFromCommandLine(door ? door->commandLine()
+                                                                     : std::vector<std::string>{})
                              : options.serviceName},
-        {"pid", std::to_string(pid)},
+        {"pid", std::to_string(source.pid())},
         {"hostname", hostName()},
-        {"python_version", pythonVersion},
+        {"python_version", source.pythonVersion().str()},
     };
     labels.insert(labels.end(), options.labels.begin(), options.labels.end());
     if (Status s = push::validatePushLabels(labels); !s) return s.error();
@@ -128,7 +114,7 @@ pprof::PprofSinkOptions pushSinkOptions(const ReadOptions& read) {
 
 Result<std::unique_ptr<PushSession>> PushSession::create(const RecordOptions& options,
                                                          StackSource& source) {
-    auto labels = pushLabels(options.push, source.pid(), source.pythonVersion().str());
+    auto labels = pushLabels(options.push, source);
     if (!labels) return labels.error();
     auto queue = openPushQueue(options.push);
     if (!queue) return queue.error();

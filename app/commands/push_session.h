@@ -18,8 +18,8 @@ namespace gilscope::cli {
 
 // The labels of a target's series: __name__=process_cpu, service_name, pid, hostname,
 // python_version, then the user's --labels; checked against Pyroscope's rules.
-Result<std::vector<push::PushLabel>> pushLabels(const PushOptions& options, int pid,
-                                                const std::string& pythonVersion);
+Result<std::vector<push::PushLabel>> pushLabels(const PushOptions& options,
+                                                const StackSource& source);
 
 // What `attach --push` and `agent` share: the queue under --push-queue, a pusher for the
 // options' endpoint (headers, auth, timeouts, backoff), and what is said at the end.

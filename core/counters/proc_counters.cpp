@@ -12,11 +12,6 @@ namespace gilscope {
 
 namespace {
 
-UniqueFd openProc(int pid, const char* file) {
-    const std::string path = "/proc/" + std::to_string(pid) + "/" + file;
-    return UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-}
-
 // The whole small file, read again from its start (procfs makes a fresh copy each time).
 std::optional<std::string_view> readAgain(const UniqueFd& fd, char* buf, size_t size) {
     const ssize_t n = ::pread(fd.get(), buf, size - 1, 0);
@@ -36,13 +31,15 @@ std::optional<uint64_t> residentPages(std::string_view statm) {
 
 } // namespace
 
-std::optional<ProcCounterReader> ProcCounterReader::open(int pid) {
-    if (pid <= 0) return std::nullopt;
+std::optional<ProcCounterReader>
+ProcCounterReader::open(std::shared_ptr<const target::AttachedProcess> door) {
+    if (!door) return std::nullopt;
     ProcCounterReader r;
-    r.stat_ = openProc(pid, "stat");
-    r.statm_ = openProc(pid, "statm");
+    r.stat_ = door->proc().openAt("stat", O_RDONLY);
+    r.statm_ = door->proc().openAt("statm", O_RDONLY);
     if (!r.stat_ || !r.statm_) return std::nullopt;
-    r.hasCpuClock_ = clock_getcpuclockid(pid, &r.cpuClock_) == 0;
+    r.hasCpuClock_ = clock_getcpuclockid(door->pid(), &r.cpuClock_) == 0;
+    r.door_ = std::move(door);
     if (const long p = sysconf(_SC_PAGESIZE); p > 0) r.pageSize_ = p;
     if (const long t = sysconf(_SC_CLK_TCK); t > 0) r.ticksPerSec_ = t;
     if (!r.read()) return std::nullopt;
@@ -71,6 +68,8 @@ std::optional<ProcessCounters> ProcCounterReader::read() const {
         c.cpuNs = uint64_t(ts.tv_sec) * 1'000'000'000ULL + uint64_t(ts.tv_nsec);
     else
         c.cpuNs = (*utime + *stime) * (1'000'000'000ULL / uint64_t(ticksPerSec_));
+    // The CPU clock goes by pid: once the process has ended it may be another one's.
+    if (!door_->stillAttached()) return std::nullopt;
     return c;
 }
 

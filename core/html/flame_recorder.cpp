@@ -5,24 +5,10 @@
 #include "core/util/python_version.h"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 
 namespace gilscope::html {
 
 namespace {
-
-// /proc/PID/cmdline with spaces between the arguments, at most 1 KiB.
-std::string commandLineOf(int pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
-    std::string text;
-    char c;
-    while (text.size() < 1024 && in.get(c))
-        text += c ? c : ' ';
-    while (!text.empty() && text.back() == ' ')
-        text.pop_back();
-    return text;
-}
 
 std::string threadLabel(const ProfileThread& t) {
     std::string label = t.name.empty() ? "thread" : t.name;
@@ -55,7 +41,6 @@ FlameRecorder::FlameRecorder(FlameRecorderOptions options) : options_(std::move(
 
 void FlameRecorder::begin(const FrameRegistry& registry, const RecordingInfo& info) {
     info_ = info;
-    if (options_.target.empty() && info.pid > 0) commandLine_ = commandLineOf(info.pid);
     model_.begin(registry, info);
 }
 
@@ -100,9 +85,7 @@ Result<std::string> FlameRecorder::page(const CancelToken* cancel) const {
     // A shared page says which view it shows.
     if (!options_.transforms.empty())
         facts.title += " (" + transformsLabel(options_.transforms) + ")";
-    facts.target = !options_.target.empty() ? options_.target
-                   : !commandLine_.empty()  ? commandLine_
-                                            : "pid " + std::to_string(info_.pid);
+    facts.target = !options_.target.empty() ? options_.target : "pid " + std::to_string(info_.pid);
     if (info_.pythonMajor)
         facts.python = PythonVersion{info_.pythonMajor, info_.pythonMinor, info_.pythonMicro}.str();
     const int mode = options_.mode.value_or(info_.mode);

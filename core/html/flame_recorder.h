@@ -19,7 +19,7 @@
 namespace gilscope::html {
 
 struct FlameRecorderOptions {
-    std::string target;      // what was recorded; empty: the target's command line (live pid)
+    std::string target;      // what was recorded ("PID 123", a file); empty: "pid N"
     std::optional<int> mode; // ProfilingMode of the recording, for the header
     // --diff-flamegraph: the baseline, loaded and checked before recording starts.
     std::shared_ptr<const ProfileFile> baseline;
@@ -55,7 +55,6 @@ private:
     ProfileModel model_;
     RecordingInfo info_;
     RecordingSummary summary_;
-    std::string commandLine_;
 };
 
 } // namespace gilscope::html

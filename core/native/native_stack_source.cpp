@@ -1,7 +1,7 @@
 #include "core/native/native_stack_source.h"
 
-#include "core/remote/proc_files.h"
 #include "core/remote/thread_freezer.h"
+#include "core/target/attached_process.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -13,6 +13,12 @@
 namespace gilscope::native {
 
 namespace {
+
+// The target's thread ids, through its door (none once it has ended).
+std::vector<int> taskIds(const StackSource& source) {
+    const auto door = source.process();
+    return door ? door->proc().tasks() : std::vector<int>{};
+}
 
 uint64_t monotonicNs() {
     timespec ts{};
@@ -197,7 +203,7 @@ BlockingNativeStackSource::create(StackSource& inner, bool all) {
 }
 
 ReadOutcome BlockingNativeStackSource::read(std::vector<ThreadStack>& out, size_t& count) {
-    auto frozen = remote::FrozenThreads::freeze(inner_.pid());
+    auto frozen = remote::FrozenThreads::freeze(inner_.process());
     if (!frozen) {
         why_ = frozen.error().message;
         return frozen.error().kind == ErrorKind::ProcessNotFound ? ReadOutcome::ProcessEnded
@@ -220,7 +226,7 @@ PerfNativeStackSource::create(StackSource& inner, bool all, uint64_t intervalUs)
     if (!unwinder) return unwinder.error();
     std::unique_ptr<PerfNativeStackSource> s(new PerfNativeStackSource(
         inner, std::move(*unwinder), all, std::move(*events), intervalUs));
-    for (int tid : remote::listTasks(inner.pid()))
+    for (int tid : taskIds(inner))
         s->events_->track(tid);
     return s;
 }
@@ -246,7 +252,7 @@ ReadOutcome PerfNativeStackSource::read(std::vector<ThreadStack>& out, size_t& c
     }
     if (outcome != ReadOutcome::Ok) return outcome;
     if (++reads_ % 1024 == 0) { // close the events of threads that are gone
-        events_->retain(remote::listTasks(inner_.pid()));
+        events_->retain(taskIds(inner_));
         blocked_.clear(); // and forget those that are gone
     }
     return mergeAll(out, count, [&](ThreadStack& t) {
@@ -292,9 +298,9 @@ bool PerfNativeStackSource::mergeBlocked(ThreadStack& t) {
         return true;
     }
     std::vector<FrameId> python = t.frames;
-    const std::string path = "/proc/" + std::to_string(inner_.pid()) + "/task/" +
-                             std::to_string(t.threadId) + "/syscall";
-    const auto text = remote::readProcFile(path, 512);
+    const std::string path = "task/" + std::to_string(t.threadId) + "/syscall";
+    const auto door = inner_.process();
+    const auto text = door ? door->proc().read(path, 512) : std::nullopt;
     const auto regs = text ? Registers::fromSyscallFile(*text) : std::nullopt;
     if (!regs) {
         why_ = "thread " + std::to_string(t.threadId) +

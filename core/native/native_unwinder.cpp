@@ -6,6 +6,7 @@
 #include "core/target/attached_process.h"
 
 #include <elfutils/libdwfl.h>
+#include <libelf.h>
 
 #include <chrono>
 #include <cstdio>
@@ -25,6 +26,8 @@ thread_local const NativeUnwinder* tUnwinder = nullptr;
 // mapping itself, or the file in the target's root as the target may read it, so that a
 // target in a container or chroot gets its own libc's CFI and symbols. Never this
 // machine's file of the same name: for a name we cannot open, libdwfl gets nothing.
+// The file is read as needed (ELF_C_READ: pread), never mapped as libdwfl would map it: a
+// target that truncates its own file while gilscope reads it would end gilscope with SIGBUS.
 int findTargetElf(Dwfl_Module* mod, void** userdata, const char* name, Dwarf_Addr base,
                   char** fileName, Elf** elf) {
     if (tUnwinder && name && name[0] == '/') {
@@ -34,6 +37,9 @@ int findTargetElf(Dwfl_Module* mod, void** userdata, const char* name, Dwarf_Add
                 if (m.path != name) continue;
                 auto fd = target::openMappedFile(door, m);
                 if (!fd) return -1;
+                Elf* read = elf_begin(fd->get(), ELF_C_READ, nullptr);
+                if (!read) return -1;
+                *elf = read;
                 *fileName = ::strdup(name);
                 return fd->release();
             }
@@ -42,8 +48,12 @@ int findTargetElf(Dwfl_Module* mod, void** userdata, const char* name, Dwarf_Add
     return dwfl_linux_proc_find_elf(mod, userdata, name, base, fileName, elf);
 }
 
+// Separate debug information only by build id, in this machine's debug directories
+// (/usr/lib/debug/.build-id/): a name the target's file gives (its .gnu_debuglink, which
+// may be absolute or climb with "..") would have gilscope open any host file, a FIFO that
+// never answers, or /dev/zero, whose checksum never ends.
 const Dwfl_Callbacks kProcCallbacks = {
-    findTargetElf, dwfl_standard_find_debuginfo,
+    findTargetElf, dwfl_build_id_find_debuginfo,
     nullptr, // section_address: not for a live process
     nullptr, // debuginfo_path: the standard one (/usr/lib/debug)
 };

@@ -39,7 +39,8 @@ Result<StackPipeline> StackPipeline::over(StackSource& python, const ReadPath& p
     p.python_ = &python;
     // --blocking: one freeze up front says at once when the target cannot be stopped.
     if (path.blocking) {
-        if (auto probe = remote::FrozenThreads::freeze(python.pid()); !probe) return probe.error();
+        if (auto probe = remote::FrozenThreads::freeze(python.process()); !probe)
+            return probe.error();
         if (!path.nativeStacks) p.blocking_ = std::make_unique<remote::BlockingStackSource>(python);
     }
     if (path.nativeStacks) {

@@ -4,26 +4,30 @@
 #include "core/util/unique_fd.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
 namespace gilscope::remote {
 
-// A read-only, bounds-checked view of a 64-bit little-endian ELF file (x86_64),
-// mapped into memory. Enough to find CPython's runtime: symbols, sections, PT_LOADs.
+// A read-only, bounds-checked view of a 64-bit little-endian ELF file (x86_64). Enough to
+// find CPython's runtime: symbols, sections, PT_LOADs.
+//
+// The file is read with pread, never mapped: it is the target's, and a target that
+// truncates a mapped file while gilscope reads it would end gilscope with SIGBUS. A read
+// past the file's end now is a short read, i.e. a lookup that finds nothing.
+// Not safe for concurrent use (the symbol tables are read once, on first use).
 class ElfImage {
 public:
     static Result<ElfImage> open(const std::string& path);
     // A file already open (a target's, through its door); `name` is for messages.
     static Result<ElfImage> open(UniqueFd fd, const std::string& name);
 
-    ElfImage(ElfImage&& o) noexcept;
-    ElfImage& operator=(ElfImage&& o) noexcept;
+    ElfImage(ElfImage&&) noexcept = default;
+    ElfImage& operator=(ElfImage&&) noexcept = default;
     ElfImage(const ElfImage&) = delete;
     ElfImage& operator=(const ElfImage&) = delete;
-    ~ElfImage();
 
     struct Symbol {
         uint64_t value = 0;
@@ -44,19 +48,27 @@ public:
     std::optional<Section> findSection(std::string_view name) const;
     const std::vector<Load>& loads() const { return loads_; }
 
-    // File bytes at a link-time virtual address, when they lie inside a PT_LOAD's file data.
-    std::span<const uint8_t> bytesAtVaddr(uint64_t vaddr, uint64_t len) const;
+    // File bytes at a link-time virtual address, when they lie inside a PT_LOAD's file data
+    // (all `len` of them, or none).
+    std::vector<uint8_t> bytesAtVaddr(uint64_t vaddr, uint64_t len) const;
+
+    // The most a section read may take: a header claiming more is crafted.
+    static constexpr uint64_t kMaxSectionBytes = uint64_t(1) << 30;
 
 private:
-    ElfImage() = default;
+    ElfImage(UniqueFd fd, uint64_t size) : fd_(std::move(fd)), size_(size) {}
     std::optional<Symbol> findInTable(std::string_view table, std::string_view strtab,
                                       std::string_view name) const;
-    std::span<const uint8_t> fileBytes(uint64_t offset, uint64_t len) const;
+    // The file's bytes [offset, offset + len), all of them or none.
+    std::vector<uint8_t> fileBytes(uint64_t offset, uint64_t len) const;
+    // A section's bytes, read once.
+    const std::vector<uint8_t>& sectionBytes(std::string_view name) const;
 
-    const uint8_t* data_ = nullptr;
-    size_t size_ = 0;
+    UniqueFd fd_;
+    uint64_t size_ = 0; // at open: nothing past it is read
     std::vector<std::pair<std::string, Section>> sections_;
     std::vector<Load> loads_;
+    mutable std::map<std::string, std::vector<uint8_t>, std::less<>> sectionCache_;
 };
 
 } // namespace gilscope::remote

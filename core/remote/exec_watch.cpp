@@ -17,9 +17,9 @@ std::optional<int> parentPid(int pid) {
     return static_cast<int>(*ppid);
 }
 
-ExecWatch::ExecWatch(int pid)
-    : pid_(pid), attached_(processImage(pid)),
-      mem_(::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC)) {
+ExecWatch::ExecWatch(std::shared_ptr<const target::AttachedProcess> door)
+    : door_(std::move(door)), attached_(processImage(door_->proc())),
+      mem_(door_->proc().openAt("mem", O_RDONLY)) {
 }
 
 bool ExecWatch::imageGone(uint64_t mappedAddress) const {
@@ -30,21 +30,24 @@ bool ExecWatch::imageGone(uint64_t mappedAddress) const {
     return ::pread(mem_.get(), &byte, 1, off_t(mappedAddress)) == 0;
 }
 
-std::optional<ProcessImage> processImage(int pid) {
-    const std::string proc = "/proc/" + std::to_string(pid);
-    const auto stat = readProcFile(proc + "/stat", 4096);
+std::optional<ProcessImage> processImage(const target::ProcDir& proc) {
+    const auto stat = proc.read("stat", 4096);
     if (!stat) return std::nullopt;
     const auto code = procStatField(*stat, 26), stack = procStatField(*stat, 28);
     if (!code || !stack) return std::nullopt;
-    char buf[4096];
-    const ssize_t n = ::readlink((proc + "/exe").c_str(), buf, sizeof buf);
-    if (n < 0) return std::nullopt;
-    return ProcessImage{std::string(buf, static_cast<size_t>(n)), *code, *stack};
+    auto exe = proc.readLink("exe");
+    if (!exe) return std::nullopt;
+    return ProcessImage{std::move(*exe), *code, *stack};
+}
+
+std::optional<ProcessImage> processImage(int pid) {
+    auto proc = target::ProcDir::open(pid);
+    return proc ? processImage(*proc) : std::nullopt;
 }
 
 bool ExecWatch::execed(std::string* running) const {
     if (!attached_) return false;
-    const auto now = processImage(pid_);
+    const auto now = processImage(door_->proc());
     if (!now || *now == *attached_) return false;
     if (running) *running = now->exe;
     return true;

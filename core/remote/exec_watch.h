@@ -1,8 +1,10 @@
 #pragma once
 
+#include "core/target/attached_process.h"
 #include "core/util/unique_fd.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -16,14 +18,15 @@ struct ProcessImage {
     uint64_t startCode = 0, startStack = 0;
     bool operator==(const ProcessImage&) const = default;
 };
-std::optional<ProcessImage> processImage(int pid);
-std::optional<int> parentPid(int pid); // from /proc/PID/stat
+std::optional<ProcessImage> processImage(const target::ProcDir& proc);
+std::optional<ProcessImage> processImage(int pid); // before an attach: by its pid now
+std::optional<int> parentPid(int pid);             // from /proc/PID/stat
 
 // Notices that a process replaced its program (execve): the pid stays, but the memory
 // image is new (and usually the executable), so nothing read from the old one holds.
 class ExecWatch {
 public:
-    explicit ExecWatch(int pid);
+    explicit ExecWatch(std::shared_ptr<const target::AttachedProcess> door);
 
     // Whether the process now runs another image than at construction; `running` then
     // names its executable. False when it cannot tell (the process is gone, say).
@@ -35,7 +38,7 @@ public:
     bool imageGone(uint64_t mappedAddress) const;
 
 private:
-    int pid_;
+    std::shared_ptr<const target::AttachedProcess> door_;
     std::optional<ProcessImage> attached_;
     UniqueFd mem_;
 };

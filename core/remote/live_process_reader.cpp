@@ -31,7 +31,7 @@ LiveProcessReader::LiveProcessReader(std::shared_ptr<const target::AttachedProce
       layout_(layout), mem_(pid_),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
       walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(door_->proc()),
-      waitFrames_(door_->proc(), registry_), exec_(pid_),
+      waitFrames_(door_->proc(), registry_), exec_(door_),
       readAhead_(walker_, options.allThreads, layout_.tsSize, threadStateBytes(options, layout_)) {
     if (options_.allThreads) runtimeWin_.include(layout_.rtInterpretersHead, 8);
     runtimeWin_.include(layout_.rtGilHolder, 8);
@@ -98,7 +98,7 @@ Status LiveProcessReader::init() {
                          "cannot read the interpreter state of process " + std::to_string(pid_));
     // Async-aware stacks are tasks, not threads: they carry their own names.
     if (options_.threadNames && options_.asyncMode == AsyncMode::Off)
-        names_ = std::make_unique<ThreadNameWatcher>(pid_, layout_, mainInterp_,
+        names_ = std::make_unique<ThreadNameWatcher>(door_, layout_, mainInterp_,
                                                      options_.threadNameRefreshMs);
     if (layout_.tsNativeThreadId == kAbsent && plausibleAddress(mainThreadId_)) {
         // <= 3.10 stores only pthread_t; find the kernel tid inside glibc's struct pthread

@@ -1,7 +1,5 @@
 #include "core/remote/thread_freezer.h"
 
-#include "core/remote/proc_files.h"
-
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -16,19 +14,14 @@ namespace gilscope::remote {
 
 namespace {
 
-// State letter of /proc/PID/task/TID/stat ('t': tracing stop), or 0 when gone.
-char taskState(int pid, int tid) {
-    const std::string path =
-        "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat";
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    char buf[512];
-    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-    ::close(fd);
-    if (n <= 0) return 0;
-    buf[n] = 0;
-    const char* p = std::strrchr(buf, ')');
-    return p && p[1] == ' ' ? p[2] : 0;
+// State letter of the thread's task/TID/stat ('t': tracing stop), or 0 when gone.
+char taskState(const target::AttachedProcess& door, int tid) {
+    const auto stat = door.proc().read("task/" + std::to_string(tid) + "/stat", 512);
+    if (!stat) return 0;
+    const size_t paren = stat->rfind(')');
+    return paren != std::string::npos && paren + 2 < stat->size() && (*stat)[paren + 1] == ' '
+               ? (*stat)[paren + 2]
+               : 0;
 }
 
 bool gone(char state) {
@@ -47,11 +40,13 @@ constexpr uint64_t kStopTimeoutMs = 1000;
 
 } // namespace
 
-Result<FrozenThreads> FrozenThreads::freeze(int pid) {
+Result<FrozenThreads> FrozenThreads::freeze(std::shared_ptr<const target::AttachedProcess> door) {
+    if (!door) return makeError(ErrorKind::ProcessNotFound, "no process to stop");
+    const int pid = door->pid();
     FrozenThreads f;
-    f.pid_ = pid;
+    f.door_ = door;
     int firstError = 0;
-    for (int tid : listTasks(pid)) {
+    for (int tid : door->proc().tasks()) {
         if (::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
             if (!firstError) firstError = errno;
             continue; // exiting, or not ours to trace
@@ -59,19 +54,21 @@ Result<FrozenThreads> FrozenThreads::freeze(int pid) {
         f.tids_.push_back(tid);
         ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
     }
+    // Checked after the seizes: a thread id seized once the target had ended may be
+    // another process's (f's destructor lets it go).
+    if (!door->stillAttached()) return makeError(ErrorKind::ProcessNotFound, "process exited");
     if (f.tids_.empty()) {
         if (firstError == EPERM)
             return makeError(ErrorKind::PermissionDenied,
                              "--blocking: cannot stop process " + std::to_string(pid) +
                                  " (ptrace: " + std::strerror(firstError) +
                                  "); see docs/permissions.md");
-        if (!processExists(pid)) return makeError(ErrorKind::ProcessNotFound, "process exited");
         return makeError(ErrorKind::Io, "--blocking: cannot stop process " + std::to_string(pid) +
                                             ": " + std::strerror(firstError));
     }
     const uint64_t deadline = nowMs() + kStopTimeoutMs;
     for (int tid : f.tids_)
-        for (char s = taskState(pid, tid); s != 't' && !gone(s); s = taskState(pid, tid)) {
+        for (char s = taskState(*door, tid); s != 't' && !gone(s); s = taskState(*door, tid)) {
             if (nowMs() > deadline) break; // read anyway; it is counted as any torn read
             sched_yield();
         }
@@ -90,13 +87,13 @@ FrozenThreads::~FrozenThreads() {
         // (the interrupt is pending), so retry for a while rather than leave it traced.
         const uint64_t deadline = nowMs() + kStopTimeoutMs;
         while (::ptrace(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(sig)) != 0 &&
-               errno == ESRCH && !gone(taskState(pid_, tid)) && nowMs() < deadline)
+               errno == ESRCH && !gone(taskState(*door_, tid)) && nowMs() < deadline)
             sched_yield();
     }
 }
 
 ReadOutcome BlockingStackSource::read(std::vector<ThreadStack>& out, size_t& count) {
-    auto frozen = FrozenThreads::freeze(inner_.pid());
+    auto frozen = FrozenThreads::freeze(inner_.process());
     if (!frozen) {
         why_ = frozen.error().message;
         return frozen.error().kind == ErrorKind::ProcessNotFound ? ReadOutcome::ProcessEnded

@@ -8,21 +8,25 @@
 
 #include "core/common/error.h"
 #include "core/sample/stack_source.h"
+#include "core/target/attached_process.h"
 
+#include <memory>
 #include <string>
-
 #include <vector>
 
 namespace gilscope::remote {
 
 class FrozenThreads {
 public:
-    // Stops the threads of `pid` present now; waits for each to stop (a thread that
-    // exits meanwhile is left out). Fails when the process cannot be traced at all.
-    static Result<FrozenThreads> freeze(int pid);
+    // Stops the threads of the process behind `door` present now (from its own task
+    // list); waits for each to stop (a thread that exits meanwhile is left out). Fails when
+    // the process cannot be traced at all, or has ended (ProcessNotFound): its thread ids
+    // may be another process's by then, so whatever was stopped is let go at once.
+    static Result<FrozenThreads> freeze(std::shared_ptr<const target::AttachedProcess> door);
 
     FrozenThreads() = default;
-    FrozenThreads(FrozenThreads&& o) noexcept : pid_(o.pid_), tids_(std::move(o.tids_)) {
+    FrozenThreads(FrozenThreads&& o) noexcept
+        : door_(std::move(o.door_)), tids_(std::move(o.tids_)) {
         o.tids_.clear();
     }
     FrozenThreads& operator=(FrozenThreads&&) = delete;
@@ -32,7 +36,7 @@ public:
     const std::vector<int>& threads() const { return tids_; }
 
 private:
-    int pid_ = 0;
+    std::shared_ptr<const target::AttachedProcess> door_;
     std::vector<int> tids_; // seized threads
 };
 

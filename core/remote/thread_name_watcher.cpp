@@ -3,16 +3,26 @@
 
 #include "core/remote/remote_memory.h"
 #include "core/remote/threading_registry.h"
-#include "core/util/thread_names.h"
 #include "core/util/utf8.h"
 
 #include <chrono>
 
 namespace gilscope::remote {
 
-ThreadNameWatcher::ThreadNameWatcher(int pid, const PythonLayout& layout, uint64_t interp,
-                                     int64_t refreshMs)
-    : pid_(pid), layout_(layout), interp_(interp), refreshMs_(refreshMs) {
+namespace {
+
+// A comm file's name, without the kernel's trailing newline; empty when it cannot be read.
+std::string readComm(const target::ProcDir& proc, const std::string& file) {
+    std::string name = proc.read(file, 64).value_or("");
+    if (!name.empty() && name.back() == '\n') name.pop_back();
+    return name;
+}
+
+} // namespace
+
+ThreadNameWatcher::ThreadNameWatcher(std::shared_ptr<const target::AttachedProcess> door,
+                                     const PythonLayout& layout, uint64_t interp, int64_t refreshMs)
+    : door_(std::move(door)), layout_(layout), interp_(interp), refreshMs_(refreshMs) {
 }
 
 ThreadNameWatcher::~ThreadNameWatcher() {
@@ -93,7 +103,7 @@ void ThreadNameWatcher::run() {
 std::map<uint64_t, std::string>
 ThreadNameWatcher::refresh(const std::unordered_set<uint64_t>& tids) {
     std::lock_guard refreshing(refreshMutex_);
-    RemoteMemory mem(pid_); // this thread's own: the sampler's is not shared
+    RemoteMemory mem(door_->pid()); // this thread's own: the sampler's is not shared
     ThreadingRegistry registry(mem, layout_, interp_);
     std::vector<PythonThread> python;
     const bool ok = registry.read(python);
@@ -101,16 +111,19 @@ ThreadNameWatcher::refresh(const std::unordered_set<uint64_t>& tids) {
     for (PythonThread& t : python)
         names[t.nativeId] = std::move(t.name);
     // Threads threading did not make keep the OS's name, when it says more than the process's.
-    const std::string processName = readProcessName(pid_);
+    const std::string processName = readComm(door_->proc(), "comm");
     std::vector<uint64_t> gone;
     for (uint64_t tid : tids) {
         if (names.count(tid)) continue;
-        std::string comm = readThreadName(pid_, tid);
+        std::string comm = readComm(door_->proc(), "task/" + std::to_string(tid) + "/comm");
         if (comm.empty())
             gone.push_back(tid);
         else if (comm != processName)
             names[tid] = sanitizeUtf8(comm); // comm holds any bytes; names go into JSON
     }
+    // Checked after the reads: names read once the target had ended may be another
+    // process's, under the same pid.
+    if (!door_->stillAttached()) return {};
     std::lock_guard lock(mutex_);
     error_ = ok ? std::string() : registry.why();
     for (uint64_t tid : gone)

@@ -2,6 +2,7 @@
 
 #include "core/remote/python_layout.h"
 #include "core/sample/stack_source.h"
+#include "core/target/attached_process.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -17,17 +18,18 @@ namespace gilscope::remote {
 
 // Keeps the names of a live target's threads (ThreadName) fresh, off the sampling path:
 // a thread of its own reads threading's registry (ThreadingRegistry, through its own
-// RemoteMemory) and /proc comm about once a second, and sooner when the sampler saw a thread
-// it had not named yet. The sampler only compares thread ids with its last sample's and
-// polls an atomic flag.
+// RemoteMemory) and /proc comm through the target's door about once a second, and sooner
+// when the sampler saw a thread it had not named yet. Once the target has ended nothing more
+// is read or published: its pid may name another process by then. The sampler only compares thread
+// ids with its last sample's and polls an atomic flag.
 class ThreadNameWatcher {
 public:
     static constexpr int64_t kRefreshMs = 1000;
     static constexpr size_t kMaxThreads = 8192;
 
     // refreshMs: how often names are read again when no new thread appeared.
-    ThreadNameWatcher(int pid, const PythonLayout& layout, uint64_t interp,
-                      int64_t refreshMs = kRefreshMs);
+    ThreadNameWatcher(std::shared_ptr<const target::AttachedProcess> door,
+                      const PythonLayout& layout, uint64_t interp, int64_t refreshMs = kRefreshMs);
     ~ThreadNameWatcher(); // stops and joins the refresh thread
     ThreadNameWatcher(const ThreadNameWatcher&) = delete;
     ThreadNameWatcher& operator=(const ThreadNameWatcher&) = delete;
@@ -48,7 +50,7 @@ private:
     // Reads the names of `tids` (and every Python-named thread); publishes the changes.
     std::map<uint64_t, std::string> refresh(const std::unordered_set<uint64_t>& tids);
 
-    const int pid_;
+    const std::shared_ptr<const target::AttachedProcess> door_;
     const PythonLayout layout_;
     const uint64_t interp_;
     const int64_t refreshMs_;

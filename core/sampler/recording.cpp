@@ -43,7 +43,7 @@ void Recording::start() {
     sampler_->start();
     if (countersEveryMs_ == 0) return;
     // A process /proc does not show (another namespace) records without counters.
-    if (auto reader = ProcCounterReader::open(pid_)) {
+    if (auto reader = ProcCounterReader::open(source_->process())) {
         Sampler* sampler = sampler_.get();
         counters_ = std::make_unique<CounterPoller>(
             std::move(*reader), source_->counterProbe(),

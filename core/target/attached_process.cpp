@@ -55,6 +55,19 @@ Result<std::shared_ptr<AttachedProcess>> AttachedProcess::open(int pid) {
     return door;
 }
 
+std::vector<std::string> AttachedProcess::commandLine() const {
+    std::vector<std::string> argv;
+    const std::string all = proc_.read("cmdline", 1 << 16).value_or("");
+    size_t start = 0;
+    for (size_t i = 0; i < all.size(); ++i)
+        if (all[i] == '\0') {
+            argv.push_back(all.substr(start, i - start));
+            start = i + 1;
+        }
+    if (start < all.size()) argv.push_back(all.substr(start));
+    return argv;
+}
+
 uint32_t AttachedProcess::allowedCpus() const {
     const auto status = proc_.read("status", 1 << 16);
     return status ? countAllowedCpus(*status) : 0;

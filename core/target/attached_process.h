@@ -36,6 +36,8 @@ public:
     std::optional<double> startTime() const { return startTime_; }
     // How many CPUs it may run on (its affinity, from its status), now; 0 if unknown.
     uint32_t allowedCpus() const;
+    // Its arguments (cmdline), now: what the process says they are; empty if unknown.
+    std::vector<std::string> commandLine() const;
 
     AttachedProcess(PidFd pidFd, ProcDir proc, TargetFiles files);
 

@@ -1,5 +1,4 @@
 target_sources(gilscope_core PRIVATE
-    ${CMAKE_CURRENT_LIST_DIR}/thread_names.cpp
     ${CMAKE_CURRENT_LIST_DIR}/unique_fd.cpp
     ${CMAKE_CURRENT_LIST_DIR}/temp_dir.cpp
     ${CMAKE_CURRENT_LIST_DIR}/atomic_file.cpp

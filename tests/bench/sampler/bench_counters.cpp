@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
         procOn.push_back(on.processCpuPerSec * 100);
         readings += on.readings;
     }
-    auto reader = ProcCounterReader::open(int(target.pid()));
+    auto door = target::AttachedProcess::open(int(target.pid()));
+    auto reader = door ? ProcCounterReader::open(*door) : std::nullopt;
     std::vector<double> readUs;
     for (int i = 0; i < 2000 && reader; ++i) {
         const double c0 = threadCpuUs();

@@ -558,6 +558,35 @@ private slots:
         QVERIFY(!self->findSymbol("_PyRuntime"));
     }
 
+    // The file is the target's: one that shrinks while gilscope reads it (a target may
+    // truncate its own libpython) gives lookups that find nothing. A mapped file gave SIGBUS.
+    void elfSurvivesAFileThatShrinks() {
+        const auto interpreters = test::findInterpreters();
+        if (interpreters.empty()) QSKIP("no Python interpreter here");
+        QFile elf(runtimeElf(interpreters.front()));
+        QVERIFY(elf.open(QIODevice::ReadOnly));
+        const QByteArray bytes = elf.readAll();
+        QTemporaryFile copy;
+        QVERIFY(copy.open());
+        QCOMPARE(copy.write(bytes), bytes.size());
+        QVERIFY(copy.flush());
+
+        auto whole = ElfImage::open(copy.fileName().toStdString());
+        QVERIFY(whole);
+        QVERIFY(whole->findSymbol("_PyRuntime"));
+        // The last bytes of the last segment with file data: far past the first page.
+        const ElfImage::Load& load = whole->loads().back();
+        QVERIFY(load.offset + load.filesz > 4096 && load.filesz >= 8);
+        const uint64_t tail = load.vaddr + load.filesz - 8;
+        QCOMPARE(whole->bytesAtVaddr(tail, 8).size(), size_t(8));
+        auto shrunk = ElfImage::open(copy.fileName().toStdString());
+        QVERIFY(shrunk);
+        QVERIFY(copy.resize(4096)); // the headers stay, the tables and data go
+        QVERIFY(!shrunk->findSymbol("_PyRuntime"));
+        QVERIFY(whole->bytesAtVaddr(tail, 8).empty());
+        QVERIFY(whole->findSymbol("_PyRuntime")); // read before: still known
+    }
+
     // A crafted header with e_phentsize 0 once gave 65,535 copies of one segment, and
     // every lookup went quadratic (a fuzzer timeout): such tables are refused.
     void elfRejectsMalformedHeaderTables() {

@@ -7,6 +7,7 @@
 #include "core/sample/sample_sink.h"
 #include "core/sample/stack_source.h"
 #include "core/sampler/sampler_clock.h"
+#include "core/target/attached_process.h"
 
 #include <algorithm>
 #include <atomic>
@@ -52,8 +53,10 @@ public:
 
     ReadOutcome read(std::vector<ThreadStack>& out, size_t& count) override;
     FrameRegistry& registry() override { return registry_; }
-    int pid() const override { return pid_; }
-    void setPid(int pid) { pid_ = pid; } // a real one: a Recording reads its counters
+    int pid() const override { return process_ ? process_->pid() : 4242; }
+    std::shared_ptr<const target::AttachedProcess> process() const override { return process_; }
+    // A real one: a Recording reads its counters.
+    void setProcess(std::shared_ptr<const target::AttachedProcess> p) { process_ = std::move(p); }
     PythonVersion pythonVersion() const override { return {3, 13, 1}; }
     uint64_t reads() const { return reads_.load(); }
 
@@ -65,7 +68,7 @@ private:
     FrameRegistry registry_;
     std::vector<FrameId> stack_;
     std::atomic<uint64_t> reads_{0};
-    int pid_ = 4242;
+    std::shared_ptr<const target::AttachedProcess> process_;
 };
 
 // Records what the sampler hands over, on the sampler thread.

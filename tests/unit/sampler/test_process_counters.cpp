@@ -25,6 +25,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// This test's own process, through the door a target gets.
+std::shared_ptr<const target::AttachedProcess> ownDoor() {
+    auto door = target::AttachedProcess::open(getpid());
+    return door ? std::shared_ptr<const target::AttachedProcess>(*door) : nullptr;
+}
+
 ProcessCounters reading(uint64_t t, uint64_t rss, uint32_t threads, uint64_t cpu) {
     return {t, rss, threads, cpu};
 }
@@ -137,7 +143,7 @@ private slots:
     // This process, read as a target is: memory it writes, threads it starts and CPU it
     // burns all show.
     void readerSeesThisProcessGrow() {
-        auto reader = ProcCounterReader::open(getpid());
+        auto reader = ProcCounterReader::open(ownDoor());
         QVERIFY(reader);
         const auto before = reader->read();
         QVERIFY(before);
@@ -187,18 +193,20 @@ private slots:
             _exit(0);
         }
         QVERIFY(child > 0);
-        auto reader = ProcCounterReader::open(child);
+        auto door = target::AttachedProcess::open(child);
+        QVERIFY(door);
+        auto reader = ProcCounterReader::open(*door);
         QVERIFY(reader);
         QVERIFY(reader->read());
         kill(child, SIGKILL);
         waitpid(child, nullptr, 0);
         QVERIFY(!reader->read());
-        QVERIFY(!ProcCounterReader::open(child));
-        QVERIFY(!ProcCounterReader::open(0));
+        QVERIFY(!ProcCounterReader::open(*door)); // its door stays, the process does not
+        QVERIFY(!ProcCounterReader::open(nullptr));
     }
 
     void pollerDeliversAndTakesALastReading() {
-        auto reader = ProcCounterReader::open(getpid());
+        auto reader = ProcCounterReader::open(ownDoor());
         QVERIFY(reader);
         Readings got;
         CounterPoller poller(std::move(*reader), nullptr, 5ms,
@@ -216,7 +224,7 @@ private slots:
     // thread, stamped in the samples' clock; none when the options say 0.
     void recordingHandsCountersToItsSink() {
         ScriptedStackSource source(nullptr, nullptr, nullptr);
-        source.setPid(getpid());
+        source.setProcess(ownDoor());
         CountingSink sink;
         SamplerOptions options;
         options.intervalUs = 2000;
@@ -235,7 +243,7 @@ private slots:
 
     void noCountersWhenOff() {
         ScriptedStackSource source(nullptr, nullptr, nullptr);
-        source.setPid(getpid());
+        source.setProcess(ownDoor());
         CountingSink sink;
         SamplerOptions options;
         options.intervalUs = 1000;
