@@ -6,6 +6,7 @@
 #include "core/sample/frame_registry.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -24,6 +25,10 @@ struct CodeInfo {
     // CPython memoises the last lookup per code object; frames usually sit still.
     int64_t lastOffset = INT64_MIN;
     SourceLocation lastLocation;
+    // And the frame interned for it last (CodeCache::knownFrame): most frames of a sample
+    // are the last sample's, and interning one costs a hash of the whole frame.
+    int64_t lastFrameOffset = INT64_MIN;
+    FrameId lastFrame{};
     uint32_t uses = 0;
     uint64_t globals = 0; // f_globals of the frames that ran it (3.11+), 0 if unknown
     // Fields of the code object that identify it (filename, name, co_code/linetable
@@ -68,6 +73,17 @@ public:
 
     // Location of a byte offset into the bytecode, memoised per code object.
     SourceLocation location(const CodeInfo& info, int64_t byteOffset);
+    // The frame a walker interned for this code object at this offset last time (nullopt:
+    // none yet, or another offset); a walker builds its frames the same way every time.
+    std::optional<FrameId> knownFrame(const CodeInfo& info, int64_t byteOffset) const {
+        if (info.lastFrameOffset != byteOffset) return std::nullopt;
+        return info.lastFrame;
+    }
+    void rememberFrame(const CodeInfo& info, int64_t byteOffset, FrameId frame) {
+        auto& c = const_cast<CodeInfo&>(info); // entries are ours; lookups hand them out const
+        c.lastFrameOffset = byteOffset;
+        c.lastFrame = frame;
+    }
 
     void clear() {
         codes_.clear();

@@ -194,17 +194,22 @@ bool LegacyWalker::walk(std::span<const uint8_t> ts, std::vector<FrameId>& out,
         const int64_t offset = layout_.minor >= 10 ? int64_t{lasti} * 2 : lasti;
         if (offset >= static_cast<int64_t>(info->bytecodeSize))
             return ctx_.fail("instruction offset outside its code object");
-        FrameInfo fi{info->filename, info->funcname};
-        fi.firstLine = info->firstLine;
-        if (offset < 0) {
-            fi.line = fi.endLine = info->firstLine;
+        if (const auto known = ctx_.codes.knownFrame(*info, offset); known && offset >= 0) {
+            out.push_back(*known);
         } else {
-            const SourceLocation loc = ctx_.codes.location(*info, offset);
-            fi.line = fi.endLine = loc.line;
-            if (ctx_.opcodes && static_cast<uint64_t>(offset) < info->bytecode.size())
-                fi.opcode = info->bytecode[static_cast<size_t>(offset)];
+            FrameInfo fi{info->filename, info->funcname};
+            fi.firstLine = info->firstLine;
+            if (offset < 0) {
+                fi.line = fi.endLine = info->firstLine;
+            } else {
+                const SourceLocation loc = ctx_.codes.location(*info, offset);
+                fi.line = fi.endLine = loc.line;
+                if (ctx_.opcodes && static_cast<uint64_t>(offset) < info->bytecode.size())
+                    fi.opcode = info->bytecode[static_cast<size_t>(offset)];
+            }
+            out.push_back(ctx_.registry.internFrame(fi));
+            if (offset >= 0) ctx_.codes.rememberFrame(*info, offset, out.back());
         }
-        out.push_back(ctx_.registry.internFrame(fi));
         if (ctx_.addresses) // the chain was handed to `remembered` above
             ctx_.addresses->push_back(
                 {uint32_t(out.size() - 1), remembered.chain[i], frames_[i].code});

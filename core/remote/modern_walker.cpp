@@ -325,9 +325,14 @@ bool ModernWalker::describe(StructView f, FrameId& id, bool& python) {
         return false;
     }
     if (info->interpreterShim) return true;
+    const int64_t offset = static_cast<int64_t>(instr - info->bytecodeAddr);
+    if (const auto known = ctx_.codes.knownFrame(*info, offset); known && offset >= 0) {
+        id = *known;
+        python = true;
+        return true;
+    }
     FrameInfo fi{info->filename, info->funcname};
     fi.firstLine = info->firstLine;
-    const int64_t offset = static_cast<int64_t>(instr - info->bytecodeAddr);
     if (offset < 0) { // not started yet: CPython reports the first line
         lastNotStarted_ = true;
         fi.line = fi.endLine = info->firstLine;
@@ -341,6 +346,7 @@ bool ModernWalker::describe(StructView f, FrameId& id, bool& python) {
             fi.opcode = info->bytecode[static_cast<size_t>(offset) & ~size_t{1}];
     }
     id = ctx_.registry.internFrame(fi);
+    if (offset >= 0) ctx_.codes.rememberFrame(*info, offset, id);
     python = true;
     return true;
 }

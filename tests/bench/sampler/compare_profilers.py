@@ -3,7 +3,8 @@
 
   A. CPython 3.15's own profiler (`python3.15 -m profiling.sampling attach`, in the
      sid chroot) vs `gilscope attach`, on a 30-deep 3.15 target in that chroot,
-     at 1k / 10k / 100k.
+     at 1k / 10k / 100k, beside the machine's floor (floor_loop: a loop that only sleeps
+     to absolute deadlines); each row's CPU per sample above that floor.
   B. Austin 1.0.1 (`austin -i 100` and `-i 20`) vs `gilscope attach` at 10 kHz and
      50 kHz, on a 30-deep Python 3.9 target.
   C. Many threads (issue 23), CPython 3.15's profiler vs gilscope with -a, 3.15 targets
@@ -119,6 +120,18 @@ def measure_cpython(chroot, pid, rate, duration, cpu):
         return None, (err.strip().splitlines() or ["no output"])[-1]
     achieved, errors, seconds = parsed
     return (achieved, errors, 100.0 * used / (seconds or duration)), None
+
+
+def measure_floor(floor_loop, rate, duration, cpu):
+    """The machine's floor: a loop that only sleeps to absolute deadlines (floor_loop)."""
+    hz = {"1khz": 1000, "10khz": 10000, "100khz": 100000}[rate]
+    cpu.take()
+    out, err, wall = run_measured([floor_loop, str(hz), str(duration)])
+    used = cpu.take()
+    m = re.search(r"rate=([0-9.]+)/s", out)
+    if not m:
+        return None, (err.strip().splitlines() or ["no output"])[-1]
+    return (float(m.group(1)), 0.0, 100.0 * used / duration), None
 
 
 def measure_austin(interval, pid, duration, cpu):
@@ -250,16 +263,22 @@ def part_d(args, cpu):
             stop(target)
 
 
-def table(title, rows, repeat):
+def table(title, rows, repeat, floors=None):
+    """floors: rate -> the floor loop's CPU % at it; adds each row's CPU per sample above it."""
     print("\n" + title + " (median of %d)" % repeat)
-    print("%-34s %12s %9s %18s" % ("profiler", "achieved/s", "errors%", "CPU % of a core"))
+    print("%-34s %12s %9s %18s %14s" % ("profiler", "achieved/s", "errors%", "CPU % of a core",
+                                         "us/sample>floor" if floors else ""))
     for name, runs, note in rows:
         ok = [r for r in runs if r]
         if not ok:
             print("%-34s %s" % (name, "failed: " + (note or "?")))
             continue
         med = [statistics.median(x[i] for x in ok) for i in range(3)]
-        print("%-34s %12.0f %9.2f %18.1f" % (name, med[0], med[1], med[2]))
+        above = ""
+        for rate, floor in (floors or {}).items():
+            if rate in name.split() and med[0] > 0:
+                above = "%.2f" % ((med[2] - floor) / 100.0 * 1e6 / med[0])
+        print("%-34s %12.0f %9.2f %18.1f %14s" % (name, med[0], med[1], med[2], above))
     sys.stdout.flush()
 
 
@@ -284,15 +303,24 @@ def part_a(args, cpu):
     inner = "mount -t proc proc %s/proc && exec chroot %s python3.15 /tmp/gilscope-bench/deep30.py" % (chroot, chroot)
     target, pid = start_target(["unshare", "--mount", "sh", "-c", inner])
     try:
-        rows = []
+        rows, floors = [], {}
         for rate in ("1khz", "10khz", "100khz"):
+            if args.floor_loop:
+                runs, note = repeat_measure(args.repeat, lambda: measure_floor(args.floor_loop, rate, args.duration, cpu))
+                rows.append(("floor loop (sleeps only) " + rate, runs, note))
+                ok = [r for r in runs if r]
+                if ok:
+                    floors[rate] = statistics.median(r[2] for r in ok)
             runs, note = repeat_measure(args.repeat, lambda: measure_cpython(chroot, pid, rate, args.duration, cpu))
             rows.append(("CPython 3.15 profiling.sampling " + rate, runs, note))
+            if args.baseline:
+                runs, note = repeat_measure(args.repeat, lambda: measure_gilscope(args.baseline, pid, rate, args.duration, cpu))
+                rows.append(("gilscope (baseline) " + rate, runs, note))
             runs, note = repeat_measure(args.repeat, lambda: measure_gilscope(args.gilscope, pid, rate, args.duration, cpu))
             rows.append(("gilscope " + rate, runs, note))
             runs, note = repeat_measure(args.repeat, lambda: measure_gilscope(args.gilscope, pid, rate, args.duration, cpu, 1))
             rows.append(("gilscope " + rate + " --rt-priority 1", runs, note))
-        table("A. 30-deep Python 3.15 target, %d s per run" % args.duration, rows, args.repeat)
+        table("A. 30-deep Python 3.15 target, %d s per run" % args.duration, rows, args.repeat, floors)
     finally:
         stop(target)
 
@@ -325,9 +353,13 @@ def main():
     ap.add_argument("--python39", default=os.path.expanduser("~/.pyenv/versions/3.9.18/bin/python3.9"))
     ap.add_argument("--chroot", default=os.environ.get("GILSCOPE_CHROOT_DIR", "/var/cache/gilscope/sid-python"))
     ap.add_argument("--only", choices=["a", "b", "c", "d"])
-    ap.add_argument("--baseline", help="an older gilscope binary, measured beside (parts C and D)")
+    ap.add_argument("--baseline", help="an older gilscope binary, measured beside (parts A, C and D)")
+    ap.add_argument("--floor-loop", help="floor_loop from the build (default: beside --gilscope's build)")
     args = ap.parse_args()
     args.gilscope = os.path.abspath(args.gilscope)
+    if not args.floor_loop:
+        guess = os.path.join(os.path.dirname(args.gilscope), "..", "tests", "bench", "sampler", "floor_loop")
+        args.floor_loop = os.path.normpath(guess) if os.path.exists(guess) else None
     if args.baseline:
         args.baseline = os.path.abspath(args.baseline)
     cpu = ChildCpu()
