@@ -18,9 +18,10 @@
 #include <exception>
 #include <memory>
 
-#ifdef GILSCOPE_WITH_GUI
-#include "ui/run_gui.h"
-#endif
+#include <unistd.h>
+
+#include <filesystem>
+#include <system_error>
 
 namespace {
 
@@ -47,6 +48,20 @@ int checkedStdout(int code) {
     std::fprintf(stderr, "gilscope: %s\n", e.message.c_str());
     return code != 0 ? code : gilscope::exitCodeFor(e.kind);
 }
+
+#ifdef GILSCOPE_WITH_GUI
+// The window is gilscope-window, beside this binary (app/window_main.cpp says why), run
+// with the same arguments in this process.
+int openWindow(char** argv) {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const std::filesystem::path window = self.parent_path() / "gilscope-window";
+    if (!ec) ::execv(window.c_str(), argv);
+    std::fprintf(stderr, "gilscope: cannot start the window (%s): %s\n", window.c_str(),
+                 std::strerror(ec ? ec.value() : errno));
+    return 2;
+}
+#endif
 
 } // namespace
 
@@ -87,8 +102,7 @@ int main(int argc, char** argv) {
 #ifdef GILSCOPE_WITH_GUI
             // `gilscope FILE.bin` opens the recording in the window.
             struct stat st {};
-            if (::stat(first, &st) == 0 && S_ISREG(st.st_mode))
-                return gilscope::ui::runGui(argc, argv);
+            if (::stat(first, &st) == 0 && S_ISREG(st.st_mode)) return openWindow(argv);
             if (std::strchr(first, '.') || std::strchr(first, '/')) {
                 std::fprintf(stderr, "gilscope: cannot open '%s': %s\n", first,
                              std::strerror(errno ? errno : ENOENT));
@@ -101,7 +115,7 @@ int main(int argc, char** argv) {
         }
     }
 #ifdef GILSCOPE_WITH_GUI
-    return gilscope::ui::runGui(argc, argv);
+    return openWindow(argv);
 #else
     std::fprintf(stderr, "gilscope: built without the GUI; give a command\n");
     printUsage();
