@@ -9,9 +9,7 @@
 #include "app/commands/recording_output.h"
 #include "core/control/control_server.h"
 #include "core/native/native_stack_source.h"
-#include "core/pipeline/stack_pipeline.h"
-#include "core/sample/tee_sink.h"
-#include "core/sampler/recording.h"
+#include "core/pipeline/pipeline_recording.h"
 #include "core/snapshot/snapshot_format.h"
 #include "core/tach/recording_copy.h"
 #include "core/util/utf8.h"
@@ -84,230 +82,277 @@ void printTornReasons(const std::vector<TornReason>& reasons) {
                      escapeForDisplay(r.why).c_str());
 }
 
-} // namespace
+// One command-line recording, in the order it happens: prepare() makes what it records
+// into and how it is steered (each part may refuse, and then nothing is recorded), run()
+// samples until the recording ends, keep() reports it and writes the output.
+class CliRecording {
+public:
+    CliRecording(StackSource& source, const RecordOptions& options, const RecordHooks& hooks)
+        : source_(source), options_(options), hooks_(hooks),
+          destination_(outputPath(options, source.pid())) {}
 
-RecordResult recordToOutput(StackSource& source, const RecordOptions& options,
-                            const RecordHooks& hooks) {
-    RecordResult result;
-    const auto destination = outputPath(options, source.pid());
-    std::unique_ptr<RecordingOutput> output; // none with --push alone
-    if (options.localOutput) {
-        auto made = createRecordingOutput(options, destination, source);
-        if (!made) {
-            if (hooks.afterStart) hooks.afterStart(); // never leave a gated target hanging
-            result.exitCode = fail(made.error());
-            return result;
-        }
-        output = std::move(*made);
-        if (output->toStdout()) sendMessagesToStderr();
+    Status prepare();
+    void run();
+    RecordResult keep();
+
+private:
+    Status makeSinks();
+    Status openControlSocket();
+    void waitForEnd();
+    void reportEnd();
+    int writeOutput(); // and open it in the browser when asked; the exit code
+
+    StackSource& source_;
+    const RecordOptions& options_;
+    const RecordHooks& hooks_;
+    const std::filesystem::path destination_;
+    RecordResult result_;
+    // The sinks, in the order the samples reach them: the file, the push, --live's model,
+    // and a private .bin copy beside every local output but a .bin itself (if writing the
+    // output fails at the end, a full disk, the samples, which can never be taken again,
+    // are kept).
+    std::unique_ptr<RecordingOutput> output_; // none with --push alone
+    std::unique_ptr<PushSession> pushing_;
+    std::optional<ProfileModel> liveModel_;
+    std::optional<RecordingCopy> copy_;
+    std::optional<InterruptGuard> interrupts_;
+    std::unique_ptr<PipelineRecording> built_; // after the sinks: it stops first
+    std::unique_ptr<control::ControlServer> control_;
+    std::optional<tui::LiveView> live_;
+    std::optional<ChildProfilers> children_;
+};
+
+Status CliRecording::makeSinks() {
+    if (options_.localOutput) {
+        auto made = createRecordingOutput(options_, destination_, source_);
+        if (!made) return made.error();
+        output_ = std::move(*made);
+        if (output_->toStdout()) sendMessagesToStderr();
     }
-    std::unique_ptr<PushSession> pushing;
-    if (options.push.enabled()) {
-        auto made = PushSession::create(options, source);
-        if (!made) {
-            if (hooks.afterStart) hooks.afterStart();
-            result.exitCode = fail(made.error());
-            return result;
-        }
-        pushing = std::move(*made);
+    if (options_.push.enabled()) {
+        auto made = PushSession::create(options_, source_);
+        if (!made) return made.error();
+        pushing_ = std::move(*made);
     }
-    TeeSink both; // the file, the push and the live view, from one recording
-    if (output) both.add(&output->sink());
-    if (pushing) both.add(&pushing->sink());
     // --live: the view reads an analysis model of its own, as the window does.
-    std::optional<ProfileModel> liveModel;
-    if (options.live) {
-        if (auto terminal = tui::LiveView::canRun(); !terminal) {
-            if (hooks.afterStart) hooks.afterStart();
-            result.exitCode = fail(terminal.error());
-            return result;
-        }
-        both.add(&liveModel.emplace());
+    if (options_.live) {
+        if (auto terminal = tui::LiveView::canRun(); !terminal) return terminal.error();
+        liveModel_.emplace();
     }
+    if (output_ && options_.format != OutputFormat::Binary) copy_.emplace();
+    return {};
+}
 
-    auto pipeline = StackPipeline::over(
-        source, {options.blocking, options.nativeStacks, options.nativeStacksAll},
-        options.intervalUs);
-    if (!pipeline) {
-        if (hooks.afterStart) hooks.afterStart();
-        result.exitCode = fail(pipeline.error());
-        return result;
-    }
-    StackSource& reader = pipeline->reader();
-    native::NativeStackSourceBase* nativeStacks = pipeline->nativeStacks();
-
-    InterruptGuard interrupts;
-    SamplerOptions samplerOptions;
-    samplerOptions.intervalUs = options.intervalUs;
-    samplerOptions.durationSec = options.durationSec;
-    samplerOptions.read = options.readOptions();
-    samplerOptions.realtimePriority = options.realtimePriority;
-    samplerOptions.countersEveryMs = kCountersEveryMs;
-    // A private .bin copy beside every local output but a .bin itself: if writing the
-    // output fails at the end (full disk), the samples, which can never be taken again,
-    // are kept.
-    std::optional<RecordingCopy> copy;
-    if (output && options.format != OutputFormat::Binary) both.add(&copy.emplace());
-    samplerOptions.startEnabled = !options.startDisabled;
-    Recording recording(reader, both, samplerOptions);
+Status CliRecording::prepare() {
+    if (Status sinks = makeSinks(); !sinks) return sinks;
+    std::vector<SampleSink*> sinks;
+    if (output_) sinks.push_back(&output_->sink());
+    if (pushing_) sinks.push_back(&pushing_->sink());
+    if (liveModel_) sinks.push_back(&*liveModel_);
+    if (copy_) sinks.push_back(&*copy_);
+    interrupts_.emplace();
+    SamplerOptions sampler;
+    sampler.intervalUs = options_.intervalUs;
+    sampler.durationSec = options_.durationSec;
+    sampler.read = options_.readOptions();
+    sampler.realtimePriority = options_.realtimePriority;
+    sampler.countersEveryMs = kCountersEveryMs;
+    sampler.startEnabled = !options_.startDisabled;
+    auto built = PipelineRecording::build(
+        StackPipeline::over(source_,
+                            {options_.blocking, options_.nativeStacks, options_.nativeStacksAll},
+                            options_.intervalUs),
+        sinks, sampler);
+    if (!built) return built.error();
+    built_ = std::move(*built);
     // --control: taken before the first tick, so a refused path records nothing.
-    std::unique_ptr<control::ControlServer> controlSocket;
-    if (!options.control.empty()) {
-        auto made = control::ControlServer::start(
-            options.control,
-            {[&recording](bool on) { recording.setEnabled(on); },
-             [&recording] { return recording.enabled(); },
-             [&recording] { recording.requestStop(); },
-             [&recording](std::string text) { recording.mark(std::move(text)); },
-             [pid = source.pid(),
-              door = source.process()](std::string_view which) -> Result<std::string> {
-                 if (!which.empty() && which != std::to_string(pid))
-                     return makeError(ErrorKind::BadArguments,
-                                      "this recording is of process " + std::to_string(pid));
-                 if (!door)
-                     return makeError(ErrorKind::BadArguments,
-                                      "this recording reads no live process");
-                 return snapshotLine(door);
-             },
-             [&]() -> Result<std::string> {
-                 if (!output)
-                     return makeError(ErrorKind::BadArguments,
-                                      "there is no output file (--push only)");
-                 auto n = flushOutput(recording, *output, copy ? &*copy : nullptr, options,
-                                      destination, source);
-                 if (!n) return n.error();
-                 return "samples=" + std::to_string(*n);
-             }});
-        if (!made) {
-            if (hooks.afterStart) hooks.afterStart();
-            result.exitCode = fail(made.error());
-            return result;
-        }
-        controlSocket = std::move(*made);
-    }
+    return openControlSocket();
+}
+
+Status CliRecording::openControlSocket() {
+    if (options_.control.empty()) return {};
+    Recording& recording = built_->recording();
+    auto made = control::ControlServer::start(
+        options_.control,
+        {[&recording](bool on) { recording.setEnabled(on); },
+         [&recording] { return recording.enabled(); }, [&recording] { recording.requestStop(); },
+         [&recording](std::string text) { recording.mark(std::move(text)); },
+         [pid = source_.pid(),
+          door = source_.process()](std::string_view which) -> Result<std::string> {
+             if (!which.empty() && which != std::to_string(pid))
+                 return makeError(ErrorKind::BadArguments,
+                                  "this recording is of process " + std::to_string(pid));
+             if (!door)
+                 return makeError(ErrorKind::BadArguments, "this recording reads no live process");
+             return snapshotLine(door);
+         },
+         [this, &recording]() -> Result<std::string> {
+             if (!output_)
+                 return makeError(ErrorKind::BadArguments, "there is no output file (--push only)");
+             auto n = flushOutput(recording, *output_, copy_ ? &*copy_ : nullptr, options_,
+                                  destination_, source_);
+             if (!n) return n.error();
+             return "samples=" + std::to_string(*n);
+         }});
+    if (!made) return made.error();
+    control_ = std::move(*made);
+    return {};
+}
+
+void CliRecording::run() {
+    Recording& recording = built_->recording();
     recording.start();
-    std::optional<tui::LiveView> live;
-    if (liveModel) {
-        live.emplace(*liveModel,
-                     tui::LiveFacts{"PID " + std::to_string(source.pid()),
-                                    static_cast<int>(recordedMode(samplerOptions.read)),
-                                    source.pythonVersion().minor, source.freeThreaded()});
-        live->start();
+    if (liveModel_) {
+        live_.emplace(*liveModel_,
+                      tui::LiveFacts{"PID " + std::to_string(source_.pid()),
+                                     static_cast<int>(recordedMode(options_.readOptions())),
+                                     source_.pythonVersion().minor, source_.freeThreaded()});
+        live_->start();
     }
-    if (pushing) pushing->start();
-    std::optional<ChildProfilers> children;
-    if (options.subprocesses)
-        children.emplace(hooks.subprocessRoot ? hooks.subprocessRoot : source.pid(), source.pid(),
-                         options);
-    if (hooks.afterStart) {
+    if (pushing_) pushing_->start();
+    if (options_.subprocesses)
+        children_.emplace(hooks_.subprocessRoot ? hooks_.subprocessRoot : source_.pid(),
+                          source_.pid(), options_);
+    if (hooks_.afterStart) {
         // A held target (`run`) is released only once the first tick was taken, so the
         // recording starts before the target's first line even when the sampler thread
         // is slow to be scheduled.
         recording.waitForFirstTick();
-        hooks.afterStart();
+        hooks_.afterStart();
     }
+    waitForEnd();
+    result_.reason = recording.finish();
+    // Before the output is written: a flush in flight ends first, and none comes after
+    // to replace the whole output with a part.
+    control_.reset();
+    if (live_) { // an end of its own stays on the screen until `q`; then the terminal is ours
+        if (!live_->quitRequested())
+            live_->setFinished(escapeForDisplay(recording.end().describe()));
+        while (!live_->quitRequested() && interrupts_->count() == 0)
+            sleepMs(50);
+        live_->stop();
+        if (const std::string why = live_->failure(); !why.empty())
+            std::fprintf(stderr, "gilscope: %s\n", why.c_str());
+    }
+    result_.interrupted = interrupts_->count() > 0;
+}
 
+void CliRecording::waitForEnd() {
+    Recording& recording = built_->recording();
     const bool tty = isatty(fileno(messages()));
     int ticksSincePrint = 0;
     while (recording.running()) {
         sleepMs(50);
-        if (interrupts.count() > 0) recording.requestStop();
-        if (live) {
-            live->publishStats(recording.stats());
-            if (live->quitRequested()) recording.requestStop();
+        if (interrupts_->count() > 0) recording.requestStop();
+        if (live_) {
+            live_->publishStats(recording.stats());
+            if (live_->quitRequested()) recording.requestStop();
         }
-        if (hooks.targetGone && hooks.targetGone()) recording.targetGone();
-        if (options.realtimeStats && ++ticksSincePrint >= 20) {
+        if (hooks_.targetGone && hooks_.targetGone()) recording.targetGone();
+        if (options_.realtimeStats && ++ticksSincePrint >= 20) {
             ticksSincePrint = 0;
             printRealtimeStats(recording.stats(), tty);
         }
     }
-    result.reason = recording.finish();
-    // Before the output is written: a flush in flight ends first, and none comes after
-    // to replace the whole output with a part.
-    controlSocket.reset();
-    if (live) { // an end of its own stays on the screen until `q`; then the terminal is ours
-        if (!live->quitRequested()) live->setFinished(escapeForDisplay(recording.end().describe()));
-        while (!live->quitRequested() && interrupts.count() == 0)
-            sleepMs(50);
-        live->stop();
-        if (const std::string why = live->failure(); !why.empty())
-            std::fprintf(stderr, "gilscope: %s\n", why.c_str());
-    }
-    result.interrupted = interrupts.count() > 0;
-    if (options.realtimeStats && tty) std::fprintf(messages(), "\n");
+    if (options_.realtimeStats && tty) std::fprintf(messages(), "\n");
+}
+
+void CliRecording::reportEnd() {
+    const Recording& recording = built_->recording();
     const RecordingEnd end = recording.end();
     if (!end.failure.empty()) std::fprintf(stderr, "gilscope: %s\n", end.failure.c_str());
-    if (result.reason == StopReason::TargetExited)
+    if (result_.reason == StopReason::TargetExited)
         std::fprintf(stderr, "gilscope: %s; recording stopped\n",
                      escapeForDisplay(end.describe()).c_str());
-
-    const RecordingSummary summary = recording.summary();
-    printSummary(summary, recording.stats().missed);
+    printSummary(recording.summary(), recording.stats().missed);
     if (const uint64_t paused = recording.stats().paused; paused > 0) // --control disable
         std::fprintf(messages(), "Sampling was off for %.2f s of it (--control)\n",
-                     double(paused) * double(options.intervalUs) / 1e6);
-    if (options.realtimeStats) printTornReasons(source.tornReasons());
-    if (nativeStacks)
+                     double(paused) * double(options_.intervalUs) / 1e6);
+    if (options_.realtimeStats) printTornReasons(source_.tornReasons());
+    if (const auto* nativeStacks = built_->pipeline().nativeStacks())
         std::fprintf(messages(), "%s\n", native::describePairing(nativeStacks->pairing()).c_str());
-    // A second Ctrl-C cuts the last pushes short (what is left stays queued on disk).
-    if (pushing) pushing->finish([&] { return interrupts.count() > 1; });
-    if (!output) {
-        if (!recording.recordedAnything())
-            result.exitCode = fail(makeError(ErrorKind::NoSamples, "no samples were recorded"));
-        return result;
-    }
+}
 
+RecordResult CliRecording::keep() {
+    reportEnd();
+    // A second Ctrl-C cuts the last pushes short (what is left stays queued on disk).
+    if (pushing_) pushing_->finish([&] { return interrupts_->count() > 1; });
+    const bool anything = built_->recording().recordedAnything();
+    if (!output_) {
+        if (!anything)
+            result_.exitCode = fail(makeError(ErrorKind::NoSamples, "no samples were recorded"));
+        return result_;
+    }
     // Nothing to keep: an existing file at the destination must not be replaced by an
     // empty recording.
-    if (!recording.recordedAnything()) {
-        output->discard();
-        result.exitCode = fail(makeError(
-            ErrorKind::NoSamples, "no samples were recorded; " +
-                                      escapeForDisplay(destination.string()) + " was not written"));
-        return result;
+    if (!anything) {
+        output_->discard();
+        result_.exitCode =
+            fail(makeError(ErrorKind::NoSamples, "no samples were recorded; " +
+                                                     escapeForDisplay(destination_.string()) +
+                                                     " was not written"));
+        return result_;
     }
+    result_.exitCode = writeOutput();
+    return result_;
+}
 
-    if (copy) copy->finalize();
-    const Status written = output->write(interrupts.abortToken());
+int CliRecording::writeOutput() {
+    if (copy_) copy_->finalize();
+    const Status written = output_->write(interrupts_->abortToken());
     if (!written) {
-        result.aborted = written.error().kind == ErrorKind::Cancelled;
-        if (result.aborted) {
-            result.exitCode = 130; // the user threw the recording away: nothing is kept
+        result_.aborted = written.error().kind == ErrorKind::Cancelled;
+        if (result_.aborted) {
             std::fprintf(stderr, "gilscope: aborted; %s was not written\n",
-                         escapeForDisplay(destination.string()).c_str());
-            return result;
+                         escapeForDisplay(destination_.string()).c_str());
+            return 130; // the user threw the recording away: nothing is kept
         }
         Error e = written.error();
-        if (copy) {
-            std::string flag = std::string("--") + formatName(options.format);
-            if (options.format == OutputFormat::DiffFlamegraph) // its baseline, shell-quoted
-                flag += " '" + replaceAll(options.baseline, "'", "'\\''") + "'";
-            e.message +=
-                "\ngilscope: " + rescueNote(copy->rescue(destination), flag.c_str(), destination);
+        if (copy_) {
+            std::string flag = std::string("--") + formatName(options_.format);
+            if (options_.format == OutputFormat::DiffFlamegraph) // its baseline, shell-quoted
+                flag += " '" + replaceAll(options_.baseline, "'", "'\\''") + "'";
+            e.message += "\ngilscope: " +
+                         rescueNote(copy_->rescue(destination_), flag.c_str(), destination_);
         }
-        result.exitCode = fail(e);
-        return result;
+        return fail(e);
     }
-    if (const std::string said = output->writtenMessage(); !said.empty())
+    if (const std::string said = output_->writtenMessage(); !said.empty())
         std::fprintf(messages(), "%s\n", said.c_str());
     std::fflush(messages());
-    if (result.reason == StopReason::SinkFailed)
-        result.exitCode = fail(makeError(recording.failureKind(),
-                                         "the recording stopped early because of the error "
-                                         "above; what was recorded until then was written"));
-    if (options.browser && opensAsPage(options.format)) {
-        if (output->toStdout()) return result; // a page sent down a pipe has no file to open
+    int code = 0;
+    if (result_.reason == StopReason::SinkFailed)
+        code = fail(makeError(built_->recording().failureKind(),
+                              "the recording stopped early because of the error "
+                              "above; what was recorded until then was written"));
+    if (options_.browser && opensAsPage(options_.format)) {
+        if (output_->toStdout()) return code; // a page sent down a pipe has no file to open
         const int opened = openFileInBrowser(
-            QString::fromStdString(pageToOpen(options.format, destination).string()));
-        if (result.exitCode == 0) result.exitCode = opened;
-    } else if (options.browser) {
-        const int before = interrupts.count(); // a further Ctrl-C stops the wait
-        const int opened = openInFirefoxProfiler(QString::fromStdString(destination.string()), {},
-                                                 [&] { return interrupts.count() > before; });
-        if (result.exitCode == 0) result.exitCode = opened;
+            QString::fromStdString(pageToOpen(options_.format, destination_).string()));
+        return code != 0 ? code : opened;
     }
-    return result;
+    if (options_.browser) {
+        const int before = interrupts_->count(); // a further Ctrl-C stops the wait
+        const int opened = openInFirefoxProfiler(QString::fromStdString(destination_.string()), {},
+                                                 [&] { return interrupts_->count() > before; });
+        return code != 0 ? code : opened;
+    }
+    return code;
+}
+
+} // namespace
+
+RecordResult recordToOutput(StackSource& source, const RecordOptions& options,
+                            const RecordHooks& hooks) {
+    CliRecording recording(source, options, hooks);
+    if (Status ready = recording.prepare(); !ready) {
+        if (hooks.afterStart) hooks.afterStart(); // never leave a gated target hanging
+        RecordResult refused;
+        refused.exitCode = fail(ready.error());
+        return refused;
+    }
+    recording.run();
+    return recording.keep();
 }
 
 } // namespace gilscope::cli

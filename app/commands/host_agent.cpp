@@ -74,7 +74,7 @@ void HostAgent::setEnabled(bool on) {
     const std::lock_guard lock(targetsMutex_);
     enabled_ = on;
     for (const auto& target : targets_)
-        target->recording->setEnabled(on);
+        target->recording().setEnabled(on);
 }
 
 Result<std::string> HostAgent::snapshot(std::string_view which) {
@@ -87,7 +87,7 @@ Result<std::string> HostAgent::snapshot(std::string_view which) {
     {
         const std::lock_guard lock(targetsMutex_);
         for (const auto& t : targets_)
-            if (t->pid == pid) door = t->source->python().process();
+            if (t->pid == pid) door = t->built->pipeline().python().process();
         if (!door)
             return makeError(ErrorKind::ProcessNotFound,
                              "the agent records no process " + std::to_string(pid));
@@ -98,7 +98,7 @@ Result<std::string> HostAgent::snapshot(std::string_view which) {
 void HostAgent::stopRecordings() {
     control_.reset(); // no command comes in while the recordings go
     for (auto& target : targets_)
-        target->recording->requestStop();
+        target->recording().requestStop();
 }
 
 HostAgent::HostAgent(AgentOptions options, push::PushQueue queue)
@@ -169,26 +169,29 @@ void HostAgent::record(const PythonProcessInfo& info) {
     }
     auto target = std::make_unique<Target>();
     target->pid = info.pid;
-    target->source.emplace(std::move(*source));
     target->sink = std::make_shared<pprof::PprofSink>(pushSinkOptions(options_.read));
     SamplerOptions sampler;
     sampler.intervalUs = options_.intervalUs;
     sampler.read = options_.read;
     sampler.group = &samplers_;
     sampler.startEnabled = enabled_; // set again below, under the lock, should it change
-    target->recording =
-        std::make_unique<Recording>(target->source->reader(), *target->sink, sampler);
+    auto built = PipelineRecording::build(std::move(source), {target->sink.get()}, sampler);
+    if (!built) {
+        say("cannot record " + who + ": " + escapeForDisplay(built.error().message));
+        return;
+    }
+    target->built = std::move(*built);
     say("recording " + who + ": Python " + labelValue(*labels, "python_version") +
         ", service_name " + labelValue(*labels, "service_name"));
     pusher_->addSeries(target->sink, std::move(*labels));
-    target->recording->start();
+    target->recording().start();
     const std::lock_guard lock(targetsMutex_); // the switch as it is now, and every later one
-    target->recording->setEnabled(enabled_);
+    target->recording().setEnabled(enabled_);
     targets_.push_back(std::move(target));
 }
 
 void HostAgent::retire(Target& target, const std::string& why) {
-    target.recording->finish();
+    target.recording().finish();
     pusher_->retireSeries(target.sink.get());
     say("process " + std::to_string(target.pid) + ": " + why);
 }
@@ -196,9 +199,9 @@ void HostAgent::retire(Target& target, const std::string& why) {
 void HostAgent::retireEnded() {
     const std::lock_guard lock(targetsMutex_);
     std::erase_if(targets_, [this](const std::unique_ptr<Target>& target) {
-        if (target->recording->running()) return false;
-        target->recording->finish();
-        const RecordingEnd end = target->recording->end();
+        if (target->recording().running()) return false;
+        target->recording().finish();
+        const RecordingEnd end = target->recording().end();
         std::string why = end.failure.empty() ? end.describe() : end.failure;
         if (why.empty()) why = "recording ended";
         retire(*target, escapeForDisplay(why) + "; its last profile is pushed, its series ends");

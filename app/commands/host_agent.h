@@ -9,13 +9,12 @@
 
 #include "app/commands/push_options.h"
 #include "core/control/control_server.h"
-#include "core/pipeline/stack_pipeline.h"
+#include "core/pipeline/pipeline_recording.h"
 #include "core/pprof/pprof_sink.h"
 #include "core/push/pusher.h"
 #include "core/remote/process_scanner.h"
 #include "core/remote/python_process_watch.h"
 #include "core/sample/stack_source.h"
-#include "core/sampler/recording.h"
 #include "core/sampler/sampler_group.h"
 
 #include <QRegularExpression>
@@ -59,9 +58,10 @@ public:
 private:
     struct Target {
         int pid = 0;
-        std::optional<StackPipeline> source; // the live reader alone: no --blocking here
         std::shared_ptr<pprof::PprofSink> sink;
-        std::unique_ptr<Recording> recording; // last: stopped before the rest goes
+        // The live reader alone (no --blocking here) into sink. Last: it stops first.
+        std::unique_ptr<PipelineRecording> built;
+        Recording& recording() const { return built->recording(); }
     };
 
     HostAgent(AgentOptions options, push::PushQueue queue);

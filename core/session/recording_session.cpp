@@ -23,18 +23,35 @@ GeckoOptions geckoOptions(uint64_t intervalUs) {
 
 Result<std::unique_ptr<RecordingSession>> RecordingSession::open(int pid,
                                                                  const SessionOptions& options) {
-    auto pipeline =
-        StackPipeline::open(pid, readOptionsFor(options), readPathFor(options), options.intervalUs);
-    if (!pipeline) return pipeline.error();
-    return std::unique_ptr<RecordingSession>(new RecordingSession(std::move(*pipeline), options));
+    return make(
+        StackPipeline::open(pid, readOptionsFor(options), readPathFor(options), options.intervalUs),
+        options);
 }
 
 Result<std::unique_ptr<RecordingSession>>
 RecordingSession::fromSource(std::unique_ptr<StackSource> source, const SessionOptions& options) {
-    auto pipeline =
-        StackPipeline::over(std::move(source), readPathFor(options), options.intervalUs);
-    if (!pipeline) return pipeline.error();
-    return std::unique_ptr<RecordingSession>(new RecordingSession(std::move(*pipeline), options));
+    return make(StackPipeline::over(std::move(source), readPathFor(options), options.intervalUs),
+                options);
+}
+
+Result<std::unique_ptr<RecordingSession>> RecordingSession::make(Result<StackPipeline> pipeline,
+                                                                 const SessionOptions& options) {
+    if (!pipeline) return pipeline.error(); // before the sinks make their files
+    std::unique_ptr<RecordingSession> session(new RecordingSession(options));
+    SamplerOptions samplerOptions;
+    samplerOptions.intervalUs = options.intervalUs;
+    samplerOptions.durationSec = options.durationSec;
+    samplerOptions.read = readOptionsFor(options);     // the header's mode comes from these
+    samplerOptions.countersEveryMs = kCountersEveryMs; // the counter tracks
+    auto built = PipelineRecording::build(
+        std::move(pipeline),
+        {&session->collector_, session->profile_.get(), &session->copy_, &session->timeline_},
+        samplerOptions);
+    if (!built) return built.error();
+    session->built_ = std::move(*built);
+    session->source_ = &session->built_->reader();
+    session->pid_ = session->source_->pid();
+    return session;
 }
 
 ReadOptions RecordingSession::readOptionsFor(const SessionOptions& options) {
@@ -46,28 +63,16 @@ ReadOptions RecordingSession::readOptionsFor(const SessionOptions& options) {
 }
 
 void RecordingSession::startSampling() {
-    if (!recording_->finished()) recording_->start();
+    if (!built_->recording().finished()) built_->recording().start();
 }
 
-RecordingSession::RecordingSession(StackPipeline pipeline, const SessionOptions& options)
-    : pipeline_(std::move(pipeline)), source_(&pipeline_.reader()),
-      collector_(geckoOptions(options.intervalUs)), timeline_(options.timeline),
-      pid_(source_->pid()), mode_(options.mode) {
-    tee_.add(&collector_);
-    tee_.add(profile_.get());
-    tee_.add(&copy_);
-    tee_.add(&timeline_);
-    SamplerOptions samplerOptions;
-    samplerOptions.intervalUs = options.intervalUs;
-    samplerOptions.durationSec = options.durationSec;
-    samplerOptions.read = readOptionsFor(options);     // the header's mode comes from these
-    samplerOptions.countersEveryMs = kCountersEveryMs; // the counter tracks
-    recording_ = std::make_unique<Recording>(*source_, tee_, samplerOptions);
+RecordingSession::RecordingSession(const SessionOptions& options)
+    : collector_(geckoOptions(options.intervalUs)), timeline_(options.timeline),
+      mode_(options.mode) {
 }
 
 RecordingSession::~RecordingSession() {
-    // The sampler stops and joins before the sinks and source go away.
-    recording_.reset();
+    built_.reset(); // the sampler stops and joins before the sinks go away
 }
 
 std::string RecordingSession::pythonVersion() const {
@@ -83,21 +88,21 @@ int RecordingSession::pythonMinor() const {
 }
 
 void RecordingSession::mark(std::string text) {
-    recording_->mark(std::move(text));
+    built_->recording().mark(std::move(text));
 }
 
 void RecordingSession::requestStop() {
-    recording_->requestStop();
+    built_->recording().requestStop();
 }
 
 bool RecordingSession::running() const {
-    return recording_->running();
+    return built_->recording().running();
 }
 
 StopReason RecordingSession::finish() {
-    if (recording_->finished()) return recording_->finish();
-    const StopReason reason = recording_->finish();
-    if (!recording_->started())
+    if (built_->recording().finished()) return built_->recording().finish();
+    const StopReason reason = built_->recording().finish();
+    if (!built_->recording().started())
         copy_.drop("the recording never started");
     else
         copy_.finalize();
@@ -144,7 +149,7 @@ Status RecordingSession::saveBinCopyTo(const std::filesystem::path& dest,
 }
 
 SamplerStats RecordingSession::stats() const {
-    return recording_->stats();
+    return built_->recording().stats();
 }
 
 } // namespace gilscope

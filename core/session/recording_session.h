@@ -3,10 +3,8 @@
 #include "core/analysis/profile_model.h"
 #include "core/common/error.h"
 #include "core/gecko/gecko_collector.h"
-#include "core/pipeline/stack_pipeline.h"
+#include "core/pipeline/pipeline_recording.h"
 #include "core/sample/stack_source.h"
-#include "core/sample/tee_sink.h"
-#include "core/sampler/recording.h"
 #include "core/session/live_timeline.h"
 #include "core/tach/recording_copy.h"
 
@@ -63,7 +61,7 @@ public:
     ProfilingMode mode() const { return mode_; }
 
     // True once the first tick was taken: a held (launched) target may go on.
-    bool firstTickTaken() const { return recording_->firstTickTaken(); }
+    bool firstTickTaken() const { return built_->recording().firstTickTaken(); }
     void requestStop();
     // A named instant now (Recording › Add marker…): on the timeline and in the Gecko export.
     void mark(std::string text);
@@ -71,14 +69,14 @@ public:
     // Joins the sampler (quick: it has stopped or was asked to). Idempotent; returns why
     // the recording ended.
     StopReason finish();
-    bool finished() const { return recording_->finished(); }
+    bool finished() const { return built_->recording().finished(); }
 
     SamplerStats stats() const;
     TimelineSnapshot timeline() const { return timeline_.snapshot(); }
     // Samples for the analysis views (top functions, call trees): query it from any thread.
     std::shared_ptr<ProfileModel> profile() const { return profile_; }
     // After finish(): how the recording ended (RecordingEnd::describe() says it).
-    RecordingEnd end() const { return recording_->end(); }
+    RecordingEnd end() const { return built_->recording().end(); }
 
     // After finish(): true while an export can still be made.
     bool canExport() const;
@@ -99,19 +97,21 @@ public:
                          const CancelToken* cancel = nullptr) const;
 
 private:
-    RecordingSession(StackPipeline pipeline, const SessionOptions& options);
+    // The sinks; make() builds the recording into them.
+    explicit RecordingSession(const SessionOptions& options);
+    static Result<std::unique_ptr<RecordingSession>> make(Result<StackPipeline> pipeline,
+                                                          const SessionOptions& options);
 
-    // What the sampler reads (source_, the pipeline's reader). Declared first: it goes last.
-    StackPipeline pipeline_;
-    StackSource* source_ = nullptr;
     GeckoCollector collector_;
     RecordingCopy copy_;
     bool rescued_ = false; // the copy was rescued after the first failed export
     LiveTimeline timeline_;
     // The analysis views' model; shared so a query running on a worker keeps it alive.
     std::shared_ptr<ProfileModel> profile_ = std::make_shared<ProfileModel>();
-    TeeSink tee_; // the collector, the analysis model, the .bin copy and the timeline
-    std::unique_ptr<Recording> recording_;
+    // The readers and the sampler, feeding the collector, the analysis model, the .bin copy
+    // and the timeline. Declared after them: it stops first.
+    std::unique_ptr<PipelineRecording> built_;
+    StackSource* source_ = nullptr; // what the sampler reads (built_'s reader)
     int pid_ = 0;
     ProfilingMode mode_ = ProfilingMode::All;
 };

@@ -1,6 +1,7 @@
 // The one recording life both front ends share (core/sampler/recording.h): the first
 // tick before a held target goes on, how the recording ended and what it says of it.
 // Scripted sources on a fake clock, so every case ends in no real time.
+#include "core/pipeline/pipeline_recording.h"
 #include "core/sampler/recording.h"
 #include "scripted_stack_source.h"
 
@@ -148,6 +149,33 @@ private slots:
         QCOMPARE(recording.finish(), StopReason::NotStopped);
         QVERIFY(!recording.running());
         QCOMPARE(source.reads(), uint64_t(0));
+    }
+
+    // What every front end builds (core/pipeline/pipeline_recording.h): the readers'
+    // failure is the build's, and the samples reach each sink, in the order given.
+    void aBuiltRecordingFeedsEverySink() {
+        auto refused = PipelineRecording::build(
+            makeError(ErrorKind::PermissionDenied, "perf events refused"), {}, {});
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().kind, ErrorKind::PermissionDenied);
+        QCOMPARE(refused.error().message, std::string("perf events refused"));
+
+        FakeClock clock(kStart);
+        EndingSource source(clock, 5, "it exited");
+        RecordingSink first, second;
+        QVERIFY(!PipelineRecording::build(StackPipeline::over(source, {}, 1000), {}, {}));
+        auto built = PipelineRecording::build(StackPipeline::over(source, {}, 1000),
+                                              {&first, &second}, SamplerOptions{1000, 0, {}});
+        QVERIFY2(built, built ? "" : built.error().message.c_str());
+        QCOMPARE(&(*built)->reader(), static_cast<StackSource*>(&source)); // the reader alone
+        Recording& recording = (*built)->recording();
+        recording.start();
+        waitUntilItEnds(recording); // the source ends after five reads
+        QCOMPARE(recording.finish(), StopReason::TargetExited);
+        QCOMPARE(first.finishes, 1);
+        QCOMPARE(second.finishes, 1);
+        QVERIFY(!first.timestamps.empty());
+        QCOMPARE(first.timestamps, second.timestamps);
     }
 };
 
