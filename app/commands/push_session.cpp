@@ -66,8 +66,10 @@ std::unique_ptr<push::Pusher> makePusher(const PushOptions& options, push::PushQ
             {QByteArray::fromStdString(name), QByteArray::fromStdString(value)});
     endpoint.user = QByteArray::fromStdString(options.user);
     endpoint.password = QByteArray::fromStdString(options.password);
-    // A send never takes longer than an interval: the next one is waiting.
-    endpoint.timeoutMs = static_cast<int>(std::min<uint64_t>(options.intervalMs, 10'000));
+    // A send that timed out is sent again, so a server that answered late gets it twice
+    // (at 500 ms intervals on a loaded machine, an interval's wait did that). Ten seconds,
+    // whatever the interval: later profiles wait in the queue meanwhile.
+    endpoint.timeoutMs = 10'000;
     push::PusherOptions p;
     p.format = options.parca ? push::PushFormat::Parca : push::PushFormat::Pyroscope;
     p.labels = std::move(labels);

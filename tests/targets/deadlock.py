@@ -32,9 +32,22 @@ def second():
             pass
 
 
-threading.Thread(target=first, name="first", daemon=True).start()
-threading.Thread(target=second, name="second", daemon=True).start()
-while len(lines) < 2:
+def blocked_in_futex(thread):
+    """Whether the thread sleeps in futex(2), i.e. in the lock's acquire, not on its way."""
+    try:
+        with open("/proc/self/task/%d/syscall" % thread.native_id) as f:
+            return f.read().split(" ", 1)[0] == "202"  # x86-64's futex
+    except OSError:
+        return False
+
+
+threads = [threading.Thread(target=first, name="first", daemon=True),
+           threading.Thread(target=second, name="second", daemon=True)]
+for t in threads:
+    t.start()
+# READY once both wait on the lock: on a loaded machine a thread can still be on its way
+# there after setting its line, and a dump would find it running.
+while len(lines) < 2 or not all(blocked_in_futex(t) for t in threads):
     time.sleep(0.01)
 ready(**lines)
 while True:
