@@ -1,5 +1,7 @@
 #include "core/analysis/line_heat.h"
 
+#include "core/sample/frame_registry.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -8,7 +10,7 @@
 namespace gilscope {
 
 bool isSourceFile(std::string_view file) {
-    if (file.empty() || file == "~" || file == "." || file == "...") return false;
+    if (file.empty() || file == kPseudoFrameFile || file == "." || file == "...") return false;
     return file.front() != '<' && file.front() != '[';
 }
 

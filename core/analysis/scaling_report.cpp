@@ -1,6 +1,7 @@
 #include "core/analysis/scaling_report.h"
 
 #include "core/analysis/profile_views.h"
+#include "core/sample/frame_registry.h"
 #include "core/util/utf8.h"
 
 #include <algorithm>
@@ -54,7 +55,7 @@ std::string frameText(const ProfileSnapshot& s, StackId stack) {
         const StackNode& node = s.nodes[n];
         if (node.func >= s.functions.size()) continue;
         const FunctionInfo& f = s.functions[node.func];
-        if (f.file == "~") continue;
+        if (f.file == kPseudoFrameFile) continue;
         const int32_t line = node.line < s.lines.size() ? s.lines[node.line].line : f.firstLine;
         return f.file + ":" + std::to_string(line) + "(" + f.name + ")";
     }

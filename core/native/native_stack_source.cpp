@@ -88,7 +88,7 @@ NativeStackMerger::NativeStackMerger(FrameRegistry& registry,
       runtimeAddress_(runtimeAddress) {
     options_.all = all;
     options_.runs = pythonMinor >= 11 ? PythonRuns::Entries : PythonRuns::OnePerFrame;
-    synthetic_ = registry.internString("~"); // <GC> and other frames of no file
+    synthetic_ = registry.internString(kPseudoFrameFile); // <GC> and other frames of no file
 }
 
 bool NativeStackMerger::unwind(uint64_t tid, const Registers& regs, remote::ProcessMemory& stack,
@@ -172,7 +172,8 @@ NativeStackSourceBase::NativeStackSourceBase(StackSource& inner,
                                              std::unique_ptr<NativeUnwinder> unwinder, bool all)
     : StackSourceWrapper(inner), merger_(inner.registry(), std::move(unwinder),
                                          inner.pythonVersion().minor, all, inner.runtimeAddress()),
-      memory_(inner.pid()) {
+      memory_(inner.process() ? remote::RemoteMemory(*inner.process())
+                              : remote::RemoteMemory(inner.pid())) {
 }
 
 template <typename NativeOf>

@@ -79,7 +79,9 @@ public:
         if (info.lastFrameOffset != byteOffset) return std::nullopt;
         return info.lastFrame;
     }
+    // Only for a started frame (offset >= 0): knownFrame() then never answers a negative one.
     void rememberFrame(const CodeInfo& info, int64_t byteOffset, FrameId frame) {
+        if (byteOffset < 0) return;
         auto& c = const_cast<CodeInfo&>(info); // entries are ours; lookups hand them out const
         c.lastFrameOffset = byteOffset;
         c.lastFrame = frame;

@@ -36,7 +36,7 @@ void FrameWalker::cutMiddle(std::vector<FrameId>& out, size_t first) {
     const size_t leaf = maxDepth_ - 1 - root;
     const size_t dropped = depth - leaf - root;
     FrameRegistry& registry = ctx_.registry;
-    FrameInfo cut{registry.internString("~"),
+    FrameInfo cut{registry.internString(kPseudoFrameFile),
                   registry.internString("<truncated: " + std::to_string(dropped) + " frames>")};
     cut.line = cut.endLine = 0;
     const auto middle = out.begin() + static_cast<ptrdiff_t>(first + leaf);

@@ -194,7 +194,7 @@ bool LegacyWalker::walk(std::span<const uint8_t> ts, std::vector<FrameId>& out,
         const int64_t offset = layout_.minor >= 10 ? int64_t{lasti} * 2 : lasti;
         if (offset >= static_cast<int64_t>(info->bytecodeSize))
             return ctx_.fail("instruction offset outside its code object");
-        if (const auto known = ctx_.codes.knownFrame(*info, offset); known && offset >= 0) {
+        if (const auto known = ctx_.codes.knownFrame(*info, offset)) {
             out.push_back(*known);
         } else {
             FrameInfo fi{info->filename, info->funcname};
@@ -208,7 +208,7 @@ bool LegacyWalker::walk(std::span<const uint8_t> ts, std::vector<FrameId>& out,
                     fi.opcode = info->bytecode[static_cast<size_t>(offset)];
             }
             out.push_back(ctx_.registry.internFrame(fi));
-            if (offset >= 0) ctx_.codes.rememberFrame(*info, offset, out.back());
+            ctx_.codes.rememberFrame(*info, offset, out.back());
         }
         if (ctx_.addresses) // the chain was handed to `remembered` above
             ctx_.addresses->push_back(

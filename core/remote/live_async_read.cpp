@@ -74,7 +74,7 @@ ReadOutcome LiveProcessReader::readAsync(std::vector<ThreadStack>& out, size_t& 
     if (all && !tasks_->readTaskList(mainInterp_ + asyncio_.interpTasksHead, 0, taskList_))
         return fail(tasks_->why());
     // As read(): reads by pid count only if the process attached to outlived them.
-    if (exited()) return ReadOutcome::ProcessEnded;
+    if (!provenOurs() && exited()) return ReadOutcome::ProcessEnded;
     buildTaskStacks(taskList_, registry_, out, count);
     return ReadOutcome::Ok;
 }

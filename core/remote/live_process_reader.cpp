@@ -5,6 +5,7 @@
 #include "core/sample/thread_status.h"
 
 #include <cerrno>
+#include <ctime>
 
 namespace gilscope::remote {
 
@@ -28,7 +29,7 @@ LiveProcessReader::LiveProcessReader(std::shared_ptr<const target::AttachedProce
                                      const ReadOptions& options, RuntimeLocation location,
                                      PythonLayout layout)
     : door_(std::move(door)), pid_(door_->pid()), options_(options), loc_(std::move(location)),
-      layout_(layout), mem_(pid_),
+      layout_(layout), mem_(*door_),
       codes_(mem_, layout_, registry_, loc_.codeTypeAddr, options.opcodes),
       walker_(mem_, layout_, registry_, codes_, options.opcodes), threadState_(door_->proc()),
       waitFrames_(door_->proc(), registry_), exec_(door_),
@@ -60,7 +61,7 @@ LiveProcessReader::LiveProcessReader(std::shared_ptr<const target::AttachedProce
     walker_.setMaxDepth(options_.maxDepth);
     walker_.setNative(options_.native);
     threadState_.keepRecord(options_.waitFrames);
-    gcFile_ = registry_.internString("~");
+    gcFile_ = registry_.internString(kPseudoFrameFile);
     gcName_ = registry_.internString("<GC>");
     if (options_.stillProcesses && !options_.nativeStacks && options_.asyncMode == AsyncMode::Off) {
         // --mode cpu drops every thread off a CPU: what it waits for is never asked, so the
@@ -121,6 +122,16 @@ bool LiveProcessReader::exited() {
     if (!mem_.processGone() && door_->stillAttached()) return false;
     why_ = "process " + std::to_string(pid_) + " has exited";
     return true;
+}
+
+bool LiveProcessReader::provenOurs() {
+    if (!mem_.readsProveIdentity() || mem_.processGone()) return false;
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts); // the vDSO's: no syscall
+    const uint64_t nowMs = uint64_t(ts.tv_sec) * 1000 + uint64_t(ts.tv_nsec) / 1000000;
+    if (nowMs - doorAskedMs_ < 10) return true;
+    doorAskedMs_ = nowMs;
+    return false;
 }
 
 bool LiveProcessReader::execed() {
@@ -232,9 +243,10 @@ ReadOutcome LiveProcessReader::read(std::vector<ThreadStack>& out, size_t& count
     readAhead_.endSample();
     unchanged_.endSample();
     // process_vm_readv reads by pid: what it read came from the process attached to only
-    // if that process was still alive after the reads. Otherwise the pid may already name
-    // another process, whose memory must not become a sample.
-    if (outcome == ReadOutcome::Ok && exited()) {
+    // if each read brought back the process's identity mark, or (without a mark) if the
+    // process was still alive after the reads. Otherwise the pid may already name another
+    // process, whose memory must not become a sample.
+    if (outcome == ReadOutcome::Ok && !provenOurs() && exited()) {
         count = 0;
         return ReadOutcome::ProcessEnded;
     }

@@ -113,6 +113,11 @@ private:
     void noteTorn(const std::string& why); // a walk tore: count the check that said so
     // Whether the process is gone / exec'd another program; true sets why_.
     bool exited();
+    // Whether this sample's reads are known to be the attached process's without asking
+    // its pidfd: RemoteMemory's identity mark came back with each, and the pidfd was asked
+    // less than 10 ms ago. (A fork of the target's parent that got its pid would carry the
+    // same mark: fork copies memory. Asking every 10 ms bounds what such a one could add.)
+    bool provenOurs();
     bool execed();
     // The exec of a program whose image maps the runtime where the old one had it (a
     // non-PIE interpreter exec'ing itself): every read still succeeds, through caches of
@@ -151,6 +156,7 @@ private:
     bool reuseLastSample(std::vector<ThreadStack>& out, size_t& count);
 
     std::shared_ptr<const target::AttachedProcess> door_;
+    uint64_t doorAskedMs_ = 0; // when provenOurs() last left it to the pidfd
     int pid_;
     ReadOptions options_;
     RuntimeLocation loc_;

@@ -42,11 +42,11 @@ openLiveProcess(std::shared_ptr<const target::AttachedProcess> door, const ReadO
     }
     auto loc = locateRuntime(*door);
     if (!loc) return loc.error();
-    RemoteMemory probe(pid);
+    RemoteMemory probe(*door);
     uint64_t word = 0;
     if (!probe.readValue(loc->runtimeAddr, word)) {
         const int err = probe.lastErrno();
-        if (err == ESRCH)
+        if (err == ESRCH || err == ESTALE) // ESTALE: the pid names another process now
             return makeError(ErrorKind::ProcessEnded,
                              "process " + std::to_string(pid) + " exited before it could be read");
         return makeError(ErrorKind::PermissionDenied, "cannot read the memory of process " +

@@ -326,7 +326,7 @@ bool ModernWalker::describe(StructView f, FrameId& id, bool& python) {
     }
     if (info->interpreterShim) return true;
     const int64_t offset = static_cast<int64_t>(instr - info->bytecodeAddr);
-    if (const auto known = ctx_.codes.knownFrame(*info, offset); known && offset >= 0) {
+    if (const auto known = ctx_.codes.knownFrame(*info, offset)) {
         id = *known;
         python = true;
         return true;
@@ -346,7 +346,7 @@ bool ModernWalker::describe(StructView f, FrameId& id, bool& python) {
             fi.opcode = info->bytecode[static_cast<size_t>(offset) & ~size_t{1}];
     }
     id = ctx_.registry.internFrame(fi);
-    if (offset >= 0) ctx_.codes.rememberFrame(*info, offset, id);
+    ctx_.codes.rememberFrame(*info, offset, id);
     python = true;
     return true;
 }
@@ -354,7 +354,8 @@ bool ModernWalker::describe(StructView f, FrameId& id, bool& python) {
 void ModernWalker::setNative(bool on) {
     native_ = on;
     if (on) {
-        FrameInfo fi{ctx_.registry.internString("~"), ctx_.registry.internString("<native>")};
+        FrameInfo fi{ctx_.registry.internString(kPseudoFrameFile),
+                     ctx_.registry.internString("<native>")};
         fi.line = fi.endLine = 0;
         nativeFrame_ = ctx_.registry.internFrame(fi);
     }

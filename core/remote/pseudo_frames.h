@@ -17,7 +17,7 @@ public:
 
     FrameId frame(const std::string& name) {
         if (auto it = frames_.find(name); it != frames_.end()) return it->second;
-        if (file_ == kNoString) file_ = registry_.internString("~");
+        if (file_ == kNoString) file_ = registry_.internString(kPseudoFrameFile);
         FrameInfo f;
         f.filename = file_;
         f.funcname = registry_.internString(name);

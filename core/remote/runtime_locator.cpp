@@ -193,7 +193,8 @@ Result<PythonLayout> resolveLayout(const RuntimeLocation& loc, RemoteMemory& mem
     const size_t got = mem.readPartial(loc.runtimeAddr, table.data(), table.size());
     if (got < 24) {
         const int err = mem.lastErrno();
-        return makeError(err == ESRCH ? ErrorKind::ProcessEnded : ErrorKind::PermissionDenied,
+        return makeError((err == ESRCH || err == ESTALE) ? ErrorKind::ProcessEnded
+                                                         : ErrorKind::PermissionDenied,
                          "cannot read the Python runtime of process " + std::to_string(mem.pid()) +
                              ": " + explainAccessFailure(mem.pid(), err));
     }

@@ -103,7 +103,7 @@ void ThreadNameWatcher::run() {
 std::map<uint64_t, std::string>
 ThreadNameWatcher::refresh(const std::unordered_set<uint64_t>& tids) {
     std::lock_guard refreshing(refreshMutex_);
-    RemoteMemory mem(door_->pid()); // this thread's own: the sampler's is not shared
+    RemoteMemory mem(*door_); // this thread's own: the sampler's is not shared
     ThreadingRegistry registry(mem, layout_, interp_);
     std::vector<PythonThread> python;
     const bool ok = registry.read(python);

@@ -23,7 +23,7 @@ FrameId FrameRegistry::internFrame(const FrameInfo& frame) {
 
 bool looksLikeNativeFrame(std::string_view file, std::string_view func, int32_t line) {
     if (line != kNoLocation || file.empty() || func.empty() || func.front() == '<') return false;
-    if (file.front() == '<' || file == "~") return false;
+    if (file.front() == '<' || file == kPseudoFrameFile) return false;
     return !file.ends_with(".py") && !file.ends_with(".pyw");
 }
 

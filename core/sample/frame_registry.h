@@ -43,6 +43,10 @@ struct FrameInfo {
     bool operator==(const FrameInfo&) const = default;
 };
 
+// The file of a frame that is no source code, as CPython names it: <native>, <GC>, a wait
+// leaf ("<sleep>"), a label root.
+inline constexpr std::string_view kPseudoFrameFile = "~";
+
 // A .bin has no native flag, so its replay marks a frame native when it looks as
 // --native-stacks writes one: no line, a funcname that is not synthetic ("<GC>"), and a
 // file that is neither Python source (.py, .pyw), nor a synthetic name ("<string>", "~").

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/common/error.h"
+#include "core/sample/frame_registry.h"
 
 #include <optional>
 #include <string>
@@ -26,7 +27,7 @@ Result<LabelSource> parseLabelSource(std::string_view text);
 // kept, in bytes (cut on a character's boundary and ended with "…").
 inline constexpr size_t kMaxLabelValueBytes = 128;
 // A label frame's file: "~", as CPython names frames that are no source (<native>, <GC>).
-inline constexpr std::string_view kLabelFile = "~";
+inline constexpr std::string_view kLabelFile = kPseudoFrameFile;
 std::string labelFrameName(std::string_view key, std::string_view value);
 
 // The value of a label whose context could not be read (torn, or hostile memory).

@@ -1,5 +1,7 @@
 #include "core/sample/wait_reason.h"
 
+#include "core/sample/frame_registry.h"
+
 #include <iterator>
 
 namespace gilscope {
@@ -62,7 +64,8 @@ std::string waitFrameName(WaitReason reason, std::string_view callName, long nr,
 }
 
 std::optional<WaitReason> waitReasonOfFrame(std::string_view file, std::string_view name) {
-    if (file != "~" || !name.starts_with('<') || !name.ends_with('>')) return std::nullopt;
+    if (file != kPseudoFrameFile || !name.starts_with('<') || !name.ends_with('>'))
+        return std::nullopt;
     name = name.substr(1, name.size() - 2);
     const auto verb = [&](std::string_view v) {
         return name == v ||

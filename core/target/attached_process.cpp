@@ -3,7 +3,10 @@
 #include "core/util/proc_stat.h"
 
 #include <charconv>
+#include <cstring>
 #include <fcntl.h>
+#include <sys/auxv.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace gilscope::target {
@@ -25,11 +28,31 @@ std::optional<double> startTimeOf(const ProcDir& proc) {
     return double(boot) + double(*ticks) / double(::sysconf(_SC_CLK_TCK));
 }
 
+// AT_RANDOM's address from the auxv (pairs of 64-bit words), and the 16 bytes there.
+std::optional<IdentityMark> identityMarkOf(const ProcDir& proc) {
+    const auto auxv = proc.read("auxv", 4096);
+    if (!auxv) return std::nullopt;
+    IdentityMark mark;
+    for (size_t at = 0; at + 16 <= auxv->size(); at += 16) {
+        uint64_t type = 0, value = 0;
+        std::memcpy(&type, auxv->data() + at, 8);
+        std::memcpy(&value, auxv->data() + at + 8, 8);
+        if (type == AT_NULL) break;
+        if (type == AT_RANDOM) mark.addr = value;
+    }
+    if (mark.addr == 0) return std::nullopt;
+    iovec local{mark.bytes.data(), mark.bytes.size()};
+    iovec remote{reinterpret_cast<void*>(mark.addr), mark.bytes.size()};
+    if (::process_vm_readv(proc.pid(), &local, 1, &remote, 1, 0) != ssize_t(mark.bytes.size()))
+        return std::nullopt;
+    return mark;
+}
+
 } // namespace
 
 AttachedProcess::AttachedProcess(PidFd pidFd, ProcDir proc, TargetFiles files)
     : pidFd_(std::move(pidFd)), proc_(std::move(proc)), files_(std::move(files)),
-      startTime_(startTimeOf(proc_)) {
+      startTime_(startTimeOf(proc_)), mark_(identityMarkOf(proc_)) {
 }
 
 std::optional<std::vector<MapEntry>> AttachedProcess::maps() const {
@@ -39,8 +62,9 @@ std::optional<std::vector<MapEntry>> AttachedProcess::maps() const {
 }
 
 Result<std::shared_ptr<AttachedProcess>> AttachedProcess::open(int pid) {
-    // The pidfd first: it pins the process that has the pid now. What is opened after it
-    // belongs to that process if it is still alive once everything is open.
+    // The pidfd first: it pins the process that has the pid now. What is opened or read
+    // after it (the identity mark too) belongs to that process if it is still alive once
+    // everything is open.
     auto pidFd = PidFd::open(pid);
     if (!pidFd) return pidFd.error();
     auto proc = ProcDir::open(pid);

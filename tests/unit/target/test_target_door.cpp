@@ -1,6 +1,7 @@
 // core/target: the one door to a process. Real child processes (forked here) stand for
 // the target: one that became nobody, one in a chroot of its own. What the door opens is
 // what that child could open itself, in its own root, and nothing else.
+#include "core/remote/remote_memory.h"
 #include "core/target/attached_process.h"
 #include "core/target/process_credentials.h"
 #include "tests/support/ci_requirements.h"
@@ -11,8 +12,10 @@
 #include <QTest>
 
 #include <csignal>
+#include <cstring>
 #include <fcntl.h>
 #include <grp.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,6 +121,68 @@ private slots:
         QTRY_VERIFY(!(*door)->stillAttached()); // a zombie has ended
         QVERIFY(!AttachedProcess::open(-1));
         QCOMPARE(AttachedProcess::open(-1).error().kind, ErrorKind::ProcessNotFound);
+    }
+
+    // The door's identity mark is the process's AT_RANDOM bytes. A fork has its parent's,
+    // at the same address: ours.
+    void theIdentityMarkIsTheProcesssRandomBytes() {
+        Child child({});
+        QVERIFY(child.ready());
+        auto door = AttachedProcess::open(child.pid());
+        QVERIFY2(door, door.error().message.c_str());
+        const auto& mark = (*door)->identityMark();
+        QVERIFY(mark.has_value());
+        const uint64_t ours = ::getauxval(AT_RANDOM);
+        QCOMPARE(mark->addr, ours);
+        QVERIFY(std::memcmp(mark->bytes.data(), reinterpret_cast<const void*>(ours), 16) == 0);
+    }
+
+    // Memory read through the door's mark is the attached process's or nothing: once the
+    // process has exec'd (same pid, same process, another memory) every read fails with
+    // ESTALE, where a read by the bare pid reads the new image. A process that got the pid
+    // after the target ended looks the same to the read.
+    void memoryReadsFailOnceThePidHoldsAnotherMemory() {
+        int go[2];
+        QVERIFY(::pipe(go) == 0);
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            ::close(go[1]);
+            char c;
+            if (::read(go[0], &c, 1) == 1) ::execl("/bin/sleep", "sleep", "60", nullptr);
+            ::_exit(1);
+        }
+        ::close(go[0]);
+        auto door = AttachedProcess::open(pid);
+        QVERIFY2(door, door.error().message.c_str());
+        remote::RemoteMemory marked(**door);
+        QVERIFY(marked.readsProveIdentity());
+        QVERIFY(!remote::RemoteMemory(pid).readsProveIdentity());
+        const uint64_t here = reinterpret_cast<uint64_t>(&go); // same address in the fork
+        int read[2] = {};
+        QVERIFY(marked.readValue(here, read));
+        QCOMPARE(read[1], go[1]);
+        iovec local{read, sizeof read}, remote{reinterpret_cast<void*>(here), sizeof read};
+        QCOMPARE(marked.readMany({&local, 1}, {&remote, 1}), size_t(1));
+
+        QCOMPARE(::write(go[1], "x", 1), ssize_t(1));
+        ::close(go[1]);
+        QTRY_COMPARE_WITH_TIMEOUT((*door)->proc().readLink("exe").value_or(""),
+                                  std::string("/usr/bin/sleep"), 30000);
+        // The exec has replaced the memory (exe changes with it): new random bytes.
+        auto now = AttachedProcess::open(pid);
+        QVERIFY(now && (*now)->identityMark().has_value());
+        const uint64_t newMark = (*now)->identityMark()->addr;
+        QVERIFY((*door)->stillAttached()); // the same process
+        uint64_t word = 0;
+        QVERIFY(!marked.readValue(newMark, word));
+        QCOMPARE(marked.lastErrno(), ESTALE);
+        QCOMPARE(marked.readMany({&local, 1}, {&remote, 1}), size_t(0));
+        QCOMPARE(marked.lastErrno(), ESTALE);
+        QVERIFY(!marked.processGone());
+        remote::RemoteMemory bare(pid);
+        QVERIFY(bare.readValue(newMark, word)); // the bare pid reads whatever has it now
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
     }
 
     // As nobody, the child may read what nobody may read, and nothing that only root may.
