@@ -34,7 +34,9 @@
 #include <QThread>
 
 #include <cmath>
+#include <csignal>
 #include <memory>
+#include <sys/prctl.h>
 #include <vector>
 
 using namespace gilscope::test;
@@ -44,12 +46,14 @@ namespace {
 constexpr double kMaxShareErrorPoints = 1.5;
 constexpr double kMaxDroppedPct = 3;
 
-// A busy loop on each core, for as long as it lives.
+// A busy loop on each core, for as long as it lives. Each loop is killed when this test
+// goes (killed at a timeout, say), or it would load every test after it.
 class Contention {
 public:
     Contention() {
         for (int i = 0; i < QThread::idealThreadCount(); ++i) {
             auto p = std::make_unique<QProcess>();
+            p->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
             p->start(QStringLiteral("/bin/sh"),
                      {QStringLiteral("-c"), QStringLiteral("while :; do :; done")});
             if (p->waitForStarted()) procs_.push_back(std::move(p));
