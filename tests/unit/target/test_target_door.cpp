@@ -168,10 +168,16 @@ private slots:
         ::close(go[1]);
         QTRY_COMPARE_WITH_TIMEOUT((*door)->proc().readLink("exe").value_or(""),
                                   std::string("/usr/bin/sleep"), 30000);
-        // The exec has replaced the memory (exe changes with it): new random bytes.
-        auto now = AttachedProcess::open(pid);
-        QVERIFY(now && (*now)->identityMark().has_value());
-        const uint64_t newMark = (*now)->identityMark()->addr;
+        // The exec has replaced the memory (exe changes with it): new random bytes. The kernel
+        // switches exe before it writes the new auxv, so wait for the auxv too.
+        auto openedWithMark = [pid]() -> std::shared_ptr<AttachedProcess> {
+            auto opened = AttachedProcess::open(pid);
+            return opened && (*opened)->identityMark() ? *opened : nullptr;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(openedWithMark() != nullptr, 30000);
+        const auto now = openedWithMark();
+        QVERIFY(now);
+        const uint64_t newMark = now->identityMark()->addr;
         QVERIFY((*door)->stillAttached()); // the same process
         uint64_t word = 0;
         QVERIFY(!marked.readValue(newMark, word));
