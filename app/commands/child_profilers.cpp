@@ -41,7 +41,7 @@ std::vector<std::string> childProfilerArguments(const RecordOptions& o) {
     if (!o.gcFrames) a.push_back("--no-gc");
     if (o.waitReasons) a.push_back("--wait-reasons");
     for (const LabelSource& l : o.labels)
-        a.insert(a.end(), {"--label-from", l.key + "=" + l.varName});
+        a.insert(a.end(), {"--label-from", l.spec()});
     if (o.native) a.push_back("--native");
     if (o.opcodes) a.push_back("--opcodes");
     if (o.blocking) a.push_back("--blocking");

@@ -208,8 +208,11 @@ QCommandLineOption labelFromOption() {
             "Label each sample with the value of the context variable (contextvars.ContextVar) "
             "named NAME in the sampled thread's current context, as KEY (default: NAME): "
             "`gilscope report --by label:KEY` then splits the time by request, route or "
-            "tenant. Repeatable. The label is an outermost frame <label KEY=VALUE>.",
-            "[KEY=]NAME"};
+            "tenant. KEY=FUNC:EXPR reads it from a variable of the innermost frame of the "
+            "function FUNC on the stack instead (route=do_GET:self.path, "
+            "path=wsgi_app:environ['PATH_INFO']). Repeatable. The label is an outermost frame "
+            "<label KEY=VALUE>.",
+            "[KEY=]NAME|KEY=FUNC:EXPR"};
 }
 
 Result<std::vector<LabelSource>> readLabelSources(const QCommandLineParser& parser) {

@@ -129,6 +129,22 @@ bool FrameLocalsReader::taggedInt(uint64_t slot) const {
     return layout_.minor >= 14 && (slot & 3) == 3; // Py_INT_TAG: the int is in the bits
 }
 
+std::optional<FrameLocalsReader::Slot>
+FrameLocalsReader::slotOf(uint64_t code, std::string_view name, std::string& error) {
+    Names n;
+    objects_.beginRefresh();
+    if (!readNames(code, n, error)) return std::nullopt;
+    // The last of its name: <= 3.10 moves an argument a closure captures into a cell
+    // after the locals, and empties the argument's own slot.
+    for (size_t i = n.names.size(); i-- > 0;) {
+        if (n.names[i] != name) continue;
+        if (layout_.minor >= 12 && (n.kinds[i] & kFastHidden)) continue;
+        return Slot{i, (n.kinds[i] & (kFastCell | kFastFree)) != 0};
+    }
+    error = "it has no variable " + std::string(name);
+    return std::nullopt;
+}
+
 FrameLocals FrameLocalsReader::read(uint64_t frame, uint64_t code) {
     FrameLocals out;
     auto cached = names_.find(code);
@@ -152,7 +168,7 @@ FrameLocals FrameLocalsReader::read(uint64_t frame, uint64_t code) {
         if (taggedInt(slots[i])) {
             v.kind = i < n.arguments ? FrameVariable::Kind::Argument : FrameVariable::Kind::Local;
             v.type = "int";
-            v.value = std::to_string(static_cast<int64_t>(slots[i]) >> 2);
+            v.value = std::to_string(taggedIntValue(slots[i]));
             out.variables.push_back(std::move(v));
             continue;
         }

@@ -31,6 +31,19 @@ public:
     void beginThread();
     FrameLocals read(uint64_t frame, uint64_t code);
 
+    // Where the variable `name` lives in a frame of `code` (read afresh, not cached):
+    // its slot in the frame's localsplus, and whether the slot holds a cell.
+    struct Slot {
+        size_t index = 0;
+        bool cell = false;
+    };
+    std::optional<Slot> slotOf(uint64_t code, std::string_view name, std::string& error);
+    // A slot's word as read: the object it holds (0: unbound); whether it is an int
+    // carried in the word itself (3.14+), and that int.
+    uint64_t decodeSlot(uint64_t slot) const;
+    bool taggedInt(uint64_t slot) const;
+    static int64_t taggedIntValue(uint64_t slot) { return static_cast<int64_t>(slot) >> 2; }
+
 private:
     struct Names {
         std::vector<std::string> names;
@@ -39,8 +52,6 @@ private:
     };
     bool readNames(uint64_t code, Names& out, std::string& error);
     bool readNameTuple(uint64_t tuple, std::vector<std::string>& out, std::string& error);
-    uint64_t decodeSlot(uint64_t slot) const;
-    bool taggedInt(uint64_t slot) const;
 
     const PythonLayout& layout_;
     RemoteDicts objects_;

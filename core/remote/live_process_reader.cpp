@@ -53,9 +53,9 @@ LiveProcessReader::LiveProcessReader(std::shared_ptr<const target::AttachedProce
     tstate_.resize(layout_.tsSize);
     // --async-aware reads asyncio's fields of the thread state too: those lie further on.
     tstateRead_ = threadStateBytes(options_, layout_);
-    if (!options_.labels.empty() && layout_.tsContext != kAbsent &&
-        options_.asyncMode == AsyncMode::Off)
-        labels_ = std::make_unique<ContextLabels>(mem_, layout_, options_.labels);
+    if (!options_.labels.empty() && options_.asyncMode == AsyncMode::Off)
+        labeller_ = std::make_unique<SampleLabeller>(mem_, layout_, registry_, options_.labels,
+                                                     layout_.tsContext != kAbsent, kMaxThreads);
     if (options_.locals) locals_ = std::make_unique<FrameLocalsReader>(mem_, layout_);
     walker_.setNoneAddress(loc_.noneAddr);
     walker_.setMaxDepth(options_.maxDepth);

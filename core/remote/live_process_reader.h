@@ -2,7 +2,6 @@
 
 #include "core/remote/asyncio_layout.h"
 #include "core/remote/code_cache.h"
-#include "core/remote/context_labels.h"
 #include "core/remote/exec_watch.h"
 #include "core/remote/frame_locals.h"
 #include "core/remote/frame_walker.h"
@@ -11,6 +10,7 @@
 #include "core/remote/read_ahead.h"
 #include "core/remote/remote_memory.h"
 #include "core/remote/runtime_locator.h"
+#include "core/remote/sample_labeller.h"
 #include "core/remote/still_process.h"
 #include "core/remote/task_graph.h"
 #include "core/remote/task_runs.h"
@@ -66,8 +66,8 @@ public:
 
     uint64_t syscalls() const { return mem_.syscalls(); }
     // --label-from: contexts walked, and labels kept without a walk.
-    uint64_t labelReads() const { return labelReads_; }
-    uint64_t labelReadsSaved() const { return labelReadsSaved_; }
+    uint64_t labelReads() const { return labeller_ ? labeller_->reads() : 0; }
+    uint64_t labelReadsSaved() const { return labeller_ ? labeller_->readsSaved() : 0; }
     // Thread stacks served without a walk, because their thread ran no Python since.
     uint64_t stacksUnchanged() const { return unchanged_.served(); }
     // Samples that repeated the last one, no thread having run since (stillProcesses).
@@ -174,17 +174,8 @@ private:
         FrameId frame;
     };
     std::unordered_map<uint64_t, LastWait> lastWait_; // by thread id
-    std::unique_ptr<ContextLabels> labels_;           // ReadOptions::labels
-    struct ThreadLabels {
-        uint64_t context = 0; // the Context they were read from
-        ContextLabels::Proof proof;
-        std::vector<FrameId> frames;
-    };
-    uint64_t labelReads_ = 0, labelReadsSaved_ = 0;
-    std::unordered_map<uint64_t, ThreadLabels> lastLabels_; // by thread id
-    std::vector<std::optional<std::string>> labelValues_;
-    PseudoFrames labelFrames_{registry_, 65536};
-    std::unique_ptr<KernelTaskRuns> taskRuns_; // stillProcesses
+    std::unique_ptr<SampleLabeller> labeller_;        // ReadOptions::labels
+    std::unique_ptr<KernelTaskRuns> taskRuns_;        // stillProcesses
     std::unique_ptr<StillProcess> still_;
     const ThreadStack* lastOut_ = nullptr; // the last good read's output (the caller's
     size_t lastCount_ = 0;                 // vector) and length, which reuseLastSample uses

@@ -213,11 +213,12 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     // --native-stacks: the eval-loop entries come with the walk (never from the cache).
     const bool entries = options_.nativeStacks;
     const bool locals = locals_ != nullptr; // frames are walked to find their variables
+    const bool addresses = locals || (labeller_ && labeller_->readsFrames());
     stack.evalEntries.clear();
     stack.locals.clear();
     frameAddresses_.clear();
     walker_.setEvalEntries(entries ? &stack.evalEntries : nullptr);
-    walker_.setFrameAddresses(locals ? &frameAddresses_ : nullptr);
+    walker_.setFrameAddresses(addresses ? &frameAddresses_ : nullptr);
     struct NoEntriesAfter {
         FrameWalker& w;
         ~NoEntriesAfter() {
@@ -228,7 +229,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     if (isMainInterp && !entries && !locals &&
         unchanged_.serve(addr, stack.threadId, frameWord(), stack.frames)) {
         readAhead_.servedUnchanged();
-        if (labels_) addLabels(stack, false);
+        if (labeller_) addLabels(stack, false);
         return true;
     }
     auto walked = [&] {
@@ -236,7 +237,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
             unchanged_.store(addr, stack.threadId, frameWord(),
                              std::span(stack.frames).subspan(gcFrames));
         if (locals) readLocals(stack);
-        if (labels_) addLabels(stack, true);
+        if (labeller_) addLabels(stack, true);
         return true;
     };
     prefetch.tstateAddr = addr;
@@ -271,37 +272,12 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
 }
 
 void LiveProcessReader::addLabels(ThreadStack& stack, bool ranSince) {
-    const uint64_t context = StructView(tstate_).field<uint64_t>(layout_.tsContext);
-    auto cached = lastLabels_.find(stack.threadId);
-    // A thread that ran no Python since its last sample set no variable: its labels stand.
-    // One that ran, in the same Context, keeps them if the bytes they were read from are
-    // unchanged (one read; a set() replaces the Context's variables in place). Otherwise
-    // the Context is read again.
-    const bool same = cached != lastLabels_.end() && cached->second.context == context;
-    if (same && (!ranSince || labels_->stillHolds(cached->second.proof))) {
-        ++labelReadsSaved_;
-    } else {
-        if (lastLabels_.size() > 4 * kMaxThreads) lastLabels_.clear();
-        ThreadLabels& now = lastLabels_[stack.threadId];
-        now.context = context;
-        now.frames.clear();
-        if (!labels_->read(context, labelValues_)) {
-            // Said in the label itself, where the user looks (the reason in the stats).
-            noteTorn("a label could not be read: " + labels_->why());
-            labelValues_.assign(options_.labels.size(), std::string(kUnreadableLabel));
-        }
-        now.proof = labels_->lastProof();
-        ++labelReads_;
-        for (size_t i = 0; i < labelValues_.size(); ++i) {
-            if (!labelValues_[i]) continue;
-            now.frames.push_back(
-                labelFrames_.frame(labelFrameName(options_.labels[i].key, *labelValues_[i])));
-        }
-        cached = lastLabels_.find(stack.threadId);
-    }
-    // The first label is the outermost, as --label-from gave them; the stack is leaf first.
-    stack.frames.insert(stack.frames.end(), cached->second.frames.rbegin(),
-                        cached->second.frames.rend());
+    const uint64_t context =
+        layout_.tsContext != kAbsent ? StructView(tstate_).field<uint64_t>(layout_.tsContext) : 0;
+    std::string torn;
+    labeller_->label(stack, context, ranSince, frameAddresses_, torn);
+    // Said in the label itself, where the user looks (the reason in the stats).
+    if (!torn.empty()) noteTorn(torn);
 }
 
 void LiveProcessReader::readLocals(ThreadStack& stack) {

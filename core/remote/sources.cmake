@@ -6,6 +6,9 @@ target_sources(gilscope_core PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/builtin_layouts.cpp
     ${CMAKE_CURRENT_LIST_DIR}/code_cache.cpp
     ${CMAKE_CURRENT_LIST_DIR}/context_labels.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/frame_labels.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/label_reads.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/sample_labeller.cpp
     ${CMAKE_CURRENT_LIST_DIR}/debug_offsets_layout.cpp
     ${CMAKE_CURRENT_LIST_DIR}/elf_image.cpp
     ${CMAKE_CURRENT_LIST_DIR}/exec_watch.cpp

@@ -6,19 +6,45 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gilscope {
 
-// Where a sample's label comes from (--label-from): the value, in the sampled thread's
-// current contextvars.Context, of the ContextVar named `varName`, labelled `key`.
+// One step from an object to the label's value: an attribute (`.path`) or a dict's str key
+// (`['PATH_INFO']`).
+struct LabelPathStep {
+    enum class Kind { Attribute, Key } kind = Kind::Attribute;
+    std::string name;
+    bool operator==(const LabelPathStep&) const = default;
+};
+
+// Where a sample's label comes from (--label-from), labelled `key`: either the value, in
+// the sampled thread's current contextvars.Context, of the ContextVar named `varName`; or
+// (`function` set) a variable of the innermost frame of that function on the sampled
+// stack, followed along `path` (KEY=FUNC:EXPR, e.g. route=do_GET:self.path).
 struct LabelSource {
-    std::string key;     // the label's name ("route")
-    std::string varName; // the ContextVar's name (its `name` argument)
+    std::string key;           // the label's name ("route")
+    std::string varName;       // the ContextVar's name (its `name` argument)
+    std::string function = {}; // "module:qualname", "qualname" or a bare function name
+    std::string variable = {}; // the frame's local variable or argument
+    std::vector<LabelPathStep> path = {};
+    bool fromFrame() const { return !function.empty(); }
+    // The text --label-from takes for it (what a child profiler is given).
+    std::string spec() const;
     bool operator==(const LabelSource&) const = default;
 };
 
-// "NAME" (the label is called as the variable) or "KEY=NAME"; an error names what is wrong.
+// "NAME" (the label is called as the variable), "KEY=NAME", or "KEY=FUNC:EXPR" where EXPR
+// is a variable with attributes and str keys after it (self.path, environ['PATH_INFO']);
+// an error names what is wrong.
 Result<LabelSource> parseLabelSource(std::string_view text);
+
+// Whether the function of a frame (its code's name, a qualified name from 3.11, and its
+// file) is the one a frame label names: "do_GET" matches Handler.do_GET, "Handler.do_GET"
+// matches it too (and do_GET in 3.8-3.10, whose code objects have no qualified name), and
+// "app.views:handle" also asks for the file to be app/views.py (or app/views/__init__.py).
+bool labelFunctionMatches(std::string_view wanted, std::string_view funcname,
+                          std::string_view filename);
 
 // A label travels as a root pseudo-frame, file "~", named "<label KEY=VALUE>", outside the
 // thread's real root: every output that keeps frames keeps it (a .bin that CPython reads

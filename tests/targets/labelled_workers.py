@@ -1,5 +1,6 @@
 """Worker threads that each take "requests" in a loop: for each one, the context
-variables `route` and `tenant` are set, the request burns CPU for PERIOD_MS, and they are
+variables `route` and `tenant` are set (and the local `request` holds them as attributes,
+for labels read from the worker's frame), the request burns CPU for PERIOD_MS, and they are
 reset. argv: THREADS PERIOD_MS (0: a new request at every step of the loop, about every
 50 µs, so the context changes between any two samples).
 
@@ -17,6 +18,12 @@ tenant = contextvars.ContextVar("tenant")
 ROUTES = ["/checkout", "/cart", "/search", "/login"]
 
 
+class Request:
+    def __init__(self, path, tenant):
+        self.path = path
+        self.tenant = tenant
+
+
 def busy(seconds):
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
@@ -26,8 +33,9 @@ def busy(seconds):
 def worker(n, period):
     i = 0
     while True:
-        r = route.set(ROUTES[i % len(ROUTES)])
-        t = tenant.set("tenant-%d" % (i % 7))
+        request = Request(ROUTES[i % len(ROUTES)], "tenant-%d" % (i % 7))
+        r = route.set(request.path)
+        t = tenant.set(request.tenant)
         busy(period)
         tenant.reset(t)
         route.reset(r)

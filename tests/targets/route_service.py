@@ -2,7 +2,8 @@
 whose handler sets the context variable `route` and spends a different, self-timed amount
 of CPU per route. A client thread in the same process sends real requests, one at a time.
 
-argv: SECONDS GATE. Serves at once and prints READY; once the file GATE exists, the
+argv: SECONDS [plain] GATE. With "plain" the handler sets no context variable (for
+--label-from route=do_GET:self.path, read from the handler's frame). Serves at once and prints READY; once the file GATE exists, the
 client sends requests for SECONDS, then the script prints "ROUTES <json>" (each route's
 CPU seconds between its handler's set() and reset() of the route, by the thread's own
 CPU clock: a handler that waits for the GIL or a core is not running) and exits.
@@ -21,6 +22,8 @@ import time
 from _ready import ready
 
 route = contextvars.ContextVar("route")
+PLAIN = "plain" in sys.argv[2:-1]
+GATE = sys.argv[-1]
 
 
 def spin(n):
@@ -44,13 +47,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         # As a framework does: the route is set for the request and reset after it, and
         # the handler counts its CPU time over exactly that span.
         start = time.thread_time()
-        token = route.set(self.path)
+        token = None if PLAIN else route.set(self.path)
         spin(COST[self.path])
         self.send_response(200)
         self.send_header("Content-Length", "2")
         self.end_headers()
         self.wfile.write(b"ok")
-        route.reset(token)
+        if token is not None:
+            route.reset(token)
         with spent_lock:
             spent[self.path] += time.thread_time() - start
 
@@ -61,7 +65,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 ready(port=server.server_address[1])
-while not os.path.exists(sys.argv[2]):
+while not os.path.exists(GATE):
     time.sleep(0.005)
 deadline = time.perf_counter() + float(sys.argv[1])
 while time.perf_counter() < deadline:

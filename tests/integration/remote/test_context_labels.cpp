@@ -1,8 +1,9 @@
 // --label-from on real interpreters, every build present (3.8-3.15, 3.13t): a threaded
 // HTTP service on the standard library whose handler sets a ContextVar `route` and spends
 // a known CPU time per route; `report --by label:route` must give each route the share of
-// CPU the service measured of itself. The reader's hostile cases are in
-// tests/unit/remote/test_context_labels.cpp.
+// CPU the service measured of itself. The same service setting no variable is labelled
+// from its handler's frame (--label-from route=do_GET:self.path), with the same check. The reader's
+// hostile cases are in tests/unit/remote/test_context_labels.cpp.
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
 
@@ -26,16 +27,23 @@ private slots:
     }
 
     void routesShareAsTheServiceMeasured_data() { addInterpreterRows(all_); }
-    void routesShareAsTheServiceMeasured() {
+    void routesShareAsTheServiceMeasured() { checkRouteShares("route", {}); }
+
+    // Read from the handler's frame: the variable self, its attribute path.
+    void routesFromTheHandlersFrame_data() { addInterpreterRows(all_); }
+    void routesFromTheHandlersFrame() { checkRouteShares("route=do_GET:self.path", {"plain"}); }
+
+private:
+    void checkRouteShares(const QString& labelFrom, const QStringList& targetArgs) {
         QFETCH(Interpreter, interpreter);
         QTemporaryDir dir;
         TargetProcess target(interpreter, targetScript("route_service.py"),
-                             gatedTarget(dir, {"3"}));
+                             gatedTarget(dir, QStringList{"3"} + targetArgs));
         QVERIFY2(target.start(), qPrintable(target.error()));
         const QString bin = dir.filePath("routes.bin");
         const RunResult r =
-            runGatedGilscope({"attach", "--binary", "--mode", "all", "-a", "--label-from", "route",
-                              "-o", bin, QString::number(target.pid())},
+            runGatedGilscope({"attach", "--binary", "--mode", "all", "-a", "--label-from",
+                              labelFrom, "-o", bin, QString::number(target.pid())},
                              dir.path(), gatePath(dir));
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         const auto truth = target.readTimedJson("ROUTES ");
@@ -95,7 +103,6 @@ private slots:
                  qPrintable(describe(none)));
     }
 
-private:
     QList<Interpreter> all_;
 };
 
