@@ -164,7 +164,8 @@ bool ValueDescriber::intText(const Head& h, std::string& out) {
         out = "0";
         return true;
     }
-    if (count < 0) return false;
+    // More digits than 4 TB could hold: torn or hostile (and count * 9.03 must fit).
+    if (count < 0 || count > (int64_t{1} << 40)) return false;
     if (static_cast<uint64_t>(count) > kMaxIntDigits) {
         // log10(2^30) = 9.03 decimal digits per digit
         out = "<int of about " + std::to_string(static_cast<int64_t>(count * 9.03)) + " digits>";

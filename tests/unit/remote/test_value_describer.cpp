@@ -136,6 +136,21 @@ private slots:
         }
     }
 
+    // An int claiming more digits than memory holds is torn, not "<int of about ... digits>"
+    // (the digit count times 9.03 overflowed an int64: found by fuzz_frame_labels).
+    void intOfImpossibleSizeIsUnreadable() {
+        FakeObjects f(12);
+        RemoteDicts objects(f.mem, f.layout);
+        ValueDescriber d(objects, f.layout);
+        const uint64_t huge = f.smallInt(1);
+        f.mem.put<uint64_t>(huge + 16, uint64_t{1} << 63 | uint64_t{1} << 62);
+        QCOMPARE(d.describe(huge).text, std::string(ValueDescriber::kUnreadable));
+        const uint64_t big = f.smallInt(1);
+        f.mem.put<uint64_t>(big + 16, uint64_t{100} << 3);
+        const std::string bigText = d.describe(big).text;
+        QVERIFY2(bigText == "<int of about 902 digits>", bigText.c_str());
+    }
+
     // A frame whose code claims a million variables is refused before any is read.
     void hugeNamesTupleIsAnError() {
         FakeObjects f(12);
