@@ -6,10 +6,9 @@
 // copied (ASan) and gives values of at most kMaxLabelValueBytes, or says it could not.
 #include "core/remote/context_labels.h"
 #include "core/remote/python_layout.h"
-#include "tests/unit/remote/fake_memory.h"
+#include "tests/fuzz/hostile_words.h"
 
 #include <cstdint>
-#include <cstring>
 
 namespace {
 
@@ -24,7 +23,6 @@ constexpr const char* kTypes[] = {"hamt_bitmap_node",
                                   "int",
                                   "NoneType",
                                   "tuple"};
-constexpr size_t kTypeCount = sizeof kTypes / sizeof kTypes[0];
 
 } // namespace
 
@@ -33,34 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 8) return 0;
     static const remote::PythonLayout layout = remote::builtinLayout(0x030C01F0u).value();
     test::FakeMemory mem;
-    uint8_t* region = mem.map(kBase, kData);
-    for (size_t i = 0; i + 8 <= kData; i += 8) {
-        uint64_t v = 0;
-        for (size_t b = 0; b < 8; ++b)
-            v |= uint64_t(data[(i + b) % size]) << (8 * b);
-        switch (v & 3) {
-        case 1:
-            v = kBase + ((v >> 2) % kData & ~uint64_t{7});
-            break;
-        case 2:
-            v = kBase + kData + kTypeSize * ((v >> 2) % kTypeCount);
-            break;
-        case 3:
-            v = (v >> 2) % 70;
-            break; // a count, a size, a bitmap
-        default:
-            break;
-        }
-        std::memcpy(region + i, &v, 8);
-    }
-    // The types, each with its name (tp_name at 24) inside its own 64 bytes.
-    uint8_t* types = mem.map(kBase + kData, kTypeSize * kTypeCount);
-    for (size_t t = 0; t < kTypeCount; ++t) {
-        uint8_t* type = types + kTypeSize * t;
-        const uint64_t name = kBase + kData + kTypeSize * t + 32;
-        std::memcpy(type + 24, &name, 8);
-        std::strncpy(reinterpret_cast<char*>(type + 32), kTypes[t], kTypeSize - 33);
-    }
+    test::fillHostileWords(mem, kBase, kData, data, size, {kBase + kData, kTypeSize, kTypes}, 70);
     remote::ContextLabels labels(mem, layout, {{"route", "route"}, {"t", "tenant"}});
     std::vector<std::optional<std::string>> values;
     const uint64_t context = kBase + (data[0] % 64) * 8;

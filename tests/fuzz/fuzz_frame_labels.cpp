@@ -8,25 +8,17 @@
 // copied (ASan), and gives values of at most kMaxLabelValueBytes, or says it could not.
 #include "core/remote/frame_labels.h"
 #include "core/remote/python_layout.h"
-#include "tests/unit/remote/fake_memory.h"
+#include "tests/fuzz/hostile_words.h"
 #include "tests/unit/remote/fake_python.h"
 
 #include <cstdint>
-#include <cstring>
+#include <iterator>
 
 namespace {
 
 constexpr uint64_t kBase = 0x10000000, kData = 1 << 13, kTypeSize = 512;
 constexpr const char* kTypes[] = {"dict", "str", "int", "NoneType", "tuple", "cell", "Request"};
-constexpr size_t kTypeCount = sizeof kTypes / sizeof kTypes[0];
 constexpr uint64_t kTypes0 = kBase + kData;
-
-uint64_t word(const uint8_t* data, size_t size, size_t at) {
-    uint64_t v = 0;
-    for (size_t b = 0; b < 8; ++b)
-        v |= uint64_t(data[(at + b) % size]) << (8 * b);
-    return v;
-}
 
 } // namespace
 
@@ -35,36 +27,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 8) return 0;
     static const remote::PythonLayout layout = remote::builtinLayout(0x030C01F0u).value();
     test::FakeMemory mem;
-    uint8_t* region = mem.map(kBase, kData);
-    for (size_t i = 0; i + 8 <= kData; i += 8) {
-        uint64_t v = word(data, size, i);
-        switch (v & 3) {
-        case 1:
-            v = kBase + ((v >> 2) % kData & ~uint64_t{7});
-            break;
-        case 2:
-            v = kTypes0 + kTypeSize * ((v >> 2) % kTypeCount);
-            break;
-        case 3:
-            v = (v >> 2) % 600;
-            break; // a count, a size, an offset
-        default:
-            break;
-        }
-        std::memcpy(region + i, &v, 8);
-    }
-    // The types: their fields from the input (small), each named (tp_name at 24).
-    uint8_t* types = mem.map(kTypes0, kTypeSize * kTypeCount);
-    for (size_t t = 0; t < kTypeCount; ++t) {
-        uint8_t* type = types + kTypeSize * t;
-        for (size_t at = 32; at < 400; at += 8) {
-            const uint64_t v = word(data, size, t * 97 + at) % 1024;
-            std::memcpy(type + at, &v, 8);
-        }
-        const uint64_t name = kTypes0 + kTypeSize * t + 448;
-        std::memcpy(type + 24, &name, 8);
-        std::strncpy(reinterpret_cast<char*>(type + 448), kTypes[t], 63);
-    }
+    test::fillHostileWords(mem, kBase, kData, data, size, {kTypes0, kTypeSize, kTypes}, 600);
+    // The types' sizes, flags and dict offsets from the input too (small).
+    for (size_t t = 0; t < std::size(kTypes); ++t)
+        for (uint64_t at = 32; at < 400; at += 8)
+            mem.put<uint64_t>(kTypes0 + kTypeSize * t + at,
+                              test::inputWord(data, size, t * 97 + at) % 1024);
     // A true code object: variables self and environ.
     test::FakePython py(mem, layout);
     const uint64_t code = py.code("handler", 1);

@@ -86,14 +86,33 @@ private slots:
         options.args = {"60"};
         TargetProcess target(interpreter, "lock_contention.py", options);
         QVERIFY2(target.start(), qPrintable(target.error()));
-        const QString bin = dir.filePath("out.bin");
-        const RunResult r =
-            runGilscope({"attach", "-a", "--mode", "all", "--wait-reasons", "-d", "2", "--binary",
-                         "-o", bin, QString::number(target.pid())});
-        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-        const RunResult report = runGilscope({"report", "--lock-contention", "--json", bin});
-        QVERIFY2(report.exitCode == 0, qPrintable(describe(report)));
-        const QJsonObject j = QJsonDocument::fromJson(report.outBytes).object();
+        QString bin;
+        // 3.13t's lock (PyMutex) spins on a CPU, yielding, before it parks: a spinning
+        // waiter is seen running at its `with lock:` line, and is not waiting in the
+        // kernel. Quiet that leaves ~1,050 contended ticks in 2 s with crunch 74-80% of who
+        // ran (100% of who ran apart from the spinning waiters). Under load the yields hand
+        // the CPU away and few waiters get to park: 53-88 contended ticks at load 10, 19-165
+        // at load 12, 6 once beside the suite's busiest tests (measured 2026-12-06/07). How
+        // many park is the target's doing, not the profiler's: on a free-threaded build the
+        // recording is made again (up to 5 times) until 25 contended ticks are seen, and the
+        // share is taken without the spinners. A GIL build parks at once: 200 ticks in 2 s.
+        const bool spins = interpreter.freeThreaded;
+        const qint64 minTicks = spins ? 25 : 200;
+        QJsonObject j;
+        RunResult report;
+        for (int attempt = 0; attempt < (spins ? 5 : 1); ++attempt) {
+            bin = dir.filePath(QString("out%1.bin").arg(attempt));
+            const RunResult r =
+                runGilscope({"attach", "-a", "--mode", "all", "--wait-reasons", "-d", "2",
+                             "--binary", "-o", bin, QString::number(target.pid())});
+            QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+            report = runGilscope({"report", "--lock-contention", "--json", bin});
+            QVERIFY2(report.exitCode == 0, qPrintable(describe(report)));
+            j = QJsonDocument::fromJson(report.outBytes).object();
+            qInfo("%s: recording %d: %lld contended ticks", qPrintable(interpreter.label),
+                  attempt + 1, j["contended_ticks"].toInteger());
+            if (j["contended_ticks"].toInteger() >= minTicks) break;
+        }
         QCOMPARE(j["mode"].toString(), QStringLiteral("lock-contention"));
         const qint64 ticks = j["contended_ticks"].toInteger(),
                      matched = j["matched_samples"].toInteger();
@@ -107,17 +126,9 @@ private slots:
               "%lld of a waiter on CPU at its lock",
               qPrintable(interpreter.label), ticks, matched, crunch, spinning);
         // The holder computes under the lock nearly all the time the others wait: 85-95% of
-        // who ran with a GIL, at 1,000-1,450 contended ticks in 2 s, quiet or at load 10.
-        // 3.13t's lock (PyMutex) spins on a CPU, yielding, before it parks: a spinning
-        // waiter is seen running at its `with lock:` line, and is not waiting in the
-        // kernel. Quiet that leaves ~1,050 contended ticks with crunch 74-80% of who ran
-        // (100% of who ran apart from the spinning waiters). At load 10 the yields hand
-        // the CPU away and few waiters get to park: 53-88 contended ticks (19-165 at load
-        // 12), crunch 95-100% of who ran apart from the spinners (measured 2026-12-06).
-        // So on a free-threaded build the share is taken without the spinners, and the
-        // tick bound is half the lowest count measured at load 10.
-        const bool spins = interpreter.freeThreaded;
-        QVERIFY2(ticks >= (spins ? 25 : 200), qPrintable(QString::number(ticks)));
+        // who ran with a GIL, at 1,000-1,450 contended ticks in 2 s, quiet or at load 10;
+        // free-threaded, 95-100% of who ran apart from the spinners.
+        QVERIFY2(ticks >= minTicks, qPrintable(QString::number(ticks)));
         const qint64 others = spins ? matched - spinning : matched;
         QVERIFY2(crunch >= others * (spins ? 0.85 : 0.65),
                  qPrintable(QString::fromUtf8(report.outBytes)));
