@@ -45,6 +45,7 @@ namespace {
 
 constexpr double kMaxShareErrorPoints = 1.5;
 constexpr double kMaxDroppedPct = 3;
+constexpr double kMaxMissedPctToJudge = 2; // a row whose sampler missed more is recorded again
 
 // A busy loop on each core, for as long as it lives. Each loop is killed when this test
 // goes (killed at a timeout, say), or it would load every test after it.
@@ -119,6 +120,37 @@ private slots:
     void phasesAsTimed() {
         QFETCH(Interpreter, interpreter);
         QFETCH(bool, busy);
+        // A sampler that misses ticks takes no sample while it and the target both wait for
+        // a core, and the phase running then loses share: 1.8-2.0 points at 2.7-3.6 %
+        // missed in CI, 1.4-1.9 at 9-12 % with two more busy loops, against 0.15-0.46 at
+        // ~1 % for the same row (measured 2026-12-07; docs/limits.md). That is the
+        // machine's scheduling, not the reader this test is about: a row whose sampler
+        // missed more than 2 % of its ticks is recorded again, up to three times, and the
+        // last one is judged, whatever it missed. The bound stays.
+        Row row;
+        for (int attempt = 1; attempt <= 3; ++attempt) {
+            recordRow(interpreter, busy, row);
+            if (QTest::currentTestFailed()) return;
+            qInfo("%s %s, recording %d: %s", qPrintable(interpreter.label), busy ? "busy" : "quiet",
+                  attempt, qPrintable(row.summary));
+            if (row.missed <= kMaxMissedPctToJudge) break;
+        }
+        // 4 s at 1 kHz (2 kHz busy); a loaded machine keeps fewer, but never too few to judge by.
+        QVERIFY2(row.samples >= 1500, qPrintable(QString::number(row.samples)));
+        QVERIFY2(row.dropped <= kMaxDroppedPct,
+                 qPrintable(QStringLiteral("%1% dropped").arg(row.dropped)));
+        QVERIFY2(row.worst <= kMaxShareErrorPoints,
+                 qPrintable(
+                     QStringLiteral("a phase is %1 points off:%2").arg(row.worst).arg(row.phases)));
+    }
+
+private:
+    struct Row {
+        double samples = 0, dropped = 0, missed = 0, torn = 0, worst = 0;
+        QString phases, summary;
+    };
+
+    void recordRow(const Interpreter& interpreter, bool busy, Row& result) {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         // Its phases run 4 s once the gate exists, then it exits.
@@ -170,15 +202,10 @@ private slots:
                        .arg(truth[p], 0, 'f', 1)
                        .arg(measured[p], 0, 'f', 1);
         }
-        qInfo("%s %s: %.0f samples, %.2f%% dropped, %.2f%% missed, %.2f%% torn, worst phase "
-              "%.2f points;%s",
-              qPrintable(interpreter.label), busy ? "busy" : "quiet", samples, dropped, missed,
-              torn, worst, qPrintable(row));
-        // 4 s at 1 kHz (2 kHz busy); a loaded machine keeps fewer, but never too few to judge by.
-        QVERIFY2(samples >= 1500, qPrintable(QString::number(samples)));
-        QVERIFY2(dropped <= kMaxDroppedPct, qPrintable(QStringLiteral("%1% dropped").arg(dropped)));
-        QVERIFY2(worst <= kMaxShareErrorPoints,
-                 qPrintable(QStringLiteral("a phase is %1 points off:%2").arg(worst).arg(row)));
+        result = Row{samples, dropped, missed, torn, worst, row, {}};
+        result.summary = QString::asprintf(
+            "%.0f samples, %.2f%% dropped, %.2f%% missed, %.2f%% torn, worst phase %.2f points;%s",
+            samples, dropped, missed, torn, worst, qPrintable(row));
     }
 };
 
