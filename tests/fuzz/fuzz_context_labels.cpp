@@ -7,6 +7,7 @@
 #include "core/remote/context_labels.h"
 #include "core/remote/python_layout.h"
 #include "tests/fuzz/hostile_words.h"
+#include "tests/fuzz/label_read_checks.h"
 
 #include <cstdint>
 
@@ -36,11 +37,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<std::optional<std::string>> values;
     const uint64_t context = kBase + (data[0] % 64) * 8;
     labels.read(context, values);
-    if (values.size() != 2) __builtin_trap();
-    for (const auto& v : values)
-        if (v && v->size() > kMaxLabelValueBytes) __builtin_trap();
-    // The same memory proves the same read.
-    const remote::ContextLabels::Proof proof = labels.lastProof();
-    if (proof.complete && !labels.stillHolds(proof)) __builtin_trap();
+    test::checkLabelRead(labels, values, 2);
     return 0;
 }

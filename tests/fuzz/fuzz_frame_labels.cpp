@@ -9,6 +9,7 @@
 #include "core/remote/frame_labels.h"
 #include "core/remote/python_layout.h"
 #include "tests/fuzz/hostile_words.h"
+#include "tests/fuzz/label_read_checks.h"
 #include "tests/unit/remote/fake_python.h"
 
 #include <cstdint>
@@ -56,11 +57,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::vector<remote::FrameLabels::Anchor> anchors(3, {frame, code});
     std::vector<std::optional<std::string>> values;
     labels.read(anchors, values);
-    if (values.size() != 3) __builtin_trap();
-    for (const auto& v : values)
-        if (v && v->size() > kMaxLabelValueBytes) __builtin_trap();
-    // The same memory proves the same read.
-    const remote::LabelReads::Proof proof = labels.lastProof();
-    if (proof.complete && !labels.stillHolds(proof)) __builtin_trap();
+    test::checkLabelRead(labels, values, 3);
     return 0;
 }
