@@ -35,13 +35,7 @@ bool anyFrame(const std::vector<FrameLabels::Anchor>& anchors) {
 void SampleLabeller::label(ThreadStack& stack, uint64_t context, bool walked,
                            std::span<const FrameAddress> addresses, std::string& torn) {
     auto kept = kept_.find(stack.threadId);
-    if (frames_) {
-        if (walked)
-            frames_->findAnchors(stack.frames, addresses, anchors_);
-        else // the frames are those of the thread's last walk
-            anchors_ =
-                kept != kept_.end() ? kept->second.anchors : std::vector<FrameLabels::Anchor>{};
-    }
+    if (frames_ && walked) frames_->findAnchors(stack.frames, addresses, anchors_);
     // Kept when the thread ran no Python since (it set no variable), or ran in the same
     // context with the same frames of the labels' functions, and one read finds the
     // bytes the labels were decoded from unchanged (a set() replaces the context's
@@ -56,6 +50,10 @@ void SampleLabeller::label(ThreadStack& stack, uint64_t context, bool walked,
     if (same) {
         ++saved_;
     } else {
+        // Not walked: the frames, so the anchors, are those of the thread's last walk.
+        if (frames_ && !walked)
+            anchors_ =
+                kept != kept_.end() ? kept->second.anchors : std::vector<FrameLabels::Anchor>{};
         if (kept_.size() > 4 * maxThreads_) kept_.clear();
         readAgain(kept_[stack.threadId], context, torn);
         kept = kept_.find(stack.threadId);
