@@ -40,8 +40,12 @@ std::vector<std::string> childProfilerArguments(const RecordOptions& o) {
     if (o.realtimeStats) a.push_back("--realtime-stats");
     if (!o.gcFrames) a.push_back("--no-gc");
     if (o.waitReasons) a.push_back("--wait-reasons");
+    std::vector<std::string> specs; // otel's three sources are one option
     for (const LabelSource& l : o.labels)
-        a.insert(a.end(), {"--label-from", l.spec()});
+        if (std::find(specs.begin(), specs.end(), l.spec()) == specs.end())
+            specs.push_back(l.spec());
+    for (const std::string& spec : specs)
+        a.insert(a.end(), {"--label-from", spec});
     if (o.native) a.push_back("--native");
     if (o.opcodes) a.push_back("--opcodes");
     if (o.blocking) a.push_back("--blocking");

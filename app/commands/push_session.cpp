@@ -111,7 +111,9 @@ pprof::PprofSinkOptions pushSinkOptions(const ReadOptions& read) {
     RecordingFacts facts;
     facts.mode = static_cast<int>(recordedMode(read));
     facts.liveTarget = true;
-    return pprofSinkOptions(facts);
+    auto options = pprofSinkOptions(facts);
+    options.traceIds = false; // one series per trace in the engine: the span_id finds it
+    return options;
 }
 
 Result<std::unique_ptr<PushSession>> PushSession::create(const RecordOptions& options,

@@ -211,20 +211,23 @@ QCommandLineOption labelFromOption() {
             "tenant. KEY=FUNC:EXPR reads it from a variable of the innermost frame of the "
             "function FUNC on the stack instead (route=do_GET:self.path, "
             "path=wsgi_app:environ['PATH_INFO']). Repeatable. The label is an outermost frame "
-            "<label KEY=VALUE>.",
-            "[KEY=]NAME|KEY=FUNC:EXPR"};
+            "<label KEY=VALUE>. `otel` labels samples with OpenTelemetry's current span "
+            "(trace_id, span_id, span_name), as Grafana's span profiles select them.",
+            "[KEY=]NAME|KEY=FUNC:EXPR|otel"};
 }
 
 Result<std::vector<LabelSource>> readLabelSources(const QCommandLineParser& parser) {
     std::vector<LabelSource> out;
     for (const QString& text : parser.values("label-from")) {
-        auto source = parseLabelSource(text.toStdString());
-        if (!source) return source.error();
-        for (const LabelSource& other : out)
-            if (other.key == source.value().key)
-                return makeError(ErrorKind::BadArguments,
-                                 "--label-from: two labels are called \"" + other.key + "\"");
-        out.push_back(source.value());
+        auto sources = parseLabelSources(text.toStdString());
+        if (!sources) return sources.error();
+        for (const LabelSource& source : sources.value()) {
+            for (const LabelSource& other : out)
+                if (other.key == source.key)
+                    return makeError(ErrorKind::BadArguments,
+                                     "--label-from: two labels are called \"" + other.key + "\"");
+            out.push_back(source);
+        }
     }
     return out;
 }

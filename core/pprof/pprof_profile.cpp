@@ -53,7 +53,7 @@ size_t PprofProfile::FunctionKeyHash::operator()(const FunctionKey& k) const noe
     return static_cast<size_t>(mix(h, static_cast<uint64_t>(k.startLine)));
 }
 
-PprofProfile::PprofProfile() {
+PprofProfile::PprofProfile(bool traceIds) : traceIds_(traceIds) {
     for (std::string_view s : {"", "samples", "count", "cpu", "wall", "nanoseconds", "thread_id",
                                "thread_name", "thread_state", "python"})
         internString(s);
@@ -118,9 +118,9 @@ uint32_t PprofProfile::internStack(std::span<const FrameId> frames, const FrameR
     std::pair<int64_t, int64_t> label;
     for (FrameId id : frames) {
         if (!registry.has(id)) continue;
-        if (labelOf(id, registry, label))
-            stack.labels.push_back(label);
-        else
+        if (labelOf(id, registry, label)) {
+            if (label.first != 0) stack.labels.push_back(label);
+        } else
             stack.locations.push_back(locationOf(id, registry, stack.gc));
     }
     if (!frames.empty() && registry.has(frames.front()))
@@ -151,6 +151,10 @@ bool PprofProfile::labelOf(FrameId frame, const FrameRegistry& registry,
     const auto label = labelOfFrame(registry.string(f.filename), registry.string(f.funcname));
     if (!label) return false;
     const std::string key(label->key);
+    if (!traceIds_ && key == kTraceIdLabel) { // not a location either
+        out = {0, 0};
+        return true;
+    }
     auto k = labelKeys_.find(key);
     if (k == labelKeys_.end()) k = labelKeys_.emplace(key, internString(key)).first;
     auto& values = labelValues_[key];
@@ -158,7 +162,7 @@ bool PprofProfile::labelOf(FrameId frame, const FrameRegistry& registry,
     auto v = values.find(value);
     if (v == values.end()) {
         // Bounded cardinality: engines index every label value.
-        if (values.size() >= kMaxLabelValues) {
+        if (values.size() >= (isPerRequestIdLabel(key) ? kMaxIdValues : kMaxLabelValues)) {
             ++foldedLabelValues_;
             value = "other";
             v = values.find(value);

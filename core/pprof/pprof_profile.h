@@ -34,7 +34,9 @@ struct ProfileHeader {
 // the producer's FrameRegistry.
 class PprofProfile {
 public:
-    PprofProfile();
+    // traceIds: whether trace_id labels are kept (a push leaves them out: engines index
+    // every label but span_id as a series, and a trace is found by its span).
+    explicit PprofProfile(bool traceIds = true);
 
     // Interns a stack (leaf first); frames are read from `registry` on first sight.
     uint32_t internStack(std::span<const FrameId> frames, const FrameRegistry& registry);
@@ -67,6 +69,10 @@ private:
     // kMaxLabelValues distinct values per key, then "other" (foldedLabelValues counts them).
     bool labelOf(FrameId frame, const FrameRegistry& registry, std::pair<int64_t, int64_t>& out);
     static constexpr size_t kMaxLabelValues = 256;
+    // span_id and trace_id name one span each (isPerRequestIdLabel): engines keep them
+    // with the sample, so far more are kept, only to bound the profile's size.
+    static constexpr size_t kMaxIdValues = 1 << 16;
+    bool traceIds_ = true;
     std::unordered_map<std::string, std::unordered_map<std::string, int64_t>> labelValues_;
     std::unordered_map<std::string, int64_t> labelKeys_;
     uint64_t foldedLabelValues_ = 0;

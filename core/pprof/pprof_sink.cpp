@@ -20,7 +20,7 @@ int64_t clockNs(clockid_t clock) {
 } // namespace
 
 PprofSink::PprofSink(PprofSinkOptions options)
-    : options_(options), profile_(std::make_unique<PprofProfile>()) {
+    : options_(options), profile_(std::make_unique<PprofProfile>(options.traceIds)) {
 }
 
 void PprofSink::begin(const FrameRegistry& registry, const RecordingInfo& info) {
@@ -85,7 +85,7 @@ void PprofSink::addCounters(const ProcessCounters& reading) {
 
 TakenProfile PprofSink::take(bool byClock) {
     TakenProfile taken;
-    taken.profile = std::make_unique<PprofProfile>(); // made outside the lock
+    taken.profile = std::make_unique<PprofProfile>(options_.traceIds); // made outside the lock
     uint64_t startUs, endUs;
     CounterSeries counters;
     {

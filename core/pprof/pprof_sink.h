@@ -20,6 +20,8 @@ struct PprofSinkOptions {
     // timestamps are another boot's monotonic clock: the file's modification time. A
     // live recording maps its timestamps to the wall clock itself.
     std::optional<int64_t> wallClockEndNs;
+    // trace_id labels kept (PprofProfile): false for a push.
+    bool traceIds = true;
 };
 
 // A profile and the header that goes with it.

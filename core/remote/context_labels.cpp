@@ -52,12 +52,21 @@ bool ContextLabels::read(uint64_t context, std::vector<std::optional<std::string
         return fail("the context's variables cannot be read");
     const uint64_t root = head[(kHamtRoot + shift) / 8];
     values_ = &values;
+    done_.assign(sources_.size(), false);
     found_ = 0;
     size_t nodes = 0;
     const bool ok = root == 0 || walk(root, 0, nodes);
     values_ = nullptr;
-    if (!ok) reads_.spoil();
-    return ok;
+    if (!ok) {
+        reads_.spoil();
+        return false;
+    }
+    // The thread may leave the context as it is read, and its objects be freed and their
+    // memory reused: a read that spans such a change mixes two requests (a span id from a
+    // freed int). The same bytes read again prove it did not.
+    if (reads_.proof().complete && !reads_.stillHolds(reads_.proof()))
+        return fail("the context changed as it was read");
+    return true;
 }
 
 bool ContextLabels::walk(uint64_t node, int depth, size_t& nodes) {
@@ -143,12 +152,88 @@ std::optional<std::string> ContextLabels::varName(uint64_t var) {
 bool ContextLabels::visitPair(uint64_t key, uint64_t value) {
     const auto name = varName(key);
     if (!name) return fail("a context variable's name cannot be read");
-    for (size_t i = 0; i < sources_.size(); ++i)
-        if (!(*values_)[i] && sources_[i].varName == *name) {
+    std::optional<Span> span; // read once for the sources that ask for it
+    for (size_t i = 0; i < sources_.size(); ++i) {
+        const LabelSource& source = sources_[i];
+        if (done_[i] || source.varName != *name) continue;
+        if (source.span == LabelSource::Span::None) {
             (*values_)[i] = reads_.valueText(value);
-            ++found_;
+        } else {
+            if (!span && !readSpan(value, span.emplace())) return false;
+            if (!span->isOtel) continue; // another variable of that name: not OpenTelemetry's
+            (*values_)[i] = spanField(*span, source.span);
         }
+        done_[i] = true;
+        ++found_;
+    }
     return true;
+}
+
+namespace {
+
+std::string hexId(unsigned __int128 value, int digits) {
+    std::string out(size_t(digits), '0');
+    for (int i = digits - 1; i >= 0 && value != 0; --i, value >>= 4)
+        out[size_t(i)] = "0123456789abcdef"[size_t(value & 15)];
+    return out;
+}
+
+} // namespace
+
+bool ContextLabels::readSpan(uint64_t otelContext, Span& span) {
+    span = {};
+    uint64_t flags = 0;
+    reads_.object(otelContext);
+    if (!plausibleAddress(otelContext) || !reads_.typeFlags(otelContext, flags))
+        return fail("OpenTelemetry's context cannot be read");
+    if (!(flags & RemoteDicts::kDictSubclass)) return true;
+    span.isOtel = true;
+    uint64_t current = 0;
+    if (!objects_.lookupPrefix(otelContext, kOtelSpanKeyPrefix, current))
+        return fail("OpenTelemetry's context cannot be read: " + objects_.why());
+    if (current == 0) return true; // no span is current
+    if (!plausibleAddress(current)) return fail("OpenTelemetry's span is a pointer into nowhere");
+    // The SDK's span: _context always, _name unless it is a NonRecordingSpan.
+    uint64_t context = 0, name = 0;
+    if (!reads_.attribute(current, "_context", context)) return false;
+    if (context == 0) return true; // not a span OpenTelemetry made: no labels
+    if (!reads_.attribute(current, "_name", name)) return false;
+    reads_.object(context);
+    if (!plausibleAddress(context) || !reads_.typeFlags(context, flags) ||
+        !(flags & RemoteDicts::kTupleSubclass))
+        return fail("OpenTelemetry's span context is not a tuple");
+    int64_t size = 0;
+    uint64_t items[2] = {};
+    if (!objects_.read(context + layout_.varSize, &size, 8) || size < 2 ||
+        !objects_.read(context + layout_.tupleItems, items, sizeof items))
+        return fail("OpenTelemetry's span context cannot be read");
+    unsigned __int128 ids[2] = {};
+    for (size_t i = 0; i < 2; ++i) {
+        reads_.object(items[i]);
+        if (!plausibleAddress(items[i]) || !reads_.typeFlags(items[i], flags) ||
+            !(flags & RemoteDicts::kLongSubclass) || !objects_.wideInt(items[i], ids[i]))
+            return fail("OpenTelemetry's trace and span ids are not ints of 128 bits");
+    }
+    if (ids[1] == 0) return true;     // INVALID_SPAN: no span
+    span.traceId = hexId(ids[0], 32); // as W3C trace context and Grafana write them
+    span.spanId = hexId(ids[1], 16);
+    if (name != 0) span.name = reads_.valueText(name);
+    return true;
+}
+
+std::optional<std::string> ContextLabels::spanField(const Span& span,
+                                                    LabelSource::Span field) const {
+    switch (field) {
+    case LabelSource::Span::TraceId:
+        return span.traceId;
+    case LabelSource::Span::SpanId:
+        return span.spanId;
+    case LabelSource::Span::SpanName:
+        return span.name;
+    case LabelSource::Span::None:
+        break;
+    }
+    return std::nullopt;
 }
 
 } // namespace gilscope::remote

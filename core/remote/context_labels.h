@@ -44,12 +44,23 @@ private:
     bool visitPair(uint64_t key, uint64_t value);
     std::optional<std::string> varName(uint64_t var);
 
+    // OpenTelemetry's current span, read from the value of its context variable (--label-from
+    // otel): a dict whose "current-span-<uuid>" key holds the span; the SDK's span keeps its
+    // name in `_name` and its SpanContext, a tuple (trace_id, span_id, ...), in `_context`.
+    struct Span {
+        bool isOtel = false; // the variable's value is a dict: OpenTelemetry's context
+        std::optional<std::string> traceId, spanId, name;
+    };
+    bool readSpan(uint64_t otelContext, Span& span);
+    std::optional<std::string> spanField(const Span& span, LabelSource::Span field) const;
+
     const PythonLayout& layout_;
     LabelReads reads_;
     RemoteDicts& objects_; // reads_'s, recorded into the proof
     std::vector<LabelSource> sources_;
     std::unordered_map<uint64_t, std::string> varNames_;
     std::vector<std::optional<std::string>>* values_ = nullptr; // read()'s output
+    std::vector<bool> done_; // by source: its variable was found in this read
     size_t found_ = 0;
 };
 

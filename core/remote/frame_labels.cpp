@@ -64,16 +64,12 @@ std::optional<FrameLocalsReader::Slot> FrameLabels::slot(size_t source, uint64_t
 
 FrameLabels::Outcome FrameLabels::follow(const LabelPathStep& step, uint64_t& object) {
     RemoteDicts& objects = reads_.objects();
-    // The object's head up to its type is its reference counts: not part of the proof.
-    reads_.object(object);
     uint64_t next = 0;
     if (step.kind == LabelPathStep::Kind::Attribute) {
-        uint64_t type = 0;
-        if (objects.pointer(object + layout_.obType, type) && plausibleAddress(type))
-            reads_.object(type); // instances made and freed change their type's count
-        if (!objects.attribute(object, step.name, next))
-            return unreadable("." + step.name + ": " + objects.why());
+        if (!reads_.attribute(object, step.name, next)) return Outcome::Unreadable;
     } else {
+        // The object's head up to its type is its reference counts: not part of the proof.
+        reads_.object(object);
         std::string type;
         if (!reads_.typeName(object, type)) return Outcome::Unreadable;
         if (type != "dict") return unreadable("['" + step.name + "'] of a " + type);
@@ -134,6 +130,15 @@ bool FrameLabels::read(std::span<const Anchor> anchors,
         }
     }
     if (!any) reads_.spoil(); // nothing read: nothing to prove
+    // A frame left and its objects freed as they were read would mix two requests: the
+    // same bytes read again prove they were not (as for a context, ContextLabels::read).
+    if (ok && any && reads_.proof().complete && !reads_.stillHolds(reads_.proof())) {
+        for (size_t i = 0; i < values.size(); ++i)
+            if (values[i]) values[i] = std::string(kUnreadableLabel);
+        why_ = "the frames changed as they were read";
+        reads_.spoil();
+        return false;
+    }
     return ok;
 }
 

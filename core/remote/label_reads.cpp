@@ -10,6 +10,7 @@ namespace gilscope::remote {
 LabelReads::LabelReads(ProcessMemory& mem, const PythonLayout& layout)
     : mem_(mem), layout_(layout), recorded_(mem), objects_(recorded_, layout),
       describer_(objects_, layout) {
+    objects_.setCountsObserver([this](uint64_t addr, size_t len) { recorded_.counts(addr, len); });
 }
 
 void LabelReads::begin() {
@@ -73,11 +74,11 @@ bool LabelReads::stillHolds(const Proof& proof) {
     // An object's header up to its type is its reference count(s) (and, free-threaded,
     // its owner and lock): taken as recorded.
     at = 0;
-    const size_t counts = layout_.obType;
     for (const auto& [addr, len] : proof.ranges) {
-        if (std::find(proof.objects.begin(), proof.objects.end(), addr) != proof.objects.end())
-            std::copy_n(proof.bytes.begin() + at, std::min<size_t>(counts, len),
-                        check_.begin() + at);
+        for (const auto& [start, counts] : proof.counts)
+            if (start == addr)
+                std::copy_n(proof.bytes.begin() + at, std::min<size_t>(counts, len),
+                            check_.begin() + at);
         at += len;
     }
     return check_ == proof.bytes;
@@ -109,6 +110,25 @@ bool LabelReads::typeNameOf(uint64_t object, uint64_t type, std::string& name) {
     return true;
 }
 
+bool LabelReads::attribute(uint64_t object, std::string_view name, uint64_t& value) {
+    if (!objects_.attribute(object, name, value))
+        return fail("." + std::string(name) + ": " + objects_.why());
+    return true;
+}
+
+bool LabelReads::typeFlags(uint64_t object, uint64_t& flags) {
+    uint64_t type = 0;
+    if (!objects_.pointer(object + layout_.obType, type) || !plausibleAddress(type))
+        return fail("an object's type cannot be read");
+    if (auto it = typeFlags_.find(type); it != typeFlags_.end()) {
+        flags = it->second;
+        return true;
+    }
+    if (!objects_.typeFlags(object, flags)) return fail("an object's type cannot be read");
+    if (typeFlags_.size() < kMaxTypeNames) typeFlags_.emplace(type, flags);
+    return true;
+}
+
 void LabelReads::limitToString(uint64_t str) {
     // The str's extent from its header, as RemoteObjects decodes it: a compact str's text
     // follows its header, `length` characters of `kind` bytes and a terminator.
@@ -131,7 +151,7 @@ void LabelReads::limitToString(uint64_t str) {
 
 std::string LabelReads::valueText(uint64_t value) {
     objects_.clearError();
-    recorded_.object(value);
+    object(value);
     // The value's head in one read: its type, and a short str's whole text.
     uint8_t head[128];
     std::string type;

@@ -25,10 +25,13 @@ public:
     struct Proof {
         std::vector<std::pair<uint64_t, uint32_t>> ranges; // address, length
         std::vector<uint8_t> bytes;
-        std::vector<uint64_t> objects; // where objects start: their counts are not compared
-        bool complete = false;         // false: too large to keep, or a read failed
+        // Where reference counts lie (address, bytes): they are not compared.
+        std::vector<std::pair<uint64_t, uint32_t>> counts;
+        bool complete = false; // false: too large to keep, or a read failed
     };
-    static constexpr size_t kMaxProofRanges = 64;
+    // An OpenTelemetry span takes about 52 ranges (two attribute lookups among a span's
+    // ten attributes read each key's text).
+    static constexpr size_t kMaxProofRanges = 128;
     static constexpr size_t kMaxProofBytes = 8192;
     static constexpr size_t kMaxTypeNames = 4096;
 
@@ -42,18 +45,22 @@ public:
     // The proof cannot be trusted (a read failed, or it saw nothing).
     void spoil() { recorded_.proof.complete = false; }
     // An object starts at addr: its reference counts are left out of the proof.
-    void object(uint64_t addr) { recorded_.object(addr); }
+    void object(uint64_t addr) { recorded_.counts(addr, layout_.obType); }
 
     // Dicts, attributes and plain reads of the target, recorded into the proof.
     RemoteDicts& objects() { return objects_; }
     // The name of an object's type (cached by the type's address: types do not move).
     bool typeName(uint64_t object, std::string& name);
     bool typeNameOf(uint64_t object, uint64_t type, std::string& name); // type already read
+    // Its type's tp_flags (RemoteDicts::kDictSubclass...), cached by the type's address.
+    bool typeFlags(uint64_t object, uint64_t& flags);
     // A label's text for the object: a str as it is ("/checkout", not "'/checkout'"),
     // anything else as dump --locals shows it; cut to kMaxLabelValueBytes.
     std::string valueText(uint64_t value);
     // The object a cell holds (0: empty or unreadable); the object itself if no cell.
     uint64_t followCell(uint64_t object) { return describer_.followCell(object); }
+    // An instance attribute (0: not set), through objects(); fails with the reason.
+    bool attribute(uint64_t object, std::string_view name, uint64_t& value);
 
     bool fail(std::string why);
     const std::string& why() const { return why_; }
@@ -70,8 +77,9 @@ private:
         // The range read at addr keeps only its first len bytes: what lies beyond the
         // object (its neighbours on the heap) is not part of the proof.
         void limit(uint64_t addr, size_t len);
-        void object(uint64_t addr) {
-            if (proof.objects.size() < kMaxProofRanges) proof.objects.push_back(addr);
+        void counts(uint64_t addr, size_t len) {
+            if (proof.counts.size() < 2 * kMaxProofRanges)
+                proof.counts.emplace_back(addr, static_cast<uint32_t>(len));
         }
         Proof proof;
 
@@ -89,6 +97,7 @@ private:
     std::vector<uint8_t> check_;
     std::vector<iovec> checkLocal_, checkRemote_;
     std::unordered_map<uint64_t, std::string> typeNames_;
+    std::unordered_map<uint64_t, uint64_t> typeFlags_;
     std::string why_;
 };
 

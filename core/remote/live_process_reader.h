@@ -145,7 +145,7 @@ private:
     FrameId waitFrame(uint64_t tid, const ThreadStateProbe::State& kernel);
     // ReadOptions::labels: the label root frames of the thread whose state is in tstate_,
     // read again only when it ran since its last sample or entered another context.
-    void addLabels(ThreadStack& stack, bool ranSince);
+    void addLabels(ThreadStack& stack, bool ranSince, uint64_t tstateAddr);
     // --async-aware: stacks of asyncio tasks instead of threads (live_async_read.cpp).
     ReadOutcome readAsync(std::vector<ThreadStack>& out, size_t& count);
     bool readRunningTask(uint64_t tstateAddr, uint64_t threadId);

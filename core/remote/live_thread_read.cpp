@@ -229,7 +229,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     if (isMainInterp && !entries && !locals &&
         unchanged_.serve(addr, stack.threadId, frameWord(), stack.frames)) {
         readAhead_.servedUnchanged();
-        if (labeller_) addLabels(stack, false);
+        if (labeller_) addLabels(stack, false, addr);
         return true;
     }
     auto walked = [&] {
@@ -237,7 +237,7 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
             unchanged_.store(addr, stack.threadId, frameWord(),
                              std::span(stack.frames).subspan(gcFrames));
         if (locals) readLocals(stack);
-        if (labeller_) addLabels(stack, true);
+        if (labeller_) addLabels(stack, true, addr);
         return true;
     };
     prefetch.tstateAddr = addr;
@@ -271,11 +271,23 @@ bool LiveProcessReader::readThread(const InterpState& interp, uint64_t addr, boo
     return false;
 }
 
-void LiveProcessReader::addLabels(ThreadStack& stack, bool ranSince) {
+void LiveProcessReader::addLabels(ThreadStack& stack, bool ranSince, uint64_t tstateAddr) {
     const uint64_t context =
         layout_.tsContext != kAbsent ? StructView(tstate_).field<uint64_t>(layout_.tsContext) : 0;
     std::string torn;
+    const size_t unlabelled = stack.frames.size();
     labeller_->label(stack, context, ranSince, frameAddresses_, torn);
+    // A context that could not be read was most often left and freed as it was read (a
+    // request's end; its successor may reuse its address): the thread's context now is
+    // read once more, as a torn stack is.
+    uint64_t now = 0;
+    if (labeller_->contextReadFailed() &&
+        mem_.read(tstateAddr + layout_.tsContext, &now, sizeof now)) {
+        noteTorn(torn);
+        torn.clear();
+        stack.frames.resize(unlabelled);
+        labeller_->label(stack, now, ranSince, frameAddresses_, torn);
+    }
     // Said in the label itself, where the user looks (the reason in the stats).
     if (!torn.empty()) noteTorn(torn);
 }

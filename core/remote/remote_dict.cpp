@@ -59,6 +59,7 @@ bool RemoteDicts::read(uint64_t addr, void* dst, size_t len) {
 std::optional<std::string> RemoteDicts::string(uint64_t addr, size_t maxChars,
                                                std::span<const uint8_t> prefix) {
     if (!spend(maxChars * 4)) return std::nullopt;
+    headRead(addr);
     return objects_.readString(addr, maxChars, prefix);
 }
 
@@ -73,6 +74,7 @@ size_t RemoteDicts::readSome(uint64_t addr, void* dst, size_t len) {
 
 std::optional<std::string> RemoteDicts::string(uint64_t addr, size_t maxChars) {
     if (!spend(512 + maxChars * 4)) return std::nullopt;
+    headRead(addr);
     return objects_.readString(addr, maxChars);
 }
 
@@ -81,6 +83,7 @@ bool RemoteDicts::entries(uint64_t dict, std::vector<DictEntry>& out) {
     uint8_t d[72];
     const size_t need = std::max(layout_.dictKeys, layout_.dictValues) + 8;
     const StructView view(d, std::min(need, sizeof d));
+    headRead(dict);
     if (!view.covers(layout_.dictKeys, 8) || !view.covers(layout_.dictValues, 8) ||
         !read(dict, d, view.size()))
         return fail("cannot read a dict");
@@ -91,6 +94,7 @@ bool RemoteDicts::entries(uint64_t dict, std::vector<DictEntry>& out) {
 bool RemoteDicts::keyEntries(uint64_t keys, uint64_t values, std::vector<DictEntry>& out) {
     out.clear();
     uint8_t h[40];
+    if (counts_) counts_(keys, 8); // dk_refcnt: instances sharing the keys change it
     if (!read(keys, h, sizeof h)) return false;
     const StructView header(h, sizeof h);
     uint64_t size = 0, entriesAt = 0, entrySize = 24, keyAt = 8;
@@ -139,7 +143,7 @@ bool RemoteDicts::keyEntries(uint64_t keys, uint64_t values, std::vector<DictEnt
 // spans every field read of it (the target's _Py_DebugOffsets place the header's fields),
 // and is read through StructView: a table that puts them anywhere cannot read past it.
 bool RemoteDicts::findKey(const std::vector<DictEntry>& entries, std::string_view key,
-                          int64_t& index) {
+                          int64_t& index, bool prefix) {
     index = -1;
     if (key.size() > kMaxKeyChars) return false;
     if (layout_.strState == kAbsent || layout_.strLength == kAbsent ||
@@ -159,6 +163,7 @@ bool RemoteDicts::findKey(const std::vector<DictEntry>& entries, std::string_vie
         for (size_t i = 0; i < count; ++i) {
             const DictEntry& e = entries[first + i];
             if (!e.value || !plausibleAddress(e.key)) continue;
+            headRead(e.key);
             local.push_back({keyText_.data() + which.size() * span, span});
             remote.push_back({reinterpret_cast<void*>(e.key), span});
             which.push_back(first + i);
@@ -173,7 +178,9 @@ bool RemoteDicts::findKey(const std::vector<DictEntry>& entries, std::string_vie
             const StructView s = StructView(keyText_).sub(j * span, span);
             const bool compactAscii = (s.field<uint32_t>(layout_.strState) & 0x60) == 0x60;
             const StructView text = s.sub(layout_.strAsciiSize, key.size());
-            if (compactAscii && s.field<int64_t>(layout_.strLength) == int64_t(key.size()) &&
+            const int64_t length = s.field<int64_t>(layout_.strLength);
+            if (compactAscii &&
+                (length == int64_t(key.size()) || (prefix && length > int64_t(key.size()))) &&
                 (key.empty() ||
                  (!text.empty() && std::memcmp(text.data(), key.data(), key.size()) == 0))) {
                 index = static_cast<int64_t>(which[j]);
@@ -193,10 +200,28 @@ bool RemoteDicts::lookup(uint64_t dict, std::string_view key, uint64_t& value) {
     return true;
 }
 
+bool RemoteDicts::lookupPrefix(uint64_t dict, std::string_view prefix, uint64_t& value) {
+    value = 0;
+    if (!entries(dict, scratch_)) return false;
+    int64_t index = -1;
+    if (!findKey(scratch_, prefix, index, true)) return false;
+    if (index >= 0) value = scratch_[static_cast<size_t>(index)].value;
+    return true;
+}
+
+bool RemoteDicts::typeFlags(uint64_t object, uint64_t& flags) {
+    uint64_t typeAddr = 0;
+    Type type;
+    if (!read(object + layout_.obType, &typeAddr, 8) || !readType(typeAddr, type)) return false;
+    flags = type.flags;
+    return true;
+}
+
 bool RemoteDicts::readType(uint64_t type, Type& out) {
     const uint64_t shift = layout_.headerShift();
     uint8_t t[kTpDictOffset + 8 + 16];
     if (shift > 16) return fail("an object header gilscope does not know");
+    headRead(type);
     if (!read(type, t, kTpDictOffset + 8 + shift)) return fail("cannot read an object's type");
     const StructView view(t, kTpDictOffset + 8 + shift);
     out.basicSize = view.field<uint64_t>(kTpBasicSize + shift);
@@ -214,6 +239,7 @@ bool RemoteDicts::readType(uint64_t type, Type& out) {
 bool RemoteDicts::attribute(uint64_t object, std::string_view name, uint64_t& value) {
     value = 0;
     uint64_t typeAddr = 0;
+    headRead(object);
     if (!read(object + layout_.obType, &typeAddr, 8)) return false;
     Type type;
     if (!readType(typeAddr, type)) return false;
@@ -247,11 +273,40 @@ bool RemoteDicts::attribute(uint64_t object, std::string_view name, uint64_t& va
     return true;
 }
 
+bool RemoteDicts::wideInt(uint64_t object, unsigned __int128& value) {
+    const uint64_t header = layout_.objectHeader;
+    int64_t sizeField = 0;
+    if (!plausibleAddress(object) || !read(object + header, &sizeField, 8)) return false;
+    int64_t digits = 0;
+    if (layout_.minor >= 12) { // lv_tag: digits << 3 | sign (0 positive, 1 zero, 2 negative)
+        if ((sizeField & 3) == 1) {
+            value = 0;
+            return true;
+        }
+        if ((sizeField & 3) != 0) return fail("a negative int");
+        digits = sizeField >> 3;
+    } else {
+        digits = sizeField;
+    }
+    // 128 bits take five 30-bit digits. Only the int's own digits are read: what lies
+    // after it on the heap is another object's.
+    uint32_t d[5] = {};
+    if (digits < 0 || digits > 5) return fail("an int wider than 128 bits");
+    if (digits > 0 && !read(object + header + 8, d, 4 * size_t(digits))) return false;
+    value = 0;
+    for (int64_t i = digits - 1; i >= 0; --i) {
+        if (d[i] >> 30 || (value >> 98) != 0) return fail("an int wider than 128 bits");
+        value = (value << 30) | d[i];
+    }
+    return true;
+}
+
 bool RemoteDicts::smallInt(uint64_t object, uint64_t& value) {
     // The header, the size word and two 30-bit digits.
     const uint64_t header = layout_.objectHeader;
     uint8_t o[48];
     if (header > 32) return fail("an object header gilscope does not know");
+    headRead(object);
     if (!read(object, o, header + 16)) return false;
     // 3.12+: lv_tag = digits << 3 | sign (0 positive, 1 zero, 2 negative); before: ob_size.
     const StructView view(o, header + 16);

@@ -5,6 +5,7 @@
 #include "core/remote/remote_objects.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -31,16 +32,31 @@ public:
 
     RemoteDicts(ProcessMemory& mem, const PythonLayout& layout);
 
+    // Told of each header read whose first `counts` bytes are reference counts (an
+    // object's; a keys table's dk_refcnt): they change as other threads share the object,
+    // so a caller that compares reads later (LabelReads' proofs) leaves them out.
+    using CountsObserver = std::function<void(uint64_t addr, size_t counts)>;
+    void setCountsObserver(CountsObserver observer) { counts_ = std::move(observer); }
+
     // Refills the budget and forgets the last error.
     void beginRefresh();
     // The used entries of the dict at addr, in insertion order (at most kMaxEntries).
     bool entries(uint64_t dict, std::vector<DictEntry>& out);
     // The value under the str key `key` (0: no such key).
     bool lookup(uint64_t dict, std::string_view key, uint64_t& value);
+    // The value under the first str key that starts with `prefix` (0: none).
+    bool lookupPrefix(uint64_t dict, std::string_view prefix, uint64_t& value);
     // An attribute in an instance's __dict__ or inline values (0: not set).
     bool attribute(uint64_t object, std::string_view name, uint64_t& value);
+    // An object's type's tp_flags (Py_TPFLAGS_DICT_SUBCLASS and the like tell subclasses).
+    bool typeFlags(uint64_t object, uint64_t& flags);
+    static constexpr uint64_t kLongSubclass = 1ull << 24, kTupleSubclass = 1ull << 26,
+                              kDictSubclass = 1ull << 29;
     // A non-negative int that fits in 62 bits; false for None, other types or garbage.
     bool smallInt(uint64_t object, uint64_t& value);
+    // A non-negative int that fits in 128 bits (an OpenTelemetry trace id); false for
+    // anything else (the caller knows the object is an int).
+    bool wideInt(uint64_t object, unsigned __int128& value);
     // The C name of an object's type (tp_name), at most 64 bytes.
     std::optional<std::string> typeName(uint64_t object);
     std::optional<std::string> string(uint64_t addr, size_t maxChars);
@@ -68,11 +84,15 @@ private:
     };
     bool fail(std::string why);
     bool spend(size_t bytes);
+    void headRead(uint64_t addr) { // an object's head is about to be read
+        if (counts_) counts_(addr, layout_.obType);
+    }
     bool readType(uint64_t type, Type& out);
     // Entries of a keys object; values (when non-zero) is a split table's value array.
     bool keyEntries(uint64_t keys, uint64_t values, std::vector<DictEntry>& out);
-    // Index in entries of the str key equal to `key`, or -1.
-    bool findKey(const std::vector<DictEntry>& entries, std::string_view key, int64_t& index);
+    // Index in entries of the str key equal to `key` (or, prefix: starting with it), or -1.
+    bool findKey(const std::vector<DictEntry>& entries, std::string_view key, int64_t& index,
+                 bool prefix = false);
 
     ProcessMemory& mem_;
     const PythonLayout& layout_;
@@ -80,6 +100,7 @@ private:
     size_t bytesLeft_ = kMaxRefreshBytes;
     std::vector<uint8_t> table_, keyText_;
     std::vector<DictEntry> scratch_;
+    CountsObserver counts_;
     std::string why_;
 };
 

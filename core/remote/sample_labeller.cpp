@@ -34,13 +34,14 @@ bool anyFrame(const std::vector<FrameLabels::Anchor>& anchors) {
 
 void SampleLabeller::label(ThreadStack& stack, uint64_t context, bool walked,
                            std::span<const FrameAddress> addresses, std::string& torn) {
+    contextFailed_ = false;
     auto kept = kept_.find(stack.threadId);
     if (frames_ && walked) frames_->findAnchors(stack.frames, addresses, anchors_);
     // Kept when the thread ran no Python since (it set no variable), or ran in the same
     // context with the same frames of the labels' functions, and one read finds the
     // bytes the labels were decoded from unchanged (a set() replaces the context's
     // variables in place; a request's new path is new bytes).
-    bool same = kept != kept_.end() && kept->second.context == context;
+    bool same = kept != kept_.end() && kept->second.context == context && !kept->second.failed;
     if (same && walked) {
         const Kept& k = kept->second;
         same = (!frames_ || (k.framesProven && k.anchors == anchors_ &&
@@ -66,9 +67,11 @@ void SampleLabeller::label(ThreadStack& stack, uint64_t context, bool walked,
 void SampleLabeller::readAgain(Kept& now, uint64_t context, std::string& torn) {
     ++reads_;
     now.context = context;
+    now.failed = false;
     values_.assign(sources_.size(), std::nullopt);
     if (contexts_) {
         if (!contexts_->read(context, contextValues_)) {
+            contextFailed_ = now.failed = true;
             torn = "a label could not be read: " + contexts_->why();
             contextValues_.assign(contextIndex_.size(), std::string(kUnreadableLabel));
         }
@@ -78,8 +81,10 @@ void SampleLabeller::readAgain(Kept& now, uint64_t context, std::string& torn) {
     }
     if (frames_) {
         now.anchors = anchors_;
-        if (!frames_->read(anchors_, frameValues_) && torn.empty())
-            torn = "a label could not be read: " + frames_->why();
+        if (!frames_->read(anchors_, frameValues_)) {
+            now.failed = true;
+            if (torn.empty()) torn = "a label could not be read: " + frames_->why();
+        }
         now.frameProof = frames_->lastProof();
         now.framesProven = !anyFrame(anchors_) || now.frameProof.complete;
         for (size_t i = 0; i < frameIndex_.size(); ++i)

@@ -35,6 +35,9 @@ public:
     void label(ThreadStack& stack, uint64_t context, bool walked,
                std::span<const FrameAddress> addresses, std::string& torn);
 
+    // Whether the last label() read a context that could not be read.
+    bool contextReadFailed() const { return contextFailed_; }
+
     uint64_t reads() const { return reads_; }
     uint64_t readsSaved() const { return saved_; }
 
@@ -45,6 +48,7 @@ private:
         std::vector<FrameLabels::Anchor> anchors; // the frames they were read from
         LabelReads::Proof frameProof;
         bool framesProven = false; // false: a read failed, so they are read again
+        bool failed = false;       // a label was unreadable: read again, whatever ran
         std::vector<FrameId> frames;
     };
     void readAgain(Kept& kept, uint64_t context, std::string& torn);
@@ -59,6 +63,7 @@ private:
     std::vector<FrameLabels::Anchor> anchors_;
     std::vector<std::optional<std::string>> values_, contextValues_, frameValues_;
     uint64_t reads_ = 0, saved_ = 0;
+    bool contextFailed_ = false;
 };
 
 } // namespace gilscope::remote

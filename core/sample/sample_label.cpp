@@ -105,7 +105,26 @@ Result<LabelSource> parseLabelSource(std::string_view text) {
     return s;
 }
 
+Result<std::vector<LabelSource>> parseLabelSources(std::string_view text) {
+    if (text == kOtelSpec) {
+        const auto source = [](std::string_view key, LabelSource::Span span) {
+            return LabelSource{std::string(key), std::string(kOtelContextVar), {}, {}, {}, span};
+        };
+        return std::vector<LabelSource>{source(kTraceIdLabel, LabelSource::Span::TraceId),
+                                        source(kSpanIdLabel, LabelSource::Span::SpanId),
+                                        source(kSpanNameLabel, LabelSource::Span::SpanName)};
+    }
+    auto one = parseLabelSource(text);
+    if (!one) return one.error();
+    return std::vector<LabelSource>{std::move(one).value()};
+}
+
+bool isPerRequestIdLabel(std::string_view key) {
+    return key == kSpanIdLabel || key == kTraceIdLabel;
+}
+
 std::string LabelSource::spec() const {
+    if (span != Span::None) return std::string(kOtelSpec);
     if (!fromFrame()) return key + "=" + varName;
     std::string out = key + "=" + function + ":" + variable;
     for (const LabelPathStep& step : path)

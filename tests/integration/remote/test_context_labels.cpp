@@ -2,14 +2,17 @@
 // HTTP service on the standard library whose handler sets a ContextVar `route` and spends
 // a known CPU time per route; `report --by label:route` must give each route the share of
 // CPU the service measured of itself. The same service setting no variable is labelled
-// from its handler's frame (--label-from route=do_GET:self.path), with the same check. The reader's
-// hostile cases are in tests/unit/remote/test_context_labels.cpp.
+// from its handler's frame (--label-from route=do_GET:self.path), with the same check; and a
+// service traced as OpenTelemetry's SDK traces is labelled by its spans (--label-from otel). The
+// reader's hostile cases are in tests/unit/remote/test_context_labels.cpp.
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -32,6 +35,84 @@ private slots:
     // Read from the handler's frame: the variable self, its attribute path.
     void routesFromTheHandlersFrame_data() { addInterpreterRows(all_); }
     void routesFromTheHandlersFrame() { checkRouteShares("route=do_GET:self.path", {"plain"}); }
+
+    // --label-from otel on a service traced as OpenTelemetry's SDK traces (a root span per
+    // request, a nested one inside it): each span name's share of CPU as the service
+    // measured it, and every sample in the work that runs only inside spans carries a
+    // span the service made, with that span's own trace id and name.
+    void otelSpansLabelTheirSamples_data() { addInterpreterRows(all_); }
+    void otelSpansLabelTheirSamples() {
+        QFETCH(Interpreter, interpreter);
+        QTemporaryDir dir;
+        TargetProcess target(interpreter, targetScript("otel_service.py"),
+                             gatedTarget(dir, QStringList{"3"}));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const QString bin = dir.filePath("spans.bin");
+        const RunResult r =
+            runGatedGilscope({"attach", "--binary", "--mode", "all", "-a", "--label-from", "otel",
+                              "-o", bin, QString::number(target.pid())},
+                             dir.path(), gatePath(dir));
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const auto truth = target.readTimedJson("SPANS ");
+        QVERIFY2(truth, qPrintable(target.error()));
+        const QJsonObject cpu = (*truth)["cpu"].toObject(), spans = (*truth)["spans"].toObject();
+
+        QString error;
+        const QJsonObject rep =
+            reportJson(bin, {"--mode", "cpu", "--by", "label:span_name"}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QMap<QString, double> samples;
+        double labelled = 0, spent = 0;
+        for (const QJsonValue& row : rep["rows"].toArray())
+            if (cpu.contains(row["label"].toString())) {
+                samples[row["label"].toString()] = row["total"].toDouble();
+                labelled += row["total"].toDouble();
+            }
+        for (const QString& name : cpu.keys())
+            spent += cpu[name].toDouble();
+        QVERIFY2(labelled > 300 && spent > 0, qPrintable(QJsonDocument(rep).toJson()));
+        for (const QString& name : cpu.keys()) {
+            const double share = 100 * samples.value(name) / labelled;
+            const double measured = 100 * cpu[name].toDouble() / spent;
+            qInfo("%s: span %s %.1f%% of %.0f labelled samples; the service measured %.1f%%",
+                  qPrintable(interpreter.label), qPrintable(name), share, labelled, measured);
+            QVERIFY2(std::abs(share - measured) <= 2, qPrintable(name));
+        }
+
+        // Sample by sample: the labels are the outermost frames of the collapsed stacks.
+        const QString collapsed = dir.filePath("spans.collapsed");
+        const RunResult c = runGilscope({"replay", bin, "--collapsed", "-o", collapsed});
+        QVERIFY2(c.exitCode == 0, qPrintable(describe(c)));
+        QFile f(collapsed);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        static const QRegularExpression label("<label (trace_id|span_id|span_name)=([^>]*)>");
+        qint64 inSpans = 0, unlabelled = 0;
+        for (const QByteArray& line : f.readAll().split('\n')) {
+            const QString text = QString::fromUtf8(line);
+            if (!text.contains("spin (")) continue; // only the work inside spans
+            const qint64 count = text.section(' ', -1).toLongLong();
+            QMap<QString, QString> labels;
+            for (auto m = label.globalMatch(text); m.hasNext();) {
+                const auto one = m.next();
+                labels[one.captured(1)] = one.captured(2);
+            }
+            inSpans += count;
+            const QJsonArray span = spans[labels.value("span_id")].toArray();
+            if (span.isEmpty()) {
+                // Only a span's end, read as it was freed, may leave a sample without one.
+                QVERIFY2(!labels.contains("span_id") || labels["span_id"] == "(unreadable)",
+                         qPrintable("a span the service never made: " + text));
+                unlabelled += count;
+                continue;
+            }
+            QCOMPARE(labels.value("trace_id"), span[0].toString());
+            QCOMPARE(labels.value("span_name"), span[1].toString());
+        }
+        qInfo("%s: %lld samples in spans, %lld without their span", qPrintable(interpreter.label),
+              inSpans, unlabelled);
+        QVERIFY(inSpans > 300);
+        QVERIFY2(unlabelled * 100 <= inSpans, qPrintable(QString::number(unlabelled)));
+    }
 
 private:
     void checkRouteShares(const QString& labelFrom, const QStringList& targetArgs) {
