@@ -9,6 +9,9 @@
 #include "tests/support/run_gilscope.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QSet>
 #include <QSysInfo>
@@ -246,6 +249,75 @@ private slots:
         r = runGilscope({"attach", "--push", "http://127.0.0.1:9", "--push-format", "otlp", "1"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("choose from 'pyroscope', 'parca'"), qPrintable(r.err));
+    }
+
+    // --label-from otel: each sample in a span is pushed with the span_id and span_name
+    // labels Grafana's span profiles select (no trace_id: an engine would make each trace
+    // a series), for spans the service made, and Go's pprof -tagfocus=span_id=ID keeps
+    // that span's samples, all of them and only them.
+    void spanProfilesForGrafana_data() { addInterpreterRows(ends_); }
+    void spanProfilesForGrafana() {
+        QFETCH(Interpreter, interpreter);
+        PushReceiver receiver;
+        QVERIFY(receiver.start());
+        QTemporaryDir dir;
+        TargetProcess target(interpreter, targetScript("otel_service.py"),
+                             gatedTarget(dir, QStringList{"2"}));
+        QVERIFY2(target.start(), qPrintable(target.error()));
+        const auto r = runGatedGilscope({"attach", "-a", "--label-from", "otel", "--push",
+                                         receiver.url(), "--push-interval", "1s", "--push-queue",
+                                         dir.filePath("queue"), QString::number(target.pid())},
+                                        dir.path(), gatePath(dir));
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QVERIFY2(target.readTimedJson("SPANS "), qPrintable(target.error()));
+        QFile spansFile(dir.filePath("spans.json"));
+        QVERIFY(spansFile.open(QIODevice::ReadOnly));
+        const QJsonObject spans = QJsonDocument::fromJson(spansFile.readAll()).object();
+        const QList<ReceivedPush> pushes = receiver.accepted();
+        QVERIFY2(!pushes.isEmpty(), qPrintable(describe(r)));
+        qint64 inSpans = 0;
+        QString busiestFile, busiestSpan;
+        qint64 busiest = 0;
+        for (int i = 0; i < pushes.size(); ++i) {
+            // The series labels stay the process's: the span is a sample label.
+            QVERIFY(!pushes[i].labels.contains("span_id"));
+            const QString file = dir.filePath(QString("push-%1.pb.gz").arg(i));
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(pushes[i].rawProfile);
+            f.close();
+            bool ok = false;
+            QString error;
+            QMap<QString, qint64> bySpan;
+            for (const RawSample& s : goPprofRawSamples(file, {}, &ok, &error)) {
+                QVERIFY(!s.labels.contains("trace_id"));
+                if (!s.labels.contains("span_id")) continue;
+                const QJsonArray span = spans[s.labels["span_id"]].toArray();
+                QVERIFY2(!span.isEmpty(),
+                         qPrintable("not a span of the service: " + s.labels["span_id"]));
+                QCOMPARE(s.labels.value("span_name"), span[1].toString());
+                bySpan[s.labels["span_id"]] += s.count;
+                inSpans += s.count;
+            }
+            QVERIFY2(ok, qPrintable(error));
+            for (auto it = bySpan.begin(); it != bySpan.end(); ++it)
+                if (it.value() > busiest)
+                    busiest = it.value(), busiestSpan = it.key(), busiestFile = file;
+        }
+        QVERIFY2(inSpans > 100 && busiest > 0, qPrintable(QString::number(inSpans)));
+        bool ok = false;
+        QString error;
+        qint64 focused = 0;
+        for (const RawSample& s :
+             goPprofRawSamples(busiestFile, {"-tagfocus=span_id=" + busiestSpan}, &ok, &error)) {
+            QCOMPARE(s.labels.value("span_id"), busiestSpan);
+            focused += s.count;
+        }
+        QVERIFY2(ok, qPrintable(error));
+        QCOMPARE(focused, busiest);
+        qInfo("%s: %lld samples in spans over %lld pushes; span %s: %lld, as -tagfocus keeps",
+              qPrintable(interpreter.label), inSpans, qint64(pushes.size()),
+              qPrintable(busiestSpan), busiest);
     }
 
     // --push-format parca: each interval as JSON to URL/api/profiles/writeraw, labels in

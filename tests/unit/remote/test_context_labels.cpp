@@ -55,6 +55,62 @@ public:
         mem.put<int64_t>(first + 8 * 32, int64_t(children.size()));
         return n;
     }
+    // A type whose tp_flags and tp_basicsize RemoteDicts reads (a subclass of dict, tuple
+    // or int, or a class whose instances keep a __dict__ at +16).
+    uint64_t typeWithFlags(const std::string& name, uint64_t flags, int64_t dictOffset = 0) {
+        const uint64_t t = py.type(name);
+        mem.put<uint64_t>(t + 32, 48); // tp_basicsize
+        mem.put<uint64_t>(t + 168, flags);
+        mem.put<int64_t>(t + 288, dictOffset);
+        return t;
+    }
+    uint64_t withType(uint64_t object, uint64_t type) {
+        mem.put<uint64_t>(object + layout.obType, type);
+        return object;
+    }
+    // A 3.12 dict of str keys (a "unicode" keys table, 16-byte entries, 8 index bytes).
+    uint64_t dict(const std::string& typeName, uint64_t flags,
+                  const std::vector<std::pair<uint64_t, uint64_t>>& items) {
+        const uint64_t keys = py.alloc(32 + 8 + 16 * std::max<size_t>(items.size(), 1));
+        mem.put<uint8_t>(keys + 8, 3);  // dk_log2_size: 8 slots
+        mem.put<uint8_t>(keys + 9, 3);  // dk_log2_index_bytes: 8
+        mem.put<uint8_t>(keys + 10, 1); // dk_kind: unicode
+        mem.put<int64_t>(keys + 24, int64_t(items.size()));
+        for (size_t i = 0; i < items.size(); ++i) {
+            mem.put<uint64_t>(keys + 40 + 16 * i, items[i].first);
+            mem.put<uint64_t>(keys + 48 + 16 * i, items[i].second);
+        }
+        const uint64_t d = withType(py.alloc(64), typeWithFlags(typeName, flags));
+        mem.put<int64_t>(d + 16, int64_t(items.size()));
+        mem.put<uint64_t>(d + layout.dictKeys, keys);
+        return d;
+    }
+    uint64_t integer(unsigned __int128 value) {
+        const uint64_t o = withType(py.alloc(64), typeWithFlags("int", RemoteDicts::kLongSubclass));
+        int64_t digits = 0;
+        for (; value != 0; value >>= 30, ++digits)
+            mem.put<uint32_t>(o + 24 + 4 * uint64_t(digits), uint32_t(value & 0x3fffffff));
+        mem.put<int64_t>(o + 16, digits == 0 ? 1 : digits << 3); // lv_tag (1: zero)
+        return o;
+    }
+    // OpenTelemetry's context: a Context (dict subclass) holding the span under its key;
+    // the span's __dict__ holds _name and _context, a SpanContext (tuple subclass).
+    uint64_t otelContext(unsigned __int128 traceId, uint64_t spanId, const std::string& name,
+                         uint64_t spanOverride = 0) {
+        const uint64_t spanContext =
+            withType(py.alloc(128), typeWithFlags("SpanContext", RemoteDicts::kTupleSubclass));
+        mem.put<int64_t>(spanContext + layout.varSize, 6);
+        mem.put<uint64_t>(spanContext + layout.tupleItems, integer(traceId));
+        mem.put<uint64_t>(spanContext + layout.tupleItems + 8, integer(spanId));
+        const uint64_t attributes =
+            dict("dict", RemoteDicts::kDictSubclass,
+                 {{str("_name"), str(name)}, {str("_context"), spanContext}});
+        const uint64_t span =
+            spanOverride ? spanOverride : withType(py.alloc(64), typeWithFlags("Span", 0, 16));
+        if (!spanOverride) mem.put<uint64_t>(span + 16, attributes);
+        return dict("Context", RemoteDicts::kDictSubclass,
+                    {{str("current-span-4bf2c1d0-9a4e-4c55-b7b5-1f0e4d4b8e21"), span}});
+    }
     uint64_t context(uint64_t root) {
         const uint64_t h = object("hamt", 48);
         mem.put<uint64_t>(h + 16, root);
@@ -166,6 +222,38 @@ private slots:
         QVERIFY(values[0].has_value());
         QVERIFY(values[0]->size() <= kMaxLabelValueBytes);
         QVERIFY(values[0]->starts_with("yyyy"));
+    }
+
+    // --label-from otel: the span's ids in hex as W3C trace context writes them, its name.
+    void readsOpenTelemetrysCurrentSpan() {
+        FakeContexts f;
+        const auto sources = parseLabelSources("otel");
+        QVERIFY(sources.ok());
+        QCOMPARE(sources.value().size(), size_t(3));
+        QCOMPARE(sources.value()[1].spec(), std::string("otel"));
+        const unsigned __int128 traceId = (unsigned __int128)1 << 127 | 0xabcdef;
+        const uint64_t otel = f.otelContext(traceId, 0x00f067aa0ba902b7ull, "GET /checkout");
+        const uint64_t ctx = f.context(f.bitmapNode({{f.var("current_context"), otel}}));
+        auto values = readLabels(f, ctx, sources.value());
+        QCOMPARE(values[0].value_or("(none)"), std::string("80000000000000000000000000abcdef"));
+        QCOMPARE(values[1].value_or("(none)"), std::string("00f067aa0ba902b7"));
+        QCOMPARE(values[2].value_or("(none)"), std::string("GET /checkout"));
+        // INVALID_SPAN (span id 0): no span, no labels.
+        const uint64_t invalid = f.otelContext(0, 0, "");
+        values = readLabels(f, f.context(f.bitmapNode({{f.var("current_context"), invalid}})),
+                            sources.value());
+        QVERIFY(!values[0] && !values[1] && !values[2]);
+        // Another variable of that name whose value is no dict: not OpenTelemetry's.
+        values =
+            readLabels(f, f.context(f.bitmapNode({{f.var("current_context"), f.str("other")}})),
+                       sources.value());
+        QVERIFY(!values[1]);
+        // A span pointer into nowhere, a span whose ids are no ints: unreadable, not a crash.
+        bool ok = true;
+        const uint64_t nowhere = f.otelContext(1, 1, "x", 0xdead0000);
+        values = readLabels(f, f.context(f.bitmapNode({{f.var("current_context"), nowhere}})),
+                            sources.value(), &ok);
+        QVERIFY(!ok);
     }
 
     void noContextMeansNoLabel() {
