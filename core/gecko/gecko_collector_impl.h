@@ -36,6 +36,11 @@ struct GeckoCollector::Impl {
     uint32_t funcFor(GeckoThread& th, const FrameFacts& f);
     void trackOpcode(GeckoThread& th, double firstTime);
     void emitOpcodeMarker(GeckoThread& th, const OpcodeState& st, double end);
+    // --label-from: an interval marker per run of samples with the same value of a label
+    // (its root pseudo-frames), named by the key, the value in its data.
+    void trackLabels(GeckoThread& th, std::span<const FrameId> frames, double t);
+    void emitLabelMarker(GeckoThread& th, const OpenLabel& label, double end);
+    bool wroteLabels = false; // meta.markerSchema then describes them
     void emitInterval(GeckoThread& th, MarkerKind kind, double start, double end);
     void finalizeMarkers();
     // The user's marks (addMarker), on the main thread (else the first) at export.

@@ -3,9 +3,11 @@
 
 #include "core/gecko/gecko_collector_impl.h"
 #include "core/gecko/opcode_names.h"
+#include "core/sample/sample_label.h"
 #include "core/sample/thread_status.h"
 #include "core/sample/wait_reason.h"
 #include "core/util/file_name.h"
+#include "core/util/utf8.h"
 
 #include <algorithm>
 #include <cstring>
@@ -113,6 +115,7 @@ void GeckoCollector::Impl::addBatch(const SampleBatch& batch) {
     // Times never go back within one thread (see docs/gecko-differences.md).
     const double t0 = th->hasTime ? std::max(firstTime, th->lastTime) : firstTime;
     runStateMachine(*th, batch.status, scan.hasGc, t0);
+    if (!scan.same) trackLabels(*th, frames, t0); // the same stack has the same labels
     th->lastTime = t0;
     th->hasTime = true;
 
@@ -261,6 +264,46 @@ void GeckoCollector::Impl::trackOpcode(GeckoThread& th, double firstTime) {
     st.file = leaf.file;
     st.functionName = strings.intern(facts.text(leaf.func)); // already interned by funcFor
     st.start = firstTime;
+}
+
+void GeckoCollector::Impl::trackLabels(GeckoThread& th, std::span<const FrameId> frames, double t) {
+    // Labels are the outermost frames: read from the root until a frame is none.
+    std::vector<SampleLabel> now;
+    for (size_t i = frames.size(); i-- > 0;) {
+        if (!registry->has(frames[i])) break;
+        const FrameInfo& f = registry->frame(frames[i]);
+        const auto label = labelOfFrame(registry->string(f.filename), registry->string(f.funcname));
+        if (!label) break;
+        now.push_back(*label);
+    }
+    if (now.empty() && th.labels.empty()) return;
+    const auto valueOf = [&now](std::string_view key) -> std::optional<std::string_view> {
+        for (const SampleLabel& l : now)
+            if (l.key == key) return l.value;
+        return std::nullopt;
+    };
+    // A run ends where its key is gone or has another value.
+    std::erase_if(th.labels, [&](const OpenLabel& open) {
+        const auto value = valueOf(open.key);
+        if (value && *value == open.value) return false;
+        emitLabelMarker(th, open, t);
+        return true;
+    });
+    for (const SampleLabel& l : now) {
+        const bool running = std::any_of(th.labels.begin(), th.labels.end(),
+                                         [&](const OpenLabel& open) { return open.key == l.key; });
+        if (!running) th.labels.push_back({std::string(l.key), std::string(l.value), t});
+    }
+}
+
+void GeckoCollector::Impl::emitLabelMarker(GeckoThread& th, const OpenLabel& label, double end) {
+    MarkerRecord rec;
+    rec.kind = kLabelMarker;
+    rec.function = strings.intern(sanitizeUtf8(label.value)); // the target's bytes
+    rec.duration = end - label.start;
+    Status s = th.appendMarker(strings.intern(label.key), label.start, end, 0, rec);
+    if (!s.ok()) spillFailed(s.error());
+    wroteLabels = true;
 }
 
 void GeckoCollector::Impl::emitOpcodeMarker(GeckoThread& th, const OpcodeState& st, double end) {

@@ -135,6 +135,11 @@ void GeckoCollector::Impl::finalizeMarkers() {
             emitInterval(*th, static_cast<MarkerKind>(kind), s.start, endFor(s.start));
         }
     }
+    for (auto& th : threads) {
+        for (const OpenLabel& label : th->labels)
+            emitLabelMarker(*th, label, endFor(label.start));
+        th->labels.clear();
+    }
     order.clear();
     for (auto& th : threads)
         if (th->opcode.present) order.emplace_back(th->opcode.seq, th.get());

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -37,7 +38,8 @@ enum MarkerKind : uint8_t {
     kStopped,
     kIntervalKinds,
     kOpcodeMarker = kIntervalKinds,
-    kUserMarker, // the control socket's `mark TEXT`: its text is the marker's name
+    kUserMarker,  // the control socket's `mark TEXT`: its text is the marker's name
+    kLabelMarker, // a run of samples with one --label-from value: named by its key
 };
 
 struct MarkerKindInfo {
@@ -78,6 +80,12 @@ struct OpcodeState {
     uint32_t functionName = 0; // stringArray index, for the marker
     double start = 0;
     uint64_t seq = 0;
+};
+
+// One label's run on a thread (--label-from): its samples so far carry key=value.
+struct OpenLabel {
+    std::string key, value;
+    double start = 0;
 };
 
 struct FrameKey {
@@ -145,6 +153,7 @@ struct GeckoThread {
     // Markers
     std::array<OpenInterval, kIntervalKinds> open{};
     OpcodeState opcode;
+    std::vector<OpenLabel> labels; // by key, in the order they opened
 
     // Spilled columns (CPython's GeckoThreadSpill).
     SpillColumn samplesStack;

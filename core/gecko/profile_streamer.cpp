@@ -220,6 +220,12 @@ Status ProfileStreamer::markerData(GeckoThread& th, JsonObject& markers) {
                                          d.key("type").string("UserMark");
                                          return;
                                      }
+                                     if (r.kind == kLabelMarker) {
+                                         d.key("type").string("Label");
+                                         d.key("value").string(impl_.strings.at(r.function));
+                                         d.key("duration").number(r.duration);
+                                         return;
+                                     }
                                      const OpcodeInfo info = opcodeInfo(r.opcode);
                                      d.key("type").string("Opcode");
                                      d.key("opcode").unsignedInteger(r.opcode);

@@ -45,6 +45,15 @@ constexpr std::string_view kUserMarkSchema =
     R"("chartLabel":"{marker.name}","tableLabel":"{marker.name}",)"
     R"("tooltipLabel":"{marker.name}","fields":[]})";
 
+// --label-from: a run of samples with one label value, named by the label's key, so the
+// marker chart has a row per key (a Requests track) and each span shows its value.
+constexpr std::string_view kLabelSchema =
+    R"({"name":"Label","display":["marker-chart","marker-table","timeline-overview"],)"
+    R"("chartLabel":"{marker.data.value}","tableLabel":"{marker.name}={marker.data.value}",)"
+    R"("tooltipLabel":"{marker.name}={marker.data.value}","fields":[)"
+    R"({"key":"value","label":"Value","format":"string","searchable":true},)"
+    R"({"key":"duration","label":"Duration","format":"duration"}]})";
+
 } // namespace
 
 void ProfileStreamer::libs(JsonWriter& out) {
@@ -100,6 +109,7 @@ Status ProfileStreamer::meta() {
     if (impl_.opt.opcodes) schema += kOpcodeSchema;
     if (impl_.wroteUserMarks)
         schema += (schema.size() > 1 ? "," : "") + std::string(kUserMarkSchema);
+    if (impl_.wroteLabels) schema += (schema.size() > 1 ? "," : "") + std::string(kLabelSchema);
     m.key("markerSchema").raw(schema + "]");
     m.key("importedFrom").string("Tachyon Sampling Profiler");
     m.key("extensions").raw(R"({"id":[],"name":[],"baseURL":[],"length":0})");

@@ -4,6 +4,7 @@
 #include "gecko_test_support.h"
 
 #include "core/gecko/gecko_collector.h"
+#include "core/sample/sample_label.h"
 #include "core/sample/thread_status.h"
 #include "core/sample/wait_reason.h"
 #include "core/util/temp_dir.h"
@@ -383,6 +384,42 @@ private slots:
         QCOMPARE(got.size(), want.size());
         for (size_t i = 0; i < want.size(); ++i)
             QVERIFY2(got[i] == want[i], std::get<0>(want[i]).c_str());
+    }
+
+    // --label-from: a marker per run of samples with one value of a label (its root
+    // pseudo-frame), named by the key, the value in its data, on the sample's thread.
+    void labelRunsAreIntervalMarkers() {
+        GeckoCollector collector;
+        SyntheticFeed feed(collector);
+        const FrameId f = feed.frame("test.py", 10, "func");
+        const FrameId fast = feed.frame("~", 0, labelFrameName("route", "/fast"));
+        const FrameId slow = feed.frame("~", 0, labelFrameName("route", "/slow"));
+        const FrameId tenant = feed.frame("~", 0, labelFrameName("tenant", "acme"));
+        feed.add(1, TS::HasGil, {f, fast, tenant}, {1000});
+        feed.add(1, TS::HasGil, {f, fast, tenant}, {2000});
+        feed.add(1, TS::HasGil, {f, slow, tenant}, {3000}); // route changes, tenant runs on
+        feed.add(1, TS::HasGil, {f}, {5000});               // no label at all
+        feed.add(1, TS::HasGil, {f, slow}, {6000});
+        feed.add(1, TS::HasGil, {f, slow}, {8000}); // still open at the end
+        Exported e = exportAndCheck(collector);
+        VERIFY_EXPORTED(e);
+        std::vector<std::tuple<std::string, std::string, double, double>> got;
+        for (const Marker& m : markersOf(e.profile))
+            if (m.data["type"] == "Label")
+                got.emplace_back(m.name, m.data["value"].get<std::string>(), m.start, m.end);
+        const std::vector<std::tuple<std::string, std::string, double, double>> want = {
+            {"route", "/fast", 0, 2},
+            {"tenant", "acme", 0, 4}, // in the order they end
+            {"route", "/slow", 2, 4},
+            {"route", "/slow", 5, 7}};
+        QCOMPARE(got.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i)
+            QVERIFY2(got[i] == want[i], std::get<1>(want[i]).c_str());
+        // The marker chart knows how to show them.
+        bool described = false;
+        for (const auto& schema : e.profile["meta"]["markerSchema"])
+            described |= schema["name"] == "Label";
+        QVERIFY(described);
     }
 
     void stateMachineRunsOncePerBatchAtItsFirstTimestamp() {
