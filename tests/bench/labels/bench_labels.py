@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """What --label-from costs the sampler (issue 50): gilscope's CPU per sample with two
 labels against none, on the same target in one run, alternating, medians of --repeat:
-two context variables, and two labels read from the worker's frame (request.path and
-request.tenant, --label-from KEY=FUNC:EXPR).
+two context variables, two labels read from the worker's frame (request.path and
+request.tenant, --label-from KEY=FUNC:EXPR), and OpenTelemetry's span (--label-from otel:
+three labels from one span).
 
   A. 8 threads at 1 kHz whose requests last 20 ms (the labels change now and then);
   B. the same threads with a new request at every step (the context changes between
@@ -43,7 +44,8 @@ def record(gilscope, pid, duration, labels):
 
 
 CASES = (("none", []), ("two labels", ["route", "tenant"]),
-         ("two frame labels", ["route=worker:request.path", "tenant=worker:request.tenant"]))
+         ("two frame labels", ["route=worker:request.path", "tenant=worker:request.tenant"]),
+         ("otel", ["otel"]))
 
 
 def run_case(args, period_ms):
@@ -74,9 +76,11 @@ def main():
           (args.repeat, os.path.basename(args.python)))
     for title, period in (("A. requests of 20 ms", 20), ("B. a new request every step", 0)):
         m = run_case(args, period)
-        print("%-32s none %6.2f   two labels %6.2f (+%.0f %%)   two frame labels %6.2f (+%.0f %%)" %
+        print("%-32s none %6.2f   two labels %6.2f (+%.0f %%)   two frame labels %6.2f (+%.0f %%)"
+              "   otel span %6.2f (+%.0f %%)" %
               (title, m["none"], m["two labels"], 100 * (m["two labels"] / m["none"] - 1),
-               m["two frame labels"], 100 * (m["two frame labels"] / m["none"] - 1)))
+               m["two frame labels"], 100 * (m["two frame labels"] / m["none"] - 1),
+               m["otel"], 100 * (m["otel"] / m["none"] - 1)))
 
 
 if __name__ == "__main__":
