@@ -1,10 +1,11 @@
 // --label-from on real interpreters, every build present (3.8-3.15, 3.13t): a threaded
-// HTTP service on the standard library whose handler sets a ContextVar `route` and spends
-// a known CPU time per route; `report --by label:route` must give each route the share of
-// CPU the service measured of itself. The same service setting no variable is labelled
-// from its handler's frame (--label-from route=do_GET:self.path), with the same check; and a
-// service traced as OpenTelemetry's SDK traces is labelled by its spans (--label-from otel). The
-// reader's hostile cases are in tests/unit/remote/test_context_labels.cpp.
+// HTTP service on the standard library (and an asyncio server, its requests interleaved
+// on one thread) whose handler sets a ContextVar `route` and spends a known CPU time per
+// route; `report --by label:route` must give each route the share of CPU the service
+// measured of itself. The same service setting no variable is labelled from its handler's
+// frame (--label-from route=do_GET:self.path), with the same check; and a service traced
+// as OpenTelemetry's SDK traces is labelled by its spans (--label-from otel). The reader's
+// hostile cases are in tests/unit/remote/test_context_labels.cpp.
 #include "tests/support/python_interpreters.h"
 #include "tests/support/run_gilscope.h"
 
@@ -30,11 +31,20 @@ private slots:
     }
 
     void routesShareAsTheServiceMeasured_data() { addInterpreterRows(all_); }
-    void routesShareAsTheServiceMeasured() { checkRouteShares("route", {}); }
+    void routesShareAsTheServiceMeasured() { checkRouteShares("route_service.py", "route", {}); }
+
+    // An asyncio server: many requests interleaved on one thread, each task in a context of
+    // its own; the thread's context is the running task's.
+    void asyncRoutesShareAsTheServiceMeasured_data() { addInterpreterRows(all_); }
+    void asyncRoutesShareAsTheServiceMeasured() {
+        checkRouteShares("async_route_service.py", "route", {});
+    }
 
     // Read from the handler's frame: the variable self, its attribute path.
     void routesFromTheHandlersFrame_data() { addInterpreterRows(all_); }
-    void routesFromTheHandlersFrame() { checkRouteShares("route=do_GET:self.path", {"plain"}); }
+    void routesFromTheHandlersFrame() {
+        checkRouteShares("route_service.py", "route=do_GET:self.path", {"plain"});
+    }
 
     // --label-from otel on a service traced as OpenTelemetry's SDK traces (a root span per
     // request, a nested one inside it): each span name's share of CPU as the service
@@ -119,10 +129,11 @@ private slots:
     }
 
 private:
-    void checkRouteShares(const QString& labelFrom, const QStringList& targetArgs) {
+    void checkRouteShares(const QString& script, const QString& labelFrom,
+                          const QStringList& targetArgs) {
         QFETCH(Interpreter, interpreter);
         QTemporaryDir dir;
-        TargetProcess target(interpreter, targetScript("route_service.py"),
+        TargetProcess target(interpreter, targetScript(script),
                              gatedTarget(dir, QStringList{"3"} + targetArgs));
         QVERIFY2(target.start(), qPrintable(target.error()));
         const QString bin = dir.filePath("routes.bin");

@@ -1,0 +1,79 @@
+"""An asyncio server (asyncio.start_server) whose handler sets the context variable `route`
+for each request and spends a different, self-timed amount of CPU per route, in slices with
+an `await` between them, so that many requests interleave on the one thread. Client tasks
+in the same event loop send real requests over TCP, several at once.
+
+Each task runs in a copy of the context it was made in, and the thread's current context is
+the running task's: a sample inside a handler's slice carries its request's route.
+
+argv: SECONDS GATE. Serves at once and prints READY; once the file GATE exists, the clients
+send requests for SECONDS, then the script prints "ROUTES <json>" (each route's CPU seconds
+spent in its handlers' slices, by the thread's CPU clock) and exits.
+
+READY json: {"port": N}
+"""
+import asyncio
+import contextvars
+import json
+import os
+import sys
+import time
+
+from _ready import ready
+
+route = contextvars.ContextVar("route")
+GATE = sys.argv[-1]
+CLIENTS = 4  # requests in flight at once
+
+
+def spin(n):
+    for _ in range(n):
+        pass
+
+
+started = time.perf_counter()
+spin(200000)
+per_ms = max(1000, int(200000 / ((time.perf_counter() - started) * 1000)))
+# Total CPU per route in slices of about 1 ms: /slow interleaves with the others 24 times.
+SLICES = {"/fast": 4, "/medium": 12, "/slow": 24}
+spent = {path: 0.0 for path in SLICES}
+
+
+async def handle(reader, writer):
+    path = (await reader.readline()).decode().split()[1]
+    route.set(path)  # this connection's task has a context of its own
+    for _ in range(SLICES[path]):
+        start = time.thread_time()
+        spin(per_ms)
+        spent[path] += time.thread_time() - start
+        await asyncio.sleep(0)  # let the other requests run
+    writer.write(b"ok\n")
+    await writer.drain()
+    writer.close()
+
+
+async def client(port, deadline, index):
+    paths = list(SLICES)
+    i = index
+    while time.perf_counter() < deadline:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(("GET %s\n" % paths[i % len(paths)]).encode())
+        await writer.drain()
+        await reader.readline()
+        writer.close()
+        i += 1
+
+
+async def main():
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    ready(port=port)
+    while not os.path.exists(GATE):
+        await asyncio.sleep(0.005)
+    deadline = time.perf_counter() + float(sys.argv[1])
+    await asyncio.gather(*(client(port, deadline, i) for i in range(CLIENTS)))
+    server.close()
+    print("ROUTES " + json.dumps(spent), flush=True)
+
+
+asyncio.run(main())
