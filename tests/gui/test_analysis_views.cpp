@@ -3,6 +3,7 @@
 // graph frame, search, source heat); and the top-functions view while recording a real
 // process on every host interpreter.
 #include "core/analysis/profile_model.h"
+#include "core/sample/sample_label.h"
 #include "core/sample/tee_sink.h"
 #include "core/sample/thread_status.h"
 #include "core/session/live_timeline.h"
@@ -15,6 +16,7 @@
 #include "ui/analysis/call_tree_model.h"
 #include "ui/analysis/callers_callees_view.h"
 #include "ui/analysis/flame_graph_widget.h"
+#include "ui/analysis/label_filter_box.h"
 #include "ui/analysis/source_view.h"
 #include "ui/analysis/stack_chart_view.h"
 #include "ui/analysis/stack_chart_widget.h"
@@ -334,6 +336,61 @@ private slots:
         QVERIFY(waitForResult(panel));
         QCOMPARE(topTotal(panel, "early_work"), 0ull);
         QCOMPARE(topTotal(panel, "late_work"), inRange);
+    }
+
+    // --label-from's labels: the Label choice lists the recording's values (not its span
+    // ids), and choosing one makes every view count only that route's samples, as a
+    // transform the breadcrumb shows; removing the crumb or choosing "All samples" undoes it.
+    void labelFilterCountsOneRoute() {
+        auto model = std::make_shared<ProfileModel>();
+        SyntheticFeed feed(*model);
+        const FrameId main = feed.frame("/srv/app.py", 1, "main"),
+                      checkout = feed.frame("/srv/app.py", 5, "checkout"),
+                      search = feed.frame("/srv/app.py", 9, "search"),
+                      toCheckout = feed.frame("~", 0, labelFrameName("route", "/checkout")),
+                      toSearch = feed.frame("~", 0, labelFrameName("route", "/search"));
+        for (uint64_t i = 0; i < 1000; ++i) {
+            const FrameId span = feed.frame("~", 0, labelFrameName("span_id", std::to_string(i)));
+            if (i % 4 == 0)
+                feed.add(1, TS::HasGil | TS::OnCpu, {checkout, main, toCheckout, span},
+                         {kT0 + i * 1000});
+            else
+                feed.add(1, TS::HasGil | TS::OnCpu, {search, main, toSearch, span},
+                         {kT0 + i * 1000});
+        }
+        model->finish({});
+        AnalysisPanel panel;
+        panel.resize(1200, 600);
+        panel.show();
+        panel.showRecording(model, nullptr, false);
+        QVERIFY(waitForResult(panel));
+        QComboBox* box = panel.labelFilter()->box();
+        QVERIFY(panel.labelFilter()->isVisible());
+        QCOMPARE(box->count(), 3); // All samples, route=/checkout, route=/search
+        QCOMPARE(box->itemText(1), QString("route=/checkout"));
+        QCOMPARE(topTotal(panel, "checkout"), 250ull);
+        QCOMPARE(topTotal(panel, "search"), 750ull);
+
+        box->setCurrentIndex(box->findText("route=/search"));
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(topTotal(panel, "search"), 750ull);
+        QCOMPARE(topTotal(panel, "checkout"), 0ull);
+        QCOMPARE(topTotal(panel, "main"), 750ull);
+        QCOMPARE(panel.transformBar()->labels(), QStringList{"Label: route=/search"});
+        // Another value replaces it: one label filter at a time.
+        box->setCurrentIndex(box->findText("route=/checkout"));
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(topTotal(panel, "checkout"), 250ull);
+        QCOMPARE(topTotal(panel, "search"), 0ull);
+        QCOMPARE(panel.transformBar()->labels(), QStringList{"Label: route=/checkout"});
+        // Back: the choice follows the filter it returns to.
+        QTest::mouseClick(panel.backButton(), Qt::LeftButton);
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(box->currentText(), QString("route=/search"));
+        box->setCurrentIndex(0);
+        QVERIFY(waitForResult(panel));
+        QCOMPARE(topTotal(panel, "checkout"), 250ull);
+        QVERIFY(panel.transformBar()->labels().isEmpty());
     }
 
     // Right-click a frame in the flame graph, merge it: every view loses it, its time goes

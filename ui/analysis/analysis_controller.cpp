@@ -1,5 +1,7 @@
 #include "ui/analysis/analysis_controller.h"
 
+#include "core/sample/sample_label.h"
+
 #include "core/analysis/profile_model.h"
 #include "ui/job_runner.h"
 
@@ -155,6 +157,21 @@ void AnalysisController::clearTransforms() {
     if (transforms().empty()) return;
     Entry e = stack_[index_];
     e.transforms.clear();
+    push(std::move(e));
+}
+
+void AnalysisController::setLabelFilter(const std::string& labelFrame) {
+    Entry e = stack_[index_];
+    const auto isLabel = [](const CallTransform& t) {
+        return t.kind == TransformKind::FocusFunction &&
+               labelOfFrame(t.function.file, t.function.name).has_value();
+    };
+    const size_t had = e.transforms.size();
+    std::erase_if(e.transforms, isLabel);
+    if (labelFrame.empty() && e.transforms.size() == had) return; // none to drop
+    if (!labelFrame.empty())
+        e.transforms.push_back(CallTransform{
+            TransformKind::FocusFunction, {labelFrame, std::string(kLabelFile)}, {}, {}});
     push(std::move(e));
 }
 

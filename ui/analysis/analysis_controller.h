@@ -60,6 +60,9 @@ public:
     void addTransform(CallTransform t);
     void removeTransform(size_t index);
     void clearTransforms();
+    // Counts only the samples with this label (a labelFrameName(); empty: all), in place
+    // of the label filter there was: one entry of the stack.
+    void setLabelFilter(const std::string& labelFrame);
     bool inverted() const;
     void setInverted(bool inverted); // adds an Invert, or removes the one there is
     bool canGoBack() const { return index_ > 0; }

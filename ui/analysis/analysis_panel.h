@@ -35,6 +35,7 @@ class TimelineDetail;
 class CallTreeModel;
 class CallersCalleesView;
 class FlameGraphWidget;
+class LabelFilterBox;
 class SourceView;
 class StackChartView;
 class StatusLine;
@@ -64,6 +65,7 @@ public:
 
     AnalysisController* controller() const { return controller_; }
     QComboBox* stateBox() const { return stateBox_; }
+    LabelFilterBox* labelFilter() const { return labelFilter_; }
     QLineEdit* searchBox() const { return search_; }
     QTabWidget* tabs() const { return tabs_; }
     QTableView* topView() const { return topView_; }
@@ -118,6 +120,7 @@ private:
     AnalysisController* controller_;
     TimelineRangeSelector* selector_ = nullptr;
     QComboBox* stateBox_;
+    LabelFilterBox* labelFilter_;
     QLineEdit* search_;
     StatusLine* summary_;
     TransformBar* transformBar_;

@@ -2,6 +2,7 @@
 
 #include "ui/analysis/analysis_controller.h"
 #include "ui/analysis/flame_graph_widget.h"
+#include "ui/analysis/label_filter_box.h"
 #include "ui/analysis/status_line.h"
 
 #include <QAbstractItemView>
@@ -49,6 +50,9 @@ QWidget* AnalysisPanel::buildToolbar() {
     row->addWidget(stateBox_);
     connect(stateBox_, &QComboBox::currentIndexChanged, this,
             [this] { controller_->setState(StateFilter(stateBox_->currentData().toInt())); });
+    labelFilter_ = new LabelFilterBox(controller_, bar); // shown once a label is seen
+    row->addSpacing(8);
+    row->addWidget(labelFilter_);
 
     backButton_ = makeButton(QStringLiteral("◀"), tr("Previous filter (time range)"), bar);
     backButton_->setObjectName(QStringLiteral("filterBack"));
