@@ -20,20 +20,14 @@ import sys
 import time
 
 from _ready import ready
+from _spin import loops_per_ms, spin
 
 route = contextvars.ContextVar("route")
 GATE = sys.argv[-1]
 CLIENTS = 4  # requests in flight at once
 
 
-def spin(n):
-    for _ in range(n):
-        pass
-
-
-started = time.perf_counter()
-spin(200000)
-per_ms = max(1000, int(200000 / ((time.perf_counter() - started) * 1000)))
+per_ms = loops_per_ms()
 # Total CPU per route in slices of about 1 ms: /slow interleaves with the others 24 times.
 SLICES = {"/fast": 4, "/medium": 12, "/slow": 24}
 spent = {path: 0.0 for path in SLICES}

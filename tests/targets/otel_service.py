@@ -28,6 +28,7 @@ import time
 import uuid
 
 from _ready import ready
+from _spin import loops_per_ms, spin
 
 GATE = sys.argv[-1]
 
@@ -135,14 +136,7 @@ class use_span:
         return False
 
 
-def spin(n):
-    for _ in range(n):
-        pass
-
-
-started = time.perf_counter()
-spin(200000)
-per_ms = max(1000, int(200000 / ((time.perf_counter() - started) * 1000)))
+per_ms = loops_per_ms()
 ROUTES = {"/fast": 3, "/slow": 12}  # ms of the request's own span
 QUERY_MS = 6  # ms of its nested db.query span
 

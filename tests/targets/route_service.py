@@ -20,23 +20,16 @@ import threading
 import time
 
 from _ready import ready
+from _spin import loops_per_ms, spin
 
 route = contextvars.ContextVar("route")
 PLAIN = "plain" in sys.argv[2:-1]
 GATE = sys.argv[-1]
 
 
-def spin(n):
-    for _ in range(n):
-        pass
-
-
-# The same work for a route whatever else the machine runs (a spin to a deadline would do
-# less work when the thread is preempted): loop counts for about 4, 12 and 24 ms, long
-# beside what a request costs besides (a thread, a parse, a response).
-started = time.perf_counter()
-spin(200000)
-per_ms = max(1000, int(200000 / ((time.perf_counter() - started) * 1000)))
+# Loop counts for a route's work (about 4, 12 and 24 ms), long beside what a request
+# costs besides (a thread, a parse, a response).
+per_ms = loops_per_ms()
 COST = {"/fast": 4 * per_ms, "/medium": 12 * per_ms, "/slow": 24 * per_ms}
 spent = {path: 0.0 for path in COST}
 spent_lock = threading.Lock()
