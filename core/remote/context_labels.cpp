@@ -64,8 +64,7 @@ bool ContextLabels::read(uint64_t context, std::vector<std::optional<std::string
     // The thread may leave the context as it is read, and its objects be freed and their
     // memory reused: a read that spans such a change mixes two requests (a span id from a
     // freed int). The same bytes read again prove it did not.
-    if (reads_.proof().complete && !reads_.stillHolds(reads_.proof()))
-        return fail("the context changed as it was read");
+    if (!reads_.unchangedSinceRead()) return fail("the context changed as it was read");
     return true;
 }
 
@@ -182,8 +181,8 @@ std::string hexId(unsigned __int128 value, int digits) {
 
 bool ContextLabels::readSpan(uint64_t otelContext, Span& span) {
     span = {};
+    // Reference counts need no marking here: RemoteDicts marks every header it reads.
     uint64_t flags = 0;
-    reads_.object(otelContext);
     if (!plausibleAddress(otelContext) || !reads_.typeFlags(otelContext, flags))
         return fail("OpenTelemetry's context cannot be read");
     if (!(flags & RemoteDicts::kDictSubclass)) return true;
@@ -198,7 +197,6 @@ bool ContextLabels::readSpan(uint64_t otelContext, Span& span) {
     if (!reads_.attribute(current, "_context", context)) return false;
     if (context == 0) return true; // not a span OpenTelemetry made: no labels
     if (!reads_.attribute(current, "_name", name)) return false;
-    reads_.object(context);
     if (!plausibleAddress(context) || !reads_.typeFlags(context, flags) ||
         !(flags & RemoteDicts::kTupleSubclass))
         return fail("OpenTelemetry's span context is not a tuple");
@@ -209,7 +207,6 @@ bool ContextLabels::readSpan(uint64_t otelContext, Span& span) {
         return fail("OpenTelemetry's span context cannot be read");
     unsigned __int128 ids[2] = {};
     for (size_t i = 0; i < 2; ++i) {
-        reads_.object(items[i]);
         if (!plausibleAddress(items[i]) || !reads_.typeFlags(items[i], flags) ||
             !(flags & RemoteDicts::kLongSubclass) || !objects_.wideInt(items[i], ids[i]))
             return fail("OpenTelemetry's trace and span ids are not ints of 128 bits");

@@ -68,8 +68,6 @@ FrameLabels::Outcome FrameLabels::follow(const LabelPathStep& step, uint64_t& ob
     if (step.kind == LabelPathStep::Kind::Attribute) {
         if (!reads_.attribute(object, step.name, next)) return Outcome::Unreadable;
     } else {
-        // The object's head up to its type is its reference counts: not part of the proof.
-        reads_.object(object);
         std::string type;
         if (!reads_.typeName(object, type)) return Outcome::Unreadable;
         if (type != "dict") return unreadable("['" + step.name + "'] of a " + type);
@@ -132,7 +130,7 @@ bool FrameLabels::read(std::span<const Anchor> anchors,
     if (!any) reads_.spoil(); // nothing read: nothing to prove
     // A frame left and its objects freed as they were read would mix two requests: the
     // same bytes read again prove they were not (as for a context, ContextLabels::read).
-    if (ok && any && reads_.proof().complete && !reads_.stillHolds(reads_.proof())) {
+    if (ok && any && !reads_.unchangedSinceRead()) {
         for (size_t i = 0; i < values.size(); ++i)
             if (values[i]) values[i] = std::string(kUnreadableLabel);
         why_ = "the frames changed as they were read";

@@ -29,8 +29,8 @@ public:
         std::vector<std::pair<uint64_t, uint32_t>> counts;
         bool complete = false; // false: too large to keep, or a read failed
     };
-    // An OpenTelemetry span takes about 52 ranges (two attribute lookups among a span's
-    // ten attributes read each key's text).
+    // An OpenTelemetry span takes about 52 ranges (each of two attribute lookups reads the
+    // text of the span's attribute names).
     static constexpr size_t kMaxProofRanges = 128;
     static constexpr size_t kMaxProofBytes = 8192;
     static constexpr size_t kMaxTypeNames = 4096;
@@ -42,6 +42,10 @@ public:
     // The reads since begin(), through objects(), and whether a proof still holds now.
     const Proof& proof() const { return recorded_.proof; }
     bool stillHolds(const Proof& proof);
+    // The reads since begin() find the same bytes again (or cannot be proven: too large):
+    // the target did not change what was read while it was read (a torn read mixes two
+    // requests).
+    bool unchangedSinceRead() { return !proof().complete || stillHolds(proof()); }
     // The proof cannot be trusted (a read failed, or it saw nothing).
     void spoil() { recorded_.proof.complete = false; }
     // An object starts at addr: its reference counts are left out of the proof.
