@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QStringDecoder>
 
 #include <algorithm>
@@ -168,6 +169,13 @@ QJsonObject reportJson(const QString& bin, const QStringList& extra, QString* er
         return {};
     }
     return QJsonDocument::fromJson(r.outBytes).object();
+}
+
+double samplerMissedPct(const RunResult& r) {
+    static const QRegularExpression missed(
+        QStringLiteral("missed [0-9]+ samples.*\\(([0-9.]+)%\\)"));
+    const QRegularExpressionMatch m = missed.match(r.out + r.err);
+    return m.hasMatch() ? m.captured(1).toDouble() : 0;
 }
 
 double rowTotal(const QJsonObject& report, const QString& function) {

@@ -61,6 +61,11 @@ std::unique_ptr<QProcess> startGatedGilscope(const QStringList& args, const QStr
 // The same, then waits for gilscope to end with the target. out holds what it printed.
 RunResult runGatedGilscope(const QStringList& args, const QString& workDir, const QString& gate);
 
+// The share of its ticks a recording's sampler missed, as it printed it ("missed N samples
+// ... (P%)"); 0 when it printed none. A sampler starved of a core misses ticks, and the
+// shares of what ran meanwhile drift: the truth tests judge a recording only below a bound.
+double samplerMissedPct(const RunResult& r);
+
 // "exit 3\nstdout: ...\nstderr: ..." (and whether it timed out) for assertion messages.
 QString describe(const RunResult& r);
 

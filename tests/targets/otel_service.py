@@ -10,13 +10,19 @@ checked against, are in docs/labels.md):
   the SpanContext is a tuple subclass (trace_id, span_id, is_remote, trace_flags,
   trace_state, is_valid) whose fields are properties (trace/span.py).
 
-Two worker threads serve requests: each is a root span "GET <route>" with a nested span
-"db.query" inside it, and spends a known number of loop iterations in each, in `spin`,
-which runs only inside a span.
+Two worker threads serve requests, taking turns: each is a root span "GET <route>" with a
+nested span "db.query" inside it, and spends a known number of loop iterations in each, in
+`spin`, which runs only inside a span.
+
+Each span is timed by the wall clock, for what a sampler's "on CPU" counts: one worker runs
+at a time and never blocks inside a span, so that is the time it ran or waited only for a
+core (a preempted thread is on a CPU, as in /proc). Two workers at once on a GIL would each
+wait for the other's GIL in their spans, and timed by their CPU clocks instead, a loaded
+machine moved 2-5 points between the spans: the time each waited preempted differs.
 
 argv: SECONDS GATE. Prints READY, waits for the file GATE, serves for SECONDS, then writes
 spans.json beside GATE ({span_id hex: [trace_id hex, name]}), prints "SPANS <json>":
-{"cpu": {span name: CPU seconds while it was the current span}, "count": spans} and exits.
+{"cpu": {span name: seconds while it was the current span}, "count": spans} and exits.
 """
 import contextvars
 import json
@@ -92,7 +98,7 @@ class Span:
 
 
 spans = {}  # span_id hex -> [trace_id hex, name]
-cpu = {}  # span name -> CPU seconds while current
+cpu = {}  # span name -> seconds while current
 lock = threading.Lock()
 per_thread = threading.local()  # each thread's own spans and cpu, merged into them at its end
 
@@ -102,8 +108,8 @@ open_spans = threading.local()  # the spans open on this thread, innermost last
 
 class use_span:
     """trace.use_span / start_as_current_span: attach a context holding the span, detach
-    after. Counts the CPU time while it was the current span: its total less its nested
-    spans' totals."""
+    after. Counts the time while it was the current span: its total less its nested spans'
+    totals."""
 
     def __init__(self, name, trace_id=None):
         parent = _current_context.get().get(_SPAN_KEY)
@@ -118,11 +124,11 @@ class use_span:
         self.token = _current_context.set(ctx)
         self.outer = getattr(open_spans, "stack", [])
         open_spans.stack = self.outer + [self]
-        self.start = time.thread_time()
+        self.start = time.perf_counter()
         return self.span
 
     def __exit__(self, *exc):
-        total = time.thread_time() - self.start
+        total = time.perf_counter() - self.start
         _current_context.reset(self.token)
         open_spans.stack = self.outer
         if self.outer:
@@ -151,23 +157,32 @@ def handle(route):
         spin(ROUTES[route] * per_ms // 2)
 
 
-def worker(seconds):
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
-        for route in ROUTES:
-            handle(route)
+turn = threading.Condition()
+whose_turn = [0]
+
+
+def worker(index, deadline):
+    more = True
+    while more:
+        with turn:
+            turn.wait_for(lambda: whose_turn[0] == index)
+            more = time.perf_counter() < deadline
+            if more:
+                for route in ROUTES:
+                    handle(route)
+            whose_turn[0] = 1 - index
+            turn.notify_all()
     with lock:
-        spans.update(per_thread.spans)
-        for name, seconds in per_thread.cpu.items():
+        spans.update(getattr(per_thread, "spans", {}))
+        for name, seconds in getattr(per_thread, "cpu", {}).items():
             cpu[name] = cpu.get(name, 0.0) + seconds
 
 
 ready(span_key=_SPAN_KEY)
 while not os.path.exists(GATE):
     time.sleep(0.005)
-# Two workers: on a free-threaded build three would share two cores, and the service's
-# CPU clock and a sampler's "on CPU" part where a preempted thread waits for a core.
-threads = [threading.Thread(target=worker, args=(float(sys.argv[1]),)) for _ in range(2)]
+deadline = time.perf_counter() + float(sys.argv[1])
+threads = [threading.Thread(target=worker, args=(i, deadline)) for i in range(2)]
 for t in threads:
     t.start()
 for t in threads:

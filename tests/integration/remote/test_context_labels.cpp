@@ -1,7 +1,7 @@
 // --label-from on real interpreters, every build present (3.8-3.15, 3.13t): a threaded
 // HTTP service on the standard library (and an asyncio server, its requests interleaved
 // on one thread) whose handler sets a ContextVar `route` and spends a known CPU time per
-// route; `report --by label:route` must give each route the share of CPU the service
+// route; `report --by label:route --mode cpu` must give each route the share the service
 // measured of itself. The same service setting no variable is labelled from its handler's
 // frame (--label-from route=do_GET:self.path), with the same check; and a service traced
 // as OpenTelemetry's SDK traces is labelled by its spans (--label-from otel). The reader's
@@ -142,11 +142,17 @@ private:
                               labelFrom, "-o", bin, QString::number(target.pid())},
                              dir.path(), gatePath(dir));
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        // Why a row is off, when it is: a sampler starved of a core misses ticks, and its
+        // samples fall at random times rather than on a grid. With ten busy loops on two
+        // cores the routes held at 5-13% missed, a point or two off at most (at 2 kHz it
+        // missed 20-40% and they drifted further).
+        qInfo("%s: the sampler missed %.1f%% of its ticks", qPrintable(interpreter.label),
+              samplerMissedPct(r));
         const auto truth = target.readTimedJson("ROUTES ");
         QVERIFY2(truth, qPrintable(target.error()));
 
-        // On a CPU only, as the check asks: the target counts each handler's own
-        // CPU clock from set() to reset().
+        // On a CPU, as the check asks, against the time the service timed each
+        // route's work (see tests/targets/route_service.py for why by the wall clock).
         QString error;
         const QJsonObject rep = reportJson(bin, {"--mode", "cpu", "--by", "label:route"}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));

@@ -182,12 +182,9 @@ private:
         QVERIFY2(m.hasMatch(), qPrintable(describe(r)));
         const double dropped = m.captured(1).toDouble();
         // Why a row is off, when it is: ticks the sampler missed and reads that tore.
-        static const QRegularExpression missedRe(
-            QStringLiteral("missed [0-9]+ samples.*\\(([0-9.]+)%\\)"));
         static const QRegularExpression tornRe(QStringLiteral("Torn reads: ([0-9.]+)%"));
-        const QRegularExpressionMatch missedMatch = missedRe.match(r.out + r.err);
         const QRegularExpressionMatch tornMatch = tornRe.match(r.out + r.err);
-        const double missed = missedMatch.hasMatch() ? missedMatch.captured(1).toDouble() : 0;
+        const double missed = samplerMissedPct(r);
         const double torn = tornMatch.hasMatch() ? tornMatch.captured(1).toDouble() : 0;
 
         const QMap<QString, double> counts = phaseSamples(out, phases);
