@@ -113,6 +113,9 @@ bool ContextLabels::walk(uint64_t node, int depth, size_t& nodes) {
     uint64_t pairs[kMaxCollisionSlots];
     const size_t inFirst = got - (kNodeSlots + shift) / 8;
     const size_t n = size_t(slots);
+    // A small node ends within the first read: the objects after it change with other
+    // threads' work (a blocked thread's labels once failed to prove, sample after sample).
+    reads_.objectSize(node, kNodeSlots + shift + 8 * n);
     std::copy_n(first + (kNodeSlots + shift) / 8, std::min(n, inFirst), pairs);
     if (n > inFirst &&
         !objects_.read(node + kNodeSlots + shift + 8 * inFirst, pairs + inFirst, 8 * (n - inFirst)))

@@ -50,6 +50,9 @@ public:
     void spoil() { recorded_.proof.complete = false; }
     // An object starts at addr: its reference counts are left out of the proof.
     void object(uint64_t addr) { recorded_.counts(addr, layout_.obType); }
+    // The object read at addr (whole, and more) is `size` bytes: what the read found past
+    // its end belongs to other objects, which change, and is left out of the proof.
+    void objectSize(uint64_t addr, size_t size) { recorded_.limit(addr, size); }
 
     // Dicts, attributes and plain reads of the target, recorded into the proof.
     RemoteDicts& objects() { return objects_; }

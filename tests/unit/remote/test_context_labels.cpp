@@ -256,6 +256,26 @@ private slots:
         QVERIFY(!ok);
     }
 
+    // A small node's first read takes in the objects after it, which other threads change
+    // as they run: the label stands on the node's own bytes. (A thread blocked on a lock
+    // was once "(unreadable)" sample after sample, its neighbours never the same twice.)
+    void neighboursOfANodeChangingDoNotTearItsRead() {
+        FakeContexts f;
+        const uint64_t route = f.var("route");
+        const uint64_t node = f.object("hamt_bitmap_node", 160); // one pair, then another object
+        f.mem.put<int64_t>(node + 16, 2);
+        f.mem.put<uint32_t>(node + 24, 1);
+        f.mem.put<uint64_t>(node + 32, route);
+        f.mem.put<uint64_t>(node + 40, f.str("/checkout"));
+        uint64_t neighbour = 0;
+        f.mem.beforeRead = [&](uint64_t) { f.mem.put<uint64_t>(node + 64, ++neighbour); };
+        bool ok = false;
+        const auto values = readLabels(f, f.context(node), {{"route", "route"}}, &ok);
+        QVERIFY(ok);
+        QCOMPARE(values[0].value_or("?"), std::string("/checkout"));
+        QVERIFY(neighbour > 1); // it did change between the read and its proof
+    }
+
     void noContextMeansNoLabel() {
         FakeContexts f;
         bool ok = false;
