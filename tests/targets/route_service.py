@@ -2,9 +2,9 @@
 whose handler sets the context variable `route` and spends a different, self-timed amount
 of CPU per route. A client thread in the same process sends real requests, one at a time.
 
-argv: SECONDS [plain] GATE. With "plain" the handler sets no context variable (for
---label-from route=do_GET:self.path, read from the handler's frame). Serves at once and prints READY; once the file GATE exists, the
-client sends requests for SECONDS, then the script prints "ROUTES <json>" (each route's
+argv: SECONDS GATE. The handler's frame holds the request too (self.path, for
+--label-from path=do_GET:self.path). Serves at once and prints READY; once the file GATE
+exists, the client sends requests for SECONDS, then the script prints "ROUTES <json>" (each route's
 seconds between its handler's set() and reset() of the route) and exits.
 
 The span is timed by the wall clock: one request runs at a time and its handler never
@@ -27,7 +27,6 @@ from _ready import ready
 from _spin import loops_per_ms, spin
 
 route = contextvars.ContextVar("route")
-PLAIN = "plain" in sys.argv[2:-1]
 GATE = sys.argv[-1]
 
 
@@ -44,14 +43,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         # As a framework does: the route is set for the request and reset after it, and
         # the handler times exactly that span.
         start = time.perf_counter()
-        token = None if PLAIN else route.set(self.path)
+        token = route.set(self.path)
         spin(COST[self.path])
         self.send_response(200)
         self.send_header("Content-Length", "2")
         self.end_headers()
         self.wfile.write(b"ok")
-        if token is not None:
-            route.reset(token)
+        route.reset(token)
         with spent_lock:
             spent[self.path] += time.perf_counter() - start
 

@@ -2,8 +2,8 @@
 // HTTP service on the standard library (and an asyncio server, its requests interleaved
 // on one thread) whose handler sets a ContextVar `route` and spends a known CPU time per
 // route; `report --by label:route --mode cpu` must give each route the share the service
-// measured of itself. The same service setting no variable is labelled from its handler's
-// frame (--label-from route=do_GET:self.path), with the same check; and a service traced
+// measured of itself. The same recording labels the requests from the handler's frame too
+// (--label-from path=do_GET:self.path), with the same check; and a service traced
 // as OpenTelemetry's SDK traces is labelled by its spans (--label-from otel). The reader's
 // hostile cases are in tests/unit/remote/test_context_labels.cpp.
 #include "tests/support/python_interpreters.h"
@@ -30,20 +30,19 @@ private slots:
         GILSCOPE_REQUIRE_INTERPRETERS(all_);
     }
 
+    // The same requests labelled two ways in one recording: from the ContextVar the
+    // handler sets, and from the handler's frame (the variable self, its attribute path),
+    // each checked on its own.
     void routesShareAsTheServiceMeasured_data() { addInterpreterRows(all_); }
-    void routesShareAsTheServiceMeasured() { checkRouteShares("route_service.py", "route", {}); }
+    void routesShareAsTheServiceMeasured() {
+        checkRouteShares("route_service.py", {"route", "path=do_GET:self.path"});
+    }
 
     // An asyncio server: many requests interleaved on one thread, each task in a context of
     // its own; the thread's context is the running task's.
     void asyncRoutesShareAsTheServiceMeasured_data() { addInterpreterRows(all_); }
     void asyncRoutesShareAsTheServiceMeasured() {
-        checkRouteShares("async_route_service.py", "route", {});
-    }
-
-    // Read from the handler's frame: the variable self, its attribute path.
-    void routesFromTheHandlersFrame_data() { addInterpreterRows(all_); }
-    void routesFromTheHandlersFrame() {
-        checkRouteShares("route_service.py", "route=do_GET:self.path", {"plain"});
+        checkRouteShares("async_route_service.py", {"route"});
     }
 
     // --label-from otel on a service traced as OpenTelemetry's SDK traces (a root span per
@@ -129,17 +128,19 @@ private slots:
     }
 
 private:
-    void checkRouteShares(const QString& script, const QString& labelFrom,
-                          const QStringList& targetArgs) {
+    // Records the service labelled by each of `labelFrom` ("KEY" or "KEY=..."), and checks
+    // each key's shares against what the service measured.
+    void checkRouteShares(const QString& script, const QStringList& labelFrom) {
         QFETCH(Interpreter, interpreter);
         QTemporaryDir dir;
-        TargetProcess target(interpreter, targetScript(script),
-                             gatedTarget(dir, QStringList{"3"} + targetArgs));
+        TargetProcess target(interpreter, targetScript(script), gatedTarget(dir, QStringList{"3"}));
         QVERIFY2(target.start(), qPrintable(target.error()));
         const QString bin = dir.filePath("routes.bin");
+        QStringList args{"attach", "--binary", "--mode", "all", "-a"};
+        for (const QString& source : labelFrom)
+            args << "--label-from" << source;
         const RunResult r =
-            runGatedGilscope({"attach", "--binary", "--mode", "all", "-a", "--label-from",
-                              labelFrom, "-o", bin, QString::number(target.pid())},
+            runGatedGilscope(args + QStringList{"-o", bin, QString::number(target.pid())},
                              dir.path(), gatePath(dir));
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
         // Why a row is off, when it is: a sampler starved of a core misses ticks, and its
@@ -150,14 +151,22 @@ private:
               samplerMissedPct(r));
         const auto truth = target.readTimedJson("ROUTES ");
         QVERIFY2(truth, qPrintable(target.error()));
+        for (const QString& source : labelFrom) {
+            checkLabelShares(bin, source.section('=', 0, 0), *truth);
+            if (QTest::currentTestFailed()) return;
+        }
+    }
 
+    void checkLabelShares(const QString& bin, const QString& key, const QJsonObject& truthObject) {
+        QFETCH(Interpreter, interpreter);
+        const QJsonObject* truth = &truthObject;
         // On a CPU, as the check asks, against the time the service timed each
         // route's work (see tests/targets/route_service.py for why by the wall clock).
         QString error;
-        const QJsonObject rep = reportJson(bin, {"--mode", "cpu", "--by", "label:route"}, &error);
+        const QJsonObject rep = reportJson(bin, {"--mode", "cpu", "--by", "label:" + key}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        QCOMPARE(rep["by"].toString(), QString("label:route"));
-        // The values and "(no route)" partition the samples: none lost, none twice (the
+        QCOMPARE(rep["by"].toString(), "label:" + key);
+        // The values and "(no KEY)" partition the samples: none lost, none twice (the
         // samples of a thread seen with no frame once went missing).
         double rows = 0;
         for (const QJsonValue& row : rep["rows"].toArray())
@@ -178,10 +187,11 @@ private:
         for (const QString& route : truth->keys()) {
             const double share = 100 * samples.value(route) / labelled;
             const double measured = 100 * (*truth)[route].toDouble() / spent;
-            qInfo("%s: %s %.1f%% of %.0f labelled samples; the service measured %.1f%%",
-                  qPrintable(interpreter.label), qPrintable(route), share, labelled, measured);
+            qInfo("%s: %s=%s %.1f%% of %.0f labelled samples; the service measured %.1f%%",
+                  qPrintable(interpreter.label), qPrintable(key), qPrintable(route), share,
+                  labelled, measured);
             QVERIFY2(std::abs(share - measured) <= 2,
-                     qPrintable(route + ": " + QString::number(share) + " vs " +
+                     qPrintable(key + "=" + route + ": " + QString::number(share) + " vs " +
                                 QString::number(measured)));
         }
         // The slowest route first among the routes (the threads without one may come
@@ -196,12 +206,12 @@ private:
 
         // --label-filter keeps that route's samples, all of them and only them.
         const QJsonObject slow =
-            reportJson(bin, {"--mode", "cpu", "--label-filter", "route=/slow"}, &error);
+            reportJson(bin, {"--mode", "cpu", "--label-filter", key + "=/slow"}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(slow["matched_samples"].toDouble(), samples.value("/slow"));
-        const RunResult none = runGilscope({"report", "--label-filter", "route=/nowhere", bin});
+        const RunResult none = runGilscope({"report", "--label-filter", key + "=/nowhere", bin});
         QCOMPARE(none.exitCode, 2);
-        QVERIFY2(none.err.contains("route=/nowhere: no sample has that label"),
+        QVERIFY2(none.err.contains(key + "=/nowhere: no sample has that label"),
                  qPrintable(describe(none)));
     }
 

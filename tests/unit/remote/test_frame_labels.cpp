@@ -1,7 +1,7 @@
 // --label-from KEY=FUNC:EXPR over a made-up memory, for what a real process cannot be made
 // to hold on demand: a variable pointing into nowhere, a key step into something that is no
 // dict, a code object that cannot be read, a value of a megabyte. Real frames on real
-// interpreters: tests/integration/remote/test_context_labels.cpp (routesFromTheHandlersFrame).
+// interpreters: tests/integration/remote/test_context_labels.cpp (routesShareAsTheServiceMeasured).
 #include "core/remote/frame_labels.h"
 #include "core/remote/python_layout.h"
 #include "tests/unit/remote/fake_memory.h"
